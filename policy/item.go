@@ -1,0 +1,184 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Status is the state of an item. The first four are the contract's; Invalid
+// is the console's own for an answer that broke the contract.
+type Status string
+
+const (
+	StatusScored       Status = "scored"
+	StatusError        Status = "error"
+	StatusPending      Status = "pending"
+	StatusAwaitingFile Status = "awaiting_file"
+	StatusInvalid      Status = "invalid"
+)
+
+// Statuses lists every status the console shows.
+func Statuses() []Status {
+	return []Status{StatusScored, StatusError, StatusPending, StatusAwaitingFile, StatusInvalid}
+}
+
+// Recommendation is the service's advice on a scored item.
+type Recommendation string
+
+const (
+	RecommendForward Recommendation = "forward"
+	RecommendReview  Recommendation = "review"
+	RecommendReject  Recommendation = "reject"
+)
+
+// Kind is what an item is a picture of.
+type Kind string
+
+const (
+	KindIDDocument Kind = "id_document"
+	KindSelfie     Kind = "selfie"
+)
+
+// RawItem is an item exactly as the service sent it, before any trust is
+// placed in it. Numbers are float64 so that a malformed score is seen, not
+// lost in decoding.
+type RawItem struct {
+	ID             string              `json:"id"`
+	BatchID        string              `json:"batch_id"`
+	Kind           string              `json:"kind"`
+	FileName       string              `json:"file_name"`
+	MediaType      string              `json:"media_type"`
+	SizeBytes      int64               `json:"size_bytes"`
+	Status         string              `json:"status"`
+	RiskScore      *float64            `json:"risk_score"`
+	Recommendation *string             `json:"recommendation"`
+	Layers         map[string]*float64 `json:"layers"`
+	ErrorCode      *string             `json:"error_code"`
+	ErrorMessage   *string             `json:"error_message"`
+	Attempt        int                 `json:"attempt"`
+	UpdatedAt      time.Time           `json:"updated_at"`
+}
+
+// Item is an item as the console holds it. Its fields obey the rule that
+// defines the product: RiskScore, Recommendation and Layers are set only when
+// Status is StatusScored; every other status carries none of them.
+type Item struct {
+	ID             string
+	BatchID        string
+	Kind           Kind
+	FileName       string
+	MediaType      string
+	SizeBytes      int64
+	Status         Status
+	RiskScore      *int
+	Recommendation Recommendation
+	Layers         map[string]float64
+	// ErrorCode is the console's code: a known item code, INTERNAL_ERROR for
+	// an unknown one, or INVALID_RESPONSE for a broken answer.
+	ErrorCode Code
+	// ReportedCode is what the service reported, kept even when unknown.
+	ReportedCode string
+	ErrorMessage string
+	// Problem says why an invalid item is invalid.
+	Problem   string
+	Attempt   int
+	UpdatedAt time.Time
+}
+
+// Checked reports whether the item carries a verdict of the service: only a
+// valid scored item does.
+func (it Item) Checked() bool {
+	return it.Status == StatusScored && it.RiskScore != nil && it.Recommendation != ""
+}
+
+// Validate turns a RawItem into an Item. An item that breaks an invariant of
+// the contract comes back with status invalid and code INVALID_RESPONSE, with
+// every verdict field dropped; what the service reported is kept in
+// ReportedCode and Problem. It never fails and never panics.
+func Validate(raw RawItem) Item {
+	it := Item{
+		ID: raw.ID, BatchID: raw.BatchID, Kind: Kind(raw.Kind), FileName: raw.FileName,
+		MediaType: raw.MediaType, SizeBytes: raw.SizeBytes, Attempt: raw.Attempt,
+		UpdatedAt: raw.UpdatedAt.UTC(),
+	}
+	if raw.ErrorCode != nil {
+		it.ReportedCode = *raw.ErrorCode
+	}
+	if raw.ErrorMessage != nil {
+		it.ErrorMessage = *raw.ErrorMessage
+	}
+	if problem := invariantProblem(raw); problem != "" {
+		it.Status = StatusInvalid
+		it.ErrorCode = CodeInvalidResponse
+		it.Problem = problem
+		return it
+	}
+	it.Status = Status(raw.Status)
+	switch it.Status {
+	case StatusScored:
+		score := int(*raw.RiskScore)
+		it.RiskScore = &score
+		it.Recommendation = Recommendation(*raw.Recommendation)
+		if len(raw.Layers) > 0 {
+			it.Layers = make(map[string]float64, len(raw.Layers))
+			for k, v := range raw.Layers {
+				it.Layers[k] = *v
+			}
+		}
+		it.ReportedCode, it.ErrorMessage = "", ""
+	case StatusError:
+		it.ErrorCode = NormalizeItemCode(it.ReportedCode)
+	}
+	return it
+}
+
+func invariantProblem(raw RawItem) string {
+	if raw.ID == "" {
+		return "item without an id"
+	}
+	hasVerdict := raw.RiskScore != nil || raw.Recommendation != nil || len(raw.Layers) > 0
+	hasCode := raw.ErrorCode != nil && *raw.ErrorCode != ""
+	switch Status(raw.Status) {
+	case StatusScored:
+		if raw.RiskScore == nil {
+			return "scored without a risk score"
+		}
+		if s := *raw.RiskScore; math.IsNaN(s) || s != math.Trunc(s) || s < 0 || s > 100 {
+			return fmt.Sprintf("risk score %v is not an integer in 0..100", s)
+		}
+		if raw.Recommendation == nil {
+			return "scored without a recommendation"
+		}
+		switch Recommendation(*raw.Recommendation) {
+		case RecommendForward, RecommendReview, RecommendReject:
+		default:
+			return fmt.Sprintf("unknown recommendation %q", *raw.Recommendation)
+		}
+		if hasCode {
+			return "scored with an error code"
+		}
+		for name, v := range raw.Layers {
+			if v == nil || math.IsNaN(*v) || *v < 0 || *v > 1 {
+				return fmt.Sprintf("layer %q score outside 0..1", name)
+			}
+		}
+	case StatusError:
+		if !hasCode {
+			return "error without an error code"
+		}
+		if hasVerdict {
+			return "error with a score or recommendation"
+		}
+	case StatusPending, StatusAwaitingFile:
+		if hasVerdict {
+			return fmt.Sprintf("%s with a score or recommendation", raw.Status)
+		}
+		if hasCode {
+			return fmt.Sprintf("%s with an error code", raw.Status)
+		}
+	default:
+		return fmt.Sprintf("unknown status %q", raw.Status)
+	}
+	return ""
+}
