@@ -109,10 +109,7 @@ func Validate(raw RawItem) Item {
 		it.ErrorMessage = *raw.ErrorMessage
 	}
 	if problem := invariantProblem(raw); problem != "" {
-		it.Status = StatusInvalid
-		it.ErrorCode = CodeInvalidResponse
-		it.Problem = problem
-		return it
+		return MarkInvalid(it, problem)
 	}
 	it.Status = Status(raw.Status)
 	switch it.Status {
@@ -130,6 +127,15 @@ func Validate(raw RawItem) Item {
 	case StatusError:
 		it.ErrorCode = NormalizeItemCode(it.ReportedCode)
 	}
+	return it
+}
+
+// MarkInvalid returns it as an answer that broke the contract: status
+// invalid, code INVALID_RESPONSE, no verdict, and the problem noted. What the
+// service reported stays in ReportedCode.
+func MarkInvalid(it Item, problem string) Item {
+	it.Status, it.ErrorCode, it.Problem = StatusInvalid, CodeInvalidResponse, problem
+	it.RiskScore, it.Recommendation, it.Layers = nil, "", nil
 	return it
 }
 

@@ -1,0 +1,226 @@
+package client
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/trustscreen/reviewer/policy"
+)
+
+// The wire: a real net/http Transport wrapped so that every attempt
+//   - gets its own timeouts from the operation's budget (no budget, no call),
+//   - is traced on the wire: which connections it used and how many bytes of
+//     the request were written to them, which is how "was anything sent?" is
+//     decided, never by reading error strings.
+//
+// net/http's Transport replays a request by itself on a reused keep-alive
+// connection that failed (shouldRetryRequest), and it counts a POST with an
+// Idempotency-Key as replayable. To keep the service from seeing more than the
+// one retry we allow, requests other than GET go through a transport without
+// keep-alives: a fresh connection is never "reused", so never replayed.
+
+type ctxKey int
+
+const (
+	callKey ctxKey = iota
+	attemptKey
+)
+
+// call is the state of one operation across its attempts.
+type call struct {
+	start    time.Time
+	deadline time.Time
+	budget   policy.Budget
+
+	mu       sync.Mutex
+	attempts []*attemptState
+}
+
+func (c *call) last() *attemptState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.attempts) == 0 {
+		return nil
+	}
+	return c.attempts[len(c.attempts)-1]
+}
+
+func (c *call) add(a *attemptState) {
+	c.mu.Lock()
+	a.rec.Number = len(c.attempts) + 1
+	c.attempts = append(c.attempts, a)
+	c.mu.Unlock()
+}
+
+// attemptState is one attempt as the wire saw it.
+type attemptState struct {
+	rec   Attempt
+	alloc policy.Allocation
+
+	mu     sync.Mutex
+	conns  []connMark
+	closed bool // classified
+}
+
+type connMark struct {
+	conn  *countingConn
+	start int64
+}
+
+func (a *attemptState) gotConn(info httptrace.GotConnInfo) {
+	cc, ok := info.Conn.(*countingConn)
+	if !ok {
+		return
+	}
+	a.mu.Lock()
+	a.conns = append(a.conns, connMark{conn: cc, start: cc.written.Load()})
+	a.mu.Unlock()
+}
+
+// wrote reports whether any byte of the request was written to a connection.
+func (a *attemptState) wrote() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, m := range a.conns {
+		if m.conn.written.Load() > m.start {
+			return true
+		}
+	}
+	return false
+}
+
+// countingConn counts the application bytes written to a connection (after
+// the TLS handshake, for TLS).
+type countingConn struct {
+	net.Conn
+	written atomic.Int64
+}
+
+func (c *countingConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	c.written.Add(int64(n))
+	return n, err
+}
+
+// DialFunc opens a TCP connection.
+type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+type wire struct {
+	keepAlive *http.Transport
+	fresh     *http.Transport
+	dial      DialFunc
+	tls       *tls.Config
+	now       func() time.Time
+}
+
+func newWire(dial DialFunc, tlsConf *tls.Config, now func() time.Time) *wire {
+	w := &wire{dial: dial, tls: tlsConf, now: now}
+	mk := func(keepAlive bool) *http.Transport {
+		return &http.Transport{
+			Proxy:               nil, // never route through an environment proxy
+			DialContext:         w.dialPlain,
+			DialTLSContext:      w.dialTLS,
+			MaxIdleConnsPerHost: 4,
+			IdleConnTimeout:     90 * time.Second,
+			DisableKeepAlives:   !keepAlive,
+			DisableCompression:  true,
+		}
+	}
+	w.keepAlive, w.fresh = mk(true), mk(false)
+	return w
+}
+
+func (w *wire) connectCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	if a, ok := ctx.Value(attemptKey).(*attemptState); ok && a.alloc.Connect > 0 {
+		return context.WithTimeout(ctx, a.alloc.Connect)
+	}
+	return context.WithCancel(ctx)
+}
+
+func (w *wire) dialPlain(ctx context.Context, network, addr string) (net.Conn, error) {
+	cctx, cancel := w.connectCtx(ctx)
+	defer cancel()
+	c, err := w.dial(cctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return &countingConn{Conn: c}, nil
+}
+
+// dialTLS opens the connection and completes the handshake inside the
+// connect timeout, and counts only what is written after it.
+func (w *wire) dialTLS(ctx context.Context, network, addr string) (net.Conn, error) {
+	cctx, cancel := w.connectCtx(ctx)
+	defer cancel()
+	raw, err := w.dial(cctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	conf := w.tls.Clone()
+	if conf.ServerName == "" {
+		host, _, _ := net.SplitHostPort(addr)
+		conf.ServerName = host
+	}
+	tc := tls.Client(raw, conf)
+	if err := tc.HandshakeContext(cctx); err != nil {
+		raw.Close()
+		return nil, err
+	}
+	return &countingConn{Conn: tc}, nil
+}
+
+// RoundTrip runs one attempt within its share of the operation's budget.
+func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
+	c, _ := req.Context().Value(callKey).(*call)
+	if c == nil {
+		c = &call{start: w.now(), budget: policy.DefaultBudget()}
+		c.deadline = c.budget.Deadline(c.start)
+	}
+	now := w.now()
+	a := &attemptState{rec: Attempt{Start: now, Deadline: c.deadline, SpentBefore: now.Sub(c.start)}}
+	c.add(a)
+	alloc, ok := c.budget.Attempt(now, c.deadline)
+	if !ok {
+		return nil, errNotStarted{reason: "no time left in the operation's budget; the call was not started"}
+	}
+	a.alloc = alloc
+	a.rec.ConnectTimeout, a.rec.RequestTimeout = alloc.Connect, alloc.Request
+
+	ctx, cancel := context.WithTimeout(req.Context(), alloc.Request)
+	ctx = context.WithValue(ctx, attemptKey, a)
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: a.gotConn})
+	t := w.fresh
+	if req.Method == http.MethodGet || req.Method == http.MethodHead {
+		t = w.keepAlive
+	}
+	resp, err := t.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+func (w *wire) closeIdle() {
+	w.keepAlive.CloseIdleConnections()
+	w.fresh.CloseIdleConnections()
+}

@@ -1,0 +1,127 @@
+package screenapi
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand"
+	"time"
+
+	"github.com/trustscreen/reviewer/policy"
+)
+
+// profile is how a seeded item looks.
+type profile struct {
+	status string
+	code   string
+	broken string // how it breaks the contract, if it does
+}
+
+// The profiles cycle so that every status and every code, an unknown code
+// and each kind of broken answer appear in the first batches.
+var profiles = []profile{
+	{status: "scored"}, {status: "error", code: "CLASSIFIER_TIMEOUT"}, {status: "scored"},
+	{status: "error", code: "DECODE_FAILED"}, {status: "error", code: "CLASSIFIER_UNAVAILABLE"},
+	{status: "scored"}, {status: "error", code: "PAYLOAD_TOO_LARGE"}, {status: "pending"},
+	{status: "error", code: "FORENSICS_UNREACHABLE"}, {status: "scored"},
+	{status: "error", code: "UNSUPPORTED_MEDIA_TYPE"}, {status: "error", code: "SOURCE_UNREACHABLE"},
+	{status: "awaiting_file"}, {status: "scored"}, {status: "error", code: "INTERNAL_ERROR"},
+	{status: "error", code: "QUANTUM_FLUX_CAPACITOR"}, {status: "scored"},
+	{status: "error", code: "CLASSIFIER_TIMEOUT", broken: "score"},
+	{status: "scored", broken: "no_score"}, {status: "scored", broken: "range"},
+	{status: "done", broken: "status"}, {status: "scored"}, {status: "scored"},
+}
+
+var fileNames = []string{"passport-front.jpg", "passport-back.jpg", "id-card-front.png", "id-card-back.png",
+	"driving-licence.pdf", "selfie.jpg", "selfie-2.webp", "residence-permit.jpg", "utility-bill.pdf", "visa.png"}
+
+func scoreFor(id string, attempt int) int {
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%s/%d", id, attempt)
+	return int(h.Sum32() % 101)
+}
+
+func recommend(score int) string {
+	switch {
+	case score < 40:
+		return "forward"
+	case score < 75:
+		return "review"
+	}
+	return "reject"
+}
+
+func fp(v float64) *float64 { return &v }
+func sp(v string) *string   { return &v }
+
+func setScored(it *policy.RawItem, score int) {
+	s := float64(score)
+	it.Status, it.RiskScore, it.Recommendation = "scored", &s, sp(recommend(score))
+	it.ErrorCode, it.ErrorMessage = nil, nil
+	k := float64(score) / 100
+	it.Layers = map[string]*float64{"metadata": fp(round2(k * 0.4)), "ela": fp(round2(k * 0.8)),
+		"ai_generation": fp(round2(k)), "face_match": fp(round2(1 - k))}
+	if it.Kind != string(policy.KindSelfie) {
+		delete(it.Layers, "face_match")
+	}
+}
+
+func round2(v float64) float64 { return float64(int(v*100+0.5)) / 100 }
+
+func (s *Server) seed() {
+	rng := rand.New(rand.NewSource(s.opts.Seed))
+	base := time.Date(2026, 11, 29, 7, 0, 0, 0, time.UTC)
+	n := 0
+	for b := 0; b < s.opts.Batches; b++ {
+		created := base.Add(time.Duration(b) * 9 * time.Minute)
+		bt := &batch{ID: fmt.Sprintf("bat_%04d", b+1), CustomerRef: fmt.Sprintf("CUST-%04d", 7000+b+1), CreatedAt: created}
+		size := 1 + rng.Intn(10)
+		if b < 3 {
+			size = 10
+		}
+		for i := 0; i < size; i++ {
+			p := profiles[n%len(profiles)]
+			n++
+			it := &policy.RawItem{
+				ID: fmt.Sprintf("itm_%04d_%02d", b+1, i+1), BatchID: bt.ID, Kind: string(policy.KindIDDocument),
+				FileName: fileNames[rng.Intn(len(fileNames))], MediaType: "image/jpeg",
+				SizeBytes: int64(80_000 + rng.Intn(900_000)), Attempt: 1,
+				UpdatedAt: created.Add(time.Duration(1+rng.Intn(8)) * time.Minute),
+			}
+			if it.FileName[:6] == "selfie" {
+				it.Kind = string(policy.KindSelfie)
+			}
+			switch it.FileName[len(it.FileName)-3:] {
+			case "png":
+				it.MediaType = "image/png"
+			case "pdf":
+				it.MediaType = "application/pdf"
+			case "ebp":
+				it.MediaType = "image/webp"
+			}
+			switch p.status {
+			case "scored":
+				setScored(it, scoreFor(it.ID, 1))
+			case "error":
+				it.ErrorCode = sp(p.code)
+				it.ErrorMessage = sp(policy.Info(policy.NormalizeItemCode(p.code)).Explanation)
+			case "pending":
+				it.Attempt = 0
+			}
+			it.Status = p.status
+			switch p.broken {
+			case "score": // an error that carries a score
+				it.RiskScore, it.Recommendation = fp(12), sp("forward")
+			case "no_score": // scored without a score
+				it.RiskScore = nil
+			case "range": // a score out of range
+				it.RiskScore = fp(140)
+			}
+			s.items[it.ID] = it
+			bt.ItemIDs = append(bt.ItemIDs, it.ID)
+			if it.UpdatedAt.After(bt.UpdatedAt) {
+				bt.UpdatedAt = it.UpdatedAt
+			}
+		}
+		s.batches[bt.ID] = bt
+	}
+}
