@@ -12,7 +12,7 @@ import (
 
 func TestListBatchesPagesAndValidates(t *testing.T) {
 	_, c, _, _ := setup(t)
-	var batches []client.Batch
+	var batches []policy.Batch
 	cursor, pages := "", 0
 	for {
 		p, _, err := c.ListBatches(context.Background(), time.Time{}, cursor, 10)

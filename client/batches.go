@@ -10,18 +10,9 @@ import (
 	"github.com/trustscreen/reviewer/policy"
 )
 
-// Batch is a batch with its items, validated.
-type Batch struct {
-	ID          string
-	CustomerRef string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-	Items       []policy.Item
-}
-
 // Page is one page of changed batches.
 type Page struct {
-	Batches    []Batch
+	Batches    []policy.Batch
 	NextCursor string // "" on the last page
 }
 
@@ -62,7 +53,7 @@ func (c *Client) ListBatches(ctx context.Context, since time.Time, cursor string
 		return Page{}, attempts, &Error{Code: policy.CodeInvalidResponse, Class: ClassBadAnswer, HTTPStatus: 200,
 			Message: "the page has no batches array", Attempts: attempts}
 	}
-	page := Page{Batches: make([]Batch, 0, len(*wp.Batches))}
+	page := Page{Batches: make([]policy.Batch, 0, len(*wp.Batches))}
 	if wp.NextCursor != nil {
 		page.NextCursor = *wp.NextCursor
 	}
@@ -71,7 +62,7 @@ func (c *Client) ListBatches(ctx context.Context, since time.Time, cursor string
 			return Page{}, attempts, &Error{Code: policy.CodeInvalidResponse, Class: ClassBadAnswer, HTTPStatus: 200,
 				Message: "a batch without an id", Attempts: attempts}
 		}
-		b := Batch{ID: wb.ID, CustomerRef: wb.CustomerRef, CreatedAt: wb.CreatedAt.UTC(), UpdatedAt: wb.UpdatedAt.UTC(),
+		b := policy.Batch{ID: wb.ID, CustomerRef: wb.CustomerRef, CreatedAt: wb.CreatedAt.UTC(), UpdatedAt: wb.UpdatedAt.UTC(),
 			Items: make([]policy.Item, 0, len(wb.Items))}
 		for _, raw := range wb.Items {
 			it := policy.Validate(raw)

@@ -188,3 +188,12 @@ func invariantProblem(raw RawItem) string {
 	}
 	return ""
 }
+
+// Batch is a batch of items as the service sent it, each item validated.
+type Batch struct {
+	ID          string
+	CustomerRef string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	Items       []Item
+}

@@ -205,3 +205,25 @@ func TestBudgetAttempt(t *testing.T) {
 		t.Fatalf("Deadline = %v", got)
 	}
 }
+
+func TestCheckFile(t *testing.T) {
+	tests := []struct {
+		name string
+		data []byte
+		mt   string
+	}{
+		{"jpeg", []byte("\xFF\xD8\xFF\xE0rest"), "image/jpeg"},
+		{"png", []byte("\x89PNG\r\n\x1a\nrest"), "image/png"},
+		{"webp", []byte("RIFF\x00\x00\x00\x00WEBPVP8 "), "image/webp"},
+		{"pdf", []byte("%PDF-1.7\n"), "application/pdf"},
+		{"gif named jpg", []byte("GIF89a...."), ""},
+		{"empty", nil, ""},
+		{"too large", append([]byte("%PDF-"), make([]byte, policy.MaxFileSize)...), ""},
+	}
+	for _, tt := range tests {
+		mt, err := policy.CheckFile(tt.data)
+		if mt != tt.mt || (tt.mt == "") != (policy.ErrorCode(err) == policy.CodeInvalidFile) {
+			t.Errorf("%s: %q %v", tt.name, mt, err)
+		}
+	}
+}

@@ -39,7 +39,7 @@ const (
 )
 
 // MaxFileSize is the service's limit on a file.
-const MaxFileSize = 10 << 20
+const MaxFileSize = policy.MaxFileSize
 
 // Options configure a Server.
 type Options struct {
@@ -590,7 +590,7 @@ func (s *Server) replacement(r *http.Request) answer {
 	if len(data) > MaxFileSize {
 		return s.fileVerdict(id, "", len(data), policy.CodePayloadTooLarge)
 	}
-	mt := SniffMediaType(data)
+	mt := policy.SniffMediaType(data)
 	if mt == "" {
 		return s.fileVerdict(id, "", len(data), policy.CodeUnsupportedMediaType)
 	}
@@ -611,22 +611,6 @@ func (s *Server) fileVerdict(id, _ string, _ int, code policy.Code) answer {
 	it.RiskScore, it.Recommendation, it.Layers = nil, nil, nil
 	s.touch(it)
 	return jsonAnswer(200, it)
-}
-
-// SniffMediaType returns the media type of a JPEG, PNG, WebP or PDF by its
-// content, or "" for anything else.
-func SniffMediaType(data []byte) string {
-	switch {
-	case len(data) >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF:
-		return "image/jpeg"
-	case len(data) >= 8 && string(data[:8]) == "\x89PNG\r\n\x1a\n":
-		return "image/png"
-	case len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP":
-		return "image/webp"
-	case len(data) >= 5 && string(data[:5]) == "%PDF-":
-		return "application/pdf"
-	}
-	return ""
 }
 
 // analyze runs one paid analysis of an item.

@@ -1,0 +1,342 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/trustscreen/reviewer/policy"
+)
+
+// Applied counts the rows a page changed.
+type Applied struct {
+	Batches int
+	Items   int
+}
+
+const upsertBatchSQL = `INSERT INTO batches(id, customer_ref, created_at, updated_at) VALUES (?, ?, ?, ?)
+	ON CONFLICT(id) DO UPDATE SET customer_ref = excluded.customer_ref, created_at = excluded.created_at,
+		updated_at = excluded.updated_at
+	WHERE batches.updated_at <> excluded.updated_at OR batches.customer_ref <> excluded.customer_ref`
+
+// An item row is replaced only by a newer (or equally new but different)
+// state of it: an older answer arriving late never undoes a newer one.
+const upsertItemSQL = `INSERT INTO items(id, batch_id, kind, file_name, media_type, size_bytes, status, risk_score,
+		recommendation, layers, error_code, reported_code, error_message, problem, attempt, updated_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT(id) DO UPDATE SET batch_id = excluded.batch_id, kind = excluded.kind, file_name = excluded.file_name,
+		media_type = excluded.media_type, size_bytes = excluded.size_bytes, status = excluded.status,
+		risk_score = excluded.risk_score, recommendation = excluded.recommendation, layers = excluded.layers,
+		error_code = excluded.error_code, reported_code = excluded.reported_code,
+		error_message = excluded.error_message, problem = excluded.problem, attempt = excluded.attempt,
+		updated_at = excluded.updated_at
+	WHERE excluded.updated_at > items.updated_at
+	   OR (excluded.updated_at = items.updated_at AND (items.status IS NOT excluded.status
+	       OR items.risk_score IS NOT excluded.risk_score OR items.error_code IS NOT excluded.error_code
+	       OR items.reported_code IS NOT excluded.reported_code OR items.attempt IS NOT excluded.attempt
+	       OR items.problem IS NOT excluded.problem))`
+
+func itemArgs(it policy.Item) []any {
+	var score, layers any
+	if it.Status == policy.StatusScored && it.RiskScore != nil {
+		score = *it.RiskScore
+		if len(it.Layers) > 0 {
+			b, _ := json.Marshal(it.Layers)
+			layers = string(b)
+		}
+	}
+	var rec any
+	if it.Status == policy.StatusScored {
+		rec = string(it.Recommendation)
+	}
+	var code any
+	if it.Status == policy.StatusError || it.Status == policy.StatusInvalid {
+		code = string(it.ErrorCode)
+	}
+	return []any{it.ID, it.BatchID, string(it.Kind), it.FileName, it.MediaType, it.SizeBytes, string(it.Status),
+		score, rec, layers, code, nullStr(it.ReportedCode), nullStr(it.ErrorMessage), nullStr(it.Problem),
+		it.Attempt, ms(it.UpdatedAt)}
+}
+
+// ApplyPage writes one page of batches and their items in one transaction
+// and advances the sync position to the newest change it holds. It writes
+// only what changed, and reports how much that was.
+func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, error) {
+	var n Applied
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		bs, err := tx.PrepareContext(ctx, upsertBatchSQL)
+		if err != nil {
+			return err
+		}
+		defer bs.Close()
+		is, err := tx.PrepareContext(ctx, upsertItemSQL)
+		if err != nil {
+			return err
+		}
+		defer is.Close()
+		pos, err := getState(ctx, tx, keyPosition)
+		if err != nil {
+			return err
+		}
+		newest := pos
+		for _, b := range batches {
+			res, err := bs.ExecContext(ctx, b.ID, b.CustomerRef, ms(b.CreatedAt), ms(b.UpdatedAt))
+			if err != nil {
+				return fmt.Errorf("batch %s: %w", b.ID, err)
+			}
+			k, _ := res.RowsAffected()
+			n.Batches += int(k)
+			for _, it := range b.Items {
+				res, err := is.ExecContext(ctx, itemArgs(it)...)
+				if err != nil {
+					return fmt.Errorf("item %s: %w", it.ID, err)
+				}
+				k, _ := res.RowsAffected()
+				n.Items += int(k)
+			}
+			newest = max(newest, ms(b.UpdatedAt))
+		}
+		if newest != pos {
+			return setState(ctx, tx, keyPosition, newest)
+		}
+		return nil
+	})
+	return n, err
+}
+
+// ActionRef is the newest action on an item.
+type ActionRef struct {
+	ID    int64              `json:"id"`
+	Kind  policy.ActionKind  `json:"kind"`
+	State policy.ActionState `json:"state"`
+	Key   string             `json:"idempotency_key"`
+	Code  policy.Code        `json:"last_error_code,omitempty"`
+}
+
+// ItemRow is an item with its batch and its newest action.
+type ItemRow struct {
+	policy.Item
+	CustomerRef string
+	Action      *ActionRef // newest action, open or not
+}
+
+// OpenAction is the state of the item's open action, "" when none.
+func (r ItemRow) OpenAction() policy.ActionState {
+	if r.Action != nil && r.Action.State.Open() {
+		return r.Action.State
+	}
+	return ""
+}
+
+// ItemFilter selects items. Zero fields select everything.
+type ItemFilter struct {
+	BatchID     string
+	Status      policy.Status
+	Code        policy.Code // the console's code
+	Retryable   bool        // errors a person may re-submit
+	NeedsAction bool        // retryable errors, errors needing a new file not yet requested, unknown outcomes
+	Search      string      // in id, file name, customer reference
+	SortBy      string      // file, kind, status, score, recommendation, code, updated (default: batch order)
+	Desc        bool
+	Limit       int
+	Offset      int
+}
+
+var sortColumns = map[string]string{
+	"file": "i.file_name", "kind": "i.kind", "status": "i.status", "score": "i.risk_score",
+	"recommendation": "i.recommendation", "code": "i.error_code", "updated": "i.updated_at", "id": "i.id",
+}
+
+func retryableList() string {
+	var q []string
+	for _, c := range policy.ItemCodes() {
+		if policy.Retryable(c) {
+			q = append(q, "'"+string(c)+"'")
+		}
+	}
+	return "(" + strings.Join(q, ",") + ")"
+}
+
+const itemColumns = `i.id, i.batch_id, i.kind, i.file_name, i.media_type, i.size_bytes, i.status, i.risk_score,
+	i.recommendation, i.layers, i.error_code, i.reported_code, i.error_message, i.problem, i.attempt, i.updated_at,
+	b.customer_ref, a.id, a.kind, a.state, a.idempotency_key, a.last_error_code`
+
+const newestAction = `
+	LEFT JOIN actions a ON a.id = (SELECT MAX(x.id) FROM actions x WHERE x.item_id = i.id)`
+
+// itemFrom finds items by their own keys.
+const itemFrom = ` FROM items i JOIN batches b ON b.id = i.batch_id` + newestAction
+
+// listFrom walks batches newest first and their items in order, so that the
+// default order needs no sort and a LIMIT stops early (CROSS JOIN fixes the
+// loop order in SQLite).
+const listFrom = ` FROM batches b CROSS JOIN items i ON i.batch_id = b.id` + newestAction
+
+// Items lists items.
+func (db *DB) Items(ctx context.Context, f ItemFilter) ([]ItemRow, error) {
+	var where []string
+	var args []any
+	if f.BatchID != "" {
+		where, args = append(where, "i.batch_id = ?"), append(args, f.BatchID)
+	}
+	if f.Status != "" {
+		where, args = append(where, "i.status = ?"), append(args, string(f.Status))
+	}
+	if f.Code != "" {
+		where, args = append(where, "i.error_code = ?"), append(args, string(f.Code))
+	}
+	if f.Retryable {
+		where = append(where, "i.status = 'error' AND i.error_code IN "+retryableList())
+	}
+	if f.NeedsAction {
+		where = append(where, `(a.state = 'unknown' OR (i.status = 'error' AND (a.state IS NULL OR a.state NOT IN ('queued','sending'))))`)
+	}
+	if s := strings.TrimSpace(f.Search); s != "" {
+		like := "%" + strings.NewReplacer("%", `\%`, "_", `\_`).Replace(s) + "%"
+		where = append(where, `(i.id LIKE ? ESCAPE '\' OR i.file_name LIKE ? ESCAPE '\' OR b.customer_ref LIKE ? ESCAPE '\')`)
+		args = append(args, like, like, like)
+	}
+	from := listFrom
+	if f.BatchID != "" {
+		from = itemFrom
+	}
+	q := "SELECT " + itemColumns + from
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	order := "b.created_at DESC, b.id DESC, i.id"
+	if col, ok := sortColumns[f.SortBy]; ok {
+		dir := "ASC"
+		if f.Desc {
+			dir = "DESC"
+		}
+		order = col + " " + dir + " NULLS LAST, i.id"
+	}
+	q += " ORDER BY " + order
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, f.Offset)
+	}
+	rows, err := db.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ItemRow
+	for rows.Next() {
+		r, err := scanItem(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Item returns one item.
+func (db *DB) Item(ctx context.Context, id string) (ItemRow, error) {
+	return getItem(ctx, db.db, id)
+}
+
+func getItem(ctx context.Context, q querier, id string) (ItemRow, error) {
+	row := q.QueryRowContext(ctx, "SELECT "+itemColumns+itemFrom+" WHERE i.id = ?", id)
+	r, err := scanItem(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, notFound("item", id)
+	}
+	return r, err
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanItem(s scanner) (ItemRow, error) {
+	var r ItemRow
+	var score sql.NullInt64
+	var rec, layers, code, reported, msg, problem sql.NullString
+	var updated int64
+	var aID sql.NullInt64
+	var aKind, aState, aKey, aCode sql.NullString
+	err := s.Scan(&r.ID, &r.BatchID, &r.Kind, &r.FileName, &r.MediaType, &r.SizeBytes, &r.Status, &score, &rec,
+		&layers, &code, &reported, &msg, &problem, &r.Attempt, &updated, &r.CustomerRef,
+		&aID, &aKind, &aState, &aKey, &aCode)
+	if err != nil {
+		return r, err
+	}
+	r.UpdatedAt = fromMS(updated)
+	r.ErrorCode, r.ReportedCode, r.ErrorMessage, r.Problem = policy.Code(code.String), reported.String, msg.String, problem.String
+	if r.Status == policy.StatusScored && score.Valid {
+		v := int(score.Int64)
+		r.RiskScore = &v
+		r.Recommendation = policy.Recommendation(rec.String)
+		if layers.Valid {
+			_ = json.Unmarshal([]byte(layers.String), &r.Layers)
+		}
+	}
+	if aID.Valid {
+		r.Action = &ActionRef{ID: aID.Int64, Kind: policy.ActionKind(aKind.String), State: policy.ActionState(aState.String),
+			Key: aKey.String, Code: policy.Code(aCode.String)}
+	}
+	return r, nil
+}
+
+// BatchSummary is a batch with the counts a reviewer triages by.
+type BatchSummary struct {
+	ID           string
+	CustomerRef  string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	Items        int
+	Scored       int
+	Errors       int // errors and invalid answers
+	Retryable    int
+	AwaitingFile int
+	OpenActions  int
+}
+
+// Batches lists the newest batches (at most limit; 0 for all) matching a
+// search in their id or customer reference.
+func (db *DB) Batches(ctx context.Context, search string, limit int) ([]BatchSummary, error) {
+	inner := "SELECT * FROM batches"
+	var args []any
+	if s := strings.TrimSpace(search); s != "" {
+		like := "%" + strings.NewReplacer("%", `\%`, "_", `\_`).Replace(s) + "%"
+		inner += ` WHERE customer_ref LIKE ? ESCAPE '\' OR id LIKE ? ESCAPE '\'`
+		args = append(args, like, like)
+	}
+	inner += " ORDER BY created_at DESC, id DESC"
+	if limit > 0 {
+		inner += fmt.Sprintf(" LIMIT %d", limit)
+	}
+	q := `SELECT b.id, b.customer_ref, b.created_at, b.updated_at, COUNT(i.id),
+		COALESCE(SUM(i.status = 'scored'), 0), COALESCE(SUM(i.status IN ('error','invalid')), 0),
+		COALESCE(SUM(i.status = 'error' AND i.error_code IN ` + retryableList() + `), 0),
+		COALESCE(SUM(i.status = 'awaiting_file'), 0),
+		COALESCE(SUM(EXISTS(SELECT 1 FROM actions a WHERE a.item_id = i.id AND a.state IN ('queued','sending','unknown'))), 0)
+		FROM (` + inner + `) b LEFT JOIN items i ON i.batch_id = b.id
+		GROUP BY b.id ORDER BY b.created_at DESC, b.id DESC`
+	rows, err := db.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []BatchSummary
+	for rows.Next() {
+		var s BatchSummary
+		var c, u int64
+		if err := rows.Scan(&s.ID, &s.CustomerRef, &c, &u, &s.Items, &s.Scored, &s.Errors, &s.Retryable, &s.AwaitingFile, &s.OpenActions); err != nil {
+			return nil, err
+		}
+		s.CreatedAt, s.UpdatedAt = fromMS(c), fromMS(u)
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// Counts is how many batches and items the cache holds.
+func (db *DB) Counts(ctx context.Context) (batches, items int, err error) {
+	err = db.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM batches), (SELECT COUNT(*) FROM items)`).Scan(&batches, &items)
+	return
+}

@@ -1,0 +1,193 @@
+// Package store is the console's local cache: batches, items, the outbox of
+// reviewer actions, the evidence of every HTTP attempt, an append-only audit
+// log and the sync position, in one SQLite file (mattn/go-sqlite3).
+//
+// It knows SQL, not HTTP and not Fyne. Exported methods open a transaction
+// and hand it to small lowercase helpers. The database, not a SELECT first,
+// enforces the rules that must survive two processes racing: one open action
+// per item (a partial UNIQUE index), one Idempotency-Key per action (UNIQUE),
+// no verdict on an item that is not scored (CHECK constraints). No secret is
+// ever written here.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
+	"github.com/pressly/goose/v3"
+
+	"github.com/trustscreen/reviewer/policy"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// DB is an open cache.
+type DB struct {
+	db   *sql.DB
+	path string
+	now  func() time.Time
+}
+
+// DefaultPath is the cache in the user's config directory.
+func DefaultPath() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "trustscreen-reviewer", "cache.db"), nil
+}
+
+// Open opens (creating with mode 0600) and migrates the cache at path.
+func Open(path string) (*DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("cache directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("cache file: %w", err)
+	}
+	f.Close()
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_foreign_keys", "on")
+	q.Set("_busy_timeout", "10000")
+	q.Set("_synchronous", "NORMAL")
+	q.Set("_txlock", "immediate") // writers queue at BEGIN, not deadlock at COMMIT
+	sdb, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	sub, _ := fs.Sub(migrations, "migrations")
+	p, err := goose.NewProvider(goose.DialectSQLite3, sdb, sub)
+	if err != nil {
+		sdb.Close()
+		return nil, err
+	}
+	if _, err := p.Up(context.Background()); err != nil {
+		sdb.Close()
+		return nil, fmt.Errorf("migrating the cache: %w", err)
+	}
+	return &DB{db: sdb, path: path, now: time.Now}, nil
+}
+
+// SetClock replaces time.Now (tests).
+func (db *DB) SetClock(now func() time.Time) { db.now = now }
+
+// Close closes the cache.
+func (db *DB) Close() error { return db.db.Close() }
+
+// Path is the file of the cache.
+func (db *DB) Path() string { return db.path }
+
+// tx runs fn in one IMMEDIATE transaction.
+func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// ErrNotFound is returned for an id the cache does not hold.
+func notFound(what, id string) error {
+	return policy.Errorf(policy.CodeNotFound, "no %s %s in the cache; run sync", what, id)
+}
+
+func isUniqueViolation(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintUnique
+}
+
+func ms(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+func fromMS(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(v).UTC()
+}
+
+func nullStr(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// State keys.
+const (
+	keyPosition    = "position"
+	keyLastSync    = "last_sync"
+	keyRateLimited = "rate_limited_until"
+)
+
+func getState(ctx context.Context, q querier, key string) (int64, error) {
+	var v string
+	err := q.QueryRowContext(ctx, `SELECT value FROM sync_state WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(v, 10, 64)
+}
+
+func setState(ctx context.Context, tx *sql.Tx, key string, v int64) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO sync_state(key, value) VALUES (?, ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, strconv.FormatInt(v, 10))
+	return err
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// SyncPosition is the newest updated_at the cache holds (zero: none).
+func (db *DB) SyncPosition(ctx context.Context) (time.Time, error) {
+	v, err := getState(ctx, db.db, keyPosition)
+	return fromMS(v), err
+}
+
+// LastSync is when a sync last completed (zero: never).
+func (db *DB) LastSync(ctx context.Context) (time.Time, error) {
+	v, err := getState(ctx, db.db, keyLastSync)
+	return fromMS(v), err
+}
+
+// SetLastSync records a completed sync.
+func (db *DB) SetLastSync(ctx context.Context, t time.Time) error {
+	return db.tx(ctx, func(tx *sql.Tx) error { return setState(ctx, tx, keyLastSync, ms(t)) })
+}
+
+// RateLimitedUntil is when the API's rate-limit wait ends (zero: none).
+func (db *DB) RateLimitedUntil(ctx context.Context) (time.Time, error) {
+	v, err := getState(ctx, db.db, keyRateLimited)
+	return fromMS(v), err
+}
+
+// SetRateLimitedUntil records a rate-limit wait.
+func (db *DB) SetRateLimitedUntil(ctx context.Context, t time.Time) error {
+	return db.tx(ctx, func(tx *sql.Tx) error { return setState(ctx, tx, keyRateLimited, ms(t)) })
+}
