@@ -653,3 +653,13 @@ func (s *Server) analyze(ctx context.Context, id string, _ int) answer {
 	s.touch(it)
 	return jsonAnswer(200, it)
 }
+
+// BatchSize is how many items a batch holds.
+func (s *Server) BatchSize(batchID string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b := s.batches[batchID]; b != nil {
+		return len(b.ItemIDs)
+	}
+	return 0
+}

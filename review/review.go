@@ -1,0 +1,150 @@
+// Package review is the reviewer's workflow: syncing the cache, taking
+// actions on items, the outbox and its reconciliation, and the audit trail.
+// It is the one place where client (HTTP) and store (SQLite) meet, so that
+// the window and the command line behave exactly the same.
+//
+// Every action follows one life: the reviewer acts; the action is written
+// with a new Idempotency-Key before any call; it is claimed under a lease and
+// sent; its outcome is recorded with the evidence of every attempt. Nothing
+// reached the API: it stays queued. The outcome is unknown: it is sent again
+// later with the same key, and the service replays its stored answer.
+package review
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/store"
+)
+
+// API is what the workflow needs of the screening API (a *client.Client).
+type API interface {
+	ListBatches(ctx context.Context, since time.Time, cursor string, limit int) (client.Page, []client.Attempt, error)
+	GetItem(ctx context.Context, id string) (policy.Item, []client.Attempt, error)
+	Resubmit(ctx context.Context, id, key string) (policy.Item, []client.Attempt, error)
+	RequestFile(ctx context.Context, id, key string, reason policy.Code, message string) (client.FileRequest, []client.Attempt, error)
+	Replace(ctx context.Context, id, key, fileName string, data []byte) (policy.Item, []client.Attempt, error)
+	Health() client.Health
+}
+
+// Service runs the workflow for one reviewer.
+type Service struct {
+	db       *store.DB
+	api      API
+	budget   policy.Budget
+	reviewer string
+	now      func() time.Time
+	pageSize int
+	newKey   func() string
+
+	mu   sync.Mutex
+	conn Connection
+
+	afterIntent func(store.Action) // tests: runs between writing an action and sending it
+}
+
+// New builds the workflow.
+func New(db *store.DB, api API, budget policy.Budget, reviewer string) *Service {
+	return &Service{db: db, api: api, budget: budget, reviewer: reviewer, now: time.Now, pageSize: 100,
+		newKey: newKey, conn: Connection{State: ConnUnknown}}
+}
+
+// Reviewer is who acts.
+func (s *Service) Reviewer() string { return s.reviewer }
+
+// SetReviewer changes who acts (preferences).
+func (s *Service) SetReviewer(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reviewer = name
+}
+
+func (s *Service) who() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reviewer
+}
+
+// ConnState is what the console knows of the API's reachability.
+type ConnState string
+
+const (
+	ConnUnknown     ConnState = "unknown" // no call made yet
+	ConnOnline      ConnState = "online"
+	ConnOffline     ConnState = "offline"
+	ConnCircuitOpen ConnState = "circuit_open"
+)
+
+// Connection is the last known reachability of the API.
+type Connection struct {
+	State   ConnState
+	Since   time.Time
+	RetryAt time.Time // circuit open: when a probe is let through
+	Code    policy.Code
+}
+
+// Status is what the connection strip shows.
+type Status struct {
+	Conn             Connection
+	LastSync         time.Time
+	RateLimitedUntil time.Time
+}
+
+// Status reports the connection, the last sync and any rate-limit wait.
+func (s *Service) Status(ctx context.Context) (Status, error) {
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	if h := s.api.Health(); h.CircuitOpen {
+		c = Connection{State: ConnCircuitOpen, Since: c.Since, RetryAt: h.RetryAt, Code: policy.CodeCircuitOpen}
+	}
+	last, err := s.db.LastSync(ctx)
+	if err != nil {
+		return Status{Conn: c}, err
+	}
+	until, err := s.db.RateLimitedUntil(ctx)
+	return Status{Conn: c, LastSync: last, RateLimitedUntil: until}, err
+}
+
+// observe updates the connection from a call's outcome.
+func (s *Service) observe(err error) {
+	state, code := ConnOnline, policy.Code("")
+	if e, ok := client.AsError(err); ok {
+		code = e.Code
+		switch {
+		case e.Code == policy.CodeCircuitOpen:
+			state = ConnCircuitOpen
+		case e.Class == client.ClassNotConnected || e.Class == client.ClassUnknown:
+			state = ConnOffline
+		case e.Class == client.ClassNotStarted:
+			return // nothing was learnt about the API
+		}
+	} else if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn.State != state {
+		s.conn.Since = s.now()
+	}
+	s.conn.State, s.conn.Code = state, code
+}
+
+func evidence(as []client.Attempt) []store.Attempt {
+	out := make([]store.Attempt, len(as))
+	for i, a := range as {
+		out[i] = store.Attempt{Number: a.Number, Start: a.Start, Deadline: a.Deadline, SpentBefore: a.SpentBefore,
+			ConnectTimeout: a.ConnectTimeout, RequestTimeout: a.RequestTimeout, Elapsed: a.Elapsed,
+			Class: string(a.Class), Code: string(a.Code), HTTPStatus: a.HTTPStatus, Detail: a.Detail}
+	}
+	return out
+}
+
+// recordCtx is for writing an outcome after the call's own context ended:
+// the reserve of the budget exists for this.
+func recordCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+}

@@ -1,0 +1,516 @@
+package review_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/screenapi"
+	"github.com/trustscreen/reviewer/store"
+)
+
+const token = "review-test-token"
+
+type env struct {
+	srv  *screenapi.Server
+	db   *store.DB
+	api  *client.Client
+	svc  *review.Service
+	path string
+}
+
+func newService(t testing.TB, url, path string) (*store.DB, *client.Client, *review.Service) {
+	t.Helper()
+	db, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := client.DefaultConfig()
+	cfg.BaseURL, cfg.Token = url, token
+	cfg.Timeout, cfg.Reserve = 2*time.Second, 20*time.Millisecond
+	cfg.RetrySleep = time.Millisecond
+	api, err := client.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, api, review.New(db, api, cfg.Budget(), "ana")
+}
+
+func setup(t *testing.T) *env {
+	t.Helper()
+	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	path := filepath.Join(t.TempDir(), "cache.db")
+	db, api, svc := newService(t, srv.URL(), path)
+	t.Cleanup(func() { api.Close(); db.Close() })
+	return &env{srv: srv, db: db, api: api, svc: svc, path: path}
+}
+
+func (e *env) sync(t *testing.T) review.SyncProgress {
+	t.Helper()
+	p, err := e.svc.Sync(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestSyncFirstAndIncremental(t *testing.T) {
+	e := setup(t)
+	e.svc.SetPageSize(10)
+	var seen []review.SyncProgress
+	p, err := e.svc.Sync(context.Background(), func(p review.SyncProgress) { seen = append(seen, p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Pages != 5 || p.Batches != 48 || len(seen) != 5 || p.Changed != p.Items || p.Invalid < 4 {
+		t.Fatalf("first sync %+v, %d progress reports", p, len(seen))
+	}
+	nb, ni, _ := e.db.Counts(context.Background())
+	if nb != 48 || ni != p.Items {
+		t.Fatalf("cache holds %d batches %d items", nb, ni)
+	}
+	pos, _ := e.db.SyncPosition(context.Background())
+	arrivals := e.srv.Arrivals(screenapi.EPBatches)
+
+	p = e.sync(t)
+	if p.Pages != 1 || p.Changed != 0 || e.srv.Arrivals(screenapi.EPBatches) != arrivals+1 {
+		t.Fatalf("a sync with nothing changed: %+v", p)
+	}
+	if pos2, _ := e.db.SyncPosition(context.Background()); !pos2.Equal(pos) {
+		t.Fatalf("position moved %v -> %v", pos, pos2)
+	}
+	// A change at the service comes down, alone.
+	id := e.srv.FindCode("SOURCE_UNREACHABLE")
+	e.srv.Touch(id, func(it *policy.RawItem) {
+		s, r := 33.0, "forward"
+		it.Status, it.RiskScore, it.Recommendation, it.ErrorCode, it.ErrorMessage = "scored", &s, &r, nil, nil
+	})
+	p = e.sync(t)
+	if p.Changed != 1 {
+		t.Fatalf("incremental sync %+v", p)
+	}
+	it, _ := e.db.Item(context.Background(), id)
+	if it.Status != policy.StatusScored || *it.RiskScore != 33 {
+		t.Fatalf("%+v", it)
+	}
+}
+
+func TestSyncStoresBrokenItemsAsInvalidAndTheRestNormally(t *testing.T) {
+	e := setup(t)
+	e.sync(t)
+	rows, _ := e.db.Items(context.Background(), store.ItemFilter{Status: policy.StatusInvalid})
+	if len(rows) < 4 {
+		t.Fatalf("%d invalid items", len(rows))
+	}
+	for _, r := range rows {
+		if r.RiskScore != nil || r.Recommendation != "" || r.ErrorCode != policy.CodeInvalidResponse || r.Problem == "" {
+			t.Fatalf("invalid item shown as checked: %+v", r)
+		}
+		siblings, _ := e.db.Items(context.Background(), store.ItemFilter{BatchID: r.BatchID})
+		if len(siblings) != e.srv.BatchSize(r.BatchID) {
+			t.Fatalf("the rest of batch %s was not stored", r.BatchID)
+		}
+	}
+}
+
+func TestMalformedPageIsNotApplied(t *testing.T) {
+	e := setup(t)
+	e.svc.SetPageSize(10)
+	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultMalformed, Endpoint: screenapi.EPBatches, Times: 1})
+	p, err := e.svc.Sync(context.Background(), nil)
+	if policy.ErrorCode(err) != policy.CodeInvalidResponse || p.Pages != 0 {
+		t.Fatalf("%+v %v", p, err)
+	}
+	if nb, _, _ := e.db.Counts(context.Background()); nb != 0 {
+		t.Fatalf("%d batches stored from a malformed page", nb)
+	}
+	if pos, _ := e.db.SyncPosition(context.Background()); !pos.IsZero() {
+		t.Fatal("position moved")
+	}
+	if p = e.sync(t); p.Batches != 48 {
+		t.Fatalf("%+v", p)
+	}
+}
+
+func TestSyncStopsCleanlyWhenCancelled(t *testing.T) {
+	e := setup(t)
+	e.svc.SetPageSize(10)
+	ctx, cancel := context.WithCancel(context.Background())
+	p, err := e.svc.Sync(ctx, func(review.SyncProgress) { cancel() })
+	if policy.ErrorCode(err) != policy.CodeDeadlineExceeded || p.Pages != 1 {
+		t.Fatalf("%+v %v", p, err)
+	}
+	if nb, _, _ := e.db.Counts(context.Background()); nb != 10 {
+		t.Fatalf("%d batches: the committed page must stay", nb)
+	}
+	if p = e.sync(t); p.Batches < 38 { // resumes from the position
+		t.Fatalf("%+v", p)
+	}
+}
+
+func TestEveryCodeEveryAction(t *testing.T) {
+	codes := append(policy.ItemCodes(), "QUANTUM_FLUX_CAPACITOR")
+	for _, code := range codes {
+		t.Run(string(code), func(t *testing.T) {
+			e := setup(t)
+			e.sync(t)
+			id := e.srv.FindCode(string(code))
+			if id == "" {
+				t.Fatalf("no seeded item with %s", code)
+			}
+			retryable := policy.Retryable(policy.NormalizeItemCode(string(code)))
+			ctx := context.Background()
+
+			res, err := e.svc.Resubmit(ctx, id)
+			if retryable {
+				if err != nil || res.Action.State != policy.ActionDone || res.Item.Status != policy.StatusScored {
+					t.Fatalf("resubmit: %+v %v", res, err)
+				}
+				if e.srv.Analyses(id) != 1 {
+					t.Fatalf("analyses %d", e.srv.Analyses(id))
+				}
+				if _, err := e.svc.RequestFile(ctx, id, ""); policy.ErrorCode(err) != policy.CodeConflict {
+					t.Fatalf("request file on a scored item: %v", err)
+				}
+				return
+			}
+			if policy.ErrorCode(err) != policy.CodeNotRetryable || !strings.Contains(err.Error(), string(code)) {
+				t.Fatalf("resubmit of %s: %v", code, err)
+			}
+			if e.srv.Arrivals(screenapi.EPResubmit) != 0 {
+				t.Fatal("a refused re-submission reached the API")
+			}
+			res, err = e.svc.RequestFile(ctx, id, "")
+			if err != nil || res.Action.State != policy.ActionDone || res.Item.Status != policy.StatusAwaitingFile {
+				t.Fatalf("request file: %+v %v", res, err)
+			}
+			if e.srv.FileRequests(id) != 1 || res.Action.Message != policy.Info(code).CustomerMessage {
+				t.Fatalf("file requests %d message %q", e.srv.FileRequests(id), res.Action.Message)
+			}
+			res, err = e.svc.Replace(ctx, id, "new.png", []byte("\x89PNG\r\n\x1a\nimage"))
+			if err != nil || res.Action.State != policy.ActionDone || res.Item.Status != policy.StatusScored {
+				t.Fatalf("replace: %+v %v", res, err)
+			}
+			if e.srv.Analyses(id) != 1 {
+				t.Fatalf("analyses %d", e.srv.Analyses(id))
+			}
+		})
+	}
+}
+
+func TestRefusalsMakeNoCall(t *testing.T) {
+	e := setup(t)
+	e.sync(t)
+	ctx := context.Background()
+	id := e.srv.FindCode("DECODE_FAILED")
+	if _, err := e.svc.Replace(ctx, id, "x.gif", []byte("GIF89a.....")); policy.ErrorCode(err) != policy.CodeInvalidFile {
+		t.Fatalf("bad file: %v", err)
+	}
+	big := append([]byte("\xFF\xD8\xFF"), make([]byte, policy.MaxFileSize)...)
+	if _, err := e.svc.Replace(ctx, id, "x.jpg", big); policy.ErrorCode(err) != policy.CodeInvalidFile {
+		t.Fatalf("big file: %v", err)
+	}
+	// An open action blocks every other action on the item.
+	e.srv.Refuse()
+	res, err := e.svc.RequestFile(ctx, id, "please")
+	if err != nil || res.Action.State != policy.ActionQueued {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if _, err := e.svc.Replace(ctx, id, "x.jpg", []byte("\xFF\xD8\xFFdata")); policy.ErrorCode(err) != policy.CodeActionOpen {
+		t.Fatalf("second action: %v", err)
+	}
+	if e.srv.Arrivals(screenapi.EPReplacement)+e.srv.Arrivals(screenapi.EPFileRequest) != 0 {
+		t.Fatal("a refused action reached the API")
+	}
+	// A queued action can be cancelled, and then the item is free again.
+	if c, err := e.svc.Cancel(ctx, res.Action.ID); err != nil || c.State != policy.ActionCancelled {
+		t.Fatalf("%+v %v", c, err)
+	}
+}
+
+func TestOfflineQueueThenFlush(t *testing.T) {
+	e := setup(t)
+	e.sync(t)
+	ctx := context.Background()
+	id := e.srv.FindCode("CLASSIFIER_TIMEOUT")
+	e.srv.Refuse()
+	res, err := e.svc.Resubmit(ctx, id)
+	if err != nil || res.Action.State != policy.ActionQueued || policy.ErrorCode(res.Err) != policy.CodeAPIUnreachable {
+		t.Fatalf("%+v %v", res, err)
+	}
+	st, _ := e.svc.Status(ctx)
+	if st.Conn.State != review.ConnOffline {
+		t.Fatalf("status %+v", st)
+	}
+	// Reading works with the API down.
+	if items, err := e.svc.Items(ctx, store.ItemFilter{}); err != nil || len(items) == 0 {
+		t.Fatal(err)
+	}
+	d, _ := e.svc.Item(ctx, id)
+	if len(d.Attempts) != 2 || d.Next.Kind != policy.NextNone || d.OpenAction() != policy.ActionQueued {
+		t.Fatalf("attempts %d next %s open %s", len(d.Attempts), d.Next.Kind, d.OpenAction())
+	}
+	if err := e.srv.Accept(); err != nil {
+		t.Fatal(err)
+	}
+	fr, err := e.svc.Flush(ctx)
+	if err != nil || fr.Done != 1 {
+		t.Fatalf("%+v %v", fr, err)
+	}
+	if e.srv.Analyses(id) != 1 || e.srv.Arrivals(screenapi.EPResubmit) != 1 {
+		t.Fatalf("analyses %d arrivals %d", e.srv.Analyses(id), e.srv.Arrivals(screenapi.EPResubmit))
+	}
+	if fr, _ = e.svc.Flush(ctx); len(fr.Results) != 0 {
+		t.Fatalf("a second flush sent %+v", fr)
+	}
+}
+
+func TestUnknownOutcomeIsReconciledWithTheSameKey(t *testing.T) {
+	for _, kind := range []screenapi.FaultKind{screenapi.FaultResetAfter, screenapi.FaultReset, screenapi.FaultBadGateway} {
+		t.Run(string(kind), func(t *testing.T) {
+			e := setup(t)
+			e.sync(t)
+			ctx := context.Background()
+			id := e.srv.FindCode("FORENSICS_UNREACHABLE")
+			e.srv.SetFault(screenapi.Fault{Kind: kind, Endpoint: screenapi.EPResubmit, Times: 1})
+			res, err := e.svc.Resubmit(ctx, id)
+			if err != nil || res.Action.State != policy.ActionUnknown || policy.ErrorCode(res.Err) != policy.CodeOutcomeUnknown {
+				t.Fatalf("%+v %v", res, err)
+			}
+			d, _ := e.svc.Item(ctx, id)
+			if d.Next.Kind != policy.NextReconcile || d.Checked() {
+				t.Fatalf("next %s", d.Next.Kind)
+			}
+			if _, err := e.svc.Resubmit(ctx, id); policy.ErrorCode(err) != policy.CodeActionOpen {
+				t.Fatalf("a second click must be refused: %v", err)
+			}
+			fr, err := e.svc.Flush(ctx)
+			if err != nil || fr.Done != 1 {
+				t.Fatalf("%+v %v", fr, err)
+			}
+			if got := fr.Results[0].Action; got.Key != res.Action.Key || got.Sends != 2 {
+				t.Fatalf("reconciled with key %s (sends %d), first sent with %s", got.Key, got.Sends, res.Action.Key)
+			}
+			if e.srv.Analyses(id) != 1 || e.srv.Arrivals(screenapi.EPResubmit) != 2 {
+				t.Fatalf("analyses %d arrivals %d: one paid analysis in all", e.srv.Analyses(id), e.srv.Arrivals(screenapi.EPResubmit))
+			}
+		})
+	}
+}
+
+func TestRateLimitSetsAWait(t *testing.T) {
+	e := setup(t)
+	e.sync(t)
+	ctx := context.Background()
+	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultRateLimit, RetryAfter: "120", Times: 1})
+	res, err := e.svc.Resubmit(ctx, e.srv.FindCode("CLASSIFIER_TIMEOUT"))
+	if err != nil || res.Action.State != policy.ActionFailed || policy.ErrorCode(res.Err) != policy.CodeRateLimited {
+		t.Fatalf("%+v %v", res, err)
+	}
+	other := e.srv.FindCode("INTERNAL_ERROR")
+	d, _ := e.svc.Item(ctx, other)
+	if d.Next.Kind != policy.NextWait || d.Next.Until.Before(time.Now().Add(100*time.Second)) {
+		t.Fatalf("next %+v", d.Next)
+	}
+	before := e.srv.Arrivals(screenapi.EPResubmit)
+	if _, err := e.svc.Resubmit(ctx, other); policy.ErrorCode(err) != policy.CodeRateLimitWait {
+		t.Fatalf("%v", err)
+	}
+	if e.srv.Arrivals(screenapi.EPResubmit) != before {
+		t.Fatal("a call was made during the wait")
+	}
+}
+
+func TestSyncKeepsTheReviewersOpenAction(t *testing.T) {
+	e := setup(t)
+	e.sync(t)
+	ctx := context.Background()
+	id := e.srv.FindCode("SOURCE_UNREACHABLE")
+	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultHang, Endpoint: screenapi.EPResubmit, Times: 1})
+	svcShort := e.svc
+	res, _ := svcShort.Resubmit(ctx, id) // times out: unknown
+	if res.Action.State != policy.ActionUnknown {
+		t.Fatalf("%+v", res)
+	}
+	e.srv.Touch(id, func(it *policy.RawItem) { it.Attempt++ })
+	if p := e.sync(t); p.Changed != 1 {
+		t.Fatalf("%+v", p)
+	}
+	d, _ := e.svc.Item(ctx, id)
+	if d.OpenAction() != policy.ActionUnknown || d.Action.Key != res.Action.Key || d.Attempt != 2 {
+		t.Fatalf("sync overwrote the open action: %+v", d.Action)
+	}
+	if fr, _ := e.svc.Flush(ctx); fr.Done != 1 || e.srv.Analyses(id) != 1 {
+		t.Fatalf("%+v analyses %d", fr, e.srv.Analyses(id))
+	}
+}
+
+func TestTwoFlushesAtOnceSendEachActionOnce(t *testing.T) {
+	e := setup(t)
+	e.sync(t)
+	ctx := context.Background()
+	e.srv.Refuse()
+	var ids []string
+	for _, c := range []string{"CLASSIFIER_TIMEOUT", "CLASSIFIER_UNAVAILABLE", "FORENSICS_UNREACHABLE", "SOURCE_UNREACHABLE", "INTERNAL_ERROR"} {
+		id := e.srv.FindCode(c)
+		ids = append(ids, id)
+		if res, err := e.svc.Resubmit(ctx, id); err != nil || res.Action.State != policy.ActionQueued {
+			t.Fatalf("%+v %v", res, err)
+		}
+	}
+	e.srv.Accept()
+	// A second process on the same cache flushes at the same time.
+	db2, api2, svc2 := newService(t, e.srv.URL(), e.path)
+	defer db2.Close()
+	defer api2.Close()
+	var wg sync.WaitGroup
+	for _, s := range []*review.Service{e.svc, svc2} {
+		wg.Add(1)
+		go func(s *review.Service) {
+			defer wg.Done()
+			if _, err := s.Flush(ctx); err != nil {
+				t.Error(err)
+			}
+		}(s)
+	}
+	wg.Wait()
+	// The first process's circuit opened while the API was refusing (five
+	// failures): what it claimed went back to the queue. Flush the rest.
+	if _, err := svc2.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if e.srv.Analyses(id) != 1 {
+			t.Fatalf("%s analysed %d times", id, e.srv.Analyses(id))
+		}
+	}
+	if out, _ := e.svc.Outbox(ctx); len(out) != 0 {
+		t.Fatalf("outbox %+v", out)
+	}
+}
+
+func TestExportCSVShowsNoScoreForUncheckedItems(t *testing.T) {
+	e := setup(t)
+	e.sync(t)
+	var buf bytes.Buffer
+	n, err := e.svc.ExportCSV(context.Background(), &buf, "")
+	if err != nil || n < 100 {
+		t.Fatalf("%d %v", n, err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil || len(recs) != n+1 {
+		t.Fatalf("%d records %v", len(recs), err)
+	}
+	for _, r := range recs[1:] {
+		if r[5] != "scored" && (r[6] != "" || r[7] != "") {
+			t.Fatalf("an unchecked item exported with a verdict: %v", r)
+		}
+	}
+}
+
+// --- two processes -------------------------------------------------------
+
+// TestMain doubles as a helper process for the tests that need a second
+// process (a crash, a race between two processes).
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("REVIEW_HELPER"); mode != "" {
+		os.Exit(helper(mode))
+	}
+	os.Exit(m.Run())
+}
+
+func helper(mode string) int {
+	t := &testing.T{}
+	db, api, svc := newService(t, os.Getenv("REVIEW_URL"), os.Getenv("REVIEW_DB"))
+	defer db.Close()
+	defer api.Close()
+	if mode == "crash" {
+		svc.SetAfterIntent(func(store.Action) { syscall.Kill(os.Getpid(), syscall.SIGKILL) })
+	}
+	res, err := svc.Resubmit(context.Background(), os.Getenv("REVIEW_ITEM"))
+	fmt.Println(res.Action.State, policy.ErrorCode(err))
+	return 0
+}
+
+func helperCmd(e *env, mode, item string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "REVIEW_HELPER="+mode, "REVIEW_URL="+e.srv.URL(), "REVIEW_DB="+e.path, "REVIEW_ITEM="+item)
+	return cmd
+}
+
+func TestTwoProcessesResubmittingOneItemPayForOneAnalysis(t *testing.T) {
+	e := setup(t)
+	e.sync(t)
+	id := e.srv.FindCode("CLASSIFIER_UNAVAILABLE")
+	e.srv.SetAnalysisLatency(id, 200*time.Millisecond)
+	var outs [2]bytes.Buffer
+	cmds := [2]*exec.Cmd{helperCmd(e, "resubmit", id), helperCmd(e, "resubmit", id)}
+	for i, c := range cmds {
+		c.Stdout = &outs[i]
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if e.srv.Analyses(id) != 1 || e.srv.Arrivals(screenapi.EPResubmit) != 1 {
+		t.Fatalf("analyses %d arrivals %d; outputs %q %q", e.srv.Analyses(id), e.srv.Arrivals(screenapi.EPResubmit), outs[0].String(), outs[1].String())
+	}
+	acts, _ := e.db.ItemActions(context.Background(), id)
+	if len(acts) != 1 || acts[0].State != policy.ActionDone {
+		t.Fatalf("actions %+v", acts)
+	}
+	both := outs[0].String() + outs[1].String()
+	if !strings.Contains(both, "done") || !(strings.Contains(both, "ACTION_OPEN") || strings.Contains(both, "NOT_RETRYABLE")) {
+		t.Fatalf("outputs %q", both)
+	}
+}
+
+func TestKilledBetweenIntentAndSendIsSentOnceAfterRestart(t *testing.T) {
+	e := setup(t)
+	e.sync(t)
+	id := e.srv.FindCode("SOURCE_UNREACHABLE")
+	cmd := helperCmd(e, "crash", id)
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("helper did not die by SIGKILL: %v", err)
+	}
+	if e.srv.Arrivals(screenapi.EPResubmit) != 0 {
+		t.Fatal("the action was sent before the crash")
+	}
+	// "Restart": a new process opens the same cache.
+	db2, api2, svc2 := newService(t, e.srv.URL(), e.path)
+	defer db2.Close()
+	defer api2.Close()
+	out, _ := svc2.Outbox(context.Background())
+	if len(out) != 1 || out[0].State != policy.ActionQueued || out[0].ItemID != id {
+		t.Fatalf("outbox after the crash %+v", out)
+	}
+	fr, err := svc2.Flush(context.Background())
+	if err != nil || fr.Done != 1 {
+		t.Fatalf("%+v %v", fr, err)
+	}
+	svc2.Flush(context.Background())
+	if e.srv.Analyses(id) != 1 || e.srv.Arrivals(screenapi.EPResubmit) != 1 {
+		t.Fatalf("analyses %d arrivals %d", e.srv.Analyses(id), e.srv.Arrivals(screenapi.EPResubmit))
+	}
+}

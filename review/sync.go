@@ -1,0 +1,74 @@
+package review
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/policy"
+)
+
+// SyncProgress is reported after each applied page.
+type SyncProgress struct {
+	Pages   int // pages applied
+	Batches int // batches received
+	Items   int // items received
+	Changed int // items written (new or changed)
+	Invalid int // items that broke the contract, stored as invalid
+}
+
+// Sync pulls the batches changed since the newest one in the cache, page by
+// page. Each page is applied in one transaction, and the sync position moves
+// with it, so a sync cut short resumes where it stopped. A page that is not
+// the contract's JSON is not applied at all and ends the sync with its
+// error. Actions in the outbox are never touched.
+func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncProgress, error) {
+	var p SyncProgress
+	since, err := s.db.SyncPosition(ctx)
+	if err != nil {
+		return p, err
+	}
+	cursor := ""
+	for {
+		if err := ctx.Err(); err != nil {
+			return p, policy.Errorf(policy.CodeDeadlineExceeded, "sync cancelled after %d pages", p.Pages)
+		}
+		page, attempts, err := s.api.ListBatches(ctx, since, cursor, s.pageSize)
+		s.observe(err)
+		if err != nil {
+			rctx, cancel := recordCtx(ctx)
+			_ = s.db.RecordAttempts(rctx, "", "sync", evidence(attempts))
+			if e, ok := client.AsError(err); ok && e.Code == policy.CodeRateLimited {
+				_ = s.db.SetRateLimitedUntil(rctx, e.RetryAfter)
+			}
+			cancel()
+			if ctx.Err() != nil {
+				return p, policy.Errorf(policy.CodeDeadlineExceeded, "sync cancelled after %d pages", p.Pages)
+			}
+			return p, fmt.Errorf("sync stopped after %d pages: %w", p.Pages, err)
+		}
+		n, err := s.db.ApplyPage(ctx, page.Batches)
+		if err != nil {
+			return p, fmt.Errorf("sync: writing page %d: %w", p.Pages+1, err)
+		}
+		p.Pages++
+		p.Changed += n.Items
+		for _, b := range page.Batches {
+			p.Batches++
+			p.Items += len(b.Items)
+			for _, it := range b.Items {
+				if it.Status == policy.StatusInvalid {
+					p.Invalid++
+				}
+			}
+		}
+		if progress != nil {
+			progress(p)
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		cursor = page.NextCursor
+	}
+	return p, s.db.SetLastSync(ctx, s.now())
+}
