@@ -1,0 +1,301 @@
+// Package cli is the command line of the reviewer binary: the same workflow
+// as the window, without it. It parses flags and the environment, opens the
+// cache and the client, runs one command, and turns its outcome into one of
+// the documented exit statuses. main.go hands it a function that opens the
+// window, so this package never imports Fyne's app driver.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"os/user"
+	"strings"
+	"syscall"
+
+	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/screenapi"
+	"github.com/trustscreen/reviewer/store"
+)
+
+// Exit statuses.
+const (
+	ExitOK       = 0
+	ExitFailure  = 1
+	ExitUsage    = 2
+	ExitRefused  = 3 // refused locally by policy: no call made
+	ExitUnknown  = 4 // outcome unknown: recorded, flush reconciles it
+	ExitQueued   = 5 // not sent, queued: unreachable, circuit open, no budget
+	ExitAnswerNo = 6 // the API answered no
+)
+
+// Window is what the console window needs to open.
+type Window struct {
+	Service *review.Service
+	Config  client.Config
+	Demo    bool
+	DBPath  string
+}
+
+// Env is the program's outside world.
+type Env struct {
+	Stdout, Stderr io.Writer
+	Lookup         func(string) (string, bool)
+	OpenWindow     func(Window) error
+}
+
+const usage = `usage: reviewer [global flags] [command] [flags]
+
+commands:
+  (none)                          open the console window (--demo: on the built-in demo service)
+  sync                            pull changed batches into the cache
+  items [--batch ID] [--status S] [--code C] [--retryable] [--needs-action] [--json]
+  item ID [--json]                one item with its actions, attempts and audit trail
+  resubmit ID                     re-run the analysis of an item whose code a re-run may help
+  request-file ID --message TEXT  ask the customer for a new file
+  replace ID FILE                 upload the file the customer sent
+  outbox [--json]                 actions not done yet
+  flush                           send queued actions, reconcile unknown ones
+  cancel ACTION_ID                cancel a queued action
+  export --csv FILE [--batch ID]  write items as CSV
+  demo-api [--addr 127.0.0.1:8001] serve the reference screening service
+
+exit status: 0 done, 2 bad usage, 3 refused locally (no call made), 4 outcome unknown
+(flush reconciles it), 5 not sent and queued, 6 the API answered no, 1 anything else.
+`
+
+// globals are the flags every command takes.
+type globals struct {
+	cfg      client.Config
+	db       string
+	reviewer string
+	demo     bool
+}
+
+func (g *globals) register(fs *flag.FlagSet) {
+	g.cfg.RegisterFlags(fs)
+	fs.StringVar(&g.db, "db", g.db, "cache file (REVIEWER_DB)")
+	fs.StringVar(&g.reviewer, "reviewer", g.reviewer, "reviewer name (REVIEWER_NAME, else the OS user)")
+	fs.BoolVar(&g.demo, "demo", g.demo, "open the window on the built-in demo service with a throwaway cache")
+}
+
+func defaultReviewer(lookup func(string) (string, bool)) string {
+	if v, ok := lookup("REVIEWER_NAME"); ok && v != "" {
+		return v
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return "reviewer"
+}
+
+// Run runs the command line and returns the exit status.
+func Run(args []string, env Env) int {
+	r := &runner{env: env}
+	code, err := r.run(args)
+	if err != nil {
+		r.fail(err)
+	}
+	return code
+}
+
+type runner struct {
+	env Env
+	g   globals
+}
+
+func (r *runner) fail(err error) {
+	var u usageError
+	if errors.As(err, &u) {
+		fmt.Fprintf(r.env.Stderr, "reviewer: %s (see reviewer -h)\n", u.msg)
+		return
+	}
+	fmt.Fprintf(r.env.Stderr, "reviewer: %s\n", oneLine(describe(err)))
+}
+
+type usageError struct{ msg string }
+
+func (u usageError) Error() string { return u.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func (r *runner) run(args []string) (int, error) {
+	cfg, err := client.ConfigFromEnv(r.env.Lookup)
+	if err != nil {
+		return ExitUsage, err
+	}
+	r.g = globals{cfg: cfg, reviewer: defaultReviewer(r.env.Lookup)}
+	if v, ok := r.env.Lookup("REVIEWER_DB"); ok {
+		r.g.db = v
+	}
+	fs := r.flags("reviewer")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK, nil
+		}
+		return ExitUsage, usagef("%v", err)
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return r.window()
+	}
+	cmd, cmdArgs := rest[0], rest[1:]
+	switch cmd {
+	case "sync":
+		return r.sync(cmdArgs)
+	case "items":
+		return r.items(cmdArgs)
+	case "item":
+		return r.item(cmdArgs)
+	case "resubmit", "request-file", "replace":
+		return r.action(cmd, cmdArgs)
+	case "outbox":
+		return r.outbox(cmdArgs)
+	case "flush":
+		return r.flush(cmdArgs)
+	case "cancel":
+		return r.cancel(cmdArgs)
+	case "export":
+		return r.export(cmdArgs)
+	case "demo-api":
+		return r.demoAPI(cmdArgs)
+	case "help":
+		fmt.Fprint(r.env.Stdout, usage)
+		return ExitOK, nil
+	}
+	return ExitUsage, usagef("unknown command %q", cmd)
+}
+
+func (r *runner) flags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(r.env.Stderr)
+	fs.Usage = func() { fmt.Fprint(r.env.Stderr, usage, "\nflags:\n"); fs.PrintDefaults() }
+	r.g.register(fs)
+	return fs
+}
+
+// parse parses a command's flags (and the global ones again), and checks
+// the count of positional arguments.
+func (r *runner) parse(fs *flag.FlagSet, args []string, positional int) ([]string, error) {
+	// Allow flags after positional arguments: "item ID --json".
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usagef("%v", err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(pos) != positional {
+		return nil, usagef("%s takes %d argument(s), got %d", fs.Name(), positional, len(pos))
+	}
+	return pos, nil
+}
+
+// open builds the cache, the client and the workflow.
+func (r *runner) open() (*review.Service, func(), error) {
+	if err := r.g.cfg.Finish(); err != nil {
+		return nil, nil, err
+	}
+	path := r.g.db
+	if path == "" {
+		p, err := store.DefaultPath()
+		if err != nil {
+			return nil, nil, err
+		}
+		path = p
+	}
+	db, err := store.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening the cache %s: %w", path, err)
+	}
+	api, err := client.New(r.g.cfg)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	svc := review.New(db, api, r.g.cfg.Budget(), r.g.reviewer)
+	return svc, func() { api.Close(); db.Close() }, nil
+}
+
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// exitFor maps an error to the exit status.
+func exitFor(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var u usageError
+	if errors.As(err, &u) {
+		return ExitUsage
+	}
+	if e, ok := client.AsError(err); ok {
+		switch e.Class {
+		case client.ClassNotConnected, client.ClassNotStarted:
+			return ExitQueued
+		case client.ClassUnknown:
+			return ExitUnknown
+		case client.ClassAnsweredNo, client.ClassRateLimited:
+			return ExitAnswerNo
+		}
+		return ExitFailure
+	}
+	switch policy.ErrorCode(err) {
+	case policy.CodeNotRetryable, policy.CodeActionOpen, policy.CodeRateLimitWait, policy.CodeConflict, policy.CodeInvalidFile:
+		return ExitRefused
+	case policy.CodeInvalidInput:
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// describe is the one line a person reads: the code, what happened, and
+// what to do next.
+func describe(err error) string {
+	code := policy.ErrorCode(err)
+	msg := err.Error()
+	if !strings.HasPrefix(msg, string(code)) {
+		msg = string(code) + ": " + msg
+	}
+	switch exitFor(err) {
+	case ExitQueued:
+		msg += "; nothing reached the API"
+	case ExitUnknown:
+		msg += "; run 'reviewer flush' to reconcile it with the same key"
+	}
+	return msg
+}
+
+func (r *runner) demoAPI(args []string) (int, error) {
+	fs := r.flags("demo-api")
+	addr := fs.String("addr", "127.0.0.1:8001", "listen address")
+	latency := fs.Duration("latency", 0, "added to every request")
+	analysis := fs.Duration("analysis-latency", 0, "how long one analysis takes")
+	if _, err := r.parse(fs, args, 0); err != nil {
+		return ExitUsage, err
+	}
+	tok, _ := r.env.Lookup("REVIEWER_API_TOKEN")
+	srv, err := screenapi.Start(*addr, screenapi.Options{Token: strings.TrimSpace(tok), Latency: *latency, AnalysisLatency: *analysis})
+	if err != nil {
+		return ExitFailure, err
+	}
+	defer srv.Close()
+	fmt.Fprintf(r.env.Stdout, "reference screening service on %s (Ctrl-C stops it)\n", srv.URL())
+	ctx, cancel := signalContext()
+	defer cancel()
+	<-ctx.Done()
+	return ExitOK, nil
+}

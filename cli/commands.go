@@ -1,0 +1,411 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/screenapi"
+	"github.com/trustscreen/reviewer/store"
+)
+
+func (r *runner) sync(args []string) (int, error) {
+	if _, err := r.parse(r.flags("sync"), args, 0); err != nil {
+		return ExitUsage, err
+	}
+	svc, done, err := r.open()
+	if err != nil {
+		return exitFor(err), err
+	}
+	defer done()
+	ctx, cancel := signalContext()
+	defer cancel()
+	p, err := svc.Sync(ctx, nil)
+	fmt.Fprintf(r.env.Stdout, "synced %d pages: %d batches, %d items (%d changed, %d invalid answers stored as invalid)\n",
+		p.Pages, p.Batches, p.Items, p.Changed, p.Invalid)
+	return exitFor(err), err
+}
+
+// itemJSON is the shape of `items --json`.
+type itemJSON struct {
+	ID             string             `json:"id"`
+	BatchID        string             `json:"batch_id"`
+	CustomerRef    string             `json:"customer_ref"`
+	FileName       string             `json:"file_name"`
+	Kind           string             `json:"kind"`
+	Status         string             `json:"status"`
+	RiskScore      *int               `json:"risk_score"`
+	Recommendation *string            `json:"recommendation"`
+	Layers         map[string]float64 `json:"layers,omitempty"`
+	ErrorCode      *string            `json:"error_code"`
+	ReportedCode   *string            `json:"reported_code"`
+	Problem        string             `json:"problem,omitempty"`
+	Retryable      bool               `json:"retryable"`
+	NextAction     string             `json:"next_action"`
+	WaitUntil      *time.Time         `json:"wait_until,omitempty"`
+	OpenAction     *openActionJSON    `json:"open_action"`
+	UpdatedAt      time.Time          `json:"updated_at"`
+	Explanation    string             `json:"explanation"`
+	Actions        []store.Action     `json:"actions,omitempty"`
+	Attempts       []store.Attempt    `json:"attempts,omitempty"`
+	Audit          []store.AuditEntry `json:"audit,omitempty"`
+}
+
+type openActionJSON struct {
+	Kind           string `json:"kind"`
+	State          string `json:"state"`
+	IdempotencyKey string `json:"idempotency_key"`
+}
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func toJSON(v review.ItemView) itemJSON {
+	j := itemJSON{ID: v.ID, BatchID: v.BatchID, CustomerRef: v.CustomerRef, FileName: v.FileName, Kind: string(v.Kind),
+		Status: string(v.Status), ErrorCode: strPtr(string(v.ErrorCode)), ReportedCode: strPtr(v.ReportedCode),
+		Problem: v.Problem, Retryable: v.Retryable, NextAction: string(v.Next.Kind), UpdatedAt: v.UpdatedAt,
+		Explanation: policy.Describe(v.Item)}
+	if v.Checked() {
+		j.RiskScore, j.Recommendation, j.Layers = v.RiskScore, strPtr(string(v.Recommendation)), v.Layers
+	}
+	if !v.Next.Until.IsZero() {
+		u := v.Next.Until
+		j.WaitUntil = &u
+	}
+	if st := v.OpenAction(); st != "" {
+		j.OpenAction = &openActionJSON{Kind: string(v.Action.Kind), State: string(st), IdempotencyKey: v.Action.Key}
+	}
+	return j
+}
+
+func (r *runner) printJSON(v any) error {
+	enc := json.NewEncoder(r.env.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func (r *runner) items(args []string) (int, error) {
+	fs := r.flags("items")
+	var f store.ItemFilter
+	var status, code string
+	fs.StringVar(&f.BatchID, "batch", "", "only this batch")
+	fs.StringVar(&status, "status", "", "scored, error, pending, awaiting_file or invalid")
+	fs.StringVar(&code, "code", "", "only this error code")
+	fs.BoolVar(&f.Retryable, "retryable", false, "only errors a re-run may help")
+	fs.BoolVar(&f.NeedsAction, "needs-action", false, "only items that need a reviewer")
+	fs.StringVar(&f.Search, "search", "", "search id, file name, customer reference")
+	fs.IntVar(&f.Limit, "limit", 0, "at most this many")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := r.parse(fs, args, 0); err != nil {
+		return ExitUsage, err
+	}
+	if status != "" {
+		valid := false
+		for _, s := range policy.Statuses() {
+			valid = valid || string(s) == status
+		}
+		if !valid {
+			return ExitUsage, usagef("--status %q: want scored, error, pending, awaiting_file or invalid", status)
+		}
+	}
+	f.Status, f.Code = policy.Status(status), policy.Code(code)
+	svc, done, err := r.open()
+	if err != nil {
+		return exitFor(err), err
+	}
+	defer done()
+	items, err := svc.Items(context.Background(), f)
+	if err != nil {
+		return ExitFailure, err
+	}
+	if *asJSON {
+		out := make([]itemJSON, len(items))
+		for i, v := range items {
+			out[i] = toJSON(v)
+		}
+		return ExitOK, r.printJSON(out)
+	}
+	tw := tabwriter.NewWriter(r.env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tBATCH\tFILE\tKIND\tSTATUS\tSCORE\tREC\tCODE\tRETRYABLE\tNEXT\tACTION")
+	for _, v := range items {
+		score, rec := "—", "—"
+		if v.Checked() {
+			score, rec = strconv.Itoa(*v.RiskScore), string(v.Recommendation)
+		}
+		act := "—"
+		if v.Action != nil {
+			act = string(v.Action.Kind) + ":" + string(v.Action.State)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%v\t%s\t%s\n", v.ID, v.BatchID, v.FileName, v.Kind, v.Status,
+			score, rec, dash(string(v.ErrorCode)), v.Retryable, v.Next.Kind, act)
+	}
+	return ExitOK, tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func (r *runner) item(args []string) (int, error) {
+	fs := r.flags("item")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := r.parse(fs, args, 1)
+	if err != nil {
+		return ExitUsage, err
+	}
+	svc, done, err := r.open()
+	if err != nil {
+		return exitFor(err), err
+	}
+	defer done()
+	d, err := svc.Item(context.Background(), pos[0])
+	if err != nil {
+		return exitFor(err), err
+	}
+	j := toJSON(d.ItemView)
+	j.Actions, j.Attempts, j.Audit = d.Actions, d.Attempts, d.Audit
+	if *asJSON {
+		return ExitOK, r.printJSON(j)
+	}
+	w := r.env.Stdout
+	fmt.Fprintf(w, "%s  %s  (%s, batch %s %s)\n", d.ID, d.FileName, d.Kind, d.BatchID, d.CustomerRef)
+	fmt.Fprintf(w, "status: %s\n%s\n", d.Status, policy.Describe(d.Item))
+	if d.ReportedCode != "" && d.ReportedCode != string(d.ErrorCode) {
+		fmt.Fprintf(w, "the service reported: %s\n", d.ReportedCode)
+	}
+	fmt.Fprintf(w, "next: %s\n", d.Next.Kind)
+	for _, a := range d.Actions {
+		fmt.Fprintf(w, "action %d: %s %s key=%s sends=%d %s\n", a.ID, a.Kind, a.State, a.Key, a.Sends, a.LastErrorCode)
+	}
+	for _, a := range d.Attempts {
+		fmt.Fprintf(w, "attempt %s #%d at %s: connect %v request %v elapsed %v -> %s %s\n", a.Operation, a.Number,
+			a.Start.Local().Format("15:04:05"), a.ConnectTimeout, a.RequestTimeout, a.Elapsed, a.Class, a.Code)
+	}
+	for _, e := range d.Audit {
+		fmt.Fprintf(w, "audit %s %s: %s %s\n", e.At.Local().Format("2006-01-02 15:04:05"), e.Reviewer, e.Event, e.Detail)
+	}
+	return ExitOK, nil
+}
+
+func (r *runner) action(cmd string, args []string) (int, error) {
+	fs := r.flags(cmd)
+	message := fs.String("message", "", "text for the customer (request-file)")
+	n := 1
+	if cmd == "replace" {
+		n = 2
+	}
+	pos, err := r.parse(fs, args, n)
+	if err != nil {
+		return ExitUsage, err
+	}
+	if cmd == "request-file" && *message == "" {
+		return ExitUsage, usagef("request-file needs --message TEXT")
+	}
+	svc, done, err := r.open()
+	if err != nil {
+		return exitFor(err), err
+	}
+	defer done()
+	ctx, cancel := signalContext()
+	defer cancel()
+	var res review.Result
+	switch cmd {
+	case "resubmit":
+		res, err = svc.Resubmit(ctx, pos[0])
+	case "request-file":
+		res, err = svc.RequestFile(ctx, pos[0], *message)
+	case "replace":
+		res, err = svc.ReplaceFile(ctx, pos[0], pos[1])
+	}
+	if err != nil {
+		return exitFor(err), err
+	}
+	return r.report(res)
+}
+
+// report prints an action's outcome and returns its exit status.
+func (r *runner) report(res review.Result) (int, error) {
+	a := res.Action
+	switch a.State {
+	case policy.ActionDone:
+		what := "done"
+		if res.Item != nil {
+			what = policy.Describe(*res.Item)
+		}
+		fmt.Fprintf(r.env.Stdout, "%s %s: %s\n", a.Kind, a.ItemID, what)
+		return ExitOK, nil
+	case policy.ActionQueued:
+		return ExitQueued, fmt.Errorf("%s %s queued (key %s): %w; run 'reviewer flush' when the API is reachable", a.Kind, a.ItemID, a.Key, res.Err)
+	case policy.ActionUnknown:
+		return ExitUnknown, fmt.Errorf("%s %s: outcome unknown (key %s): %w; run 'reviewer flush' to reconcile it with the same key", a.Kind, a.ItemID, a.Key, res.Err)
+	case policy.ActionFailed:
+		return ExitAnswerNo, fmt.Errorf("%s %s refused by the API: %w", a.Kind, a.ItemID, res.Err)
+	}
+	fmt.Fprintf(r.env.Stdout, "%s %s: %s\n", a.Kind, a.ItemID, a.State)
+	return ExitOK, nil
+}
+
+func (r *runner) outbox(args []string) (int, error) {
+	fs := r.flags("outbox")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := r.parse(fs, args, 0); err != nil {
+		return ExitUsage, err
+	}
+	svc, done, err := r.open()
+	if err != nil {
+		return exitFor(err), err
+	}
+	defer done()
+	out, err := svc.Outbox(context.Background())
+	if err != nil {
+		return ExitFailure, err
+	}
+	if out == nil {
+		out = []store.Action{}
+	}
+	if *asJSON {
+		return ExitOK, r.printJSON(out)
+	}
+	tw := tabwriter.NewWriter(r.env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tITEM\tKIND\tSTATE\tKEY\tCREATED\tLAST ERROR")
+	for _, a := range out {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.ItemID, a.Kind, a.State, a.Key,
+			a.CreatedAt.Local().Format("2006-01-02 15:04"), dash(string(a.LastErrorCode)))
+	}
+	return ExitOK, tw.Flush()
+}
+
+func (r *runner) flush(args []string) (int, error) {
+	if _, err := r.parse(r.flags("flush"), args, 0); err != nil {
+		return ExitUsage, err
+	}
+	svc, done, err := r.open()
+	if err != nil {
+		return exitFor(err), err
+	}
+	defer done()
+	ctx, cancel := signalContext()
+	defer cancel()
+	fr, err := svc.Flush(ctx)
+	if err != nil {
+		return ExitFailure, err
+	}
+	fmt.Fprintf(r.env.Stdout, "flushed %d actions: %d done, %d refused by the API, %d unknown, %d still queued\n",
+		len(fr.Results), fr.Done, fr.Failed, fr.Unknown, fr.Queued)
+	switch {
+	case fr.Unknown > 0:
+		return ExitUnknown, nil
+	case fr.Queued > 0:
+		return ExitQueued, nil
+	case fr.Failed > 0:
+		return ExitAnswerNo, nil
+	}
+	return ExitOK, nil
+}
+
+func (r *runner) cancel(args []string) (int, error) {
+	pos, err := r.parse(r.flags("cancel"), args, 1)
+	if err != nil {
+		return ExitUsage, err
+	}
+	id, err := strconv.ParseInt(pos[0], 10, 64)
+	if err != nil {
+		return ExitUsage, usagef("cancel takes an action id (see reviewer outbox)")
+	}
+	svc, done, err := r.open()
+	if err != nil {
+		return exitFor(err), err
+	}
+	defer done()
+	a, err := svc.Cancel(context.Background(), id)
+	if err != nil {
+		return exitFor(err), err
+	}
+	fmt.Fprintf(r.env.Stdout, "action %d on %s cancelled\n", a.ID, a.ItemID)
+	return ExitOK, nil
+}
+
+func (r *runner) export(args []string) (int, error) {
+	fs := r.flags("export")
+	file := fs.String("csv", "", "the CSV file to write")
+	batch := fs.String("batch", "", "only this batch")
+	if _, err := r.parse(fs, args, 0); err != nil {
+		return ExitUsage, err
+	}
+	if *file == "" {
+		return ExitUsage, usagef("export needs --csv FILE")
+	}
+	svc, done, err := r.open()
+	if err != nil {
+		return exitFor(err), err
+	}
+	defer done()
+	f, err := os.OpenFile(*file, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return ExitFailure, err
+	}
+	n, err := svc.ExportCSV(context.Background(), f, *batch)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return ExitFailure, err
+	}
+	fmt.Fprintf(r.env.Stdout, "wrote %d items to %s\n", n, *file)
+	return ExitOK, nil
+}
+
+// window opens the console; with --demo, on the reference service
+// in-process on a free loopback port, with a throwaway cache and token.
+func (r *runner) window() (int, error) {
+	if r.env.OpenWindow == nil {
+		return ExitFailure, fmt.Errorf("this build has no window")
+	}
+	if r.g.demo {
+		dir, err := os.MkdirTemp("", "reviewer-demo-")
+		if err != nil {
+			return ExitFailure, err
+		}
+		defer os.RemoveAll(dir)
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		tok := hex.EncodeToString(b[:])
+		srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Token: tok,
+			Latency: 80 * time.Millisecond, AnalysisLatency: 1200 * time.Millisecond})
+		if err != nil {
+			return ExitFailure, err
+		}
+		defer srv.Close()
+		r.g.cfg.BaseURL, r.g.cfg.Token, r.g.cfg.TokenFile = srv.URL(), client.Secret(tok), ""
+		r.g.db = filepath.Join(dir, "cache.db")
+		svc, done, err := r.open()
+		if err != nil {
+			return exitFor(err), err
+		}
+		defer done()
+		return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, Demo: true, DBPath: r.g.db})
+	}
+	svc, done, err := r.open()
+	if err != nil {
+		return exitFor(err), err
+	}
+	defer done()
+	return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, DBPath: r.g.db})
+}
