@@ -41,6 +41,8 @@ type Window struct {
 	Config  client.Config
 	Demo    bool
 	DBPath  string
+	// TokenSource says where the token came from, never what it is.
+	TokenSource string
 }
 
 // Env is the program's outside world.
@@ -227,6 +229,19 @@ func (r *runner) open() (*review.Service, func(), error) {
 	}
 	svc := review.New(db, api, r.g.cfg.Budget(), r.g.reviewer)
 	return svc, func() { api.Close(); db.Close() }, nil
+}
+
+// tokenSource names where the token comes from, for the preferences.
+func (r *runner) tokenSource() string {
+	switch {
+	case r.g.demo:
+		return "a throwaway token made for the demo service"
+	case r.g.cfg.TokenFile != "":
+		return "the file " + r.g.cfg.TokenFile
+	case r.g.cfg.Token != "":
+		return "the environment (REVIEWER_API_TOKEN)"
+	}
+	return "none set: set REVIEWER_API_TOKEN or REVIEWER_API_TOKEN_FILE"
 }
 
 func signalContext() (context.Context, context.CancelFunc) {

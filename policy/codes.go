@@ -88,7 +88,7 @@ var itemCodes = map[Code]CodeInfo{
 	CodeUnsupportedMediaType: {Retryable: false, NextActor: ActorCustomer,
 		Explanation:     "The file is not a JPEG, PNG, WebP or PDF. A new file is needed from the customer.",
 		CustomerMessage: "We cannot read the type of file you sent. Please send the document as a JPEG, PNG, WebP or PDF."},
-	CodeInvalidResponse: {Retryable: false, NextActor: ActorNobody,
+	CodeInvalidResponse: {Retryable: false, NextActor: ActorService,
 		Explanation: "The service's answer for this item broke its contract, so it is not a result. Sync again; if it stays, report it to the screening team."},
 }
 

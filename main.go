@@ -1,0 +1,25 @@
+// Command reviewer is TrustScreen Reviewer: a console for the compliance
+// reviewers who triage what a KYC document-fraud pre-screen flagged or could
+// not check. With no command it opens the window; see `reviewer help`.
+package main
+
+import (
+	"os"
+
+	"fyne.io/fyne/v2/app"
+
+	"github.com/trustscreen/reviewer/assets"
+	"github.com/trustscreen/reviewer/cli"
+	"github.com/trustscreen/reviewer/ui"
+)
+
+func main() {
+	os.Exit(cli.Run(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Lookup: os.LookupEnv, OpenWindow: openWindow}))
+}
+
+func openWindow(w cli.Window) error {
+	a := app.NewWithID("com.trustscreen.reviewer")
+	a.SetIcon(assets.Icon)
+	ui.Run(a, w.Service, ui.Options{Demo: w.Demo, APIURL: w.Config.BaseURL, TokenSource: w.TokenSource})
+	return nil
+}

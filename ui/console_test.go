@@ -1,0 +1,347 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/store"
+)
+
+// fakeWorkflow is a Workflow held in memory; the real one is tested in
+// package review against the reference service.
+type fakeWorkflow struct {
+	mu        sync.Mutex
+	items     []review.ItemView
+	status    review.Status
+	syncGate  chan struct{} // when set, Sync waits on it
+	afterSync []review.ItemView
+	calls     []string
+}
+
+func (f *fakeWorkflow) record(s string) {
+	f.mu.Lock()
+	f.calls = append(f.calls, s)
+	f.mu.Unlock()
+}
+
+func (f *fakeWorkflow) Calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.calls...)
+}
+
+func (f *fakeWorkflow) Sync(ctx context.Context, progress func(review.SyncProgress)) (review.SyncProgress, error) {
+	f.record("sync")
+	f.mu.Lock()
+	gate := f.syncGate
+	f.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return review.SyncProgress{}, policy.Errorf(policy.CodeDeadlineExceeded, "cancelled")
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.afterSync != nil {
+		f.items = f.afterSync
+	}
+	p := review.SyncProgress{Pages: 1, Items: len(f.items), Changed: len(f.items)}
+	progress(p)
+	f.status.Conn.State = review.ConnOnline
+	return p, nil
+}
+
+func (f *fakeWorkflow) Flush(context.Context) (review.FlushResult, error) {
+	return review.FlushResult{}, nil
+}
+func (f *fakeWorkflow) Status(context.Context) (review.Status, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.status, nil
+}
+func (f *fakeWorkflow) Batches(context.Context, string, int) ([]store.BatchSummary, error) {
+	return []store.BatchSummary{{ID: "bat_1", CustomerRef: "CUST-1", CreatedAt: time.Now(), Items: 1}}, nil
+}
+func (f *fakeWorkflow) Items(_ context.Context, flt store.ItemFilter) ([]review.ItemView, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]review.ItemView(nil), f.items...), nil
+}
+func (f *fakeWorkflow) Item(_ context.Context, id string) (review.Detail, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, it := range f.items {
+		if it.ID == id {
+			return review.Detail{ItemView: it}, nil
+		}
+	}
+	return review.Detail{}, policy.Errorf(policy.CodeNotFound, "no item %s", id)
+}
+func (f *fakeWorkflow) Resubmit(_ context.Context, id string) (review.Result, error) {
+	f.record("resubmit " + id)
+	return review.Result{Action: store.Action{ItemID: id, State: policy.ActionQueued},
+		Err: &client.Error{Code: policy.CodeAPIUnreachable, Class: client.ClassNotConnected}}, nil
+}
+func (f *fakeWorkflow) RequestFile(_ context.Context, id, msg string) (review.Result, error) {
+	f.record("request " + id + " " + msg)
+	return review.Result{Action: store.Action{ItemID: id, State: policy.ActionDone}}, nil
+}
+func (f *fakeWorkflow) ReplaceFile(_ context.Context, id, path string) (review.Result, error) {
+	f.record("replace " + id)
+	return review.Result{}, policy.Errorf(policy.CodeInvalidFile, "the file is not a JPEG, PNG, WebP or PDF")
+}
+func (f *fakeWorkflow) Cancel(_ context.Context, id int64) (store.Action, error) {
+	f.record("cancel")
+	return store.Action{}, nil
+}
+func (f *fakeWorkflow) ExportCSV(context.Context, io.Writer, string) (int, error) { return 0, nil }
+func (f *fakeWorkflow) Reviewer() string                                          { return "ana" }
+func (f *fakeWorkflow) SetReviewer(string)                                        {}
+
+func errorItem(id string, reported string) review.ItemView {
+	code := policy.NormalizeItemCode(reported)
+	it := policy.Item{ID: id, BatchID: "bat_1", Kind: policy.KindIDDocument, FileName: id + ".jpg",
+		Status: policy.StatusError, ErrorCode: code, ReportedCode: reported, UpdatedAt: time.Now()}
+	v := review.ItemView{ItemRow: store.ItemRow{Item: it, CustomerRef: "CUST-1"}, Retryable: policy.Retryable(code)}
+	v.Next = policy.NextAction(policy.Situation{Item: it, Now: time.Now()})
+	return v
+}
+
+func scoredItem(id string, score int, rec policy.Recommendation) review.ItemView {
+	it := policy.Item{ID: id, BatchID: "bat_1", Kind: policy.KindSelfie, FileName: id + ".jpg", Status: policy.StatusScored,
+		RiskScore: &score, Recommendation: rec, Layers: map[string]float64{"ela": 0.2}}
+	return review.ItemView{ItemRow: store.ItemRow{Item: it, CustomerRef: "CUST-1"}, Next: policy.Next{Kind: policy.NextNone}}
+}
+
+func newTestConsole(t *testing.T, wf *fakeWorkflow) *Console {
+	t.Helper()
+	t.Setenv("LANG", "en_US.UTF-8")
+	test.NewTempApp(t)
+	w := test.NewTempWindow(t, nil)
+	w.Resize(fyne.NewSize(1280, 800))
+	c := NewConsole(w, wf, Options{})
+	c.apply(c.reload) // as the UI goroutine would: one widget update at a time
+	c.Settle()
+	return c
+}
+
+// cell renders a table cell the way the table does.
+func (c *Console) cell(row, col int) *widget.Label {
+	l := widget.NewLabel("")
+	c.items.updateCell(widget.TableCellID{Row: row, Col: col}, l)
+	return l
+}
+
+func colIndex(t *testing.T, title string) int {
+	for i, c := range columns {
+		if c.title == title {
+			return i
+		}
+	}
+	t.Fatalf("no column %s", title)
+	return -1
+}
+
+func TestEveryErrorCodeShowsNoScoreAndOffersTheRightAction(t *testing.T) {
+	codes := []string{"QUANTUM_FLUX_CAPACITOR"}
+	for _, c := range policy.ItemCodes() {
+		codes = append(codes, string(c))
+	}
+	for _, reported := range codes {
+		t.Run(reported, func(t *testing.T) {
+			wf := &fakeWorkflow{items: []review.ItemView{errorItem("itm_1", reported)}}
+			c := newTestConsole(t, wf)
+			if len(c.items.rows) != 1 || c.panel.itemID != "itm_1" || !c.panel.loaded {
+				t.Fatalf("rows %d panel %q", len(c.items.rows), c.panel.itemID)
+			}
+			for _, col := range []string{"Score", "Rec."} {
+				if l := c.cell(0, colIndex(t, col)); l.Text != "—" {
+					t.Fatalf("%s cell %q for an error: must be a dash, never a number", col, l.Text)
+				}
+			}
+			st := c.cell(0, colIndex(t, "Status"))
+			if st.Importance == widget.SuccessImportance || strings.Contains(st.Text, "✓") {
+				t.Fatalf("an error looks like a pass: %q", st.Text)
+			}
+			if c.panel.verdict.Importance == widget.SuccessImportance || !strings.Contains(c.panel.verdict.Text, "not checked") {
+				t.Fatalf("panel verdict %q", c.panel.verdict.Text)
+			}
+			retryable := policy.Retryable(policy.NormalizeItemCode(reported))
+			if c.panel.resubmit.Disabled() == retryable {
+				t.Fatalf("Re-submit enabled=%v for %s", !c.panel.resubmit.Disabled(), reported)
+			}
+			if c.panel.request.Disabled() != retryable {
+				t.Fatalf("Request new file enabled=%v for %s", !c.panel.request.Disabled(), reported)
+			}
+			if !retryable && !strings.Contains(c.panel.why.Text, "new file is needed") {
+				t.Fatalf("why: %q", c.panel.why.Text)
+			}
+			if reported == "QUANTUM_FLUX_CAPACITOR" && !strings.Contains(c.panel.reported.Text, reported) {
+				t.Fatalf("the reported code is not shown: %q", c.panel.reported.Text)
+			}
+		})
+	}
+}
+
+func TestAnOpenActionDisablesBothActions(t *testing.T) {
+	for _, state := range []policy.ActionState{policy.ActionQueued, policy.ActionSending, policy.ActionUnknown} {
+		for _, code := range []string{"CLASSIFIER_TIMEOUT", "DECODE_FAILED"} {
+			v := errorItem("itm_1", code)
+			v.Action = &store.ActionRef{ID: 1, Kind: policy.ActionResubmit, State: state, Key: "k"}
+			c := newTestConsole(t, &fakeWorkflow{items: []review.ItemView{v}})
+			if !c.panel.resubmit.Disabled() || !c.panel.request.Disabled() || !c.panel.upload.Disabled() {
+				t.Fatalf("%s/%s: an open action must disable the actions", code, state)
+			}
+			if c.panel.cancel.Visible() != (state == policy.ActionQueued) {
+				t.Fatalf("cancel visible=%v for %s", c.panel.cancel.Visible(), state)
+			}
+			if l := c.cell(0, colIndex(t, "Action")); l.Text == "" {
+				t.Fatalf("the row does not show the action's state")
+			}
+		}
+	}
+}
+
+func TestInvalidAnswerNeverLooksChecked(t *testing.T) {
+	it := policy.MarkInvalid(policy.Item{ID: "itm_1", BatchID: "bat_1", FileName: "x.jpg", ReportedCode: "CLASSIFIER_TIMEOUT"}, "error with a score")
+	c := newTestConsole(t, &fakeWorkflow{items: []review.ItemView{{ItemRow: store.ItemRow{Item: it}}}})
+	st := c.cell(0, colIndex(t, "Status"))
+	if c.cell(0, colIndex(t, "Score")).Text != "—" || st.Importance == widget.SuccessImportance || !strings.Contains(st.Text, "invalid") {
+		t.Fatalf("invalid item shows %q", st.Text)
+	}
+	if !c.panel.resubmit.Disabled() {
+		t.Fatal("re-submit offered on an invalid answer")
+	}
+}
+
+func TestOnlyACheckedForwardLooksLikeAPass(t *testing.T) {
+	c := newTestConsole(t, &fakeWorkflow{items: []review.ItemView{scoredItem("a", 12, policy.RecommendForward), scoredItem("b", 90, policy.RecommendReject)}})
+	if l := c.cell(0, colIndex(t, "Status")); l.Importance != widget.SuccessImportance {
+		t.Fatalf("forward: %q %v", l.Text, l.Importance)
+	}
+	if l := c.cell(0, colIndex(t, "Score")); l.Text != "12" {
+		t.Fatalf("score %q", l.Text)
+	}
+	if l := c.cell(1, colIndex(t, "Status")); l.Importance == widget.SuccessImportance {
+		t.Fatalf("reject looks like a pass")
+	}
+	if len(c.panel.layers.Objects) != 1 {
+		t.Fatalf("layer bars %d", len(c.panel.layers.Objects))
+	}
+}
+
+func TestStripShowsOfflineAndCircuitOpen(t *testing.T) {
+	last := time.Date(2026, 11, 29, 9, 30, 0, 0, time.Local)
+	wf := &fakeWorkflow{status: review.Status{Conn: review.Connection{State: review.ConnOffline}, LastSync: last}}
+	c := newTestConsole(t, wf)
+	if txt := c.strip.conn.Text; !strings.Contains(txt, "Offline") || !strings.Contains(txt, "showing cached data from") || !strings.Contains(txt, "09:30") {
+		t.Fatalf("offline strip %q", txt)
+	}
+	retry := time.Date(2026, 11, 29, 14, 32, 0, 0, time.Local)
+	wf.status = review.Status{Conn: review.Connection{State: review.ConnCircuitOpen, RetryAt: retry}}
+	c.apply(c.strip.refresh)
+	c.Settle()
+	if txt := c.strip.conn.Text; !strings.Contains(txt, "stopped answering") || !strings.Contains(txt, "14:32") || c.strip.conn.Importance == widget.SuccessImportance {
+		t.Fatalf("circuit strip %q", txt)
+	}
+}
+
+func TestSyncRunsOffTheUIGoroutineAndUpdatesTheTable(t *testing.T) {
+	gate := make(chan struct{})
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("old", "DECODE_FAILED")}, syncGate: gate,
+		afterSync: []review.ItemView{scoredItem("new1", 5, policy.RecommendForward), errorItem("new2", "CLASSIFIER_TIMEOUT")}}
+	c := newTestConsole(t, wf)
+	returned := make(chan struct{})
+	go func() { c.apply(c.onSync); close(returned) }()
+	select {
+	case <-returned:
+	case <-time.After(5 * time.Second):
+		t.Fatal("onSync blocked while the sync was waiting on the network")
+	}
+	if !c.strip.syncBtn.Disabled() || !c.strip.progress.Visible() || !c.strip.cancel.Visible() {
+		t.Fatal("the strip does not show a running sync")
+	}
+	c.apply(c.onSync) // a second click while running starts nothing
+	close(gate)
+	c.Settle()
+	if n := strings.Count(strings.Join(wf.Calls(), ","), "sync"); n != 1 {
+		t.Fatalf("%d syncs", n)
+	}
+	if len(c.items.rows) != 2 || c.items.rows[0].ID != "new1" || c.strip.syncBtn.Disabled() || c.strip.progress.Visible() {
+		t.Fatalf("after sync: %d rows, button disabled %v", len(c.items.rows), c.strip.syncBtn.Disabled())
+	}
+	if !strings.Contains(c.strip.conn.Text, "Online") {
+		t.Fatalf("strip %q", c.strip.conn.Text)
+	}
+}
+
+func TestCancelSync(t *testing.T) {
+	gate := make(chan struct{})
+	defer close(gate)
+	wf := &fakeWorkflow{syncGate: gate}
+	c := newTestConsole(t, wf)
+	c.apply(c.onSync)
+	c.apply(c.onCancelSync)
+	c.Settle()
+	if !strings.Contains(c.strip.pages.Text, "cancelled") || c.strip.syncBtn.Disabled() {
+		t.Fatalf("%q", c.strip.pages.Text)
+	}
+}
+
+func TestKeyboardResubmitIsOneActionAndExplainsTheOutcome(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{scoredItem("a", 12, policy.RecommendForward), errorItem("b", "CLASSIFIER_TIMEOUT")}}
+	c := newTestConsole(t, wf)
+	cv := c.win.Canvas()
+	c.apply(func() { test.TypeOnCanvas(cv, "r") }) // a scored item: nothing to re-submit
+	c.Settle()
+	if len(wf.Calls()) != 0 {
+		t.Fatalf("calls %v", wf.Calls())
+	}
+	c.apply(func() {
+		cv.(interface{ OnTypedKey() func(*fyne.KeyEvent) }).OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyDown})
+	})
+	c.Settle()
+	if c.panel.itemID != "b" {
+		t.Fatalf("down moved to %q", c.panel.itemID)
+	}
+	c.apply(func() { test.TypeOnCanvas(cv, "rr") })
+	c.Settle()
+	if got := wf.Calls(); len(got) != 1 || got[0] != "resubmit b" {
+		t.Fatalf("calls %v: a double press is one action", got)
+	}
+	if !strings.Contains(c.panel.message.Text, "queued") || !strings.Contains(c.panel.message.Text, "could not be reached") {
+		t.Fatalf("message %q", c.panel.message.Text)
+	}
+}
+
+func TestRefusalIsOneSentence(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("b", "DECODE_FAILED")}}
+	c := newTestConsole(t, wf)
+	c.apply(func() { c.panel.uploadFile("/tmp/note.txt") })
+	c.Settle()
+	if msg := c.panel.message.Text; msg != "the file is not a JPEG, PNG, WebP or PDF" {
+		t.Fatalf("%q", msg)
+	}
+	c.apply(func() { c.panel.requestFile("Please send a new photo.") })
+	c.Settle()
+	if got := wf.Calls(); got[len(got)-1] != "request b Please send a new photo." {
+		t.Fatalf("%v", got)
+	}
+	if s := sentence(errors.New("boom")); strings.Contains(s, "\n") {
+		t.Fatal("multi-line sentence")
+	}
+}
