@@ -10,6 +10,7 @@ import (
 
 	"github.com/trustscreen/reviewer/assets"
 	"github.com/trustscreen/reviewer/cli"
+	_ "github.com/trustscreen/reviewer/internal/plainlocale" // before Fyne reads the locale
 	"github.com/trustscreen/reviewer/ui"
 )
 

@@ -1,0 +1,112 @@
+package screenapi_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/trustscreen/reviewer/screenapi"
+)
+
+// These tests speak raw HTTP, so the reference service is checked against
+// the contract independently of the console's client.
+
+func do(t *testing.T, srv *screenapi.Server, method, path, key, body string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, srv.URL()+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer t")
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return resp.StatusCode, m
+}
+
+func start(t *testing.T) *screenapi.Server {
+	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Token: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestContractRules(t *testing.T) {
+	srv := start(t)
+	retry := srv.FindCode("CLASSIFIER_TIMEOUT")
+	fixed := srv.FindCode("DECODE_FAILED")
+
+	if st, m := do(t, srv, "POST", "/v1/items/"+retry+"/resubmissions", "", ""); st != 422 || m["error_code"] != "VALIDATION_FAILED" {
+		t.Fatalf("no key: %d %v", st, m)
+	}
+	st, first := do(t, srv, "POST", "/v1/items/"+retry+"/resubmissions", "k1", "")
+	if st != 200 || first["status"] != "scored" {
+		t.Fatalf("resubmit: %d %v", st, first)
+	}
+	if st, again := do(t, srv, "POST", "/v1/items/"+retry+"/resubmissions", "k1", ""); st != 200 || again["risk_score"] != first["risk_score"] {
+		t.Fatalf("replay: %d %v", st, again)
+	}
+	if srv.Analyses(retry) != 1 {
+		t.Fatalf("analyses %d", srv.Analyses(retry))
+	}
+	if st, m := do(t, srv, "POST", "/v1/items/"+fixed+"/resubmissions", "k1", ""); st != 422 || m["error_code"] != "IDEMPOTENCY_KEY_REUSED" {
+		t.Fatalf("reused: %d %v", st, m)
+	}
+	if st, m := do(t, srv, "POST", "/v1/items/"+fixed+"/resubmissions", "k2", ""); st != 422 || m["error_code"] != "NOT_RETRYABLE" {
+		t.Fatalf("not retryable: %d %v", st, m)
+	}
+	if st, m := do(t, srv, "POST", "/v1/items/"+fixed+"/file-requests", "k3", `{"reason":"DECODE_FAILED","message":"new one please"}`); st != 201 || m["status"] != "sent" {
+		t.Fatalf("file request: %d %v", st, m)
+	}
+	if _, m := do(t, srv, "GET", "/v1/items/"+fixed, "", ""); m["status"] != "awaiting_file" || m["error_code"] != nil {
+		t.Fatalf("after file request: %v", m)
+	}
+	if st, m := do(t, srv, "GET", "/v1/items/nope", "", ""); st != 404 || m["error_code"] != "NOT_FOUND" {
+		t.Fatalf("404: %d %v", st, m)
+	}
+}
+
+func TestPagingAndAuth(t *testing.T) {
+	srv := start(t)
+	seen, cursor, pages := map[string]bool{}, "", 0
+	for {
+		_, m := do(t, srv, "GET", "/v1/batches?limit=7&cursor="+cursor, "", "")
+		pages++
+		for _, b := range m["batches"].([]any) {
+			id := b.(map[string]any)["id"].(string)
+			if seen[id] {
+				t.Fatalf("batch %s twice", id)
+			}
+			seen[id] = true
+		}
+		next, _ := m["next_cursor"].(string)
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	if len(seen) != 48 || pages != 7 {
+		t.Fatalf("%d batches in %d pages", len(seen), pages)
+	}
+	if _, m := do(t, srv, "GET", "/v1/batches?limit=500", "", ""); len(m["batches"].([]any)) != 48 {
+		t.Fatal("limit is capped at 200, all 48 fit")
+	}
+	req, _ := http.NewRequest("GET", srv.URL()+"/v1/batches", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 401 {
+		t.Fatalf("no token: %v %v", resp, err)
+	}
+	resp.Body.Close()
+}
