@@ -244,6 +244,17 @@ func (r *runner) tokenSource() string {
 	return "none set: set REVIEWER_API_TOKEN or REVIEWER_API_TOKEN_FILE"
 }
 
+// session opens the workflow for one command, with a context that Ctrl-C
+// cancels; done closes both.
+func (r *runner) session() (*review.Service, context.Context, func(), error) {
+	svc, closeSvc, err := r.open()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := signalContext()
+	return svc, ctx, func() { cancel(); closeSvc() }, nil
+}
+
 func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -23,13 +22,11 @@ func (r *runner) sync(args []string) (int, error) {
 	if _, err := r.parse(r.flags("sync"), args, 0); err != nil {
 		return ExitUsage, err
 	}
-	svc, done, err := r.open()
+	svc, ctx, done, err := r.session()
 	if err != nil {
 		return exitFor(err), err
 	}
 	defer done()
-	ctx, cancel := signalContext()
-	defer cancel()
 	p, err := svc.Sync(ctx, nil)
 	fmt.Fprintf(r.env.Stdout, "synced %d pages: %d batches, %d items (%d changed, %d invalid answers stored as invalid)\n",
 		p.Pages, p.Batches, p.Items, p.Changed, p.Invalid)
@@ -123,12 +120,12 @@ func (r *runner) items(args []string) (int, error) {
 		}
 	}
 	f.Status, f.Code = policy.Status(status), policy.Code(code)
-	svc, done, err := r.open()
+	svc, ctx, done, err := r.session()
 	if err != nil {
 		return exitFor(err), err
 	}
 	defer done()
-	items, err := svc.Items(context.Background(), f)
+	items, err := svc.Items(ctx, f)
 	if err != nil {
 		return ExitFailure, err
 	}
@@ -170,12 +167,12 @@ func (r *runner) item(args []string) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	svc, done, err := r.open()
+	svc, ctx, done, err := r.session()
 	if err != nil {
 		return exitFor(err), err
 	}
 	defer done()
-	d, err := svc.Item(context.Background(), pos[0])
+	d, err := svc.Item(ctx, pos[0])
 	if err != nil {
 		return exitFor(err), err
 	}
@@ -218,13 +215,11 @@ func (r *runner) action(cmd string, args []string) (int, error) {
 	if cmd == "request-file" && *message == "" {
 		return ExitUsage, usagef("request-file needs --message TEXT")
 	}
-	svc, done, err := r.open()
+	svc, ctx, done, err := r.session()
 	if err != nil {
 		return exitFor(err), err
 	}
 	defer done()
-	ctx, cancel := signalContext()
-	defer cancel()
 	var res review.Result
 	switch cmd {
 	case "resubmit":
@@ -268,12 +263,12 @@ func (r *runner) outbox(args []string) (int, error) {
 	if _, err := r.parse(fs, args, 0); err != nil {
 		return ExitUsage, err
 	}
-	svc, done, err := r.open()
+	svc, ctx, done, err := r.session()
 	if err != nil {
 		return exitFor(err), err
 	}
 	defer done()
-	out, err := svc.Outbox(context.Background())
+	out, err := svc.Outbox(ctx)
 	if err != nil {
 		return ExitFailure, err
 	}
@@ -296,13 +291,11 @@ func (r *runner) flush(args []string) (int, error) {
 	if _, err := r.parse(r.flags("flush"), args, 0); err != nil {
 		return ExitUsage, err
 	}
-	svc, done, err := r.open()
+	svc, ctx, done, err := r.session()
 	if err != nil {
 		return exitFor(err), err
 	}
 	defer done()
-	ctx, cancel := signalContext()
-	defer cancel()
 	fr, err := svc.Flush(ctx)
 	if err != nil {
 		return ExitFailure, err
@@ -329,12 +322,12 @@ func (r *runner) cancel(args []string) (int, error) {
 	if err != nil {
 		return ExitUsage, usagef("cancel takes an action id (see reviewer outbox)")
 	}
-	svc, done, err := r.open()
+	svc, ctx, done, err := r.session()
 	if err != nil {
 		return exitFor(err), err
 	}
 	defer done()
-	a, err := svc.Cancel(context.Background(), id)
+	a, err := svc.Cancel(ctx, id)
 	if err != nil {
 		return exitFor(err), err
 	}
@@ -352,7 +345,7 @@ func (r *runner) export(args []string) (int, error) {
 	if *file == "" {
 		return ExitUsage, usagef("export needs --csv FILE")
 	}
-	svc, done, err := r.open()
+	svc, ctx, done, err := r.session()
 	if err != nil {
 		return exitFor(err), err
 	}
@@ -361,7 +354,7 @@ func (r *runner) export(args []string) (int, error) {
 	if err != nil {
 		return ExitFailure, err
 	}
-	n, err := svc.ExportCSV(context.Background(), f, *batch)
+	n, err := svc.ExportCSV(ctx, f, *batch)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
