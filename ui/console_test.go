@@ -23,6 +23,7 @@ import (
 // package review against the reference service.
 type fakeWorkflow struct {
 	mu        sync.Mutex
+	filters   []store.ItemFilter
 	items     []review.ItemView
 	status    review.Status
 	syncGate  chan struct{} // when set, Sync waits on it
@@ -79,6 +80,7 @@ func (f *fakeWorkflow) Batches(context.Context, string, int) ([]store.BatchSumma
 func (f *fakeWorkflow) Items(_ context.Context, flt store.ItemFilter) ([]review.ItemView, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.filters = append(f.filters, flt)
 	return append([]review.ItemView(nil), f.items...), nil
 }
 func (f *fakeWorkflow) Item(_ context.Context, id string) (review.Detail, error) {
@@ -343,5 +345,39 @@ func TestRefusalIsOneSentence(t *testing.T) {
 	}
 	if s := sentence(errors.New("boom")); strings.Contains(s, "\n") {
 		t.Fatal("multi-line sentence")
+	}
+}
+
+func TestHeaderSortsAndFiltersReachTheWorkflow(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}}
+	c := newTestConsole(t, wf)
+	last := func() store.ItemFilter {
+		wf.mu.Lock()
+		defer wf.mu.Unlock()
+		return wf.filters[len(wf.filters)-1]
+	}
+	c.apply(func() { c.items.onSort("score") })
+	c.Settle()
+	if f := last(); f.SortBy != "score" || f.Desc {
+		t.Fatalf("%+v", f)
+	}
+	c.apply(func() { c.items.onSort("score") })
+	c.Settle()
+	if f := last(); f.SortBy != "score" || !f.Desc {
+		t.Fatalf("a second tap must reverse: %+v", f)
+	}
+	c.apply(func() {
+		c.items.needs.SetChecked(true)
+		c.items.code.SetSelected("DECODE_FAILED")
+		c.items.status.SetSelected("error")
+	})
+	c.Settle()
+	if f := last(); !f.NeedsAction || f.Code != policy.CodeDecodeFailed || f.Status != policy.StatusError || f.BatchID != "bat_1" {
+		t.Fatalf("%+v", f)
+	}
+	c.apply(func() { c.batches.all.SetChecked(true) })
+	c.Settle()
+	if f := last(); f.BatchID != "" || f.Limit == 0 {
+		t.Fatalf("all batches: %+v", f)
 	}
 }
