@@ -13,7 +13,7 @@ DEB_SHOT  := xvfb imagemagick xdotool x11-utils
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: deps deps-shot build demo test test-race bench screenshot vet fmt-check clean
+.PHONY: deps deps-shot build demo test bench screenshot package vet fmt-check clean
 
 # Installs the Debian packages that are not there yet (as root, or with sudo).
 define apt_install
@@ -57,5 +57,11 @@ bench: deps
 screenshot: deps-shot build
 	./scripts/screenshot.sh $(BIN) docs
 
+# A desktop bundle (binary, icon, .desktop file) with Fyne's packager.
+FYNE_TOOLS := fyne.io/tools/cmd/fyne@v1.7.4
+package: deps
+	GOFLAGS= $(GO) install $(FYNE_TOOLS)
+	$$($(GO) env GOPATH)/bin/fyne package --os linux --name reviewer
+
 clean:
-	rm -rf bin
+	rm -rf bin reviewer.tar.xz

@@ -320,7 +320,12 @@ func TestKeyboardResubmitIsOneActionAndExplainsTheOutcome(t *testing.T) {
 	if c.panel.itemID != "b" {
 		t.Fatalf("down moved to %q", c.panel.itemID)
 	}
+	wf.mu.Lock() // hold the workflow so the action is seen in flight
 	c.apply(func() { test.TypeOnCanvas(cv, "rr") })
+	if l := c.cell(1, colIndex(t, "Action")); l.Text != "sending" || !c.panel.resubmit.Disabled() {
+		t.Fatalf("in flight: action cell %q, re-submit disabled %v", l.Text, c.panel.resubmit.Disabled())
+	}
+	wf.mu.Unlock()
 	c.Settle()
 	if got := wf.Calls(); len(got) != 1 || got[0] != "resubmit b" {
 		t.Fatalf("calls %v: a double press is one action", got)

@@ -243,3 +243,15 @@ func (t *itemTable) selected() (review.ItemView, bool) {
 	}
 	return t.rows[t.row], true
 }
+
+// showSending marks an item's row as sending while its action runs; the
+// reload after the outcome shows what the outbox recorded.
+func (t *itemTable) showSending(itemID string, kind policy.ActionKind) {
+	for i := range t.rows {
+		if t.rows[i].ID == itemID {
+			t.rows[i].Action = &store.ActionRef{Kind: kind, State: policy.ActionSending}
+			t.table.Refresh()
+			return
+		}
+	}
+}

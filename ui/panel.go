@@ -302,7 +302,7 @@ func plural(n int, word string) string {
 // sentence. The buttons are off from the click until the outcome is in:
 // together with the outbox's one-open-action rule, a double click is one
 // action.
-func (p *itemPanel) act(label string, run func(ctx context.Context, id string) (review.Result, error)) {
+func (p *itemPanel) act(kind policy.ActionKind, label string, run func(ctx context.Context, id string) (review.Result, error)) {
 	if p.busy || !p.loaded {
 		return
 	}
@@ -311,6 +311,7 @@ func (p *itemPanel) act(label string, run func(ctx context.Context, id string) (
 	p.setButtons(false, false, false)
 	p.cancel.Disable()
 	setOrHide(p.message, label+"…")
+	p.c.items.showSending(id, kind)
 	p.c.background(func(ctx context.Context) func() {
 		res, err := run(ctx, id)
 		return func() {
@@ -329,7 +330,7 @@ func (p *itemPanel) onResubmit() {
 	if !p.loaded || policy.CanResubmit(p.situation()) != nil {
 		return
 	}
-	p.act("Re-submitting", p.c.wf.Resubmit)
+	p.act(policy.ActionResubmit, "Re-submitting", p.c.wf.Resubmit)
 }
 
 // onRequestFile asks for the message to the customer, pre-filled from the
@@ -353,7 +354,7 @@ func (p *itemPanel) onRequestFile() {
 }
 
 func (p *itemPanel) requestFile(message string) {
-	p.act("Requesting a new file", func(ctx context.Context, id string) (review.Result, error) {
+	p.act(policy.ActionFileRequest, "Requesting a new file", func(ctx context.Context, id string) (review.Result, error) {
 		return p.c.wf.RequestFile(ctx, id, message)
 	})
 }
@@ -375,7 +376,7 @@ func (p *itemPanel) onUpload() {
 }
 
 func (p *itemPanel) uploadFile(path string) {
-	p.act("Uploading", func(ctx context.Context, id string) (review.Result, error) {
+	p.act(policy.ActionReplacement, "Uploading", func(ctx context.Context, id string) (review.Result, error) {
 		return p.c.wf.ReplaceFile(ctx, id, path)
 	})
 }
