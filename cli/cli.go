@@ -291,16 +291,18 @@ func exitFor(err error) int {
 // describe is the one line a person reads: the code, what happened, and
 // what to do next.
 func describe(err error) string {
-	code := policy.ErrorCode(err)
-	msg := err.Error()
-	if !strings.HasPrefix(msg, string(code)) {
-		msg = string(code) + ": " + msg
-	}
+	code := string(policy.ErrorCode(err))
+	// Wrapped errors repeat the code; say it once, first.
+	msg := code + ": " + strings.ReplaceAll(err.Error(), code+": ", "")
 	switch exitFor(err) {
 	case ExitQueued:
-		msg += "; nothing reached the API"
+		if !strings.Contains(msg, "queued") {
+			msg += "; nothing reached the API"
+		}
 	case ExitUnknown:
-		msg += "; run 'reviewer flush' to reconcile it with the same key"
+		if !strings.Contains(msg, "flush") {
+			msg += "; run 'reviewer flush' to reconcile it with the same key"
+		}
 	}
 	return msg
 }

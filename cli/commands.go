@@ -28,9 +28,12 @@ func (r *runner) sync(args []string) (int, error) {
 	}
 	defer done()
 	p, err := svc.Sync(ctx, nil)
+	if err != nil {
+		return exitFor(err), err
+	}
 	fmt.Fprintf(r.env.Stdout, "synced %d pages: %d batches, %d items (%d changed, %d invalid answers stored as invalid)\n",
 		p.Pages, p.Batches, p.Items, p.Changed, p.Invalid)
-	return exitFor(err), err
+	return ExitOK, nil
 }
 
 // itemJSON is the shape of `items --json`.

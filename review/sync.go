@@ -34,7 +34,9 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 			return p, policy.Errorf(policy.CodeDeadlineExceeded, "sync cancelled after %d pages", p.Pages)
 		}
 		page, attempts, err := s.api.ListBatches(ctx, since, cursor, s.pageSize)
-		s.observe(err)
+		if ctx.Err() == nil { // a call the reviewer cancelled says nothing about the API
+			s.observe(err)
+		}
 		if err != nil {
 			rctx, cancel := recordCtx(ctx)
 			_ = s.db.RecordAttempts(rctx, "", "sync", evidence(attempts))
