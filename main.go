@@ -21,6 +21,6 @@ func main() {
 func openWindow(w cli.Window) error {
 	a := app.NewWithID("com.trustscreen.reviewer")
 	a.SetIcon(assets.Icon)
-	ui.Run(a, w.Service, ui.Options{Demo: w.Demo, APIURL: w.Config.BaseURL, TokenSource: w.TokenSource})
+	ui.Run(a, w.Service, ui.Options{Demo: w.Demo, APIURL: w.Config.BaseURL, TokenSource: w.TokenSource, UseSavedReviewer: w.ReviewerDefaulted})
 	return nil
 }

@@ -43,6 +43,10 @@ type Window struct {
 	DBPath  string
 	// TokenSource says where the token came from, never what it is.
 	TokenSource string
+	// ReviewerDefaulted: the name is the OS user's, not given by
+	// --reviewer or REVIEWER_NAME, so a name saved in the window's
+	// preferences may take its place.
+	ReviewerDefaulted bool
 }
 
 // Env is the program's outside world.
@@ -147,7 +151,10 @@ func (r *runner) run(args []string) (int, error) {
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
-		return r.window()
+		_, fromEnv := r.env.Lookup("REVIEWER_NAME")
+		flagged := false
+		fs.Visit(func(f *flag.Flag) { flagged = flagged || f.Name == "reviewer" })
+		return r.window(!fromEnv && !flagged)
 	}
 	cmd, cmdArgs := rest[0], rest[1:]
 	switch cmd {

@@ -184,3 +184,31 @@ func TestUsageAndConfigErrors(t *testing.T) {
 	h.env["REVIEWER_API_URL"] = h.srv.URL()
 	h.want(1, "item", "itm_nope")
 }
+
+func TestWindowGetsTheReviewerAndNeverTheToken(t *testing.T) {
+	h := newHarness(t)
+	var got []cli.Window
+	run := func(args ...string) {
+		var out, errb bytes.Buffer
+		code := cli.Run(args, cli.Env{Stdout: &out, Stderr: &errb,
+			Lookup:     func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
+			OpenWindow: func(w cli.Window) error { got = append(got, w); return nil }})
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+	}
+	run()
+	run("--reviewer", "bo")
+	delete(h.env, "REVIEWER_NAME")
+	run()
+	if got[0].ReviewerDefaulted || got[0].Service.Reviewer() != "ana" || got[1].Service.Reviewer() != "bo" || got[1].ReviewerDefaulted || !got[2].ReviewerDefaulted {
+		t.Fatalf("%+v", got)
+	}
+	if strings.Contains(got[0].TokenSource, token) || !strings.Contains(got[0].TokenSource, "REVIEWER_API_TOKEN") {
+		t.Fatalf("token source %q", got[0].TokenSource)
+	}
+	run("--demo")
+	if !got[3].Demo || !strings.HasPrefix(got[3].Config.BaseURL, "http://127.0.0.1:") || got[3].Config.BaseURL == h.srv.URL() {
+		t.Fatalf("demo window %+v", got[3].Config.BaseURL)
+	}
+}

@@ -43,7 +43,10 @@ type Options struct {
 	Demo        bool   // show the demo-data mark
 	APIURL      string // shown in preferences
 	TokenSource string // where the token comes from (never the token)
-	Now         func() time.Time
+	// UseSavedReviewer lets the name saved in preferences replace the
+	// reviewer name (when it was only the OS user's).
+	UseSavedReviewer bool
+	Now              func() time.Time
 }
 
 // Console is the main window's content and its screens.

@@ -15,7 +15,7 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 	if opts.Demo {
 		title += " (demo data)"
 	}
-	if name := a.Preferences().String("reviewer"); name != "" {
+	if name := a.Preferences().String("reviewer"); name != "" && opts.UseSavedReviewer {
 		wf.SetReviewer(name)
 	}
 	a.Settings().SetTheme(compactTheme{})
