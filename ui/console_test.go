@@ -340,7 +340,7 @@ func TestRefusalIsOneSentence(t *testing.T) {
 	c := newTestConsole(t, wf)
 	c.apply(func() { c.panel.uploadFile("/tmp/note.txt") })
 	c.Settle()
-	if msg := c.panel.message.Text; msg != "the file is not a JPEG, PNG, WebP or PDF" {
+	if msg := c.panel.message.Text; msg != "The file is not a JPEG, PNG, WebP or PDF." {
 		t.Fatalf("%q", msg)
 	}
 	c.apply(func() { c.panel.requestFile("Please send a new photo.") })
@@ -384,5 +384,18 @@ func TestHeaderSortsAndFiltersReachTheWorkflow(t *testing.T) {
 	c.Settle()
 	if f := last(); f.BatchID != "" || f.Limit == 0 {
 		t.Fatalf("all batches: %+v", f)
+	}
+}
+
+func TestARefreshKeepsTheRowTheReviewerMovedToMeanwhile(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED"), errorItem("b", "INTERNAL_ERROR"), errorItem("c", "CLASSIFIER_TIMEOUT")}}
+	c := newTestConsole(t, wf)
+	wf.mu.Lock() // the refresh's query is slow
+	c.apply(c.items.refresh)
+	c.apply(func() { c.items.move(1); c.items.move(1) })
+	wf.mu.Unlock()
+	c.Settle()
+	if c.items.row != 2 || c.panel.itemID != "c" || !c.panel.loaded || c.panel.detail.ID != "c" {
+		t.Fatalf("row %d panel %q: the refresh undid the reviewer's move", c.items.row, c.panel.itemID)
 	}
 }

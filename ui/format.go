@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -80,7 +81,7 @@ func actionText(v review.ItemView) string {
 func sentence(err error) string {
 	var pe *policy.Error
 	if errors.As(err, &pe) {
-		return pe.Message
+		return capitalize(pe.Message)
 	}
 	code := policy.ErrorCode(err)
 	switch code {
@@ -115,4 +116,16 @@ func resultSentence(res review.Result) string {
 		return "The screening API refused it: " + sentence(res.Err)
 	}
 	return "The action is " + string(a.State) + "."
+}
+
+// capitalize makes a lower-case error message a sentence.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
 }

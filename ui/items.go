@@ -153,10 +153,6 @@ func (t *itemTable) refresh() {
 	f := t.filter()
 	t.gen++
 	gen := t.gen
-	keep := ""
-	if t.row >= 0 && t.row < len(t.rows) {
-		keep = t.rows[t.row].ID
-	}
 	t.c.background(func(ctx context.Context) func() {
 		rows, err := t.c.wf.Items(ctx, f)
 		return func() {
@@ -166,6 +162,12 @@ func (t *itemTable) refresh() {
 			if err != nil {
 				t.count.SetText(sentence(err))
 				return
+			}
+			// Keep what is selected now, not what was selected when the
+			// refresh started: the reviewer may have moved meanwhile.
+			keep := ""
+			if t.row >= 0 && t.row < len(t.rows) {
+				keep = t.rows[t.row].ID
 			}
 			t.rows = rows
 			t.count.SetText(itemsCount(len(rows)))

@@ -62,7 +62,6 @@ func newItemPanel(c *Console) *itemPanel {
 	p.title.Truncation = fyne.TextTruncateEllipsis
 	p.verdict.TextStyle.Bold = true
 	p.why.TextStyle.Italic = true
-	p.reported.Importance = widget.LowImportance
 	p.resubmit = widget.NewButtonWithIcon("Re-submit", theme.MediaReplayIcon(), p.onResubmit)
 	p.resubmit.Importance = widget.HighImportance
 	p.request = widget.NewButtonWithIcon("Request new file", theme.MailSendIcon(), p.onRequestFile)
@@ -229,7 +228,7 @@ func (p *itemPanel) whyText(rErr, fErr, uErr error) string {
 	case d.Checked():
 		return "Checked by the service; nothing to re-submit."
 	}
-	return policy.ErrorMessage(rErr)
+	return sentence(rErr)
 }
 
 func (p *itemPanel) renderLayers() {
