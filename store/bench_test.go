@@ -87,3 +87,27 @@ func BenchmarkCache100k(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkApplyPage writes one page of 100 new batches (1,000 items), as
+// a first sync does: one transaction, prepared statements.
+func BenchmarkApplyPage(b *testing.B) {
+	db := MustOpenDB(b)
+	ctx := context.Background()
+	n := 0
+	for b.Loop() {
+		page := make([]policy.Batch, 0, 100)
+		for j := 0; j < 100; j++ {
+			id := fmt.Sprintf("p%07d", n)
+			n++
+			at := t0.Add(time.Duration(n) * time.Second)
+			bt := batchOf(id, at)
+			for k := 0; k < 10; k++ {
+				bt.Items = append(bt.Items, scored(fmt.Sprintf("%s_%02d", id, k), id, k, at))
+			}
+			page = append(page, bt)
+		}
+		if got, err := db.ApplyPage(ctx, page); err != nil || got.Items != 1000 {
+			b.Fatal(got, err)
+		}
+	}
+}
