@@ -6,6 +6,7 @@ package main
 import (
 	"os"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 
 	"github.com/trustscreen/reviewer/assets"
@@ -15,12 +16,24 @@ import (
 )
 
 func main() {
-	os.Exit(cli.Run(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Lookup: os.LookupEnv, OpenWindow: openWindow}))
+	os.Exit(cli.Run(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Lookup: os.LookupEnv,
+		OpenWindow: openWindow, Saved: func(k string) string { return theApp().Preferences().String(k) }}))
+}
+
+var fyneApp fyne.App
+
+// theApp creates the Fyne app only when the window is wanted.
+func theApp() fyne.App {
+	if fyneApp == nil {
+		fyneApp = app.NewWithID("com.trustscreen.reviewer")
+		fyneApp.SetIcon(assets.Icon)
+	}
+	return fyneApp
 }
 
 func openWindow(w cli.Window) error {
-	a := app.NewWithID("com.trustscreen.reviewer")
-	a.SetIcon(assets.Icon)
-	ui.Run(a, w.Service, ui.Options{Demo: w.Demo, APIURL: w.Config.BaseURL, TokenSource: w.TokenSource, UseSavedReviewer: w.ReviewerDefaulted})
+	prefs := theApp().Preferences()
+	ui.Run(theApp(), w.Service, ui.Options{Demo: w.Demo, APIURL: w.Config.BaseURL, TokenSource: w.TokenSource,
+		Save: func(name, api string) { prefs.SetString(cli.PrefReviewer, name); prefs.SetString(cli.PrefAPIURL, api) }})
 	return nil
 }

@@ -43,17 +43,24 @@ type Window struct {
 	DBPath  string
 	// TokenSource says where the token came from, never what it is.
 	TokenSource string
-	// ReviewerDefaulted: the name is the OS user's, not given by
-	// --reviewer or REVIEWER_NAME, so a name saved in the window's
-	// preferences may take its place.
-	ReviewerDefaulted bool
 }
+
+// Keys of the window's saved preferences. They apply when the window
+// opens, unless a flag or the environment says otherwise; the token is
+// never among them.
+const (
+	PrefReviewer = "reviewer"
+	PrefAPIURL   = "api_url"
+)
 
 // Env is the program's outside world.
 type Env struct {
 	Stdout, Stderr io.Writer
 	Lookup         func(string) (string, bool)
 	OpenWindow     func(Window) error
+	// Saved reads a saved window preference (PrefReviewer, PrefAPIURL);
+	// nil when there are none. Only the window command asks.
+	Saved func(key string) string
 }
 
 const usage = `usage: reviewer [global flags] [command] [flags]
@@ -151,10 +158,8 @@ func (r *runner) run(args []string) (int, error) {
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
-		_, fromEnv := r.env.Lookup("REVIEWER_NAME")
-		flagged := false
-		fs.Visit(func(f *flag.Flag) { flagged = flagged || f.Name == "reviewer" })
-		return r.window(!fromEnv && !flagged)
+		r.applySaved(fs)
+		return r.window()
 	}
 	cmd, cmdArgs := rest[0], rest[1:]
 	switch cmd {
@@ -236,6 +241,26 @@ func (r *runner) open() (*review.Service, func(), error) {
 	}
 	svc := review.New(db, api, r.g.cfg.Budget(), r.g.reviewer)
 	return svc, func() { api.Close(); db.Close() }, nil
+}
+
+// applySaved lets the window's saved preferences fill in what neither a
+// flag nor the environment set: the reviewer's name and the API URL.
+func (r *runner) applySaved(fs *flag.FlagSet) {
+	if r.env.Saved == nil {
+		return
+	}
+	flagged := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { flagged[f.Name] = true })
+	if _, env := r.env.Lookup("REVIEWER_NAME"); !env && !flagged["reviewer"] {
+		if v := r.env.Saved(PrefReviewer); v != "" {
+			r.g.reviewer = v
+		}
+	}
+	if _, env := r.env.Lookup("REVIEWER_API_URL"); !env && !flagged["api"] {
+		if v := r.env.Saved(PrefAPIURL); v != "" {
+			r.g.cfg.BaseURL = v
+		}
+	}
 }
 
 // tokenSource names where the token comes from, for the preferences.

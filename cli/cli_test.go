@@ -185,30 +185,41 @@ func TestUsageAndConfigErrors(t *testing.T) {
 	h.want(1, "item", "itm_nope")
 }
 
-func TestWindowGetsTheReviewerAndNeverTheToken(t *testing.T) {
+func TestWindowPreferencesYieldToFlagsAndEnvironment(t *testing.T) {
 	h := newHarness(t)
+	saved := map[string]string{cli.PrefReviewer: "saved-name", cli.PrefAPIURL: "https://saved.example"}
 	var got []cli.Window
-	run := func(args ...string) {
+	run := func(args ...string) cli.Window {
+		t.Helper()
 		var out, errb bytes.Buffer
 		code := cli.Run(args, cli.Env{Stdout: &out, Stderr: &errb,
 			Lookup:     func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
+			Saved:      func(k string) string { return saved[k] },
 			OpenWindow: func(w cli.Window) error { got = append(got, w); return nil }})
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
 		}
+		return got[len(got)-1]
 	}
-	run()
-	run("--reviewer", "bo")
+	if w := run(); w.Service.Reviewer() != "ana" || w.Config.BaseURL != h.srv.URL() {
+		t.Fatalf("the environment must win: %s %s", w.Service.Reviewer(), w.Config.BaseURL)
+	}
+	if w := run("--reviewer", "bo"); w.Service.Reviewer() != "bo" {
+		t.Fatalf("the flag must win: %s", w.Service.Reviewer())
+	}
 	delete(h.env, "REVIEWER_NAME")
-	run()
-	if got[0].ReviewerDefaulted || got[0].Service.Reviewer() != "ana" || got[1].Service.Reviewer() != "bo" || got[1].ReviewerDefaulted || !got[2].ReviewerDefaulted {
-		t.Fatalf("%+v", got)
+	delete(h.env, "REVIEWER_API_URL")
+	if w := run(); w.Service.Reviewer() != "saved-name" || w.Config.BaseURL != "https://saved.example" {
+		t.Fatalf("saved preferences: %s %s", w.Service.Reviewer(), w.Config.BaseURL)
 	}
-	if strings.Contains(got[0].TokenSource, token) || !strings.Contains(got[0].TokenSource, "REVIEWER_API_TOKEN") {
-		t.Fatalf("token source %q", got[0].TokenSource)
+	if w := run("--api", h.srv.URL()); w.Config.BaseURL != h.srv.URL() {
+		t.Fatalf("--api must win: %s", w.Config.BaseURL)
 	}
-	run("--demo")
-	if !got[3].Demo || !strings.HasPrefix(got[3].Config.BaseURL, "http://127.0.0.1:") || got[3].Config.BaseURL == h.srv.URL() {
-		t.Fatalf("demo window %+v", got[3].Config.BaseURL)
+	w := run()
+	if strings.Contains(w.TokenSource, token) || !strings.Contains(w.TokenSource, "REVIEWER_API_TOKEN") {
+		t.Fatalf("token source %q", w.TokenSource)
+	}
+	if w := run("--demo"); !w.Demo || !strings.HasPrefix(w.Config.BaseURL, "http://127.0.0.1:") || w.Config.BaseURL == h.srv.URL() {
+		t.Fatalf("demo window %s", w.Config.BaseURL)
 	}
 }

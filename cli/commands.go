@@ -370,7 +370,7 @@ func (r *runner) export(args []string) (int, error) {
 
 // window opens the console; with --demo, on the reference service
 // in-process on a free loopback port, with a throwaway cache and token.
-func (r *runner) window(reviewerDefaulted bool) (int, error) {
+func (r *runner) window() (int, error) {
 	if r.env.OpenWindow == nil {
 		return ExitFailure, fmt.Errorf("this build has no window")
 	}
@@ -396,12 +396,12 @@ func (r *runner) window(reviewerDefaulted bool) (int, error) {
 			return exitFor(err), err
 		}
 		defer done()
-		return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, Demo: true, DBPath: r.g.db, TokenSource: r.tokenSource(), ReviewerDefaulted: reviewerDefaulted})
+		return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, Demo: true, DBPath: r.g.db, TokenSource: r.tokenSource()})
 	}
 	svc, done, err := r.open()
 	if err != nil {
 		return exitFor(err), err
 	}
 	defer done()
-	return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, DBPath: r.g.db, TokenSource: r.tokenSource(), ReviewerDefaulted: reviewerDefaulted})
+	return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, DBPath: r.g.db, TokenSource: r.tokenSource()})
 }

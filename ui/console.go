@@ -43,10 +43,9 @@ type Options struct {
 	Demo        bool   // show the demo-data mark
 	APIURL      string // shown in preferences
 	TokenSource string // where the token comes from (never the token)
-	// UseSavedReviewer lets the name saved in preferences replace the
-	// reviewer name (when it was only the OS user's).
-	UseSavedReviewer bool
-	Now              func() time.Time
+	// Save keeps the preferences for the next start (nil: not saved).
+	Save func(reviewer, apiURL string)
+	Now  func() time.Time
 }
 
 // Console is the main window's content and its screens.
@@ -139,6 +138,13 @@ func (c *Console) showError(title string, err error) {
 func (c *Console) bindKeys() {
 	cv := c.win.Canvas()
 	cv.SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if top := cv.Overlays().Top(); top != nil {
+			// A dialog is open: the triage keys must not act behind it.
+			if ev.Name == fyne.KeyEscape {
+				top.Hide()
+			}
+			return
+		}
 		switch ev.Name {
 		case fyne.KeyUp:
 			c.items.move(-1)
@@ -149,6 +155,9 @@ func (c *Console) bindKeys() {
 		}
 	})
 	cv.SetOnTypedRune(func(r rune) {
+		if cv.Overlays().Top() != nil {
+			return
+		}
 		switch r {
 		case 'r':
 			c.panel.onResubmit()

@@ -399,3 +399,37 @@ func TestARefreshKeepsTheRowTheReviewerMovedToMeanwhile(t *testing.T) {
 		t.Fatalf("row %d panel %q: the refresh undid the reviewer's move", c.items.row, c.panel.itemID)
 	}
 }
+
+func TestPreferencesSaveTheNameAndAValidURLOnly(t *testing.T) {
+	wf := &fakeWorkflow{}
+	c := newTestConsole(t, wf)
+	var saved []string
+	c.opts.Save = func(name, api string) { saved = append(saved, name+" "+api) }
+	c.opts.APIURL = "https://a.example"
+	c.apply(func() { c.savePreferences("bo", "not a url") })
+	c.apply(func() { c.savePreferences("  ", "https://a.example") })
+	c.apply(func() { c.savePreferences("bo", "https://b.example") })
+	if len(saved) != 1 || saved[0] != "bo https://b.example" || !strings.Contains(c.strip.pages.Text, "next time") {
+		t.Fatalf("saved %v, strip %q", saved, c.strip.pages.Text)
+	}
+}
+
+func TestTriageKeysDoNothingBehindADialog(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED"), errorItem("b", "CLASSIFIER_TIMEOUT")}}
+	c := newTestConsole(t, wf)
+	cv := c.win.Canvas()
+	c.apply(func() { test.TypeOnCanvas(cv, "f") }) // opens the request dialog
+	if cv.Overlays().Top() == nil {
+		t.Fatal("f did not open the request dialog")
+	}
+	key := cv.(interface{ OnTypedKey() func(*fyne.KeyEvent) }).OnTypedKey()
+	c.apply(func() { key(&fyne.KeyEvent{Name: fyne.KeyDown}); test.TypeOnCanvas(cv, "rf") })
+	c.Settle()
+	if c.items.row != 0 || len(wf.Calls()) != 0 {
+		t.Fatalf("keys acted behind the dialog: row %d calls %v", c.items.row, wf.Calls())
+	}
+	c.apply(func() { key(&fyne.KeyEvent{Name: fyne.KeyEscape}) })
+	if cv.Overlays().Top() != nil {
+		t.Fatal("Escape did not close the dialog")
+	}
+}

@@ -15,9 +15,6 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 	if opts.Demo {
 		title += " (demo data)"
 	}
-	if name := a.Preferences().String("reviewer"); name != "" && opts.UseSavedReviewer {
-		wf.SetReviewer(name)
-	}
 	a.Settings().SetTheme(compactTheme{})
 	w := a.NewWindow(title)
 	w.Resize(fyne.NewSize(1280, 800))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -172,20 +174,50 @@ func (c *Console) onCancelSync() {
 func (c *Console) onPreferences() {
 	name := widget.NewEntry()
 	name.SetText(c.wf.Reviewer())
-	api := widget.NewLabel(c.opts.APIURL)
+	api := widget.NewEntry()
+	api.SetText(c.opts.APIURL)
+	api.Validator = validateAPIURL
 	tok := widget.NewLabel(c.opts.TokenSource)
+	tok.Wrapping = fyne.TextWrapWord
 	items := []*widget.FormItem{
 		widget.NewFormItem("Reviewer", name),
 		widget.NewFormItem("API URL", api),
 		widget.NewFormItem("API token", tok),
 	}
-	items[1].HintText = "set REVIEWER_API_URL or --api"
+	items[1].HintText = "applies at the next start; REVIEWER_API_URL or --api take precedence"
 	items[2].HintText = "read from REVIEWER_API_TOKEN or REVIEWER_API_TOKEN_FILE; never typed or saved here"
-	dialog.ShowForm("Preferences", "Save", "Cancel", items, func(ok bool) {
-		if ok && name.Text != "" {
-			c.wf.SetReviewer(name.Text)
-			fyne.CurrentApp().Preferences().SetString("reviewer", name.Text)
-			c.strip.show()
+	d := dialog.NewForm("Preferences", "Save", "Cancel", items, func(ok bool) {
+		if ok {
+			c.savePreferences(name.Text, api.Text)
 		}
 	}, c.win)
+	d.Resize(fyne.NewSize(620, 300))
+	d.Show()
+}
+
+// savePreferences applies the reviewer's name now and keeps both for the
+// next start.
+func (c *Console) savePreferences(name, apiURL string) {
+	name = strings.TrimSpace(name)
+	if name == "" || validateAPIURL(apiURL) != nil {
+		return
+	}
+	c.wf.SetReviewer(name)
+	if c.opts.Save != nil {
+		c.opts.Save(name, strings.TrimSpace(apiURL))
+	}
+	if strings.TrimSpace(apiURL) != c.opts.APIURL {
+		c.strip.pages.SetText("the new API URL applies the next time the console starts")
+	}
+	c.strip.show()
+}
+
+// validateAPIURL accepts an absolute http or https URL; the client checks
+// the rest (plain http only on loopback) when it starts.
+func validateAPIURL(s string) error {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return errors.New("an absolute https:// URL")
+	}
+	return nil
 }
