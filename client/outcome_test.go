@@ -167,7 +167,7 @@ func TestUnknownOutcomesAreNeverRetried(t *testing.T) {
 				t.Errorf("HTTP status %d, want %d", e.HTTPStatus, tt.status)
 			}
 			if len(attempts) != 1 || len(sl.count()) != 0 {
-				t.Fatalf("attempts %d waits %v: a request that went out must never be repeated", len(attempts), sl.count())
+				t.Fatalf("attempts %+v waits %v: a request that went out must never be repeated", attempts, sl.count())
 			}
 			if got := srv.Arrivals(screenapi.EPResubmit); got != 1 {
 				t.Fatalf("arrivals = %d, want 1", got)

@@ -84,12 +84,14 @@ func (a *attemptState) gotConn(info httptrace.GotConnInfo) {
 	a.mu.Unlock()
 }
 
-// wrote reports whether any byte of the request was written to a connection.
+// wrote reports whether any byte of the request may have been written to a
+// connection: written, or handed to a Write that has not returned yet (the
+// answer to a request can arrive before its writer goroutine runs again).
 func (a *attemptState) wrote() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, m := range a.conns {
-		if m.conn.written.Load() > m.start {
+		if m.conn.written.Load() > m.start || m.conn.inflight.Load() > 0 {
 			return true
 		}
 	}
@@ -97,15 +99,18 @@ func (a *attemptState) wrote() bool {
 }
 
 // countingConn counts the application bytes written to a connection (after
-// the TLS handshake, for TLS).
+// the TLS handshake, for TLS), and the bytes of a Write still in progress.
 type countingConn struct {
 	net.Conn
-	written atomic.Int64
+	written  atomic.Int64
+	inflight atomic.Int64
 }
 
 func (c *countingConn) Write(p []byte) (int, error) {
+	c.inflight.Add(int64(len(p)))
 	n, err := c.Conn.Write(p)
-	c.written.Add(int64(n))
+	c.written.Add(int64(n)) // before inflight drops, so the bytes are never uncounted
+	c.inflight.Add(-int64(len(p)))
 	return n, err
 }
 
