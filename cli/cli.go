@@ -7,15 +7,19 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"os/user"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/trustscreen/reviewer/client"
 	"github.com/trustscreen/reviewer/policy"
@@ -112,6 +116,9 @@ func defaultReviewer(lookup func(string) (string, bool)) string {
 func Run(args []string, env Env) int {
 	r := &runner{env: env}
 	code, err := r.run(args)
+	if errors.Is(err, errHelp) {
+		return ExitOK
+	}
 	if err != nil {
 		r.fail(err)
 	}
@@ -152,6 +159,7 @@ func (r *runner) run(args []string) (int, error) {
 	fs := r.flags("reviewer")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			r.help(fs)
 			return ExitOK, nil
 		}
 		return ExitUsage, usagef("%v", err)
@@ -190,11 +198,22 @@ func (r *runner) run(args []string) (int, error) {
 
 func (r *runner) flags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(r.env.Stderr)
-	fs.Usage = func() { fmt.Fprint(r.env.Stderr, usage, "\nflags:\n"); fs.PrintDefaults() }
+	// A bad flag is one line on stderr (see fail); -h prints the usage.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	r.g.register(fs)
 	return fs
 }
+
+// help prints the usage and the flags of fs to stdout.
+func (r *runner) help(fs *flag.FlagSet) {
+	fmt.Fprint(r.env.Stdout, usage, "\nflags of ", fs.Name(), ":\n")
+	fs.SetOutput(r.env.Stdout)
+	fs.PrintDefaults()
+}
+
+// errHelp ends a command after -h printed its usage.
+var errHelp = errors.New("help")
 
 // parse parses a command's flags (and the global ones again), and checks
 // the count of positional arguments.
@@ -203,6 +222,10 @@ func (r *runner) parse(fs *flag.FlagSet, args []string, positional int) ([]strin
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				r.help(fs)
+				return nil, errHelp
+			}
 			return nil, usagef("%v", err)
 		}
 		if fs.NArg() == 0 {
@@ -344,18 +367,89 @@ func (r *runner) demoAPI(args []string) (int, error) {
 	addr := fs.String("addr", "127.0.0.1:8001", "listen address")
 	latency := fs.Duration("latency", 0, "added to every request")
 	analysis := fs.Duration("analysis-latency", 0, "how long one analysis takes")
+	tlsMode := fs.String("tls", "", "serve HTTPS with an untrusted certificate: expired or self-signed")
+	var faults []screenapi.Fault
+	fs.Func("fault", "switch a fault on: KIND[:ENDPOINT[:TIMES]] (repeatable); kinds: "+faultKinds(), func(v string) error {
+		f, err := parseFault(v)
+		faults = append(faults, f)
+		return err
+	})
 	if _, err := r.parse(fs, args, 0); err != nil {
 		return ExitUsage, err
 	}
 	tok, _ := r.env.Lookup("REVIEWER_API_TOKEN")
-	srv, err := screenapi.Start(*addr, screenapi.Options{Token: strings.TrimSpace(tok), Latency: *latency, AnalysisLatency: *analysis})
+	opts := screenapi.Options{Token: strings.TrimSpace(tok), Latency: *latency, AnalysisLatency: *analysis}
+	var srv *screenapi.Server
+	var err error
+	switch *tlsMode {
+	case "":
+		srv, err = screenapi.Start(*addr, opts)
+	case "expired", "self-signed":
+		var cert tls.Certificate
+		if cert, err = untrustedCert(*addr, *tlsMode); err == nil {
+			srv, err = screenapi.StartTLS(*addr, opts, cert)
+		}
+	default:
+		return ExitUsage, usagef("--tls %q: want expired or self-signed", *tlsMode)
+	}
 	if err != nil {
 		return ExitFailure, err
 	}
 	defer srv.Close()
+	for _, f := range faults {
+		srv.SetFault(f)
+	}
 	fmt.Fprintf(r.env.Stdout, "reference screening service on %s (Ctrl-C stops it)\n", srv.URL())
 	ctx, cancel := signalContext()
 	defer cancel()
 	<-ctx.Done()
 	return ExitOK, nil
+}
+
+func faultKinds() string {
+	var ks []string
+	for _, k := range screenapi.FaultKinds() {
+		ks = append(ks, string(k))
+	}
+	return strings.Join(ks, ", ")
+}
+
+// parseFault reads KIND[:ENDPOINT[:TIMES]].
+func parseFault(v string) (screenapi.Fault, error) {
+	parts := strings.Split(v, ":")
+	f := screenapi.Fault{Kind: screenapi.FaultKind(parts[0])}
+	known := false
+	for _, k := range screenapi.FaultKinds() {
+		known = known || k == f.Kind
+	}
+	if !known {
+		return f, fmt.Errorf("unknown fault %q; kinds: %s", parts[0], faultKinds())
+	}
+	if len(parts) > 1 {
+		f.Endpoint = parts[1]
+	}
+	if len(parts) > 2 {
+		n, err := strconv.Atoi(parts[2])
+		if err != nil || n < 0 {
+			return f, fmt.Errorf("fault %q: TIMES must be a whole number", v)
+		}
+		f.Times = n
+	}
+	return f, nil
+}
+
+// untrustedCert makes the certificate of a TLS fault for the listen host.
+func untrustedCert(addr, mode string) (tls.Certificate, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	ca, err := screenapi.NewCA()
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	if mode == "expired" {
+		return ca.Leaf(host, time.Now().Add(-time.Hour), false)
+	}
+	return ca.Leaf(host, time.Now().Add(24*time.Hour), true)
 }

@@ -223,3 +223,20 @@ func TestWindowPreferencesYieldToFlagsAndEnvironment(t *testing.T) {
 		t.Fatalf("demo window %s", w.Config.BaseURL)
 	}
 }
+
+func TestDemoAPIFaultFlags(t *testing.T) {
+	h := newHarness(t)
+	for _, bad := range [][]string{{"demo-api", "--fault", "gremlins"}, {"demo-api", "--fault", "hang:resubmit:x"}, {"demo-api", "--tls", "weird"}} {
+		h.want(2, bad...)
+	}
+}
+
+func TestHelpGoesToStdout(t *testing.T) {
+	h := newHarness(t)
+	for _, args := range [][]string{{"-h"}, {"items", "-h"}, {"help"}} {
+		out, errs := h.want(0, args...)
+		if !strings.Contains(out, "usage: reviewer") || errs != "" {
+			t.Fatalf("%v: %q %q", args, out, errs)
+		}
+	}
+}

@@ -257,10 +257,10 @@ func TestTLS(t *testing.T) {
 		class client.Class
 		code  policy.Code
 	}{
-		{"trusted", ca.leaf(t, "127.0.0.1", now.Add(time.Hour), false), client.ClassOK, ""},
-		{"expired", ca.leaf(t, "127.0.0.1", now.Add(-time.Hour), false), client.ClassUntrusted, policy.CodeTLSUntrusted},
-		{"self-signed", ca.leaf(t, "127.0.0.1", now.Add(time.Hour), true), client.ClassUntrusted, policy.CodeTLSUntrusted},
-		{"wrong host", ca.leaf(t, "127.0.0.2", now.Add(time.Hour), false), client.ClassUntrusted, policy.CodeTLSUntrusted},
+		{"trusted", leaf(t, ca, "127.0.0.1", now.Add(time.Hour), false), client.ClassOK, ""},
+		{"expired", leaf(t, ca, "127.0.0.1", now.Add(-time.Hour), false), client.ClassUntrusted, policy.CodeTLSUntrusted},
+		{"self-signed", leaf(t, ca, "127.0.0.1", now.Add(time.Hour), true), client.ClassUntrusted, policy.CodeTLSUntrusted},
+		{"wrong host", leaf(t, ca, "127.0.0.2", now.Add(time.Hour), false), client.ClassUntrusted, policy.CodeTLSUntrusted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -271,7 +271,7 @@ func TestTLS(t *testing.T) {
 			defer srv.Close()
 			sl, dc := &sleeper{}, &dialCounter{}
 			c, err := client.New(testConfig(srv.URL()), client.WithSleep(sl.sleep), client.WithDialer(dc.dial),
-				client.WithRootCAs(&tls.Config{RootCAs: ca.pool}))
+				client.WithRootCAs(&tls.Config{RootCAs: ca.Pool}))
 			if err != nil {
 				t.Fatal(err)
 			}

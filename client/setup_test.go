@@ -2,13 +2,7 @@ package client_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"math/big"
 	"net"
 	"sync"
 	"testing"
@@ -107,49 +101,24 @@ func closedPort(t *testing.T) string {
 	return addr
 }
 
-// certs makes a CA and a leaf certificate for 127.0.0.1 signed by it.
-type certs struct {
-	pool *x509.CertPool
-	ca   *x509.Certificate
-	key  *ecdsa.PrivateKey
-}
-
-func newCA(t *testing.T) *certs {
+// newCA makes a throwaway CA that the test's client trusts.
+func newCA(t *testing.T) *screenapi.CA {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := screenapi.NewCA()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, _ := x509.ParseCertificate(der)
-	pool := x509.NewCertPool()
-	pool.AddCert(ca)
-	return &certs{pool: pool, ca: ca, key: key}
+	return ca
 }
 
 // leaf issues a server certificate; selfSigned ignores the CA.
-func (c *certs) leaf(t *testing.T, ip string, notAfter time.Time, selfSigned bool) tls.Certificate {
+func leaf(t *testing.T, ca *screenapi.CA, ip string, notAfter time.Time, selfSigned bool) tls.Certificate {
 	t.Helper()
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: ip},
-		NotBefore: notAfter.Add(-48 * time.Hour), NotAfter: notAfter,
-		IPAddresses: []net.IP{net.ParseIP(ip)}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		KeyUsage: x509.KeyUsageDigitalSignature}
-	parent, signer := c.ca, c.key
-	if selfSigned {
-		parent, signer = tmpl, key
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, signer)
+	c, err := ca.Leaf(ip, notAfter, selfSigned)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	return c
 }
 
 // pollUntil waits for a condition that only the passing of time can make
