@@ -30,7 +30,7 @@ func newHarness(t *testing.T) *harness {
 	dir := t.TempDir()
 	return &harness{t: t, srv: srv, dir: dir, env: map[string]string{
 		"REVIEWER_API_URL": srv.URL(), "REVIEWER_API_TOKEN": token, "REVIEWER_DB": filepath.Join(dir, "cache.db"),
-		"REVIEWER_RETRY_SLEEP": "1ms", "REVIEWER_TIMEOUT": "2s", "REVIEWER_NAME": "ana",
+		"REVIEWER_RETRY_SLEEP": "1ms", "REVIEWER_TIMEOUT": "15s", "REVIEWER_NAME": "ana",
 	}}
 }
 

@@ -143,8 +143,11 @@ func (c *Config) Finish() error {
 		c.Token = Secret(strings.TrimSpace(string(b)))
 	}
 	switch {
-	case c.Timeout <= 0:
-		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_TIMEOUT must be positive")
+	case c.Timeout <= policy.ServiceClassifierBudget:
+		// Below it, a slow classifier would look like a network failure
+		// (an unknown outcome) instead of the service's CLASSIFIER_TIMEOUT.
+		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_TIMEOUT=%v must be above the service's %v classifier budget",
+			c.Timeout, policy.ServiceClassifierBudget)
 	case c.ConnectTimeout <= 0:
 		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_CONNECT_TIMEOUT must be positive")
 	case c.RetryAttempts < 1:

@@ -63,6 +63,11 @@ func TestConfigBadValuesNameTheVariable(t *testing.T) {
 		}
 	}
 	c := client.DefaultConfig()
+	c.Timeout = 8 * time.Second
+	if err := c.Finish(); err == nil || !strings.Contains(err.Error(), "REVIEWER_TIMEOUT") || !strings.Contains(err.Error(), "classifier") {
+		t.Errorf("a cap below the classifier budget: %v", err)
+	}
+	c = client.DefaultConfig()
 	c.TokenFile = filepath.Join(t.TempDir(), "missing")
 	if err := c.Finish(); err == nil || !strings.Contains(err.Error(), "REVIEWER_API_TOKEN_FILE") {
 		t.Errorf("missing token file: %v", err)
