@@ -44,7 +44,6 @@ type Window struct {
 	Service *review.Service
 	Config  client.Config
 	Demo    bool
-	DBPath  string
 	// TokenSource says where the token came from, never what it is.
 	TokenSource string
 }

@@ -396,12 +396,12 @@ func (r *runner) window() (int, error) {
 			return exitFor(err), err
 		}
 		defer done()
-		return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, Demo: true, DBPath: r.g.db, TokenSource: r.tokenSource()})
+		return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, Demo: true, TokenSource: r.tokenSource()})
 	}
 	svc, done, err := r.open()
 	if err != nil {
 		return exitFor(err), err
 	}
 	defer done()
-	return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, DBPath: r.g.db, TokenSource: r.tokenSource()})
+	return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, TokenSource: r.tokenSource()})
 }

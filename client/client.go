@@ -56,9 +56,6 @@ func WithDialer(d DialFunc) Option { return func(o *options) { o.dial = d } }
 // always verified: there is no option to turn that off.
 func WithRootCAs(tc *tls.Config) Option { return func(o *options) { o.tls = tc } }
 
-// WithClock replaces time.Now.
-func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
-
 // WithSleep replaces the wait before the retry.
 func WithSleep(s func(ctx context.Context, d time.Duration) error) Option {
 	return func(o *options) { o.sleep = s }

@@ -69,12 +69,11 @@ type Server struct {
 	requests  map[string]int // file requests per item
 	seq       int
 
-	http     *http.Server
-	ln       net.Listener
-	addr     string
-	tlsConf  *tls.Config
-	closing  chan struct{}
-	serveErr chan error
+	http    *http.Server
+	ln      net.Listener
+	addr    string
+	tlsConf *tls.Config
+	closing chan struct{}
 }
 
 type batch struct {

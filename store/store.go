@@ -87,9 +87,6 @@ func (db *DB) SetClock(now func() time.Time) { db.now = now }
 // Close closes the cache.
 func (db *DB) Close() error { return db.db.Close() }
 
-// Path is the file of the cache.
-func (db *DB) Path() string { return db.path }
-
 // tx runs fn in one IMMEDIATE transaction.
 func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := db.db.BeginTx(ctx, nil)

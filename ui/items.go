@@ -238,14 +238,6 @@ func (t *itemTable) open() {
 	}
 }
 
-// selected is the selected row's item, if any.
-func (t *itemTable) selected() (review.ItemView, bool) {
-	if t.row < 0 || t.row >= len(t.rows) {
-		return review.ItemView{}, false
-	}
-	return t.rows[t.row], true
-}
-
 // showSending marks an item's row as sending while its action runs; the
 // reload after the outcome shows what the outbox recorded.
 func (t *itemTable) showSending(itemID string, kind policy.ActionKind) {
