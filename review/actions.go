@@ -143,7 +143,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 		}
 	}
 	s.observe(callErr)
-	fin := outcome(a, item, callErr)
+	fin := outcome(item, callErr)
 	fin.Attempts = evidence(attempts)
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
@@ -159,7 +159,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 }
 
 // outcome decides what an action's send comes to.
-func outcome(a store.Action, item *policy.Item, err error) store.Finish {
+func outcome(item *policy.Item, err error) store.Finish {
 	if err == nil {
 		return store.Finish{State: policy.ActionDone, Item: item, Event: "done: " + policy.Describe(*item)}
 	}

@@ -28,10 +28,13 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 	if err != nil {
 		return p, err
 	}
+	cancelled := func() error {
+		return policy.Errorf(policy.CodeDeadlineExceeded, "sync cancelled after %d pages", p.Pages)
+	}
 	cursor := ""
 	for {
-		if err := ctx.Err(); err != nil {
-			return p, policy.Errorf(policy.CodeDeadlineExceeded, "sync cancelled after %d pages", p.Pages)
+		if ctx.Err() != nil {
+			return p, cancelled()
 		}
 		page, attempts, err := s.api.ListBatches(ctx, since, cursor, s.pageSize)
 		if ctx.Err() == nil { // a call the reviewer cancelled says nothing about the API
@@ -45,7 +48,7 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 			}
 			cancel()
 			if ctx.Err() != nil {
-				return p, policy.Errorf(policy.CodeDeadlineExceeded, "sync cancelled after %d pages", p.Pages)
+				return p, cancelled()
 			}
 			return p, fmt.Errorf("sync stopped after %d pages: %w", p.Pages, err)
 		}

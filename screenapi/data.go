@@ -65,6 +65,13 @@ func setScored(it *policy.RawItem, score int) {
 	}
 }
 
+// setError puts an item in error with a code (reported as is, known or not).
+func setError(it *policy.RawItem, code string) {
+	msg := policy.Info(policy.NormalizeItemCode(code)).Explanation
+	it.Status, it.ErrorCode, it.ErrorMessage = "error", &code, &msg
+	it.RiskScore, it.Recommendation, it.Layers = nil, nil, nil
+}
+
 func round2(v float64) float64 { return float64(int(v*100+0.5)) / 100 }
 
 func (s *Server) seed() {
@@ -102,8 +109,7 @@ func (s *Server) seed() {
 			case "scored":
 				setScored(it, scoreFor(it.ID, 1))
 			case "error":
-				it.ErrorCode = sp(p.code)
-				it.ErrorMessage = sp(policy.Info(policy.NormalizeItemCode(p.code)).Explanation)
+				setError(it, p.code)
 			case "pending":
 				it.Attempt = 0
 			}

@@ -538,7 +538,7 @@ func (s *Server) resubmit(r *http.Request) answer {
 		return errAnswer(422, policy.CodeNotRetryable, code+" cannot be helped by a re-run; a new file is needed")
 	}
 	s.mu.Unlock()
-	return s.analyze(r.Context(), id, 0)
+	return s.analyze(r.Context(), id)
 }
 
 func (s *Server) fileRequest(r *http.Request) answer {
@@ -570,7 +570,7 @@ func (s *Server) replacement(r *http.Request) answer {
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return s.fileVerdict(id, "", 0, policy.CodePayloadTooLarge)
+			return s.fileVerdict(id, policy.CodePayloadTooLarge)
 		}
 		return errAnswer(422, policy.CodeValidationFailed, "a multipart field named file is required")
 	}
@@ -587,33 +587,30 @@ func (s *Server) replacement(r *http.Request) answer {
 	it.SizeBytes = int64(len(data))
 	s.mu.Unlock()
 	if len(data) > MaxFileSize {
-		return s.fileVerdict(id, "", len(data), policy.CodePayloadTooLarge)
+		return s.fileVerdict(id, policy.CodePayloadTooLarge)
 	}
 	mt := policy.SniffMediaType(data)
 	if mt == "" {
-		return s.fileVerdict(id, "", len(data), policy.CodeUnsupportedMediaType)
+		return s.fileVerdict(id, policy.CodeUnsupportedMediaType)
 	}
 	s.mu.Lock()
 	it.MediaType = mt
 	s.mu.Unlock()
-	return s.analyze(r.Context(), id, len(data))
+	return s.analyze(r.Context(), id)
 }
 
 // fileVerdict records a replacement refused before analysis.
-func (s *Server) fileVerdict(id, _ string, _ int, code policy.Code) answer {
+func (s *Server) fileVerdict(id string, code policy.Code) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	it := s.items[id]
-	c := string(code)
-	msg := policy.Info(code).Explanation
-	it.Status, it.ErrorCode, it.ErrorMessage = "error", &c, &msg
-	it.RiskScore, it.Recommendation, it.Layers = nil, nil, nil
+	setError(it, string(code))
 	s.touch(it)
 	return jsonAnswer(200, it)
 }
 
 // analyze runs one paid analysis of an item.
-func (s *Server) analyze(ctx context.Context, id string, _ int) answer {
+func (s *Server) analyze(ctx context.Context, id string) answer {
 	s.mu.Lock()
 	s.analyses[id]++
 	latency, ok := s.latencies[id]
@@ -645,9 +642,7 @@ func (s *Server) analyze(ctx context.Context, id string, _ int) answer {
 	if out.Code == "" {
 		setScored(it, out.Score)
 	} else {
-		c, msg := out.Code, policy.Info(policy.Code(out.Code)).Explanation
-		it.Status, it.ErrorCode, it.ErrorMessage = "error", &c, &msg
-		it.RiskScore, it.Recommendation, it.Layers = nil, nil, nil
+		setError(it, out.Code)
 	}
 	s.touch(it)
 	return jsonAnswer(200, it)

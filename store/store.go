@@ -100,7 +100,7 @@ func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return tx.Commit()
 }
 
-// ErrNotFound is returned for an id the cache does not hold.
+// notFound is the error for an id the cache does not hold.
 func notFound(what, id string) error {
 	return policy.Errorf(policy.CodeNotFound, "no %s %s in the cache; run sync", what, id)
 }

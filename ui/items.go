@@ -170,7 +170,7 @@ func (t *itemTable) refresh() {
 				keep = t.rows[t.row].ID
 			}
 			t.rows = rows
-			t.count.SetText(itemsCount(len(rows)))
+			t.count.SetText(plural(len(rows), "item"))
 			t.table.Refresh()
 			t.row = -1
 			for i, r := range rows {
@@ -189,13 +189,6 @@ func (t *itemTable) refresh() {
 			}
 		}
 	})
-}
-
-func itemsCount(n int) string {
-	if n == 1 {
-		return "1 item"
-	}
-	return itoa(n) + " items"
 }
 
 func (t *itemTable) onSelected(id widget.TableCellID) {

@@ -288,8 +288,6 @@ func auditText(d review.Detail) string {
 
 func short(d time.Duration) string { return d.Round(time.Millisecond).String() }
 
-func itoa(n int) string { return strconv.Itoa(n) }
-
 func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
