@@ -338,6 +338,8 @@ func exitFor(err error) int {
 		return ExitRefused
 	case policy.CodeInvalidInput:
 		return ExitUsage
+	case policy.CodeOutcomeUnknown: // a call was made and its outcome is not recorded
+		return ExitUnknown
 	}
 	return ExitFailure
 }

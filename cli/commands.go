@@ -301,12 +301,11 @@ func (r *runner) flush(args []string) (int, error) {
 	defer done()
 	fr, err := svc.Flush(ctx)
 	if err != nil {
-		return ExitFailure, err
+		return exitFor(err), err
 	}
-	fmt.Fprintf(r.env.Stdout, "flushed %d actions: %d done, %d refused by the API, %d unknown, %d still queued\n",
-		len(fr.Results), fr.Done, fr.Failed, fr.Unknown, fr.Queued)
+	fmt.Fprintln(r.env.Stdout, flushSummary(fr))
 	switch {
-	case fr.Unknown > 0:
+	case fr.Unknown > 0 || fr.TakenOver > 0 || len(fr.Busy) > 0:
 		return ExitUnknown, nil
 	case fr.Queued > 0:
 		return ExitQueued, nil
@@ -314,6 +313,46 @@ func (r *runner) flush(args []string) (int, error) {
 		return ExitAnswerNo, nil
 	}
 	return ExitOK, nil
+}
+
+// flushSummary is one line: what this flush sent and what came of it, then
+// what it left alone and why.
+func flushSummary(fr review.FlushResult) string {
+	line := fmt.Sprintf("flushed %s: %d done, %d refused by the API, %d unknown, %d still queued",
+		plural(fr.Sent(), "action", "actions"), fr.Done, fr.Failed, fr.Unknown, fr.Queued)
+	if fr.TakenOver > 0 {
+		line += fmt.Sprintf("; %s sent but taken over by another process after this one's lease ran out (it reconciles %s)",
+			plural(fr.TakenOver, "was", "were"), plural2(fr.TakenOver, "it", "them"))
+	}
+	if n := len(fr.Busy); n > 0 {
+		until := fr.Busy[0].LeaseUntil
+		for _, a := range fr.Busy[1:] {
+			if a.LeaseUntil.After(until) {
+				until = a.LeaseUntil
+			}
+		}
+		line += fmt.Sprintf("; %d skipped: being sent by another process until %s", n, until.Local().Format("15:04:05"))
+	}
+	if fr.Settled > 0 {
+		line += fmt.Sprintf("; %s settled by another process meanwhile", plural(fr.Settled, "action", "actions"))
+	}
+	return line
+}
+
+// plural is "1 action", "2 actions".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// plural2 is one or many, without the number.
+func plural2(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func (r *runner) cancel(args []string) (int, error) {
