@@ -18,6 +18,7 @@ import (
 	"os/user"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -79,7 +80,8 @@ commands:
   outbox [--json]                 actions not done yet
   flush                           send queued actions, reconcile unknown ones
   cancel ACTION_ID                cancel a queued action
-  export --csv FILE [--batch ID]  write items as CSV
+  export --csv FILE [--batch ID] [--force]
+                                  write items as CSV to a new file (--force: replace it)
   demo-api [--addr 127.0.0.1:8001] serve the reference screening service
 
 exit status: 0 done, 2 bad usage, 3 refused locally (no call made), 4 outcome unknown
@@ -309,8 +311,45 @@ func (r *runner) session() (*review.Service, context.Context, func(), error) {
 	return svc, ctx, func() { cancel(); closeSvc() }, nil
 }
 
+// ExitInterrupted is the status of a process ended by a second Ctrl-C
+// (128 + SIGINT, as a shell reports it).
+const ExitInterrupted = 130
+
+// signalContext returns a context that the first SIGINT or SIGTERM
+// cancels, so a command stops cleanly and records what it did. A second
+// one ends the process at once, whatever it is blocked in: a person who
+// presses Ctrl-C twice wants out (signal.NotifyContext would swallow it).
 func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return notifyTwice(os.Stderr, func() { os.Exit(ExitInterrupted) })
+}
+
+func notifyTwice(stderr io.Writer, exit func()) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	stopped := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+		case <-stopped:
+			return
+		}
+		select {
+		case <-ch:
+			fmt.Fprintln(stderr, "reviewer: interrupted twice: stopping now; 'reviewer outbox' shows what was left open")
+			exit()
+		case <-stopped:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(stopped)
+			cancel()
+		})
+	}
 }
 
 // exitFor maps an error to the exit status.

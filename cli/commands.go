@@ -2,6 +2,8 @@ package cli
 
 import (
 	"crypto/rand"
+	"errors"
+	"io"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/internal/safefile"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/screenapi"
@@ -340,32 +343,53 @@ func (r *runner) cancel(args []string) (int, error) {
 
 func (r *runner) export(args []string) (int, error) {
 	fs := r.flags("export")
-	file := fs.String("csv", "", "the CSV file to write")
+	file := fs.String("csv", "", "the CSV file to write (a new file, mode 0600)")
 	batch := fs.String("batch", "", "only this batch")
+	force := fs.Bool("force", false, "replace the file if it exists")
 	if _, err := r.parse(fs, args, 0); err != nil {
 		return ExitUsage, err
 	}
 	if *file == "" {
 		return ExitUsage, usagef("export needs --csv FILE")
 	}
+	// Refused before anything is opened: a FIFO would block, a link would
+	// be followed, an existing file would be lost.
+	if err := safefile.CheckTarget(*file, *force); err != nil {
+		return ExitRefused, exportError(err)
+	}
 	svc, ctx, done, err := r.session()
 	if err != nil {
 		return exitFor(err), err
 	}
 	defer done()
-	f, err := os.OpenFile(*file, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	var n int
+	err = safefile.WriteNew(*file, *force, func(w io.Writer) error {
+		var err error
+		n, err = svc.ExportCSV(ctx, w, *batch)
+		return err
+	})
 	if err != nil {
-		return ExitFailure, err
-	}
-	n, err := svc.ExportCSV(ctx, f, *batch)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return ExitFailure, err
+		if code := exitFor(exportError(err)); code == ExitRefused {
+			return code, exportError(err)
+		}
+		return ExitFailure, fmt.Errorf("export: nothing written to %s: %w", *file, err)
 	}
 	fmt.Fprintf(r.env.Stdout, "wrote %d items to %s\n", n, *file)
 	return ExitOK, nil
+}
+
+// exportError words a refused export target.
+func exportError(err error) error {
+	var exists *safefile.ExistsError
+	var link *safefile.SymlinkError
+	var nr *safefile.NotRegularError
+	switch {
+	case errors.As(err, &exists):
+		return policy.Errorf(policy.CodeConflict, "%v; add --force to replace it", err)
+	case errors.As(err, &link), errors.As(err, &nr):
+		return policy.Errorf(policy.CodeConflict, "%v; nothing written", err)
+	}
+	return err
 }
 
 // window opens the console; with --demo, on the reference service
