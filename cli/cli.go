@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/screenapi"
@@ -38,6 +39,10 @@ const (
 	ExitUnknown  = 4 // outcome unknown: recorded, flush reconciles it
 	ExitQueued   = 5 // not sent, queued: unreachable, circuit open, no budget
 	ExitAnswerNo = 6 // the API answered no
+	// ExitReadFailed: a read from the API (sync) failed. Nothing is queued
+	// and nothing changed at the service; the pages before the failure are
+	// kept; run the read again.
+	ExitReadFailed = 7
 )
 
 // Window is what the console window needs to open.
@@ -85,7 +90,8 @@ commands:
   demo-api [--addr 127.0.0.1:8001] serve the reference screening service
 
 exit status: 0 done, 2 bad usage, 3 refused locally (no call made), 4 outcome unknown
-(flush reconciles it), 5 not sent and queued, 6 the API answered no, 1 anything else.
+(flush reconciles it), 5 not sent and queued, 6 the API answered no, 7 a sync (a read)
+failed (nothing queued; run it again), 130 interrupted twice, 1 anything else.
 `
 
 // globals are the flags every command takes.
@@ -134,10 +140,10 @@ type runner struct {
 func (r *runner) fail(err error) {
 	var u usageError
 	if errors.As(err, &u) {
-		fmt.Fprintf(r.env.Stderr, "reviewer: %s (see reviewer -h)\n", u.msg)
+		fmt.Fprintf(r.env.Stderr, "reviewer: %s (see reviewer -h)\n", safetext.Line(u.msg, safetext.Message))
 		return
 	}
-	fmt.Fprintf(r.env.Stderr, "reviewer: %s\n", oneLine(describe(err)))
+	fmt.Fprintf(r.env.Stderr, "reviewer: %s\n", safetext.Line(describe(err), safetext.Message))
 }
 
 type usageError struct{ msg string }
@@ -146,7 +152,12 @@ func (u usageError) Error() string { return u.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// readError is a failed read from the API: a sync. It has no key and
+// nothing to reconcile: it is run again.
+type readError struct{ err error }
+
+func (e readError) Error() string { return e.err.Error() }
+func (e readError) Unwrap() error { return e.err }
 
 func (r *runner) run(args []string) (int, error) {
 	cfg, err := client.ConfigFromEnv(r.env.Lookup)
@@ -361,6 +372,10 @@ func exitFor(err error) int {
 	if errors.As(err, &u) {
 		return ExitUsage
 	}
+	var re readError
+	if errors.As(err, &re) {
+		return ExitReadFailed
+	}
 	if e, ok := client.AsError(err); ok {
 		switch e.Class {
 		case client.ClassNotConnected, client.ClassNotStarted:
@@ -388,6 +403,13 @@ func describe(err error) string {
 	// Wrapped errors repeat the code; say it once, first.
 	msg := code + ": " + strings.ReplaceAll(err.Error(), code+": ", "")
 	switch exitFor(err) {
+	case ExitReadFailed:
+		msg += "; nothing is queued and nothing changed at the service"
+		if e, ok := client.AsError(err); ok && e.Class == client.ClassRateLimited && !e.RetryAfter.IsZero() {
+			msg += "; run 'reviewer sync' again after " + e.RetryAfter.Local().Format("15:04:05")
+		} else {
+			msg += "; run 'reviewer sync' again"
+		}
 	case ExitQueued:
 		if !strings.Contains(msg, "queued") {
 			msg += "; nothing reached the API"
