@@ -2,11 +2,11 @@ package cli
 
 import (
 	"crypto/rand"
-	"errors"
-	"io"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
