@@ -257,6 +257,9 @@ func (r *runner) open() (*review.Service, func(), error) {
 	if err := r.g.cfg.Finish(); err != nil {
 		return nil, nil, err
 	}
+	for _, w := range r.g.cfg.Warnings { // also in Window.Config, for the window to show
+		fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s\n", safetext.Line(w, safetext.Message))
+	}
 	path := r.g.db
 	if path == "" {
 		p, err := store.DefaultPath()

@@ -243,3 +243,37 @@ func TestExportNeutralisesFormulasAndNeverClobbers(t *testing.T) {
 		t.Fatalf("fifo: %s", errs)
 	}
 }
+
+func TestBadConfigurationStopsBeforeAnyCall(t *testing.T) {
+	h := newHarness(t)
+	h.want(0, "sync")
+	item := h.srv.FindCode("CLASSIFIER_TIMEOUT")
+	h.env["REVIEWER_API_TOKEN"] = "cli-test\r\nX-Evil: 1"
+	_, errs := h.want(2, "resubmit", item)
+	if !strings.Contains(errs, "REVIEWER_API_TOKEN") || strings.Contains(errs, "cli-test") || strings.Contains(errs, "Evil") {
+		t.Fatalf("token: %s", errs)
+	}
+	h.env["REVIEWER_API_TOKEN"] = token
+	h.env["REVIEWER_TIMEOUT"] = "9223372036854775807ns"
+	_, errs = h.want(2, "resubmit", item)
+	if !strings.Contains(errs, "REVIEWER_TIMEOUT") || !strings.Contains(errs, "10m0s") {
+		t.Fatalf("timeout: %s", errs)
+	}
+	if h.srv.Arrivals(screenapi.EPResubmit) != 0 {
+		t.Fatal("a call was made on a bad configuration")
+	}
+	delete(h.env, "REVIEWER_TIMEOUT")
+	if out, _ := h.want(0, "outbox", "--json"); strings.TrimSpace(out) != "[]" {
+		t.Fatalf("an action was queued on a bad configuration: %s", out)
+	}
+
+	// A token file others can read works, with a warning.
+	delete(h.env, "REVIEWER_API_TOKEN")
+	file := filepath.Join(h.dir, "token")
+	os.WriteFile(file, []byte(token+"\n"), 0o644)
+	h.env["REVIEWER_API_TOKEN_FILE"] = file
+	_, errs = h.want(0, "resubmit", item)
+	if !strings.Contains(errs, "warning") || !strings.Contains(errs, "chmod 600") {
+		t.Fatalf("no warning for a token file at 0644: %q", errs)
+	}
+}
