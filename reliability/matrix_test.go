@@ -30,15 +30,20 @@ var calls = []call{
 		args: func(string, string) []string { return []string{"sync"} }},
 	{name: "resubmit", endpoint: screenapi.EPResubmit, find: retryable, cutAt: 64,
 		args: func(_, id string) []string { return []string{"resubmit", id} }},
-	{name: "file request", endpoint: screenapi.EPFileRequest, find: needsFile, cutAt: 64,
+	// The headers of a file request are about 320 bytes and its body about
+	// 420: the cut at 450 falls inside the JSON body.
+	{name: "file request", endpoint: screenapi.EPFileRequest, find: needsFile, cutAt: 450,
 		args: func(_, id string) []string {
-			return []string{"request-file", id, "--message", "Please send a sharper photo."}
+			return []string{"request-file", id, "--message", customerMessage}
 		}},
 	// The file is 8 KiB: the cut at 2 KiB falls inside the multipart body,
 	// after the service has read the headers and started the handler.
 	{name: "replacement", endpoint: screenapi.EPReplacement, find: needsFile, cutAt: 2048,
 		args: func(file, id string) []string { return []string{"replace", id, file} }},
 }
+
+var customerMessage = "Please send a new photo of the front of your identity document. " +
+	strings.Repeat("Make sure that all four corners are visible, that there is no glare, and that the text is sharp. ", 3)
 
 // fault is one row of the matrix: a toxic on one direction of the proxy.
 type fault struct {
@@ -108,6 +113,7 @@ type row struct {
 	arrivals  int    // at the call's endpoint, once the proxy was quiet
 	paid      int    // paid analyses
 	offline   string // a flush with the API unreachable: exit and state; "-" when not needed
+	faulty    string // a flush through the same fault: exit and state; "-" when not needed
 	finalExit int    // the final flush (sync: sync) with the proxy healthy
 	final     string // the action's state after it
 	arrEnd    int
@@ -137,7 +143,7 @@ func TestFaultMatrix(t *testing.T) {
 				if !full && !short[name] {
 					continue
 				}
-				r := &row{call: c.name, fault: f.label(), order: n, offline: "-"}
+				r := &row{call: c.name, fault: f.label(), order: n, offline: "-", faulty: "-"}
 				t.Run(name, func(t *testing.T) {
 					t.Parallel()
 					defer func() {
@@ -167,14 +173,14 @@ func TestFaultMatrix(t *testing.T) {
 func matrix(rows []*row) string {
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CALL\tFAULT\tCLASS\tEXIT\tSTATE\tARRIVED\tPAID\tFLUSH OFFLINE\tFINAL EXIT\tFINAL STATE\tARRIVED\tPAID\tCACHE\tRESULT")
+	fmt.Fprintln(tw, "CALL\tFAULT\tCLASS\tEXIT\tSTATE\tARRIVED\tPAID\tFLUSH OFFLINE\tFLUSH FAULTY\tFINAL EXIT\tFINAL STATE\tARRIVED\tPAID\tCACHE\tRESULT")
 	for _, r := range rows {
 		result := "ok"
 		if len(r.problems) > 0 {
 			result = "FAIL: " + strings.Join(r.problems, "; ")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t%d\t%s\t%d\t%d\t%s\t%s\n", r.call, r.fault, r.class, r.exit, r.state,
-			r.arrivals, r.paid, r.offline, r.finalExit, r.final, r.arrEnd, r.paidEnd, r.cache, result)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t%s\n", r.call, r.fault, r.class, r.exit, r.state,
+			r.arrivals, r.paid, r.offline, r.faulty, r.finalExit, r.final, r.arrEnd, r.paidEnd, r.cache, result)
 	}
 	tw.Flush()
 	return b.String()
@@ -239,6 +245,21 @@ func actionCell(t *testing.T, r *row, c call, f fault) {
 			r.check(t, false, "a second %s while the first is unknown: exit %d %s", c.name, again.code, oneLine(again.stderr))
 		}
 		svc.quiet(t)
+
+		// A reconciling flush through the same fault meets no answer
+		// either: the action stays unknown, with its key, and the service
+		// (replaying, or never reached) does no second analysis.
+		px.add(t, toxic{Type: f.typ, Stream: f.stream, Attributes: f.attrs(c)})
+		again := con.run("flush")
+		if f.holds {
+			px.heal()
+		}
+		svc.quiet(t)
+		px.heal()
+		st = con.item(id).Actions[0].State
+		r.faulty = fmt.Sprintf("%d %s", again.code, st)
+		r.check(t, st == "unknown" && again.code == cli.ExitUnknown, "a flush through the fault: exit %d, %s", again.code, st)
+		r.check(t, svc.Analyses(id) <= 1 && effects() <= 1, "%d effects, %d paid analyses after a reconciling flush", effects(), svc.Analyses(id))
 	}
 
 	fin := con.run("flush")
