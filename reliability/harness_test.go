@@ -325,6 +325,17 @@ type itemJSON struct {
 	} `json:"attempts"`
 }
 
+// state is the state of one of the item's actions ("" when it has none
+// with that id).
+func (it itemJSON) state(actionID int64) string {
+	for _, a := range it.Actions {
+		if a.ID == actionID {
+			return a.State
+		}
+	}
+	return ""
+}
+
 func (c *console) item(id string) itemJSON {
 	c.t.Helper()
 	r := c.must(0, "item", id, "--json")

@@ -170,19 +170,27 @@ func TestFaultMatrix(t *testing.T) {
 	}
 }
 
+// matrix prints the rows as a table, then what failed, cell by cell.
 func matrix(rows []*row) string {
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CALL\tFAULT\tCLASS\tEXIT\tSTATE\tARRIVED\tPAID\tFLUSH OFFLINE\tFLUSH FAULTY\tFINAL EXIT\tFINAL STATE\tARRIVED\tPAID\tCACHE\tRESULT")
+	var failed []string
 	for _, r := range rows {
 		result := "ok"
 		if len(r.problems) > 0 {
-			result = "FAIL: " + strings.Join(r.problems, "; ")
+			result = fmt.Sprintf("FAIL (%d)", len(r.problems))
+			for _, p := range r.problems {
+				failed = append(failed, fmt.Sprintf("%s / %s: %s", r.call, r.fault, p))
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t%s\n", r.call, r.fault, r.class, r.exit, r.state,
 			r.arrivals, r.paid, r.offline, r.faulty, r.finalExit, r.final, r.arrEnd, r.paidEnd, r.cache, result)
 	}
 	tw.Flush()
+	if len(failed) > 0 {
+		fmt.Fprintf(&b, "\n%d problems:\n%s\n", len(failed), strings.Join(failed, "\n"))
+	}
 	return b.String()
 }
 
@@ -234,7 +242,7 @@ func actionCell(t *testing.T, r *row, c call, f fault) {
 		// short of an answer, it stays unknown, uncancellable, and it keeps
 		// its item's one open action (issue 8 #1).
 		off := con.at(deadURL(t)).run("flush")
-		st := con.item(id).Actions[0].State
+		st := con.item(id).state(act.ID)
 		r.offline = fmt.Sprintf("%d %s", off.code, st)
 		r.check(t, st == "unknown", "a flush that could not connect left the action %s", st)
 		r.check(t, off.code == cli.ExitUnknown, "offline flush: %s", off)
@@ -256,7 +264,7 @@ func actionCell(t *testing.T, r *row, c call, f fault) {
 		}
 		svc.quiet(t)
 		px.heal()
-		st = con.item(id).Actions[0].State
+		st = con.item(id).state(act.ID)
 		r.faulty = fmt.Sprintf("%d %s", again.code, st)
 		r.check(t, st == "unknown" && again.code == cli.ExitUnknown, "a flush through the fault: exit %d, %s", again.code, st)
 		r.check(t, svc.Analyses(id) <= 1 && effects() <= 1, "%d effects, %d paid analyses after a reconciling flush", effects(), svc.Analyses(id))
