@@ -65,6 +65,7 @@ type Server struct {
 	faults    []*Fault
 	scripts   map[string][]Outcome
 	latencies map[string]time.Duration
+	holds     map[string]chan struct{} // analyses that wait for a test to release them
 	uploads   map[string][]Upload
 	requests  map[string]int // file requests per item
 	seq       int
@@ -121,7 +122,7 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts: opts, batches: map[string]*batch{}, items: map[string]*policy.RawItem{},
 		keys: map[string]*idem{}, analyses: map[string]int{}, arrivals: map[string]int{},
-		scripts: map[string][]Outcome{}, latencies: map[string]time.Duration{}, uploads: map[string][]Upload{},
+		scripts: map[string][]Outcome{}, latencies: map[string]time.Duration{}, holds: map[string]chan struct{}{}, uploads: map[string][]Upload{},
 		requests: map[string]int{}, closing: make(chan struct{}),
 	}
 	s.seed()
@@ -266,6 +267,27 @@ func (s *Server) SetAnalysisLatency(itemID string, d time.Duration) {
 	s.latencies[itemID] = d
 }
 
+// Hold makes every analysis of the item wait, after its latency, until the
+// returned release is called (or the server closes): a test can keep a
+// request in flight for exactly as long as it needs, with no timer.
+func (s *Server) Hold(itemID string) (release func()) {
+	ch := make(chan struct{})
+	s.mu.Lock()
+	s.holds[itemID] = ch
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			if s.holds[itemID] == ch {
+				delete(s.holds, itemID)
+			}
+			s.mu.Unlock()
+			close(ch)
+		})
+	}
+}
+
 // Item returns a copy of an item as the service holds it.
 func (s *Server) Item(id string) (policy.RawItem, bool) {
 	s.mu.Lock()
@@ -398,6 +420,19 @@ func writeAnswer(w http.ResponseWriter, a answer) {
 	}
 	w.WriteHeader(a.status)
 	_, _ = w.Write(a.body)
+}
+
+// held waits for a test's release of a held analysis; false when the server closes.
+func (s *Server) held(hold chan struct{}) bool {
+	if hold == nil {
+		return true
+	}
+	select {
+	case <-hold:
+		return true
+	case <-s.closing:
+		return false
+	}
 }
 
 // wait sleeps d unless the request or the server ends first.
@@ -639,6 +674,7 @@ func (s *Server) analyze(ctx context.Context, id string) answer {
 		out = Outcome{Score: scoreFor(id, s.items[id].Attempt+1)}
 	}
 	budget := s.opts.ClassifierBudget
+	hold := s.holds[id]
 	s.mu.Unlock()
 
 	if latency > budget {
@@ -646,7 +682,7 @@ func (s *Server) analyze(ctx context.Context, id string) answer {
 	}
 	// The analysis runs to its end even if the caller hangs up: that is
 	// what makes an unknown outcome on the console's side real.
-	if !s.wait(context.WithoutCancel(ctx), latency) {
+	if !s.wait(context.WithoutCancel(ctx), latency) || !s.held(hold) {
 		return answer{status: 503, body: []byte(`{"error_code":"SERVICE_UNAVAILABLE","error_message":"shutting down"}`)}
 	}
 
