@@ -48,17 +48,20 @@ type service struct {
 	hs  *http.Server
 
 	mu       sync.Mutex
-	changed  chan struct{} // closed and replaced on every change
-	open     int           // connections not closed yet
-	arrived  int           // requests whose handler started
-	answered int           // requests whose handler returned
-	keys     map[string]int
+	changed  chan struct{}  // closed and replaced on every change
+	open     int            // connections not closed yet
+	arrived  int            // requests whose handler started
+	answered int            // requests whose handler returned
+	keys     map[string]int // Idempotency-Key -> requests arrived
+	// keysAnswered: Idempotency-Key -> requests answered
+	keysAnswered map[string]int
 }
 
 func startService(t testing.TB, opts screenapi.Options) *service {
 	t.Helper()
 	opts.Token = token
-	s := &service{Server: screenapi.New(opts), changed: make(chan struct{}), keys: map[string]int{}}
+	s := &service{Server: screenapi.New(opts), changed: make(chan struct{}), keys: map[string]int{},
+		keysAnswered: map[string]int{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +78,12 @@ func startService(t testing.TB, opts screenapi.Options) *service {
 					s.keys[key]++
 				}
 			})
-			defer s.note(func() { s.answered++ })
+			defer s.note(func() {
+				s.answered++
+				if key != "" {
+					s.keysAnswered[key]++
+				}
+			})
 			inner.ServeHTTP(w, r)
 		}),
 		ConnState: func(_ net.Conn, st http.ConnState) {

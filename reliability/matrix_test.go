@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"text/tabwriter"
+	"time"
 
 	"github.com/trustscreen/reviewer/cli"
 	"github.com/trustscreen/reviewer/policy"
@@ -337,3 +338,53 @@ func syncCell(t *testing.T, r *row, c call, f fault) {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// TestReconcileWhileTheServiceStillRuns: the proxy drops the connection
+// while the service is still analysing; a flush right after meets the
+// running request (409 IDEMPOTENCY_KEY_IN_USE) and must keep the action
+// unknown, not count the 409 as the service's "no"; once the analysis has
+// ended, a flush gets its stored answer. One paid analysis in all.
+func TestReconcileWhileTheServiceStillRuns(t *testing.T) {
+	t.Parallel()
+	svc := startService(t, screenapi.Options{})
+	px := newProxy(t, svc.Addr())
+	con := newConsole(t, t.TempDir(), px.url)
+	con.at(svc.url).must(cli.ExitOK, "sync")
+	id := svc.pick(t, 1, map[string]bool{}, retryable)[0]
+	svc.SetAnalysisLatency(id, 9*time.Second) // under the service's 10 s budget
+
+	px.add(t, toxic{Type: "timeout", Stream: "downstream", Attributes: map[string]any{"timeout": 300}})
+	first := con.run("resubmit", id)
+	px.heal()
+	if first.code != cli.ExitUnknown {
+		t.Fatalf("the dropped call: %s", first)
+	}
+	act := con.item(id).Actions[0]
+
+	flush := con.run("flush")
+	svc.mu.Lock()
+	stillRunning := svc.keysAnswered[act.Key] == 1 // the flush's request, not the first
+	svc.mu.Unlock()
+	st := con.item(id).state(act.ID)
+	if stillRunning {
+		// The first request had not been answered when this flush ended,
+		// so the flush's request met it running.
+		if flush.code != cli.ExitUnknown || st != "unknown" {
+			t.Errorf("a flush that met the running request: exit %d, action %s: %s", flush.code, st, flush)
+		}
+	} else {
+		t.Logf("the analysis ended before the flush did (a very loaded machine): exit %d, %s", flush.code, st)
+	}
+	if n := svc.keyArrivals(act.Key); n != 2 {
+		t.Errorf("the key arrived %d times, want 2", n)
+	}
+
+	svc.quiet(t) // the analysis ends
+	fin := con.run("flush")
+	if fin.code != cli.ExitOK || con.item(id).state(act.ID) != "done" {
+		t.Errorf("after the analysis ended: %s", fin)
+	}
+	if n := svc.Analyses(id); n != 1 {
+		t.Errorf("%d paid analyses for one action", n)
+	}
+}
