@@ -23,7 +23,7 @@ import (
 // on its environment, so that the kill loops can SIGKILL a real process.
 func TestMain(m *testing.M) {
 	if args := os.Getenv("RELIABILITY_CHILD"); args != "" {
-		os.Exit(cli.Run(strings.Fields(args), cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Lookup: os.LookupEnv}))
+		os.Exit(cli.Run(strings.Split(args, "\x1f"), cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Lookup: os.LookupEnv}))
 	}
 	os.Exit(m.Run())
 }
@@ -46,7 +46,7 @@ func seed(t *testing.T) *rand.Rand {
 
 // child is the command line in a process of its own, on the console's
 // cache and configuration.
-func (c *console) child(args string) *exec.Cmd {
+func (c *console) child(args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	var env []string
 	for _, kv := range os.Environ() {
@@ -57,7 +57,7 @@ func (c *console) child(args string) *exec.Cmd {
 	for k, v := range c.env {
 		env = append(env, k+"="+v)
 	}
-	cmd.Env = append(env, "RELIABILITY_CHILD="+args)
+	cmd.Env = append(env, "RELIABILITY_CHILD="+strings.Join(args, "\x1f"))
 	return cmd
 }
 
@@ -239,7 +239,86 @@ func TestKillDuringFlush(t *testing.T) {
 		checkAfterKill(t, svc, con.db(), want)
 	}
 
-	// The dead senders' leases run out; then one flush settles everything.
+	settleAfterKills(t, svc, con, offline, want)
+	t.Logf("%d kills of a flush landed; %d actions, each with one effect", landed, len(want))
+}
+
+// TestKillDuringAnAction: SIGKILLs at random points of the action
+// commands themselves (resubmit, request-file, replace) in a child process
+// with the service reachable: before the intent is stored, while the
+// request is in flight, while the answer is being recorded. After each kill
+// the cache is sound; no key reaches the service without an action in the
+// cache holding it (durable intent first); an action that reached the
+// service is never queued again. At the end every stored action is settled
+// with one effect, and an item whose intent was never stored had none.
+func TestKillDuringAnAction(t *testing.T) {
+	t.Parallel()
+	rng := seed(t)
+	svc := startService(t, screenapi.Options{Batches: 120, AnalysisLatency: 15 * time.Millisecond})
+	dir := t.TempDir()
+	con := newConsole(t, dir, svc.url)
+	con.must(cli.ExitOK, "sync")
+	offline := con.at(deadURL(t))
+	offline.env["REVIEWER_RETRY_SLEEP"] = "1ms"
+	pdfPath := writeFile(t, dir, "scan.pdf", pdf(4<<10))
+	spin := startup(t, con)
+
+	used := map[string]bool{}
+	want := map[string]string{} // item -> the kind of its stored action
+	var untouched []string      // items whose intent a kill cut before it was stored
+	landed := 0
+	for round := 0; landed < kills(); round++ {
+		if round >= 4*kills() {
+			t.Fatalf("only %d of %d kills landed in %d rounds", landed, kills(), round)
+		}
+		var kind string
+		var args []string
+		switch rng.IntN(3) {
+		case 0:
+			id := svc.pick(t, 1, used, retryable)[0]
+			kind, args = "resubmit", []string{"resubmit", id}
+		case 1:
+			id := svc.pick(t, 1, used, needsFile)[0]
+			kind, args = "file_request", []string{"request-file", id, "--message", "Please send a new photo."}
+		default:
+			id := svc.pick(t, 1, used, needsFile)[0]
+			kind, args = "replacement", []string{"replace", id, pdfPath}
+		}
+		item := args[1]
+		p := pickPoint(rng, svc, 1, spin)
+		killed, out := killAt(t, con.child(args...), p)
+		if killed {
+			landed++
+		}
+		t.Logf("round %d: %s, kill %s (+%v): landed %v %s", round, kind, p.name, p.delay.Round(time.Microsecond), killed, oneLine(out))
+		svc.quiet(t)
+		stored := false
+		for _, a := range actions(t, con.db()) {
+			stored = stored || a.item == item
+		}
+		if stored {
+			want[item] = kind
+		} else {
+			untouched = append(untouched, item)
+		}
+		checkAfterKill(t, svc, con.db(), want)
+	}
+	settleAfterKills(t, svc, con, offline, want)
+	for _, item := range untouched {
+		if svc.Analyses(item) != 0 || svc.FileRequests(item) != 0 {
+			t.Errorf("%s had an effect at the service without a stored intent", item)
+		}
+	}
+	t.Logf("%d kills of an action landed; %d actions stored, each with one effect; %d cut before the intent, with none",
+		landed, len(want), len(untouched))
+}
+
+// settleAfterKills: once the killed senders' leases ran out, a flush with
+// the API unreachable must put nothing that reached the service back in
+// the queue, and a flush with the service healthy must settle every action
+// with exactly one effect each.
+func settleAfterKills(t *testing.T, svc *service, con, offline *console, want map[string]string) {
+	t.Helper()
 	var lease int64
 	for _, a := range actions(t, con.db()) {
 		if a.state == "sending" {
@@ -279,7 +358,6 @@ func TestKillDuringFlush(t *testing.T) {
 			t.Errorf("%s on %s: %d paid analyses", kind, item, analyses)
 		}
 	}
-	t.Logf("%d kills of a flush landed; %d actions, each with one effect", landed, len(want))
 }
 
 // checkAfterKill: the cache is sound, every action is there and in a state
@@ -290,9 +368,9 @@ func checkAfterKill(t *testing.T, svc *service, path string, want map[string]str
 	if got := integrity(t, path); got != "ok" {
 		t.Fatalf("integrity_check: %s", got)
 	}
-	byItem := map[string]actionRow{}
+	byItem, byKey := map[string]actionRow{}, map[string]bool{}
 	for _, a := range actions(t, path) {
-		byItem[a.item] = a
+		byItem[a.item], byKey[a.key] = a, true
 		switch a.state {
 		case "queued", "sending", "unknown", "done", "failed":
 		default:
@@ -302,6 +380,13 @@ func checkAfterKill(t *testing.T, svc *service, path string, want map[string]str
 			t.Errorf("action %d on %s reached the service %d times and is %s again", a.id, a.item, n, a.state)
 		}
 	}
+	svc.mu.Lock()
+	for key := range svc.keys {
+		if !byKey[key] {
+			t.Errorf("the key %s reached the service but no action in the cache holds it", key)
+		}
+	}
+	svc.mu.Unlock()
 	for item, kind := range want {
 		a, ok := byItem[item]
 		if !ok || a.kind != kind {
