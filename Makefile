@@ -52,7 +52,7 @@ test: deps vet fmt-check
 	$(GO) test -count=1 -race ./client/ ./review/ ./store/
 
 # The fault matrix through a real TCP proxy (toxiproxy, in-process) and
-# 20 + 20 SIGKILLs during flushes and syncs; prints the matrix (see
+# 20 SIGKILLs each during flushes, syncs and actions; prints the matrix (see
 # docs/reliability.md). Under 10 minutes on 2 cores; `make test` runs a
 # short form of it.
 reliability: deps
