@@ -87,7 +87,8 @@ commands:
   cancel ACTION_ID                cancel a queued action
   export --csv FILE [--batch ID] [--force]
                                   write items as CSV to a new file (--force: replace it)
-  demo-api [--addr 127.0.0.1:8001] serve the reference screening service
+  demo-api [--addr 127.0.0.1:8001] [--batches N] [--items-per-batch K]
+                                  serve the reference screening service
 
 exit status: 0 done, 2 bad usage, 3 refused locally (no call made), 4 outcome unknown
 (flush reconciles it), 5 not sent and queued, 6 the API answered no, 7 a sync (a read)
@@ -117,6 +118,14 @@ func defaultReviewer(lookup func(string) (string, bool)) string {
 		return u.Username
 	}
 	return "reviewer"
+}
+
+// OpensWindow reports whether args open the window rather than run a
+// command (or print help). main keeps the window's thread set-up only then.
+func OpensWindow(args []string) bool {
+	r := &runner{}
+	fs := r.flags("reviewer")
+	return fs.Parse(args) == nil && fs.NArg() == 0
 }
 
 // Run runs the command line and returns the exit status.
@@ -433,6 +442,8 @@ func (r *runner) demoAPI(args []string) (int, error) {
 	latency := fs.Duration("latency", 0, "added to every request")
 	analysis := fs.Duration("analysis-latency", 0, "how long one analysis takes")
 	tlsMode := fs.String("tls", "", "serve HTTPS with an untrusted certificate: expired or self-signed")
+	batches := fs.Int("batches", 48, "how many batches to seed (the performance suite seeds 10,000)")
+	perBatch := fs.Int("items-per-batch", 0, "items in each seeded batch, 1 to 10 (0: 1 to 10 at random)")
 	var faults []screenapi.Fault
 	fs.Func("fault", "switch a fault on: KIND[:ENDPOINT[:TIMES]] (repeatable); kinds: "+faultKinds(), func(v string) error {
 		f, err := parseFault(v)
@@ -443,7 +454,11 @@ func (r *runner) demoAPI(args []string) (int, error) {
 		return ExitUsage, err
 	}
 	tok, _ := r.env.Lookup("REVIEWER_API_TOKEN")
-	opts := screenapi.Options{Token: strings.TrimSpace(tok), Latency: *latency, AnalysisLatency: *analysis}
+	if *batches < 1 || *perBatch < 0 || *perBatch > 10 {
+		return ExitUsage, usagef("--batches must be at least 1 and --items-per-batch 0 to 10")
+	}
+	opts := screenapi.Options{Token: strings.TrimSpace(tok), Latency: *latency, AnalysisLatency: *analysis,
+		Batches: *batches, ItemsPerBatch: *perBatch}
 	var srv *screenapi.Server
 	var err error
 	switch *tlsMode {

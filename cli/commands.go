@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -107,6 +109,42 @@ func (r *runner) printJSON(v any) error {
 	return enc.Encode(v)
 }
 
+// streamJSON writes the values that each emits as one JSON array, in the
+// layout of printJSON, one element at a time: a listing of any length is
+// written in flat memory. A listing that fails part-way leaves the array
+// unclosed, so that no reader takes it for the whole.
+func (r *runner) streamJSON(each func(emit func(any) error) error) error {
+	w := bufio.NewWriterSize(r.env.Stdout, 64<<10)
+	var elem bytes.Buffer
+	enc := json.NewEncoder(&elem)
+	enc.SetIndent("  ", "  ")
+	n := 0
+	err := each(func(v any) error {
+		elem.Reset()
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		sep := ",\n  "
+		if n == 0 {
+			sep = "[\n  "
+		}
+		n++
+		w.WriteString(sep)
+		_, err := w.Write(bytes.TrimSuffix(elem.Bytes(), []byte("\n")))
+		return err
+	})
+	if err != nil {
+		w.Flush()
+		return err
+	}
+	if n == 0 {
+		w.WriteString("[]\n")
+	} else {
+		w.WriteString("\n]\n")
+	}
+	return w.Flush()
+}
+
 func (r *runner) items(args []string) (int, error) {
 	fs := r.flags("items")
 	var f store.ItemFilter
@@ -137,16 +175,17 @@ func (r *runner) items(args []string) (int, error) {
 		return exitFor(err), err
 	}
 	defer done()
+	if *asJSON {
+		if err := r.streamJSON(func(emit func(any) error) error {
+			return svc.EachItem(ctx, f, func(v review.ItemView) error { return emit(toJSON(v)) })
+		}); err != nil {
+			return ExitFailure, err
+		}
+		return ExitOK, nil
+	}
 	items, err := svc.Items(ctx, f)
 	if err != nil {
 		return ExitFailure, err
-	}
-	if *asJSON {
-		out := make([]itemJSON, len(items))
-		for i, v := range items {
-			out[i] = toJSON(v)
-		}
-		return ExitOK, r.printJSON(out)
 	}
 	tw := tabwriter.NewWriter(r.env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tBATCH\tFILE\tKIND\tSTATUS\tSCORE\tREC\tCODE\tRETRYABLE\tNEXT\tACTION")

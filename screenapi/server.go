@@ -45,6 +45,7 @@ const MaxFileSize = policy.MaxFileSize
 type Options struct {
 	Seed             int64         // seeded data (default 1)
 	Batches          int           // how many batches to seed (default 48)
+	ItemsPerBatch    int           // items in each seeded batch, 1 to 10 (default: 1 to 10 at random)
 	Token            string        // when set, requests must carry it as a Bearer token
 	Latency          time.Duration // added to every request
 	AnalysisLatency  time.Duration // how long the classifier takes
@@ -69,6 +70,7 @@ type Server struct {
 	uploads   map[string][]Upload
 	requests  map[string]int // file requests per item
 	seq       int
+	sorted    []*batch // batches, oldest change first; nil when a change made it stale
 
 	http    *http.Server
 	ln      net.Listener
@@ -335,10 +337,17 @@ func (s *Server) touch(it *policy.RawItem) {
 	it.UpdatedAt = now
 	if b := s.batches[it.BatchID]; b != nil && now.After(b.UpdatedAt) {
 		b.UpdatedAt = now
+		s.sorted = nil
 	}
 }
 
+// sortedBatches is the batches, oldest change first. The order is kept
+// until a batch changes, so that a page costs its own size, not a sort of
+// every batch (a sync of 100,000 batches asks for 1,000 pages).
 func (s *Server) sortedBatches() []*batch {
+	if s.sorted != nil {
+		return s.sorted
+	}
 	out := make([]*batch, 0, len(s.batches))
 	for _, b := range s.batches {
 		out = append(out, b)
@@ -349,6 +358,7 @@ func (s *Server) sortedBatches() []*batch {
 		}
 		return out[i].ID < out[j].ID
 	})
+	s.sorted = out
 	return out
 }
 
@@ -480,12 +490,9 @@ func (s *Server) listBatches(r *http.Request) answer {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var changed []*batch
-	for _, b := range s.sortedBatches() {
-		if !b.UpdatedAt.Before(since) {
-			changed = append(changed, b)
-		}
-	}
+	all := s.sortedBatches()
+	// The batches changed at or after since are the tail of the order.
+	changed := all[sort.Search(len(all), func(i int) bool { return !all[i].UpdatedAt.Before(since) }):]
 	type wireBatch struct {
 		ID          string            `json:"id"`
 		CustomerRef string            `json:"customer_ref"`
