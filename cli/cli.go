@@ -52,13 +52,18 @@ type Window struct {
 	Demo    bool
 	// TokenSource says where the token came from, never what it is.
 	TokenSource string
+	// ReviewerSource says where the reviewer's name came from: the
+	// system user, --reviewer or REVIEWER_NAME.
+	ReviewerSource string
 }
 
 // Keys of the window's saved preferences. They apply when the window
 // opens, unless a flag or the environment says otherwise; the token is
-// never among them.
+// never among them, nor the reviewer's name: the audit trail's author comes
+// from the system user, --reviewer or REVIEWER_NAME, never from a saved
+// free-text field that could leak from one run into the next.
 const (
-	PrefReviewer = "reviewer"
+	PrefReviewer = "reviewer" // no longer read; kept so old values are recognisable
 	PrefAPIURL   = "api_url"
 )
 
@@ -75,7 +80,8 @@ type Env struct {
 const usage = `usage: reviewer [global flags] [command] [flags]
 
 commands:
-  (none)                          open the console window (--demo: on the built-in demo service)
+  (none)                          open the console window (--demo: on the built-in demo service,
+                                  with a throwaway cache: REVIEWER_DB and --db are not used)
   sync                            pull changed batches into the cache
   items [--batch ID] [--status S] [--code C] [--retryable] [--needs-action] [--json]
   item ID [--json]                one item with its actions, attempts and audit trail
@@ -107,7 +113,7 @@ func (g *globals) register(fs *flag.FlagSet) {
 	g.cfg.RegisterFlags(fs)
 	fs.StringVar(&g.db, "db", g.db, "cache file (REVIEWER_DB)")
 	fs.StringVar(&g.reviewer, "reviewer", g.reviewer, "reviewer name (REVIEWER_NAME, else the OS user)")
-	fs.BoolVar(&g.demo, "demo", g.demo, "open the window on the built-in demo service with a throwaway cache")
+	fs.BoolVar(&g.demo, "demo", g.demo, "open the window on the built-in demo service with a throwaway cache (REVIEWER_DB and saved preferences are not used)")
 }
 
 func defaultReviewer(lookup func(string) (string, bool)) string {
@@ -142,8 +148,9 @@ func Run(args []string, env Env) int {
 }
 
 type runner struct {
-	env Env
-	g   globals
+	env     Env
+	g       globals
+	whoFrom string // where the reviewer's name came from (the window shows it)
 }
 
 func (r *runner) fail(err error) {
@@ -188,6 +195,7 @@ func (r *runner) run(args []string) (int, error) {
 	rest := fs.Args()
 	if len(rest) == 0 {
 		r.applySaved(fs)
+		r.whoFrom = r.reviewerSource(fs)
 		return r.window()
 	}
 	cmd, cmdArgs := rest[0], rest[1:]
@@ -291,23 +299,32 @@ func (r *runner) open() (*review.Service, func(), error) {
 }
 
 // applySaved lets the window's saved preferences fill in what neither a
-// flag nor the environment set: the reviewer's name and the API URL.
+// flag nor the environment set: the API URL. The demo reads none (its
+// window keeps its preferences apart from real use).
 func (r *runner) applySaved(fs *flag.FlagSet) {
-	if r.env.Saved == nil {
+	if r.env.Saved == nil || r.g.demo {
 		return
 	}
 	flagged := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { flagged[f.Name] = true })
-	if _, env := r.env.Lookup("REVIEWER_NAME"); !env && !flagged["reviewer"] {
-		if v := r.env.Saved(PrefReviewer); v != "" {
-			r.g.reviewer = v
-		}
-	}
 	if _, env := r.env.Lookup("REVIEWER_API_URL"); !env && !flagged["api"] {
 		if v := r.env.Saved(PrefAPIURL); v != "" {
 			r.g.cfg.BaseURL = v
 		}
 	}
+}
+
+// reviewerSource names where the reviewer's name comes from.
+func (r *runner) reviewerSource(fs *flag.FlagSet) string {
+	flagged := false
+	fs.Visit(func(f *flag.Flag) { flagged = flagged || f.Name == "reviewer" })
+	if flagged {
+		return "--reviewer"
+	}
+	if v, ok := r.env.Lookup("REVIEWER_NAME"); ok && v != "" {
+		return "REVIEWER_NAME"
+	}
+	return "the system user"
 }
 
 // tokenSource names where the token comes from, for the preferences.
@@ -437,7 +454,11 @@ func describe(err error) string {
 }
 
 func (r *runner) demoAPI(args []string) (int, error) {
-	fs := r.flags("demo-api")
+	// Only the service's own flags: the client's (--db, --reserve,
+	// --connect-timeout…) mean nothing to it.
+	fs := flag.NewFlagSet("demo-api", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	addr := fs.String("addr", "127.0.0.1:8001", "listen address")
 	latency := fs.Duration("latency", 0, "added to every request")
 	analysis := fs.Duration("analysis-latency", 0, "how long one analysis takes")
@@ -480,10 +501,31 @@ func (r *runner) demoAPI(args []string) (int, error) {
 		srv.SetFault(f)
 	}
 	fmt.Fprintf(r.env.Stdout, "reference screening service on %s (Ctrl-C stops it)\n", srv.URL())
+	if len(faults) == 0 {
+		fmt.Fprintln(r.env.Stdout, "faults: none")
+	}
+	for _, f := range faults {
+		fmt.Fprintf(r.env.Stdout, "fault on: %s\n", describeFault(f))
+	}
 	ctx, cancel := signalContext()
 	defer cancel()
 	<-ctx.Done()
 	return ExitOK, nil
+}
+
+// describeFault says in words what a switched-on fault does.
+func describeFault(f screenapi.Fault) string {
+	where := "every endpoint"
+	if f.Endpoint != "" {
+		where = "the " + f.Endpoint + " endpoint"
+	}
+	times := "until the service stops"
+	if f.Times == 1 {
+		times = "for the next request"
+	} else if f.Times > 1 {
+		times = fmt.Sprintf("for the next %d requests", f.Times)
+	}
+	return fmt.Sprintf("%s on %s, %s", f.Kind, where, times)
 }
 
 func faultKinds() string {

@@ -510,12 +510,12 @@ func (r *runner) window() (int, error) {
 			return exitFor(err), err
 		}
 		defer done()
-		return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, Demo: true, TokenSource: r.tokenSource()})
+		return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, Demo: true, TokenSource: r.tokenSource(), ReviewerSource: r.whoFrom})
 	}
 	svc, done, err := r.open()
 	if err != nil {
 		return exitFor(err), err
 	}
 	defer done()
-	return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, TokenSource: r.tokenSource()})
+	return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, TokenSource: r.tokenSource(), ReviewerSource: r.whoFrom})
 }
