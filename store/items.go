@@ -122,6 +122,7 @@ type ItemRow struct {
 	policy.Item
 	CustomerRef string
 	Action      *ActionRef // newest action, open or not
+	Triage                 // age and snooze (triage.go)
 }
 
 // OpenAction is the state of the item's open action, "" when none.
@@ -140,7 +141,8 @@ type ItemFilter struct {
 	Retryable   bool        // errors a person may re-submit
 	NeedsAction bool        // retryable errors, errors needing a new file not yet requested, unknown outcomes
 	Search      string      // in id, file name, customer reference
-	SortBy      string      // file, kind, status, score, recommendation, code, updated (default: batch order)
+	TriageFilter
+	SortBy      string      // file, kind, status, score, recommendation, code, updated, since (default: batch order)
 	Desc        bool
 	Limit       int
 	Offset      int
@@ -149,6 +151,7 @@ type ItemFilter struct {
 var sortColumns = map[string]string{
 	"file": "i.file_name", "kind": "i.kind", "status": "i.status", "score": "i.risk_score",
 	"recommendation": "i.recommendation", "code": "i.error_code", "updated": "i.updated_at", "id": "i.id",
+	"since": "ss.since",
 }
 
 func retryableList() string {
@@ -163,10 +166,10 @@ func retryableList() string {
 
 const itemColumns = `i.id, i.batch_id, i.kind, i.file_name, i.media_type, i.size_bytes, i.status, i.risk_score,
 	i.recommendation, i.layers, i.error_code, i.reported_code, i.error_message, i.problem, i.attempt, i.updated_at,
-	b.customer_ref, a.id, a.kind, a.state, a.idempotency_key, a.last_error_code`
+	b.customer_ref, a.id, a.kind, a.state, a.idempotency_key, a.last_error_code,` + triageColumns
 
 const newestAction = `
-	LEFT JOIN actions a ON a.id = (SELECT MAX(x.id) FROM actions x WHERE x.item_id = i.id)`
+	LEFT JOIN actions a ON a.id = (SELECT MAX(x.id) FROM actions x WHERE x.item_id = i.id)` + triageJoin
 
 // itemFrom finds items by their own keys.
 const itemFrom = ` FROM items i JOIN batches b ON b.id = i.batch_id` + newestAction
@@ -195,6 +198,7 @@ func (db *DB) Items(ctx context.Context, f ItemFilter) ([]ItemRow, error) {
 	if f.NeedsAction {
 		where = append(where, `(a.state = 'unknown' OR (i.status = 'error' AND (a.state IS NULL OR a.state NOT IN ('queued','sending'))))`)
 	}
+	where, args = f.TriageFilter.where(where, args, db.now(), f.NeedsAction)
 	if s := strings.TrimSpace(f.Search); s != "" {
 		like := "%" + strings.NewReplacer("%", `\%`, "_", `\_`).Replace(s) + "%"
 		where = append(where, `(i.id LIKE ? ESCAPE '\' OR i.file_name LIKE ? ESCAPE '\' OR b.customer_ref LIKE ? ESCAPE '\')`)
@@ -259,12 +263,14 @@ func scanItem(s scanner) (ItemRow, error) {
 	var updated int64
 	var aID sql.NullInt64
 	var aKind, aState, aKey, aCode sql.NullString
-	err := s.Scan(&r.ID, &r.BatchID, &r.Kind, &r.FileName, &r.MediaType, &r.SizeBytes, &r.Status, &score, &rec,
+	var tr triageScan
+	err := s.Scan(append([]any{&r.ID, &r.BatchID, &r.Kind, &r.FileName, &r.MediaType, &r.SizeBytes, &r.Status, &score, &rec,
 		&layers, &code, &reported, &msg, &problem, &r.Attempt, &updated, &r.CustomerRef,
-		&aID, &aKind, &aState, &aKey, &aCode)
+		&aID, &aKind, &aState, &aKey, &aCode}, tr.dest()...)...)
 	if err != nil {
 		return r, err
 	}
+	r.Triage = tr.triage()
 	r.UpdatedAt = fromMS(updated)
 	r.ErrorCode, r.ReportedCode, r.ErrorMessage, r.Problem = policy.Code(code.String), reported.String, msg.String, problem.String
 	if r.Status == policy.StatusScored && score.Valid {
