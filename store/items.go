@@ -142,10 +142,10 @@ type ItemFilter struct {
 	NeedsAction bool        // retryable errors, errors needing a new file not yet requested, unknown outcomes
 	Search      string      // in id, file name, customer reference
 	TriageFilter
-	SortBy      string      // file, kind, status, score, recommendation, code, updated, since (default: batch order)
-	Desc        bool
-	Limit       int
-	Offset      int
+	SortBy string // file, kind, status, score, recommendation, code, updated, since (default: batch order)
+	Desc   bool
+	Limit  int
+	Offset int
 }
 
 var sortColumns = map[string]string{

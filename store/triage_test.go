@@ -172,7 +172,7 @@ func TestCreateRunQueuesInOneGoAndCancelsAsAGroup(t *testing.T) {
 	}
 	// A run holds no more actions than confirmed: the database says so.
 	one, got, _, err := db.CreateRun(ctx, policy.ActionResubmit, "ana",
-		[]store.Action{{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k-one"}}, policy.CanResubmit)
+		[]store.Action{{ItemID: "i2", Kind: policy.ActionResubmit, Key: "k-one"}}, policy.CanResubmit)
 	if err != nil || len(got) != 1 {
 		t.Fatal(got, err)
 	}
