@@ -141,11 +141,11 @@ type ItemFilter struct {
 	Retryable   bool        // errors a person may re-submit
 	NeedsAction bool        // retryable errors, errors needing a new file not yet requested, unknown outcomes
 	Search      string      // in id, file name, customer reference
+	SortBy      string      // file, kind, status, score, recommendation, code, updated, since (default: batch order)
+	Desc        bool
+	Limit       int
+	Offset      int
 	TriageFilter
-	SortBy string // file, kind, status, score, recommendation, code, updated, since (default: batch order)
-	Desc   bool
-	Limit  int
-	Offset int
 }
 
 var sortColumns = map[string]string{
