@@ -440,8 +440,11 @@ func helper(mode string) int {
 	db, api, svc := newService(t, os.Getenv("REVIEW_URL"), os.Getenv("REVIEW_DB"))
 	defer db.Close()
 	defer api.Close()
-	if mode == "crash" {
+	switch mode {
+	case "crash":
 		svc.SetAfterIntent(func(store.Action) { syscall.Kill(os.Getpid(), syscall.SIGKILL) })
+	case "crash-after-call": // the service ran it; the answer dies with the process
+		svc.SetAfterCall(func(store.Action) { syscall.Kill(os.Getpid(), syscall.SIGKILL) })
 	}
 	res, err := svc.Resubmit(context.Background(), os.Getenv("REVIEW_ITEM"))
 	fmt.Println(res.Action.State, policy.ErrorCode(err))
