@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/internal/safefile"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/store"
 )
@@ -63,20 +64,33 @@ func (s *Service) Replace(ctx context.Context, itemID, fileName string, data []b
 	return s.act(ctx, store.Action{ItemID: itemID, Kind: policy.ActionReplacement, FileName: filepath.Base(fileName)}, data, policy.CanReplace)
 }
 
-// ReplaceFile reads a file from disk and uploads it with Replace.
+// ReplaceFile reads a file from disk and uploads it with Replace. Anything
+// but a regular file (a FIFO, a device, a folder) is refused unopened, and
+// the read stops at 10 MiB + 1 byte whatever size the file reports.
 func (s *Service) ReplaceFile(ctx context.Context, itemID, path string) (Result, error) {
-	fi, err := os.Stat(path)
+	data, err := safefile.ReadFile(path, policy.MaxFileSize)
 	if err != nil {
-		return Result{}, policy.Errorf(policy.CodeInvalidFile, "cannot read %s: %v", path, err)
-	}
-	if fi.Size() > policy.MaxFileSize {
-		return Result{}, policy.Errorf(policy.CodeInvalidFile, "%s is %.1f MiB; the service takes at most 10 MiB", path, float64(fi.Size())/(1<<20))
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Result{}, policy.Errorf(policy.CodeInvalidFile, "cannot read %s: %v", path, err)
+		var tooLarge *safefile.TooLargeError
+		if errors.As(err, &tooLarge) {
+			return Result{}, policy.Errorf(policy.CodeInvalidFile, "%s is larger than 10 MiB, the most the service takes", path)
+		}
+		var nr *safefile.NotRegularError
+		if errors.As(err, &nr) {
+			return Result{}, policy.Errorf(policy.CodeInvalidFile, "%v", err)
+		}
+		return Result{}, policy.Errorf(policy.CodeInvalidFile, "cannot read %s: %v", path, unwrapPath(err))
 	}
 	return s.Replace(ctx, itemID, path, data)
+}
+
+// unwrapPath drops the operation and path of an *os.PathError: the caller
+// names the path itself.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func (s *Service) act(ctx context.Context, a store.Action, file []byte, check func(policy.Situation) error) (Result, error) {

@@ -118,14 +118,21 @@ func (s *Service) observe(err error) {
 		switch {
 		case e.Code == policy.CodeCircuitOpen:
 			state = ConnCircuitOpen
-		case e.Class == client.ClassNotConnected || e.Class == client.ClassUnknown:
+		case e.Class == client.ClassNotConnected:
 			state = ConnOffline
-		case e.Class == client.ClassNotStarted:
-			return // nothing was learnt about the API
+		case e.Class == client.ClassNotStarted || e.Class == client.ClassUnknown:
+			// Nothing was learnt about the API as a whole: one call that
+			// went out and got no answer is that item's unknown outcome,
+			// not the connection's (an idle probe tells).
+			return
 		}
 	} else if err != nil {
 		return
 	}
+	s.setConn(state, code)
+}
+
+func (s *Service) setConn(state ConnState, code policy.Code) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn.State != state {
