@@ -379,8 +379,8 @@ func flushSummary(fr review.FlushResult) string {
 	line := fmt.Sprintf("flushed %s: %d done, %d refused by the API, %d unknown, %d still queued",
 		plural(fr.Sent(), "action", "actions"), fr.Done, fr.Failed, fr.Unknown, fr.Queued)
 	if fr.TakenOver > 0 {
-		line += fmt.Sprintf("; %s sent but taken over by another process after this one's lease ran out (it reconciles %s)",
-			plural(fr.TakenOver, "was", "were"), plural2(fr.TakenOver, "it", "them"))
+		line += fmt.Sprintf("; %s sent, then taken over by another process when this one's lease ran out (that process records the outcome)",
+			plural(fr.TakenOver, "action was", "actions were"))
 	}
 	if n := len(fr.Busy); n > 0 {
 		until := fr.Busy[0].LeaseUntil
@@ -403,14 +403,6 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
-}
-
-// plural2 is one or many, without the number.
-func plural2(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func (r *runner) cancel(args []string) (int, error) {
