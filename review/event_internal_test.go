@@ -13,7 +13,14 @@ import (
 // read as "not sent", or an answer that is not about the key read as one.
 func TestEventOfEveryOutcome(t *testing.T) {
 	ce := func(class client.Class, code policy.Code, status int) error {
-		return &client.Error{Class: class, Code: code, HTTPStatus: status}
+		e := &client.Error{Class: class, Code: code, HTTPStatus: status}
+		if class == client.ClassAnsweredNo {
+			e.ReportedCode = string(code) // the service's own error body
+		}
+		return e
+	}
+	bare := func(code policy.Code, status int) error {
+		return &client.Error{Class: client.ClassAnsweredNo, Code: code, HTTPStatus: status}
 	}
 	tests := []struct {
 		name string
@@ -39,6 +46,9 @@ func TestEventOfEveryOutcome(t *testing.T) {
 		{"validation", ce(client.ClassAnsweredNo, policy.CodeValidationFailed, 422), policy.EventRefused},
 		{"key reused", ce(client.ClassAnsweredNo, policy.CodeIdempotencyKeyReused, 422), policy.EventRefused},
 		{"not found", ce(client.ClassAnsweredNo, policy.CodeNotFound, 404), policy.EventRefused},
+		{"a proxy's bare 404", bare(policy.CodeNotFound, 404), policy.EventTurnedAway},
+		{"a proxy's bare 408", bare(policy.CodeInvalidResponse, 408), policy.EventTurnedAway},
+		{"a proxy's bare 413", bare(policy.CodeInvalidResponse, 413), policy.EventTurnedAway},
 		{"an error nobody classified", errors.New("boom"), policy.EventNoAnswer},
 	}
 	for _, tt := range tests {
