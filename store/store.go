@@ -13,9 +13,9 @@ package store
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"database/sql"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
