@@ -13,7 +13,7 @@ DEB_SHOT  := xvfb imagemagick xdotool x11-utils
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: deps deps-shot build demo test bench screenshot package vet fmt-check clean
+.PHONY: deps deps-shot build demo test fuzz bench screenshot package vet fmt-check clean
 
 # Installs the Debian packages that are not there yet (as root, or with sudo).
 define apt_install
@@ -50,6 +50,18 @@ fmt-check:
 test: deps vet fmt-check
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./client/ ./review/ ./store/
+	$(MAKE) --no-print-directory fuzz
+
+# Each fuzz target for a few seconds (their seed corpora, under
+# testdata/fuzz, also run in every plain `go test`). FUZZTIME=1m for longer.
+FUZZTIME ?= 3s
+FUZZ_TARGETS := \
+	./client/:FuzzBatchPageDecoder ./client/:FuzzItemDecoder ./client/:FuzzErrorBody ./client/:FuzzRetryAfter \
+	./policy/:FuzzCheckFile ./internal/safetext/:FuzzCSVCell ./internal/safetext/:FuzzLine
+fuzz: deps
+	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
+		out=$$($(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg 2>&1) || { echo "$$out"; exit 1; }; done
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./store/
