@@ -142,9 +142,9 @@ func hostileCache(t *testing.T, path string) (ids []string) {
 
 func checkPrintable(t *testing.T, what, s string) {
 	t.Helper()
-	for _, r := range s {
+	for i, r := range s {
 		if (r < 0x20 && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u202e' {
-			t.Fatalf("%s prints %U raw: %q", what, r, s)
+			t.Fatalf("%s prints %U raw: ...%q...", what, r, s[max(0, i-60):min(len(s), i+60)])
 		}
 	}
 	for _, line := range strings.Split(s, "\n") {
