@@ -52,13 +52,18 @@ type Window struct {
 	Demo    bool
 	// TokenSource says where the token came from, never what it is.
 	TokenSource string
+	// ReviewerSource says where the reviewer's name came from: the
+	// system user, --reviewer or REVIEWER_NAME.
+	ReviewerSource string
 }
 
 // Keys of the window's saved preferences. They apply when the window
 // opens, unless a flag or the environment says otherwise; the token is
-// never among them.
+// never among them, nor the reviewer's name: the audit trail's author comes
+// from the system user, --reviewer or REVIEWER_NAME, never from a saved
+// free-text field that could leak from one run into the next.
 const (
-	PrefReviewer = "reviewer"
+	PrefReviewer = "reviewer" // no longer read; kept so old values are recognisable
 	PrefAPIURL   = "api_url"
 )
 
@@ -75,7 +80,8 @@ type Env struct {
 const usage = `usage: reviewer [global flags] [command] [flags]
 
 commands:
-  (none)                          open the console window (--demo: on the built-in demo service)
+  (none)                          open the console window (--demo: on the built-in demo service,
+                                  with a throwaway cache: REVIEWER_DB and --db are not used)
   sync                            pull changed batches into the cache
   items [--batch ID] [--status S] [--code C] [--retryable] [--needs-action] [--json]
   item ID [--json]                one item with its actions, attempts and audit trail
@@ -87,7 +93,8 @@ commands:
   cancel ACTION_ID                cancel a queued action
   export --csv FILE [--batch ID] [--force]
                                   write items as CSV to a new file (--force: replace it)
-  demo-api [--addr 127.0.0.1:8001] serve the reference screening service
+  demo-api [--addr 127.0.0.1:8001] [--batches N] [--items-per-batch K]
+                                  serve the reference screening service
 
 exit status: 0 done, 2 bad usage, 3 refused locally (no call made), 4 outcome unknown
 (flush reconciles it), 5 not sent and queued, 6 the API answered no, 7 a sync (a read)
@@ -106,7 +113,7 @@ func (g *globals) register(fs *flag.FlagSet) {
 	g.cfg.RegisterFlags(fs)
 	fs.StringVar(&g.db, "db", g.db, "cache file (REVIEWER_DB)")
 	fs.StringVar(&g.reviewer, "reviewer", g.reviewer, "reviewer name (REVIEWER_NAME, else the OS user)")
-	fs.BoolVar(&g.demo, "demo", g.demo, "open the window on the built-in demo service with a throwaway cache")
+	fs.BoolVar(&g.demo, "demo", g.demo, "open the window on the built-in demo service with a throwaway cache (REVIEWER_DB and saved preferences are not used)")
 }
 
 func defaultReviewer(lookup func(string) (string, bool)) string {
@@ -117,6 +124,14 @@ func defaultReviewer(lookup func(string) (string, bool)) string {
 		return u.Username
 	}
 	return "reviewer"
+}
+
+// OpensWindow reports whether args open the window rather than run a
+// command (or print help). main keeps the window's thread set-up only then.
+func OpensWindow(args []string) bool {
+	r := &runner{}
+	fs := r.flags("reviewer")
+	return fs.Parse(args) == nil && fs.NArg() == 0
 }
 
 // Run runs the command line and returns the exit status.
@@ -133,8 +148,9 @@ func Run(args []string, env Env) int {
 }
 
 type runner struct {
-	env Env
-	g   globals
+	env     Env
+	g       globals
+	whoFrom string // where the reviewer's name came from (the window shows it)
 }
 
 func (r *runner) fail(err error) {
@@ -179,6 +195,7 @@ func (r *runner) run(args []string) (int, error) {
 	rest := fs.Args()
 	if len(rest) == 0 {
 		r.applySaved(fs)
+		r.whoFrom = r.reviewerSource(fs)
 		return r.window()
 	}
 	cmd, cmdArgs := rest[0], rest[1:]
@@ -282,23 +299,32 @@ func (r *runner) open() (*review.Service, func(), error) {
 }
 
 // applySaved lets the window's saved preferences fill in what neither a
-// flag nor the environment set: the reviewer's name and the API URL.
+// flag nor the environment set: the API URL. The demo reads none (its
+// window keeps its preferences apart from real use).
 func (r *runner) applySaved(fs *flag.FlagSet) {
-	if r.env.Saved == nil {
+	if r.env.Saved == nil || r.g.demo {
 		return
 	}
 	flagged := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { flagged[f.Name] = true })
-	if _, env := r.env.Lookup("REVIEWER_NAME"); !env && !flagged["reviewer"] {
-		if v := r.env.Saved(PrefReviewer); v != "" {
-			r.g.reviewer = v
-		}
-	}
 	if _, env := r.env.Lookup("REVIEWER_API_URL"); !env && !flagged["api"] {
 		if v := r.env.Saved(PrefAPIURL); v != "" {
 			r.g.cfg.BaseURL = v
 		}
 	}
+}
+
+// reviewerSource names where the reviewer's name comes from.
+func (r *runner) reviewerSource(fs *flag.FlagSet) string {
+	flagged := false
+	fs.Visit(func(f *flag.Flag) { flagged = flagged || f.Name == "reviewer" })
+	if flagged {
+		return "--reviewer"
+	}
+	if v, ok := r.env.Lookup("REVIEWER_NAME"); ok && v != "" {
+		return "REVIEWER_NAME"
+	}
+	return "the system user"
 }
 
 // tokenSource names where the token comes from, for the preferences.
@@ -395,6 +421,8 @@ func exitFor(err error) int {
 		return ExitRefused
 	case policy.CodeInvalidInput:
 		return ExitUsage
+	case policy.CodeOutcomeUnknown: // a call was made and its outcome is not recorded
+		return ExitUnknown
 	}
 	return ExitFailure
 }
@@ -407,7 +435,7 @@ func describe(err error) string {
 	msg := code + ": " + strings.ReplaceAll(err.Error(), code+": ", "")
 	switch exitFor(err) {
 	case ExitReadFailed:
-		msg += "; nothing is queued and nothing changed at the service"
+		msg += "; the cache keeps what it had"
 		if e, ok := client.AsError(err); ok && e.Class == client.ClassRateLimited && !e.RetryAfter.IsZero() {
 			msg += "; run 'reviewer sync' again after " + e.RetryAfter.Local().Format("15:04:05")
 		} else {
@@ -426,11 +454,17 @@ func describe(err error) string {
 }
 
 func (r *runner) demoAPI(args []string) (int, error) {
-	fs := r.flags("demo-api")
+	// Only the service's own flags: the client's (--db, --reserve,
+	// --connect-timeout…) mean nothing to it.
+	fs := flag.NewFlagSet("demo-api", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	addr := fs.String("addr", "127.0.0.1:8001", "listen address")
 	latency := fs.Duration("latency", 0, "added to every request")
 	analysis := fs.Duration("analysis-latency", 0, "how long one analysis takes")
 	tlsMode := fs.String("tls", "", "serve HTTPS with an untrusted certificate: expired or self-signed")
+	batches := fs.Int("batches", 48, "how many batches to seed (the performance suite seeds 10,000)")
+	perBatch := fs.Int("items-per-batch", 0, "items in each seeded batch, 1 to 10 (0: 1 to 10 at random)")
 	var faults []screenapi.Fault
 	fs.Func("fault", "switch a fault on: KIND[:ENDPOINT[:TIMES]] (repeatable); kinds: "+faultKinds(), func(v string) error {
 		f, err := parseFault(v)
@@ -441,7 +475,11 @@ func (r *runner) demoAPI(args []string) (int, error) {
 		return ExitUsage, err
 	}
 	tok, _ := r.env.Lookup("REVIEWER_API_TOKEN")
-	opts := screenapi.Options{Token: strings.TrimSpace(tok), Latency: *latency, AnalysisLatency: *analysis}
+	if *batches < 1 || *perBatch < 0 || *perBatch > 10 {
+		return ExitUsage, usagef("--batches must be at least 1 and --items-per-batch 0 to 10")
+	}
+	opts := screenapi.Options{Token: strings.TrimSpace(tok), Latency: *latency, AnalysisLatency: *analysis,
+		Batches: *batches, ItemsPerBatch: *perBatch}
 	var srv *screenapi.Server
 	var err error
 	switch *tlsMode {
@@ -463,10 +501,31 @@ func (r *runner) demoAPI(args []string) (int, error) {
 		srv.SetFault(f)
 	}
 	fmt.Fprintf(r.env.Stdout, "reference screening service on %s (Ctrl-C stops it)\n", srv.URL())
+	if len(faults) == 0 {
+		fmt.Fprintln(r.env.Stdout, "faults: none")
+	}
+	for _, f := range faults {
+		fmt.Fprintf(r.env.Stdout, "fault on: %s\n", describeFault(f))
+	}
 	ctx, cancel := signalContext()
 	defer cancel()
 	<-ctx.Done()
 	return ExitOK, nil
+}
+
+// describeFault says in words what a switched-on fault does.
+func describeFault(f screenapi.Fault) string {
+	where := "every endpoint"
+	if f.Endpoint != "" {
+		where = "the " + f.Endpoint + " endpoint"
+	}
+	times := "until the service stops"
+	if f.Times == 1 {
+		times = "for the next request"
+	} else if f.Times > 1 {
+		times = fmt.Sprintf("for the next %d requests", f.Times)
+	}
+	return fmt.Sprintf("%s on %s, %s", f.Kind, where, times)
 }
 
 func faultKinds() string {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -107,6 +109,42 @@ func (r *runner) printJSON(v any) error {
 	return enc.Encode(v)
 }
 
+// streamJSON writes the values that each emits as one JSON array, in the
+// layout of printJSON, one element at a time: a listing of any length is
+// written in flat memory. A listing that fails part-way leaves the array
+// unclosed, so that no reader takes it for the whole.
+func (r *runner) streamJSON(each func(emit func(any) error) error) error {
+	w := bufio.NewWriterSize(r.env.Stdout, 64<<10)
+	var elem bytes.Buffer
+	enc := json.NewEncoder(&elem)
+	enc.SetIndent("  ", "  ")
+	n := 0
+	err := each(func(v any) error {
+		elem.Reset()
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		sep := ",\n  "
+		if n == 0 {
+			sep = "[\n  "
+		}
+		n++
+		w.WriteString(sep)
+		_, err := w.Write(bytes.TrimSuffix(elem.Bytes(), []byte("\n")))
+		return err
+	})
+	if err != nil {
+		w.Flush()
+		return err
+	}
+	if n == 0 {
+		w.WriteString("[]\n")
+	} else {
+		w.WriteString("\n]\n")
+	}
+	return w.Flush()
+}
+
 func (r *runner) items(args []string) (int, error) {
 	fs := r.flags("items")
 	var f store.ItemFilter
@@ -137,16 +175,17 @@ func (r *runner) items(args []string) (int, error) {
 		return exitFor(err), err
 	}
 	defer done()
+	if *asJSON {
+		if err := r.streamJSON(func(emit func(any) error) error {
+			return svc.EachItem(ctx, f, func(v review.ItemView) error { return emit(toJSON(v)) })
+		}); err != nil {
+			return ExitFailure, err
+		}
+		return ExitOK, nil
+	}
 	items, err := svc.Items(ctx, f)
 	if err != nil {
 		return ExitFailure, err
-	}
-	if *asJSON {
-		out := make([]itemJSON, len(items))
-		for i, v := range items {
-			out[i] = toJSON(v)
-		}
-		return ExitOK, r.printJSON(out)
 	}
 	tw := tabwriter.NewWriter(r.env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tBATCH\tFILE\tKIND\tSTATUS\tSCORE\tREC\tCODE\tRETRYABLE\tNEXT\tACTION")
@@ -316,12 +355,11 @@ func (r *runner) flush(args []string) (int, error) {
 	defer done()
 	fr, err := svc.Flush(ctx)
 	if err != nil {
-		return ExitFailure, err
+		return exitFor(err), err
 	}
-	fmt.Fprintf(r.env.Stdout, "flushed %d actions: %d done, %d refused by the API, %d unknown, %d still queued\n",
-		len(fr.Results), fr.Done, fr.Failed, fr.Unknown, fr.Queued)
+	fmt.Fprintln(r.env.Stdout, flushSummary(fr))
 	switch {
-	case fr.Unknown > 0:
+	case fr.Unknown > 0 || fr.TakenOver > 0 || len(fr.Busy) > 0:
 		return ExitUnknown, nil
 	case fr.Queued > 0:
 		return ExitQueued, nil
@@ -329,6 +367,46 @@ func (r *runner) flush(args []string) (int, error) {
 		return ExitAnswerNo, nil
 	}
 	return ExitOK, nil
+}
+
+// flushSummary is one line: what this flush sent and what came of it, then
+// what it left alone and why.
+func flushSummary(fr review.FlushResult) string {
+	line := fmt.Sprintf("flushed %s: %d done, %d refused by the API, %d unknown, %d still queued",
+		plural(fr.Sent(), "action", "actions"), fr.Done, fr.Failed, fr.Unknown, fr.Queued)
+	if fr.TakenOver > 0 {
+		line += fmt.Sprintf("; %s sent but taken over by another process after this one's lease ran out (it reconciles %s)",
+			plural(fr.TakenOver, "was", "were"), plural2(fr.TakenOver, "it", "them"))
+	}
+	if n := len(fr.Busy); n > 0 {
+		until := fr.Busy[0].LeaseUntil
+		for _, a := range fr.Busy[1:] {
+			if a.LeaseUntil.After(until) {
+				until = a.LeaseUntil
+			}
+		}
+		line += fmt.Sprintf("; %d skipped: being sent by another process until %s", n, until.Local().Format("15:04:05"))
+	}
+	if fr.Settled > 0 {
+		line += fmt.Sprintf("; %s settled by another process meanwhile", plural(fr.Settled, "action", "actions"))
+	}
+	return line
+}
+
+// plural is "1 action", "2 actions".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// plural2 is one or many, without the number.
+func plural2(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func (r *runner) cancel(args []string) (int, error) {
@@ -432,12 +510,12 @@ func (r *runner) window() (int, error) {
 			return exitFor(err), err
 		}
 		defer done()
-		return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, Demo: true, TokenSource: r.tokenSource()})
+		return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, Demo: true, TokenSource: r.tokenSource(), ReviewerSource: r.whoFrom})
 	}
 	svc, done, err := r.open()
 	if err != nil {
 		return exitFor(err), err
 	}
 	defer done()
-	return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, TokenSource: r.tokenSource()})
+	return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, TokenSource: r.tokenSource(), ReviewerSource: r.whoFrom})
 }
