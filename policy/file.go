@@ -1,6 +1,9 @@
 package policy
 
-import "fmt"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // MaxFileSize is the service's limit on one file (10 MiB).
 const MaxFileSize = 10 << 20
@@ -32,12 +35,43 @@ func CheckFile(data []byte) (string, error) {
 	}
 	mt := SniffMediaType(data)
 	if mt == "" {
-		return "", Errorf(CodeInvalidFile, "the file is not a JPEG, PNG, WebP or PDF (%s)", describeStart(data))
+		return "", Errorf(CodeInvalidFile, "this is %s, not a JPEG, PNG, WebP or PDF", describeKind(data))
 	}
 	return mt, nil
 }
 
-func describeStart(data []byte) string {
-	n := min(len(data), 4)
-	return fmt.Sprintf("it starts with % x", data[:n])
+// describeKind says in words what a refused file seems to be, from its
+// first bytes.
+func describeKind(data []byte) string {
+	starts := func(p string) bool { return bytes.HasPrefix(data, []byte(p)) }
+	switch {
+	case starts("GIF8"):
+		return "a GIF image"
+	case starts("BM"):
+		return "a BMP image"
+	case starts("II*\x00"), starts("MM\x00*"):
+		return "a TIFF image"
+	case len(data) >= 12 && string(data[4:8]) == "ftyp":
+		return "a HEIC photo or a video"
+	case starts("PK\x03\x04"):
+		return "a ZIP archive (or a Word or Excel file)"
+	case starts("\xD0\xCF\x11\xE0"):
+		return "an old Microsoft Office file"
+	case starts("\x1f\x8b"):
+		return "a gzip archive"
+	case starts("\x7fELF"), starts("MZ"):
+		return "a program"
+	}
+	head := data[:min(len(data), 512)]
+	lower := bytes.ToLower(bytes.TrimSpace(head))
+	if bytes.HasPrefix(lower, []byte("<!doctype html")) || bytes.HasPrefix(lower, []byte("<html")) {
+		return "a web page (HTML)"
+	}
+	if bytes.HasPrefix(lower, []byte("<svg")) || bytes.HasPrefix(lower, []byte("<?xml")) {
+		return "an XML or SVG file"
+	}
+	if utf8.Valid(head) && !bytes.ContainsFunc(head, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\r' && r != '\t' }) {
+		return "plain text"
+	}
+	return "a file of a type the service does not take"
 }
