@@ -86,7 +86,10 @@ func TestAClickOrEnterOnAnyBatchOpensIt(t *testing.T) {
 		t.Fatalf("the click did not leave all batches: %q, %d rows", c.batches.batchID(), len(c.items.rows))
 	}
 	// Keys on the focused list open the batch below.
-	c.apply(func() { c.win.Canvas().Focus(c.batches.list); c.batches.list.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown}) })
+	c.apply(func() {
+		c.win.Canvas().Focus(c.batches.list)
+		c.batches.list.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
+	})
 	c.Settle()
 	if c.batches.batchID() != "bat_43" {
 		t.Fatalf("Down on the list: %q", c.batches.batchID())
