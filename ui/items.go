@@ -5,6 +5,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/policy"
@@ -24,7 +25,7 @@ type column struct {
 }
 
 // fileMin is the narrowest the file column gets; it takes the spare width.
-const fileMin = 130
+const fileMin = 120
 
 var allColumns = []column{
 	{"File", "file", fileMin, 0, func(v review.ItemView) (string, widget.Importance) { return v.FileName, widget.MediumImportance }},
@@ -35,12 +36,12 @@ var allColumns = []column{
 		}
 		return "ID", widget.MediumImportance
 	}},
-	{"Status", "status", 106, 0, statusCell},
+	{"Status", "status", 112, 0, statusCell},
 	{"Score", "score", 46, 0, func(v review.ItemView) (string, widget.Importance) { return scoreText(v.Item), widget.MediumImportance }},
-	{"Rec.", "recommendation", 60, 2, func(v review.ItemView) (string, widget.Importance) {
+	{"Rec.", "recommendation", 66, 2, func(v review.ItemView) (string, widget.Importance) {
 		return recommendationText(v.Item), widget.MediumImportance
 	}},
-	{"Code", "code", 206, 0, func(v review.ItemView) (string, widget.Importance) {
+	{"Code", "code", 190, 0, func(v review.ItemView) (string, widget.Importance) {
 		if v.ErrorCode == "" {
 			return "—", widget.MediumImportance
 		}
@@ -52,7 +53,7 @@ var allColumns = []column{
 		}
 		return "—", widget.MediumImportance
 	}},
-	{"Action", "", 74, 1, func(v review.ItemView) (string, widget.Importance) {
+	{"Action", "", 70, 1, func(v review.ItemView) (string, widget.Importance) {
 		if v.Action != nil && v.Action.State == policy.ActionUnknown {
 			return actionText(v), widget.WarningImportance
 		}
@@ -89,6 +90,16 @@ func (t *keyTable) TypedKey(ev *fyne.KeyEvent) {
 		return
 	}
 	t.Table.TypedKey(ev)
+}
+
+// Tapped selects the cell and takes the focus. (Table.Tapped looks its
+// canvas up by the embedded *Table, which is not on the canvas, so on its
+// own it never focuses an extended table and arrows went nowhere.)
+func (t *keyTable) Tapped(ev *fyne.PointEvent) {
+	t.Table.Tapped(ev)
+	if c := fyne.CurrentApp().Driver().CanvasForObject(t); c != nil && c.Focused() != t {
+		c.Focus(t)
+	}
 }
 
 func (t *keyTable) TypedRune(r rune) {
@@ -195,10 +206,11 @@ func (t *itemTable) layoutColumns() {
 	if width <= 0 {
 		width = 900
 	}
-	width -= 12 // the vertical scroll bar
+	width -= 14 // the vertical scroll bar
+	sep := theme.Padding() + 1 // between columns
 	sum := func(cs []column) (s float32) {
 		for _, c := range cs {
-			s += c.width + 1
+			s += c.width + sep
 		}
 		return s
 	}
@@ -221,7 +233,7 @@ func (t *itemTable) layoutColumns() {
 		// text shows whole in its tooltip).
 		f := width / total
 		for i := range cols {
-			cols[i].width = float32(int(cols[i].width*f)) - 1
+			cols[i].width = float32(int(cols[i].width*f)) - sep
 		}
 	}
 	t.cols = cols

@@ -102,7 +102,8 @@ func TestArrowsAfterAClickMoveTheSelection(t *testing.T) {
 	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED"), errorItem("b", "INTERNAL_ERROR"), errorItem("c", "CLASSIFIER_TIMEOUT")}}
 	c := newTestConsole(t, wf)
 	cv := c.win.Canvas()
-	c.apply(func() { c.items.table.Select(widget.TableCellID{Row: 0, Col: 1}); cv.Focus(c.items.table) })
+	c.apply(func() { test.TapAt(c.items.table, fyne.NewPos(40, c.items.table.MinSize().Height-10)) })
+	c.Settle()
 	if cv.Focused() != c.items.table {
 		t.Fatal("the table did not take the focus")
 	}
