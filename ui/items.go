@@ -206,7 +206,7 @@ func (t *itemTable) layoutColumns() {
 	if width <= 0 {
 		width = 900
 	}
-	width -= 14 // the vertical scroll bar
+	width -= 14                // the vertical scroll bar
 	sep := theme.Padding() + 1 // between columns
 	sum := func(cs []column) (s float32) {
 		for _, c := range cs {
