@@ -5,6 +5,7 @@ package main
 
 import (
 	"os"
+	"runtime"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
@@ -16,6 +17,13 @@ import (
 )
 
 func main() {
+	if !cli.OpensWindow(os.Args[1:]) {
+		// Fyne's GLFW driver locks the main goroutine to the main thread in
+		// its init, for the window's event loop. A command has no window:
+		// with the lock, every goroutine hand-off from the main goroutine
+		// (go-sqlite3, net/http) is a switch of OS threads. Undo it.
+		runtime.UnlockOSThread()
+	}
 	os.Exit(cli.Run(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Lookup: os.LookupEnv,
 		OpenWindow: openWindow, Saved: func(k string) string { return theApp(false).Preferences().String(k) }}))
 }

@@ -18,10 +18,12 @@ import (
 	"os/user"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/screenapi"
@@ -37,6 +39,10 @@ const (
 	ExitUnknown  = 4 // outcome unknown: recorded, flush reconciles it
 	ExitQueued   = 5 // not sent, queued: unreachable, circuit open, no budget
 	ExitAnswerNo = 6 // the API answered no
+	// ExitReadFailed: a read from the API (sync) failed. Nothing is queued
+	// and nothing changed at the service; the pages before the failure are
+	// kept; run the read again.
+	ExitReadFailed = 7
 )
 
 // Window is what the console window needs to open.
@@ -85,11 +91,14 @@ commands:
   outbox [--json]                 actions not done yet
   flush                           send queued actions, reconcile unknown ones
   cancel ACTION_ID                cancel a queued action
-  export --csv FILE [--batch ID]  write items as CSV
-  demo-api [--addr 127.0.0.1:8001] serve the reference screening service
+  export --csv FILE [--batch ID] [--force]
+                                  write items as CSV to a new file (--force: replace it)
+  demo-api [--addr 127.0.0.1:8001] [--batches N] [--items-per-batch K]
+                                  serve the reference screening service
 
 exit status: 0 done, 2 bad usage, 3 refused locally (no call made), 4 outcome unknown
-(flush reconciles it), 5 not sent and queued, 6 the API answered no, 1 anything else.
+(flush reconciles it), 5 not sent and queued, 6 the API answered no, 7 a sync (a read)
+failed (nothing queued; run it again), 130 interrupted twice, 1 anything else.
 `
 
 // globals are the flags every command takes.
@@ -117,6 +126,14 @@ func defaultReviewer(lookup func(string) (string, bool)) string {
 	return "reviewer"
 }
 
+// OpensWindow reports whether args open the window rather than run a
+// command (or print help). main keeps the window's thread set-up only then.
+func OpensWindow(args []string) bool {
+	r := &runner{}
+	fs := r.flags("reviewer")
+	return fs.Parse(args) == nil && fs.NArg() == 0
+}
+
 // Run runs the command line and returns the exit status.
 func Run(args []string, env Env) int {
 	r := &runner{env: env}
@@ -139,10 +156,10 @@ type runner struct {
 func (r *runner) fail(err error) {
 	var u usageError
 	if errors.As(err, &u) {
-		fmt.Fprintf(r.env.Stderr, "reviewer: %s (see reviewer -h)\n", u.msg)
+		fmt.Fprintf(r.env.Stderr, "reviewer: %s (see reviewer -h)\n", safetext.Line(u.msg, safetext.Message))
 		return
 	}
-	fmt.Fprintf(r.env.Stderr, "reviewer: %s\n", oneLine(describe(err)))
+	fmt.Fprintf(r.env.Stderr, "reviewer: %s\n", safetext.Line(describe(err), safetext.Message))
 }
 
 type usageError struct{ msg string }
@@ -151,7 +168,12 @@ func (u usageError) Error() string { return u.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// readError is a failed read from the API: a sync. It has no key and
+// nothing to reconcile: it is run again.
+type readError struct{ err error }
+
+func (e readError) Error() string { return e.err.Error() }
+func (e readError) Unwrap() error { return e.err }
 
 func (r *runner) run(args []string) (int, error) {
 	cfg, err := client.ConfigFromEnv(r.env.Lookup)
@@ -252,6 +274,9 @@ func (r *runner) open() (*review.Service, func(), error) {
 	if err := r.g.cfg.Finish(); err != nil {
 		return nil, nil, err
 	}
+	for _, w := range r.g.cfg.Warnings { // also in Window.Config, for the window to show
+		fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s\n", safetext.Line(w, safetext.Message))
+	}
 	path := r.g.db
 	if path == "" {
 		p, err := store.DefaultPath()
@@ -326,8 +351,45 @@ func (r *runner) session() (*review.Service, context.Context, func(), error) {
 	return svc, ctx, func() { cancel(); closeSvc() }, nil
 }
 
+// ExitInterrupted is the status of a process ended by a second Ctrl-C
+// (128 + SIGINT, as a shell reports it).
+const ExitInterrupted = 130
+
+// signalContext returns a context that the first SIGINT or SIGTERM
+// cancels, so a command stops cleanly and records what it did. A second
+// one ends the process at once, whatever it is blocked in: a person who
+// presses Ctrl-C twice wants out (signal.NotifyContext would swallow it).
 func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return notifyTwice(os.Stderr, func() { os.Exit(ExitInterrupted) })
+}
+
+func notifyTwice(stderr io.Writer, exit func()) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	stopped := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+		case <-stopped:
+			return
+		}
+		select {
+		case <-ch:
+			fmt.Fprintln(stderr, "reviewer: interrupted twice: stopping now; 'reviewer outbox' shows what was left open")
+			exit()
+		case <-stopped:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(stopped)
+			cancel()
+		})
+	}
 }
 
 // exitFor maps an error to the exit status.
@@ -338,6 +400,10 @@ func exitFor(err error) int {
 	var u usageError
 	if errors.As(err, &u) {
 		return ExitUsage
+	}
+	var re readError
+	if errors.As(err, &re) {
+		return ExitReadFailed
 	}
 	if e, ok := client.AsError(err); ok {
 		switch e.Class {
@@ -355,6 +421,8 @@ func exitFor(err error) int {
 		return ExitRefused
 	case policy.CodeInvalidInput:
 		return ExitUsage
+	case policy.CodeOutcomeUnknown: // a call was made and its outcome is not recorded
+		return ExitUnknown
 	}
 	return ExitFailure
 }
@@ -366,6 +434,13 @@ func describe(err error) string {
 	// Wrapped errors repeat the code; say it once, first.
 	msg := code + ": " + strings.ReplaceAll(err.Error(), code+": ", "")
 	switch exitFor(err) {
+	case ExitReadFailed:
+		msg += "; the cache keeps what it had"
+		if e, ok := client.AsError(err); ok && e.Class == client.ClassRateLimited && !e.RetryAfter.IsZero() {
+			msg += "; run 'reviewer sync' again after " + e.RetryAfter.Local().Format("15:04:05")
+		} else {
+			msg += "; run 'reviewer sync' again"
+		}
 	case ExitQueued:
 		if !strings.Contains(msg, "queued") {
 			msg += "; nothing reached the API"
@@ -388,6 +463,8 @@ func (r *runner) demoAPI(args []string) (int, error) {
 	latency := fs.Duration("latency", 0, "added to every request")
 	analysis := fs.Duration("analysis-latency", 0, "how long one analysis takes")
 	tlsMode := fs.String("tls", "", "serve HTTPS with an untrusted certificate: expired or self-signed")
+	batches := fs.Int("batches", 48, "how many batches to seed (the performance suite seeds 10,000)")
+	perBatch := fs.Int("items-per-batch", 0, "items in each seeded batch, 1 to 10 (0: 1 to 10 at random)")
 	var faults []screenapi.Fault
 	fs.Func("fault", "switch a fault on: KIND[:ENDPOINT[:TIMES]] (repeatable); kinds: "+faultKinds(), func(v string) error {
 		f, err := parseFault(v)
@@ -398,7 +475,11 @@ func (r *runner) demoAPI(args []string) (int, error) {
 		return ExitUsage, err
 	}
 	tok, _ := r.env.Lookup("REVIEWER_API_TOKEN")
-	opts := screenapi.Options{Token: strings.TrimSpace(tok), Latency: *latency, AnalysisLatency: *analysis}
+	if *batches < 1 || *perBatch < 0 || *perBatch > 10 {
+		return ExitUsage, usagef("--batches must be at least 1 and --items-per-batch 0 to 10")
+	}
+	opts := screenapi.Options{Token: strings.TrimSpace(tok), Latency: *latency, AnalysisLatency: *analysis,
+		Batches: *batches, ItemsPerBatch: *perBatch}
 	var srv *screenapi.Server
 	var err error
 	switch *tlsMode {

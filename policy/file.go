@@ -25,7 +25,9 @@ func SniffMediaType(data []byte) string {
 }
 
 // CheckFile checks a replacement file before any call: at most 10 MiB, and a
-// JPEG, PNG, WebP or PDF by its content. It returns the media type.
+// JPEG, PNG, WebP or PDF by its content. It returns the media type. Its
+// error says in words what kind of file it is, never any of its content:
+// the file may be anything a symbolic link points to.
 func CheckFile(data []byte) (string, error) {
 	if len(data) == 0 {
 		return "", Errorf(CodeInvalidFile, "the file is empty")
@@ -35,43 +37,65 @@ func CheckFile(data []byte) (string, error) {
 	}
 	mt := SniffMediaType(data)
 	if mt == "" {
-		return "", Errorf(CodeInvalidFile, "this is %s, not a JPEG, PNG, WebP or PDF", describeKind(data))
+		return "", Errorf(CodeInvalidFile, "the file is %s, not a JPEG, PNG, WebP or PDF", DescribeContent(data))
 	}
 	return mt, nil
 }
 
-// describeKind says in words what a refused file seems to be, from its
-// first bytes.
-func describeKind(data []byte) string {
-	starts := func(p string) bool { return bytes.HasPrefix(data, []byte(p)) }
+// DescribeContent says in a few words what kind of file data is, by its
+// content: "a PDF", "plain text", "a GIF image", "unknown binary data". The
+// answer is one of a fixed set of phrases: it never quotes the content.
+func DescribeContent(data []byte) string {
+	if mt := SniffMediaType(data); mt != "" {
+		return map[string]string{"image/jpeg": "a JPEG image", "image/png": "a PNG image",
+			"image/webp": "a WebP image", "application/pdf": "a PDF"}[mt]
+	}
+	has := func(off int, magic string) bool {
+		return len(data) >= off+len(magic) && string(data[off:off+len(magic)]) == magic
+	}
 	switch {
-	case starts("GIF8"):
+	case len(data) == 0:
+		return "empty"
+	case has(0, "GIF87a"), has(0, "GIF89a"):
 		return "a GIF image"
-	case starts("BM"):
-		return "a BMP image"
-	case starts("II*\x00"), starts("MM\x00*"):
+	case has(0, "II*\x00"), has(0, "MM\x00*"):
 		return "a TIFF image"
-	case len(data) >= 12 && string(data[4:8]) == "ftyp":
-		return "a HEIC photo or a video"
-	case starts("PK\x03\x04"):
-		return "a ZIP archive (or a Word or Excel file)"
-	case starts("\xD0\xCF\x11\xE0"):
-		return "an old Microsoft Office file"
-	case starts("\x1f\x8b"):
+	case has(0, "BM") && len(data) >= 26:
+		return "a BMP image"
+	case has(4, "ftypheic"), has(4, "ftypheix"), has(4, "ftypmif1"), has(4, "ftyphevc"):
+		return "a HEIC image"
+	case has(4, "ftyp"):
+		return "a video or other ISO media file"
+	case has(0, "PK\x03\x04"):
+		return "a ZIP archive (or an Office document)"
+	case has(0, "\x1f\x8b"):
 		return "a gzip archive"
-	case starts("\x7fELF"), starts("MZ"):
+	case has(0, "\x7fELF"), has(0, "MZ"):
 		return "a program"
-	}
-	head := data[:min(len(data), 512)]
-	lower := bytes.ToLower(bytes.TrimSpace(head))
-	if bytes.HasPrefix(lower, []byte("<!doctype html")) || bytes.HasPrefix(lower, []byte("<html")) {
-		return "a web page (HTML)"
-	}
-	if bytes.HasPrefix(lower, []byte("<svg")) || bytes.HasPrefix(lower, []byte("<?xml")) {
-		return "an XML or SVG file"
-	}
-	if utf8.Valid(head) && !bytes.ContainsFunc(head, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\r' && r != '\t' }) {
+	case isText(data):
+		t := bytes.ToLower(bytes.TrimLeft(data[:min(len(data), 512)], " \t\r\n\ufeff"))
+		if bytes.HasPrefix(t, []byte("<!doctype html")) || bytes.HasPrefix(t, []byte("<html")) {
+			return "an HTML page"
+		}
 		return "plain text"
 	}
-	return "a file of a type the service does not take"
+	return "unknown binary data"
+}
+
+// isText reports whether the first 4 KiB of data look like text: UTF-8
+// (a rune cut at the end of the window is allowed) with no control
+// characters but tab, newline, carriage return and form feed.
+func isText(data []byte) bool {
+	w := data[:min(len(data), 4096)]
+	for i := 0; i < len(w); {
+		r, n := utf8.DecodeRune(w[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return len(w) == 4096 && len(w)-i < utf8.UTFMax && !utf8.FullRune(w[i:])
+		}
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' && r != '\f' || r == 0x7f {
+			return false
+		}
+		i += n
+	}
+	return true
 }

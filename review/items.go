@@ -5,8 +5,8 @@ import (
 	"encoding/csv"
 	"io"
 	"strconv"
-	"strings"
 
+	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/store"
 )
@@ -31,22 +31,32 @@ func (s *Service) view(r store.ItemRow, sit policy.Situation) ItemView {
 	return ItemView{ItemRow: r, Retryable: r.Status == policy.StatusError && policy.Retryable(r.ErrorCode), Next: policy.NextAction(sit)}
 }
 
-// Items lists items from the cache; it works with the API down.
+// Items lists items from the cache; it works with the API down. A long
+// listing should use EachItem or a page (Limit, Offset).
 func (s *Service) Items(ctx context.Context, f store.ItemFilter) ([]ItemView, error) {
-	rows, err := s.db.Items(ctx, f)
-	if err != nil {
-		return nil, err
-	}
+	var out []ItemView
+	err := s.EachItem(ctx, f, func(v ItemView) error {
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
+// EachItem calls fn with each item of a listing as the cache reads it, so
+// that a listing of any length is written out in flat memory.
+func (s *Service) EachItem(ctx context.Context, f store.ItemFilter, fn func(ItemView) error) error {
 	until, err := s.db.RateLimitedUntil(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sit := policy.Situation{RateLimitedUntil: until, Now: s.now()}
-	out := make([]ItemView, len(rows))
-	for i, r := range rows {
-		out[i] = s.view(r, sit)
-	}
-	return out, nil
+	return s.db.EachItem(ctx, f, func(r store.ItemRow) error { return fn(s.view(r, sit)) })
+}
+
+// CountItems is how many items a listing holds: the window sizes its table
+// with it and reads the rows a page at a time.
+func (s *Service) CountItems(ctx context.Context, f store.ItemFilter) (int, error) {
+	return s.db.CountItems(ctx, f)
 }
 
 // Item returns one item with its actions, attempts and audit trail.
@@ -76,33 +86,34 @@ func (s *Service) Batches(ctx context.Context, search string, limit int) ([]stor
 }
 
 // ExportCSV writes the items of a batch (all batches when empty) as CSV.
-// A score is written only for a scored item; a cell that a spreadsheet
-// would run as a formula is quoted with a leading apostrophe.
+// A score is written only for a scored item. Every cell goes through
+// safetext.CSVCell: one that a spreadsheet would run as a formula (ids and
+// names come from the service) gets a leading apostrophe.
 func (s *Service) ExportCSV(ctx context.Context, w io.Writer, batchID string) (int, error) {
-	items, err := s.Items(ctx, store.ItemFilter{BatchID: batchID})
-	if err != nil {
-		return 0, err
-	}
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"batch_id", "customer_ref", "item_id", "file_name", "kind", "status", "risk_score",
-		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at"})
-	for _, it := range items {
+	write := func(cells ...string) error {
+		for i, c := range cells {
+			cells[i] = safetext.CSVCell(c)
+		}
+		return cw.Write(cells)
+	}
+	_ = write("batch_id", "customer_ref", "item_id", "file_name", "kind", "status", "risk_score",
+		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at")
+	n := 0
+	err := s.EachItem(ctx, store.ItemFilter{BatchID: batchID}, func(it ItemView) error {
 		score := ""
 		if it.Checked() {
 			score = strconv.Itoa(*it.RiskScore)
 		}
-		open := string(it.OpenAction())
-		_ = cw.Write([]string{it.BatchID, safeCell(it.CustomerRef), it.ID, safeCell(it.FileName), string(it.Kind),
-			string(it.Status), score, string(it.Recommendation), string(it.ErrorCode), safeCell(it.ReportedCode),
-			strconv.FormatBool(it.Retryable), string(it.Next.Kind), open, it.UpdatedAt.Format("2006-01-02T15:04:05Z")})
-	}
+		n++
+		// csv.Writer buffers; a failing writer shows in Error after a flush.
+		return write(it.BatchID, it.CustomerRef, it.ID, it.FileName, string(it.Kind),
+			string(it.Status), score, string(it.Recommendation), string(it.ErrorCode), it.ReportedCode,
+			strconv.FormatBool(it.Retryable), string(it.Next.Kind), string(it.OpenAction()), it.UpdatedAt.Format("2006-01-02T15:04:05Z"))
+	})
 	cw.Flush()
-	return len(items), cw.Error()
-}
-
-func safeCell(v string) string {
-	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
-		return "'" + v
+	if err != nil {
+		return n, err
 	}
-	return v
+	return n, cw.Error()
 }
