@@ -20,7 +20,7 @@ BENCH_DISPLAY ?= :95
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: deps deps-shot deps-bench build demo test bench bench-build bench-smoke screenshot package vet fmt-check clean
+.PHONY: deps deps-shot deps-bench build demo test bench bench-build bench-smoke reliability screenshot package vet fmt-check clean
 
 # Installs the Debian packages that are not there yet (as root, or with sudo).
 define apt_install
@@ -60,6 +60,16 @@ fmt-check:
 test: deps vet fmt-check bench-smoke
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./client/ ./review/ ./store/
+
+# The fault matrix through a real TCP proxy (toxiproxy, in-process) and
+# 20 SIGKILLs each during flushes, syncs and actions; prints the matrix (see
+# docs/reliability.md). Under 10 minutes on 2 cores; `make test` runs a
+# short form of it.
+reliability: deps
+	@mkdir -p bin && rm -f bin/reliability-matrix.txt
+	@RELIABILITY=full RELIABILITY_REPORT=$(CURDIR)/bin/reliability-matrix.txt \
+		$(GO) test -count=1 -parallel 8 -timeout 10m ./reliability/; status=$$?; \
+		cat bin/reliability-matrix.txt 2>/dev/null; exit $$status
 
 # The performance suite (docs/performance.md): the real binary against the
 # reference service with BENCH_BATCHES batches of 10 items, each figure

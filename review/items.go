@@ -5,8 +5,8 @@ import (
 	"encoding/csv"
 	"io"
 	"strconv"
-	"strings"
 
+	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/store"
 )
@@ -86,35 +86,34 @@ func (s *Service) Batches(ctx context.Context, search string, limit int) ([]stor
 }
 
 // ExportCSV writes the items of a batch (all batches when empty) as CSV.
-// A score is written only for a scored item; a cell that a spreadsheet
-// would run as a formula is quoted with a leading apostrophe.
+// A score is written only for a scored item. Every cell goes through
+// safetext.CSVCell: one that a spreadsheet would run as a formula (ids and
+// names come from the service) gets a leading apostrophe.
 func (s *Service) ExportCSV(ctx context.Context, w io.Writer, batchID string) (int, error) {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"batch_id", "customer_ref", "item_id", "file_name", "kind", "status", "risk_score",
-		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at"})
+	write := func(cells ...string) error {
+		for i, c := range cells {
+			cells[i] = safetext.CSVCell(c)
+		}
+		return cw.Write(cells)
+	}
+	_ = write("batch_id", "customer_ref", "item_id", "file_name", "kind", "status", "risk_score",
+		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at")
 	n := 0
 	err := s.EachItem(ctx, store.ItemFilter{BatchID: batchID}, func(it ItemView) error {
 		score := ""
 		if it.Checked() {
 			score = strconv.Itoa(*it.RiskScore)
 		}
-		open := string(it.OpenAction())
 		n++
 		// csv.Writer buffers; a failing writer shows in Error after a flush.
-		return cw.Write([]string{it.BatchID, safeCell(it.CustomerRef), it.ID, safeCell(it.FileName), string(it.Kind),
-			string(it.Status), score, string(it.Recommendation), string(it.ErrorCode), safeCell(it.ReportedCode),
-			strconv.FormatBool(it.Retryable), string(it.Next.Kind), open, it.UpdatedAt.Format("2006-01-02T15:04:05Z")})
+		return write(it.BatchID, it.CustomerRef, it.ID, it.FileName, string(it.Kind),
+			string(it.Status), score, string(it.Recommendation), string(it.ErrorCode), it.ReportedCode,
+			strconv.FormatBool(it.Retryable), string(it.Next.Kind), string(it.OpenAction()), it.UpdatedAt.Format("2006-01-02T15:04:05Z"))
 	})
 	cw.Flush()
 	if err != nil {
 		return n, err
 	}
 	return n, cw.Error()
-}
-
-func safeCell(v string) string {
-	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
-		return "'" + v
-	}
-	return v
 }

@@ -66,6 +66,7 @@ type Server struct {
 	faults    []*Fault
 	scripts   map[string][]Outcome
 	latencies map[string]time.Duration
+	holds     map[string]chan struct{} // analyses that wait for a test to release them
 	uploads   map[string][]Upload
 	requests  map[string]int // file requests per item
 	seq       int
@@ -123,7 +124,7 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts: opts, batches: map[string]*batch{}, items: map[string]*policy.RawItem{},
 		keys: map[string]*idem{}, analyses: map[string]int{}, arrivals: map[string]int{},
-		scripts: map[string][]Outcome{}, latencies: map[string]time.Duration{}, uploads: map[string][]Upload{},
+		scripts: map[string][]Outcome{}, latencies: map[string]time.Duration{}, holds: map[string]chan struct{}{}, uploads: map[string][]Upload{},
 		requests: map[string]int{}, closing: make(chan struct{}),
 	}
 	s.seed()
@@ -268,6 +269,27 @@ func (s *Server) SetAnalysisLatency(itemID string, d time.Duration) {
 	s.latencies[itemID] = d
 }
 
+// Hold makes every analysis of the item wait, after its latency, until the
+// returned release is called (or the server closes): a test can keep a
+// request in flight for exactly as long as it needs, with no timer.
+func (s *Server) Hold(itemID string) (release func()) {
+	ch := make(chan struct{})
+	s.mu.Lock()
+	s.holds[itemID] = ch
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			if s.holds[itemID] == ch {
+				delete(s.holds, itemID)
+			}
+			s.mu.Unlock()
+			close(ch)
+		})
+	}
+}
+
 // Item returns a copy of an item as the service holds it.
 func (s *Server) Item(id string) (policy.RawItem, bool) {
 	s.mu.Lock()
@@ -356,6 +378,10 @@ type answer struct {
 	status int
 	header http.Header
 	body   []byte
+	// forget: the request never arrived whole (its body was cut in
+	// transit), so nothing was decided and its key is not kept: a repeat
+	// with the same key is a first request.
+	forget bool
 }
 
 func jsonAnswer(status int, v any) answer {
@@ -404,6 +430,19 @@ func writeAnswer(w http.ResponseWriter, a answer) {
 	}
 	w.WriteHeader(a.status)
 	_, _ = w.Write(a.body)
+}
+
+// held waits for a test's release of a held analysis; false when the server closes.
+func (s *Server) held(hold chan struct{}) bool {
+	if hold == nil {
+		return true
+	}
+	select {
+	case <-hold:
+		return true
+	case <-s.closing:
+		return false
+	}
 }
 
 // wait sleeps d unless the request or the server ends first.
@@ -523,7 +562,7 @@ func (s *Server) idempotent(ep string, h handler) handler {
 
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if a.status >= 500 || a.status == 0 {
+		if a.status >= 500 || a.status == 0 || a.forget {
 			delete(s.keys, key) // nothing was done: the key may be used again
 			return a
 		}
@@ -554,7 +593,13 @@ func (s *Server) fileRequest(r *http.Request) answer {
 		Reason  string `json:"reason"`
 		Message string `json:"message"`
 	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 64<<10)).Decode(&body); err != nil || body.Reason == "" || body.Message == "" {
+	err := json.NewDecoder(io.LimitReader(r.Body, 64<<10)).Decode(&body)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		a := errAnswer(400, policy.CodeValidationFailed, "the request body ended before its end")
+		a.forget = true
+		return a
+	}
+	if err != nil || body.Reason == "" || body.Message == "" {
 		return errAnswer(422, policy.CodeValidationFailed, "reason and message are required")
 	}
 	s.mu.Lock()
@@ -578,6 +623,11 @@ func (s *Server) replacement(r *http.Request) answer {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			return s.fileVerdict(id, policy.CodePayloadTooLarge)
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			a := errAnswer(400, policy.CodeValidationFailed, "the request body ended before its end")
+			a.forget = true
+			return a
 		}
 		return errAnswer(422, policy.CodeValidationFailed, "a multipart field named file is required")
 	}
@@ -631,6 +681,7 @@ func (s *Server) analyze(ctx context.Context, id string) answer {
 		out = Outcome{Score: scoreFor(id, s.items[id].Attempt+1)}
 	}
 	budget := s.opts.ClassifierBudget
+	hold := s.holds[id]
 	s.mu.Unlock()
 
 	if latency > budget {
@@ -638,7 +689,7 @@ func (s *Server) analyze(ctx context.Context, id string) answer {
 	}
 	// The analysis runs to its end even if the caller hangs up: that is
 	// what makes an unknown outcome on the console's side real.
-	if !s.wait(context.WithoutCancel(ctx), latency) {
+	if !s.wait(context.WithoutCancel(ctx), latency) || !s.held(hold) {
 		return answer{status: 503, body: []byte(`{"error_code":"SERVICE_UNAVAILABLE","error_message":"shutting down"}`)}
 	}
 

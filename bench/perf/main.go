@@ -295,7 +295,7 @@ func pair(i int, ours, theirs func() error) error {
 // not grow with the rows: the whole listing against its first 100 rows.
 func (s *suite) listing(cache string) error {
 	c := s.c
-	q, args := store.ItemsQuery(store.ItemFilter{NeedsAction: true})
+	q, args := store.ItemsQuery(store.ItemFilter{NeedsAction: true}, time.Now())
 	if len(args) > 0 {
 		return fmt.Errorf("the listing's SQL has arguments")
 	}
