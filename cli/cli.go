@@ -289,7 +289,7 @@ func (r *runner) applySaved(fs *flag.FlagSet) {
 func (r *runner) tokenSource() string {
 	switch {
 	case r.g.demo:
-		return "a throwaway token made for the demo service"
+		return "the built-in demo token of reviewer ana"
 	case r.g.cfg.TokenFile != "":
 		return "the file " + r.g.cfg.TokenFile
 	case r.g.cfg.Token != "":
@@ -362,7 +362,8 @@ func describe(err error) string {
 }
 
 func (r *runner) demoAPI(args []string) (int, error) {
-	fs := r.flags("demo-api")
+	// demo-api has its own --reviewer (NAME=TOKEN), so not the globals.
+	fs := r.demoFlags()
 	addr := fs.String("addr", "127.0.0.1:8001", "listen address")
 	latency := fs.Duration("latency", 0, "added to every request")
 	analysis := fs.Duration("analysis-latency", 0, "how long one analysis takes")
@@ -373,11 +374,15 @@ func (r *runner) demoAPI(args []string) (int, error) {
 		faults = append(faults, f)
 		return err
 	})
+	team := r.teamFlags(fs)
 	if _, err := r.parse(fs, args, 0); err != nil {
 		return ExitUsage, err
 	}
 	tok, _ := r.env.Lookup("REVIEWER_API_TOKEN")
 	opts := screenapi.Options{Token: strings.TrimSpace(tok), Latency: *latency, AnalysisLatency: *analysis}
+	if err := team.apply(&opts, r.g.demo); err != nil {
+		return ExitUsage, err
+	}
 	var srv *screenapi.Server
 	var err error
 	switch *tlsMode {
@@ -398,7 +403,8 @@ func (r *runner) demoAPI(args []string) (int, error) {
 	for _, f := range faults {
 		srv.SetFault(f)
 	}
-	fmt.Fprintf(r.env.Stdout, "reference screening service on %s (Ctrl-C stops it)\n", srv.URL())
+	fmt.Fprintf(r.env.Stdout, "reference screening service %s on %s (Ctrl-C stops it)\n", opts.APIVersion, srv.URL())
+	r.printDemoReviewers(srv.URL(), opts.Reviewers)
 	ctx, cancel := signalContext()
 	defer cancel()
 	<-ctx.Done()

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -380,15 +378,17 @@ func (r *runner) window() (int, error) {
 			return ExitFailure, err
 		}
 		defer os.RemoveAll(dir)
-		var b [16]byte
-		_, _ = rand.Read(b[:])
-		tok := hex.EncodeToString(b[:])
-		srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Token: tok,
+		// The built-in pair: this window is ana; ben may join from a
+		// second console with the line printed here.
+		pair := screenapi.DemoReviewers()
+		tok := pair[0].Token
+		srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Reviewers: pair,
 			Latency: 80 * time.Millisecond, AnalysisLatency: 1200 * time.Millisecond})
 		if err != nil {
 			return ExitFailure, err
 		}
 		defer srv.Close()
+		r.printDemoReviewers(srv.URL(), pair[1:])
 		r.g.cfg.BaseURL, r.g.cfg.Token, r.g.cfg.TokenFile = srv.URL(), client.Secret(tok), ""
 		r.g.db = filepath.Join(dir, "cache.db")
 		svc, done, err := r.open()
