@@ -24,10 +24,11 @@ import (
 type API interface {
 	ListBatches(ctx context.Context, since time.Time, cursor string, limit int) (client.Page, []client.Attempt, error)
 	GetItem(ctx context.Context, id string) (policy.Item, []client.Attempt, error)
-	Resubmit(ctx context.Context, id, key string) (policy.Item, []client.Attempt, error)
-	RequestFile(ctx context.Context, id, key string, reason policy.Code, message string) (client.FileRequest, []client.Attempt, error)
-	Replace(ctx context.Context, id, key, fileName string, data []byte) (policy.Item, []client.Attempt, error)
+	Resubmit(ctx context.Context, id, key string, opts ...client.CallOption) (policy.Item, []client.Attempt, error)
+	RequestFile(ctx context.Context, id, key string, reason policy.Code, message string, opts ...client.CallOption) (client.FileRequest, []client.Attempt, error)
+	Replace(ctx context.Context, id, key, fileName string, data []byte, opts ...client.CallOption) (policy.Item, []client.Attempt, error)
 	Health() client.Health
+	TeamAPI
 }
 
 // Service runs the workflow for one reviewer.
