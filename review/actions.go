@@ -79,7 +79,7 @@ func (s *Service) ReplaceFile(ctx context.Context, itemID, path string) (Result,
 
 func (s *Service) act(ctx context.Context, a store.Action, file []byte, check func(policy.Situation) error) (Result, error) {
 	a.Key, a.Reviewer = s.newKey(), s.who()
-	a, err := s.db.CreateAction(ctx, a, file, check)
+	a, err := s.db.CreateAction(ctx, a, file, s.notHeldByOther(check)) // team.go: a claim refuses too
 	if err != nil {
 		return Result{}, err
 	}
@@ -105,6 +105,12 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 	}
 	opCtx, cancel := context.WithDeadline(ctx, s.budget.Deadline(s.now()))
 	defer cancel()
+	// The revision stored when the action was queued (team.go).
+	rev, err := s.db.ActionRevision(ctx, a.ID)
+	if err != nil {
+		return Result{}, err
+	}
+	match := client.IfMatch(rev)
 
 	var item *policy.Item
 	var attempts []client.Attempt
@@ -112,7 +118,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 	switch a.Kind {
 	case policy.ActionResubmit:
 		var it policy.Item
-		it, attempts, callErr = s.api.Resubmit(opCtx, a.ItemID, a.Key)
+		it, attempts, callErr = s.api.Resubmit(opCtx, a.ItemID, a.Key, match)
 		item = &it
 	case policy.ActionReplacement:
 		data, err := s.db.ActionFile(ctx, a.ID)
@@ -120,7 +126,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 			return Result{}, err
 		}
 		var it policy.Item
-		it, attempts, callErr = s.api.Replace(opCtx, a.ItemID, a.Key, a.FileName, data)
+		it, attempts, callErr = s.api.Replace(opCtx, a.ItemID, a.Key, a.FileName, data, match)
 		item = &it
 	case policy.ActionFileRequest:
 		var fr client.FileRequest
@@ -132,10 +138,11 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 		if sit.Item.ReportedCode != "" {
 			reason = policy.Code(sit.Item.ReportedCode)
 		}
-		fr, attempts, callErr = s.api.RequestFile(opCtx, a.ItemID, a.Key, reason, a.Message)
+		fr, attempts, callErr = s.api.RequestFile(opCtx, a.ItemID, a.Key, reason, a.Message, match)
 		if callErr == nil {
 			it := sit.Item
 			it.Status, it.ErrorCode, it.ErrorMessage = policy.StatusAwaitingFile, "", ""
+			it.Revision = nextRevision(it.Revision, rev)
 			if fr.CreatedAt.After(it.UpdatedAt) {
 				it.UpdatedAt = fr.CreatedAt
 			}
@@ -144,6 +151,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 	}
 	s.observe(callErr)
 	fin := outcome(item, callErr)
+	callErr = s.explainConflict(ctx, &fin.Item, &fin.Err, a.ItemID, rev, callErr) // team.go: 412 and 409 apply the item
 	fin.Attempts = evidence(attempts)
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
@@ -194,6 +202,7 @@ func outcome(item *policy.Item, err error) store.Finish {
 type FlushResult struct {
 	Results                                []Result
 	Done, Failed, Unknown, Queued, Skipped int
+	Notes                                  []NoteResult // team.go: the notes outbox
 }
 
 // Flush sends queued actions and reconciles unknown ones (and sending ones
@@ -227,7 +236,7 @@ func (s *Service) Flush(ctx context.Context) (FlushResult, error) {
 			fr.Skipped++
 		}
 	}
-	return fr, nil
+	return fr, s.flushNotes(ctx, &fr) // team.go
 }
 
 // Cancel cancels a queued action.

@@ -16,6 +16,7 @@ type ItemView struct {
 	store.ItemRow
 	Retryable bool
 	Next      policy.Next
+	Notes     int // how many notes it has, the ones on their way included
 }
 
 // Detail is an item with its history.
@@ -24,6 +25,7 @@ type Detail struct {
 	Actions  []store.Action
 	Attempts []store.Attempt
 	Audit    []store.AuditEntry
+	NoteRows []store.NoteRow // oldest first
 }
 
 func (s *Service) view(r store.ItemRow, sit policy.Situation) ItemView {
@@ -42,9 +44,14 @@ func (s *Service) Items(ctx context.Context, f store.ItemFilter) ([]ItemView, er
 		return nil, err
 	}
 	sit := policy.Situation{RateLimitedUntil: until, Now: s.now()}
+	notes, err := s.db.NoteCounts(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]ItemView, len(rows))
 	for i, r := range rows {
 		out[i] = s.view(r, sit)
+		out[i].Notes = notes[r.ID]
 	}
 	return out, nil
 }
@@ -66,7 +73,11 @@ func (s *Service) Item(ctx context.Context, id string) (Detail, error) {
 	if d.Attempts, err = s.db.ItemAttempts(ctx, id); err != nil {
 		return d, err
 	}
-	d.Audit, err = s.db.ItemAudit(ctx, id)
+	if d.Audit, err = s.db.ItemAudit(ctx, id); err != nil {
+		return d, err
+	}
+	d.NoteRows, err = s.db.ItemNotes(ctx, id)
+	d.Notes = len(d.NoteRows)
 	return d, err
 }
 
@@ -85,7 +96,11 @@ func (s *Service) ExportCSV(ctx context.Context, w io.Writer, batchID string) (i
 	}
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"batch_id", "customer_ref", "item_id", "file_name", "kind", "status", "risk_score",
-		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at"})
+		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at", "notes"})
+	notes, err := s.db.AllNotes(ctx)
+	if err != nil {
+		return 0, err
+	}
 	for _, it := range items {
 		score := ""
 		if it.Checked() {
@@ -94,7 +109,8 @@ func (s *Service) ExportCSV(ctx context.Context, w io.Writer, batchID string) (i
 		open := string(it.OpenAction())
 		_ = cw.Write([]string{it.BatchID, safeCell(it.CustomerRef), it.ID, safeCell(it.FileName), string(it.Kind),
 			string(it.Status), score, string(it.Recommendation), string(it.ErrorCode), safeCell(it.ReportedCode),
-			strconv.FormatBool(it.Retryable), string(it.Next.Kind), open, it.UpdatedAt.Format("2006-01-02T15:04:05Z")})
+			strconv.FormatBool(it.Retryable), string(it.Next.Kind), open, it.UpdatedAt.Format("2006-01-02T15:04:05Z"),
+			safeCell(notesCell(notes[it.ID]))})
 	}
 	cw.Flush()
 	return len(items), cw.Error()

@@ -45,12 +45,16 @@ type Service struct {
 	conn Connection
 
 	afterIntent func(store.Action) // tests: runs between writing an action and sending it
+
+	team teamState // team.go
 }
 
 // New builds the workflow.
 func New(db *store.DB, api API, budget policy.Budget, reviewer string) *Service {
-	return &Service{db: db, api: api, budget: budget, reviewer: reviewer, now: time.Now, pageSize: 100,
+	s := &Service{db: db, api: api, budget: budget, reviewer: reviewer, now: time.Now, pageSize: 100,
 		newKey: newKey, conn: Connection{State: ConnUnknown}}
+	s.loadIdentity()
+	return s
 }
 
 // Reviewer is who acts.

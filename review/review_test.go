@@ -48,9 +48,11 @@ func newService(t testing.TB, url, path string) (*store.DB, *client.Client, *rev
 	return db, api, review.New(db, api, cfg.Budget(), "ana")
 }
 
-func setup(t *testing.T) *env {
+func setup(t *testing.T) *env { t.Helper(); return setupVersion(t, "") }
+
+func setupVersion(t *testing.T, version string) *env {
 	t.Helper()
-	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Token: token})
+	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Token: token, APIVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +340,13 @@ func TestRateLimitSetsAWait(t *testing.T) {
 }
 
 func TestSyncKeepsTheReviewersOpenAction(t *testing.T) {
-	e := setup(t)
+	for _, v := range []string{screenapi.Version10, screenapi.Version11} {
+		t.Run(v, func(t *testing.T) { syncKeepsTheReviewersOpenAction(t, v) })
+	}
+}
+
+func syncKeepsTheReviewersOpenAction(t *testing.T, version string) {
+	e := setupVersion(t, version)
 	e.sync(t)
 	ctx := context.Background()
 	id := e.srv.FindCode("SOURCE_UNREACHABLE")
@@ -355,6 +363,15 @@ func TestSyncKeepsTheReviewersOpenAction(t *testing.T) {
 	d, _ := e.svc.Item(ctx, id)
 	if d.OpenAction() != policy.ActionUnknown || d.Action.Key != res.Action.Key || d.Attempt != 2 {
 		t.Fatalf("sync overwrote the open action: %+v", d.Action)
+	}
+	if version == screenapi.Version11 {
+		// The item moved on while the answer was lost: the reconciling send
+		// carries the revision of the queued action, and nothing runs.
+		fr, _ := e.svc.Flush(ctx)
+		if fr.Failed != 1 || policy.ErrorCode(fr.Results[0].Err) != policy.CodeItemChanged || e.srv.Analyses(id) != 0 {
+			t.Fatalf("%+v analyses %d", fr, e.srv.Analyses(id))
+		}
+		return
 	}
 	if fr, _ := e.svc.Flush(ctx); fr.Done != 1 || e.srv.Analyses(id) != 1 {
 		t.Fatalf("%+v analyses %d", fr, e.srv.Analyses(id))

@@ -24,6 +24,7 @@ type SyncProgress struct {
 // error. Actions in the outbox are never touched.
 func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncProgress, error) {
 	var p SyncProgress
+	s.identifyOnce(ctx) // team.go: who am I, and does the service speak 1.1
 	since, err := s.db.SyncPosition(ctx)
 	if err != nil {
 		return p, err

@@ -99,6 +99,9 @@ func (db *DB) CreateAction(ctx context.Context, a Action, file []byte, check fun
 		}
 		a.ID, _ = res.LastInsertId()
 		a.State, a.CreatedAt, a.UpdatedAt = policy.ActionQueued, now, now
+		if err := setActionRevision(ctx, tx, a.ID, sit.Item.Revision); err != nil { // team.go
+			return err
+		}
 		if file != nil {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO action_files(action_id, data) VALUES (?, ?)`, a.ID, file); err != nil {
 				return err
@@ -165,7 +168,7 @@ func (db *DB) FinishAction(ctx context.Context, id int64, f Finish) (Action, err
 			return err
 		}
 		if f.Item != nil {
-			if _, err := tx.ExecContext(ctx, upsertItemSQL, itemArgs(*f.Item)...); err != nil {
+			if err := upsertItem(ctx, tx, *f.Item); err != nil { // team.go: the item and its notes
 				return fmt.Errorf("applying the answer to item %s: %w", f.Item.ID, err)
 			}
 		}
