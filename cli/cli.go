@@ -18,10 +18,12 @@ import (
 	"os/user"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/screenapi"
@@ -37,6 +39,10 @@ const (
 	ExitUnknown  = 4 // outcome unknown: recorded, flush reconciles it
 	ExitQueued   = 5 // not sent, queued: unreachable, circuit open, no budget
 	ExitAnswerNo = 6 // the API answered no
+	// ExitReadFailed: a read from the API (sync) failed. Nothing is queued
+	// and nothing changed at the service; the pages before the failure are
+	// kept; run the read again.
+	ExitReadFailed = 7
 )
 
 // Window is what the console window needs to open.
@@ -46,13 +52,18 @@ type Window struct {
 	Demo    bool
 	// TokenSource says where the token came from, never what it is.
 	TokenSource string
+	// ReviewerSource says where the reviewer's name came from: the
+	// system user, --reviewer or REVIEWER_NAME.
+	ReviewerSource string
 }
 
 // Keys of the window's saved preferences. They apply when the window
 // opens, unless a flag or the environment says otherwise; the token is
-// never among them.
+// never among them, nor the reviewer's name: the audit trail's author comes
+// from the system user, --reviewer or REVIEWER_NAME, never from a saved
+// free-text field that could leak from one run into the next.
 const (
-	PrefReviewer = "reviewer"
+	PrefReviewer = "reviewer" // no longer read; kept so old values are recognisable
 	PrefAPIURL   = "api_url"
 )
 
@@ -69,7 +80,8 @@ type Env struct {
 const usage = `usage: reviewer [global flags] [command] [flags]
 
 commands:
-  (none)                          open the console window (--demo: on the built-in demo service)
+  (none)                          open the console window (--demo: on the built-in demo service,
+                                  with a throwaway cache: REVIEWER_DB and --db are not used)
   sync                            pull changed batches into the cache
   items [--batch ID] [--status S] [--code C] [--retryable] [--needs-action] [--json]
   item ID [--json]                one item with its actions, attempts and audit trail
@@ -79,11 +91,14 @@ commands:
   outbox [--json]                 actions not done yet
   flush                           send queued actions, reconcile unknown ones
   cancel ACTION_ID                cancel a queued action
-  export --csv FILE [--batch ID]  write items as CSV
-  demo-api [--addr 127.0.0.1:8001] serve the reference screening service
+  export --csv FILE [--batch ID] [--force]
+                                  write items as CSV to a new file (--force: replace it)
+  demo-api [--addr 127.0.0.1:8001] [--batches N] [--items-per-batch K]
+                                  serve the reference screening service
 
 exit status: 0 done, 2 bad usage, 3 refused locally (no call made), 4 outcome unknown
-(flush reconciles it), 5 not sent and queued, 6 the API answered no, 1 anything else.
+(flush reconciles it), 5 not sent and queued, 6 the API answered no, 7 a sync (a read)
+failed (nothing queued; run it again), 130 interrupted twice, 1 anything else.
 `
 
 // globals are the flags every command takes.
@@ -98,7 +113,7 @@ func (g *globals) register(fs *flag.FlagSet) {
 	g.cfg.RegisterFlags(fs)
 	fs.StringVar(&g.db, "db", g.db, "cache file (REVIEWER_DB)")
 	fs.StringVar(&g.reviewer, "reviewer", g.reviewer, "reviewer name (REVIEWER_NAME, else the OS user)")
-	fs.BoolVar(&g.demo, "demo", g.demo, "open the window on the built-in demo service with a throwaway cache")
+	fs.BoolVar(&g.demo, "demo", g.demo, "open the window on the built-in demo service with a throwaway cache (REVIEWER_DB and saved preferences are not used)")
 }
 
 func defaultReviewer(lookup func(string) (string, bool)) string {
@@ -109,6 +124,14 @@ func defaultReviewer(lookup func(string) (string, bool)) string {
 		return u.Username
 	}
 	return "reviewer"
+}
+
+// OpensWindow reports whether args open the window rather than run a
+// command (or print help). main keeps the window's thread set-up only then.
+func OpensWindow(args []string) bool {
+	r := &runner{}
+	fs := r.flags("reviewer")
+	return fs.Parse(args) == nil && fs.NArg() == 0
 }
 
 // Run runs the command line and returns the exit status.
@@ -125,17 +148,18 @@ func Run(args []string, env Env) int {
 }
 
 type runner struct {
-	env Env
-	g   globals
+	env     Env
+	g       globals
+	whoFrom string // where the reviewer's name came from (the window shows it)
 }
 
 func (r *runner) fail(err error) {
 	var u usageError
 	if errors.As(err, &u) {
-		fmt.Fprintf(r.env.Stderr, "reviewer: %s (see reviewer -h)\n", u.msg)
+		fmt.Fprintf(r.env.Stderr, "reviewer: %s (see reviewer -h)\n", safetext.Line(u.msg, safetext.Message))
 		return
 	}
-	fmt.Fprintf(r.env.Stderr, "reviewer: %s\n", oneLine(describe(err)))
+	fmt.Fprintf(r.env.Stderr, "reviewer: %s\n", safetext.Line(describe(err), safetext.Message))
 }
 
 type usageError struct{ msg string }
@@ -144,7 +168,12 @@ func (u usageError) Error() string { return u.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// readError is a failed read from the API: a sync. It has no key and
+// nothing to reconcile: it is run again.
+type readError struct{ err error }
+
+func (e readError) Error() string { return e.err.Error() }
+func (e readError) Unwrap() error { return e.err }
 
 func (r *runner) run(args []string) (int, error) {
 	cfg, err := client.ConfigFromEnv(r.env.Lookup)
@@ -166,6 +195,7 @@ func (r *runner) run(args []string) (int, error) {
 	rest := fs.Args()
 	if len(rest) == 0 {
 		r.applySaved(fs)
+		r.whoFrom = r.reviewerSource(fs)
 		return r.window()
 	}
 	cmd, cmdArgs := rest[0], rest[1:]
@@ -244,6 +274,9 @@ func (r *runner) open() (*review.Service, func(), error) {
 	if err := r.g.cfg.Finish(); err != nil {
 		return nil, nil, err
 	}
+	for _, w := range r.g.cfg.Warnings { // also in Window.Config, for the window to show
+		fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s\n", safetext.Line(w, safetext.Message))
+	}
 	path := r.g.db
 	if path == "" {
 		p, err := store.DefaultPath()
@@ -266,23 +299,32 @@ func (r *runner) open() (*review.Service, func(), error) {
 }
 
 // applySaved lets the window's saved preferences fill in what neither a
-// flag nor the environment set: the reviewer's name and the API URL.
+// flag nor the environment set: the API URL. The demo reads none (its
+// window keeps its preferences apart from real use).
 func (r *runner) applySaved(fs *flag.FlagSet) {
-	if r.env.Saved == nil {
+	if r.env.Saved == nil || r.g.demo {
 		return
 	}
 	flagged := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { flagged[f.Name] = true })
-	if _, env := r.env.Lookup("REVIEWER_NAME"); !env && !flagged["reviewer"] {
-		if v := r.env.Saved(PrefReviewer); v != "" {
-			r.g.reviewer = v
-		}
-	}
 	if _, env := r.env.Lookup("REVIEWER_API_URL"); !env && !flagged["api"] {
 		if v := r.env.Saved(PrefAPIURL); v != "" {
 			r.g.cfg.BaseURL = v
 		}
 	}
+}
+
+// reviewerSource names where the reviewer's name comes from.
+func (r *runner) reviewerSource(fs *flag.FlagSet) string {
+	flagged := false
+	fs.Visit(func(f *flag.Flag) { flagged = flagged || f.Name == "reviewer" })
+	if flagged {
+		return "--reviewer"
+	}
+	if v, ok := r.env.Lookup("REVIEWER_NAME"); ok && v != "" {
+		return "REVIEWER_NAME"
+	}
+	return "the system user"
 }
 
 // tokenSource names where the token comes from, for the preferences.
@@ -309,8 +351,45 @@ func (r *runner) session() (*review.Service, context.Context, func(), error) {
 	return svc, ctx, func() { cancel(); closeSvc() }, nil
 }
 
+// ExitInterrupted is the status of a process ended by a second Ctrl-C
+// (128 + SIGINT, as a shell reports it).
+const ExitInterrupted = 130
+
+// signalContext returns a context that the first SIGINT or SIGTERM
+// cancels, so a command stops cleanly and records what it did. A second
+// one ends the process at once, whatever it is blocked in: a person who
+// presses Ctrl-C twice wants out (signal.NotifyContext would swallow it).
 func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return notifyTwice(os.Stderr, func() { os.Exit(ExitInterrupted) })
+}
+
+func notifyTwice(stderr io.Writer, exit func()) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	stopped := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+		case <-stopped:
+			return
+		}
+		select {
+		case <-ch:
+			fmt.Fprintln(stderr, "reviewer: interrupted twice: stopping now; 'reviewer outbox' shows what was left open")
+			exit()
+		case <-stopped:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(stopped)
+			cancel()
+		})
+	}
 }
 
 // exitFor maps an error to the exit status.
@@ -321,6 +400,10 @@ func exitFor(err error) int {
 	var u usageError
 	if errors.As(err, &u) {
 		return ExitUsage
+	}
+	var re readError
+	if errors.As(err, &re) {
+		return ExitReadFailed
 	}
 	if e, ok := client.AsError(err); ok {
 		switch e.Class {
@@ -338,6 +421,8 @@ func exitFor(err error) int {
 		return ExitRefused
 	case policy.CodeInvalidInput:
 		return ExitUsage
+	case policy.CodeOutcomeUnknown: // a call was made and its outcome is not recorded
+		return ExitUnknown
 	}
 	return ExitFailure
 }
@@ -349,6 +434,13 @@ func describe(err error) string {
 	// Wrapped errors repeat the code; say it once, first.
 	msg := code + ": " + strings.ReplaceAll(err.Error(), code+": ", "")
 	switch exitFor(err) {
+	case ExitReadFailed:
+		msg += "; nothing is queued and nothing changed at the service"
+		if e, ok := client.AsError(err); ok && e.Class == client.ClassRateLimited && !e.RetryAfter.IsZero() {
+			msg += "; run 'reviewer sync' again after " + e.RetryAfter.Local().Format("15:04:05")
+		} else {
+			msg += "; run 'reviewer sync' again"
+		}
 	case ExitQueued:
 		if !strings.Contains(msg, "queued") {
 			msg += "; nothing reached the API"
@@ -362,12 +454,15 @@ func describe(err error) string {
 }
 
 func (r *runner) demoAPI(args []string) (int, error) {
-	// demo-api has its own --reviewer (NAME=TOKEN), so not the globals.
+	// demo-api has its own --reviewer (NAME=TOKEN) and only the service's
+	// own flags: the client's (--db, --reserve…) mean nothing to it.
 	fs := r.demoFlags()
 	addr := fs.String("addr", "127.0.0.1:8001", "listen address")
 	latency := fs.Duration("latency", 0, "added to every request")
 	analysis := fs.Duration("analysis-latency", 0, "how long one analysis takes")
 	tlsMode := fs.String("tls", "", "serve HTTPS with an untrusted certificate: expired or self-signed")
+	batches := fs.Int("batches", 48, "how many batches to seed (the performance suite seeds 10,000)")
+	perBatch := fs.Int("items-per-batch", 0, "items in each seeded batch, 1 to 10 (0: 1 to 10 at random)")
 	var faults []screenapi.Fault
 	fs.Func("fault", "switch a fault on: KIND[:ENDPOINT[:TIMES]] (repeatable); kinds: "+faultKinds(), func(v string) error {
 		f, err := parseFault(v)
@@ -379,7 +474,11 @@ func (r *runner) demoAPI(args []string) (int, error) {
 		return ExitUsage, err
 	}
 	tok, _ := r.env.Lookup("REVIEWER_API_TOKEN")
-	opts := screenapi.Options{Token: strings.TrimSpace(tok), Latency: *latency, AnalysisLatency: *analysis}
+	if *batches < 1 || *perBatch < 0 || *perBatch > 10 {
+		return ExitUsage, usagef("--batches must be at least 1 and --items-per-batch 0 to 10")
+	}
+	opts := screenapi.Options{Token: strings.TrimSpace(tok), Latency: *latency, AnalysisLatency: *analysis,
+		Batches: *batches, ItemsPerBatch: *perBatch}
 	if err := team.apply(&opts, r.g.demo); err != nil {
 		return ExitUsage, err
 	}
@@ -405,10 +504,31 @@ func (r *runner) demoAPI(args []string) (int, error) {
 	}
 	fmt.Fprintf(r.env.Stdout, "reference screening service %s on %s (Ctrl-C stops it)\n", opts.APIVersion, srv.URL())
 	r.printDemoReviewers(srv.URL(), opts.Reviewers)
+	if len(faults) == 0 {
+		fmt.Fprintln(r.env.Stdout, "faults: none")
+	}
+	for _, f := range faults {
+		fmt.Fprintf(r.env.Stdout, "fault on: %s\n", describeFault(f))
+	}
 	ctx, cancel := signalContext()
 	defer cancel()
 	<-ctx.Done()
 	return ExitOK, nil
+}
+
+// describeFault says in words what a switched-on fault does.
+func describeFault(f screenapi.Fault) string {
+	where := "every endpoint"
+	if f.Endpoint != "" {
+		where = "the " + f.Endpoint + " endpoint"
+	}
+	times := "until the service stops"
+	if f.Times == 1 {
+		times = "for the next request"
+	} else if f.Times > 1 {
+		times = fmt.Sprintf("for the next %d requests", f.Times)
+	}
+	return fmt.Sprintf("%s on %s, %s", f.Kind, where, times)
 }
 
 func faultKinds() string {

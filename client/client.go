@@ -92,7 +92,7 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		cfg.RetryAttempts = 1
 	}
 	c := &Client{cfg: cfg, now: o.now, sleep: o.sleep}
-	c.wire = newWire(o.dial, o.tls, o.now)
+	c.wire = newWire(o.dial, o.tls, o.now, cfg.MaxBody)
 	c.cb = gobreaker.NewCircuitBreaker[struct{}](gobreaker.Settings{
 		Name:        "screening-api",
 		MaxRequests: 1, // a single probe when half-open

@@ -135,27 +135,41 @@ func TestAttemptGetsWhatIsLeftOfTheDeadline(t *testing.T) {
 }
 
 func TestUnknownOutcomesAreNeverRetried(t *testing.T) {
+	// Each case gets the time it needs under -race on loaded cores: only the
+	// hang has to meet its cap, so only the hang gets a short one.
+	const roomy = 20 * time.Second
 	tests := []struct {
-		name   string
-		fault  screenapi.Fault
-		class  client.Class
-		code   policy.Code
-		status int
+		name    string
+		fault   screenapi.Fault
+		class   client.Class
+		code    policy.Code
+		status  int
+		timeout time.Duration
+		maxBody int
 	}{
-		{"hang after reading", screenapi.Fault{Kind: screenapi.FaultHang}, client.ClassUnknown, policy.CodeOutcomeUnknown, 0},
-		{"reset after reading", screenapi.Fault{Kind: screenapi.FaultReset}, client.ClassUnknown, policy.CodeOutcomeUnknown, 0},
-		{"reset after processing", screenapi.Fault{Kind: screenapi.FaultResetAfter}, client.ClassUnknown, policy.CodeOutcomeUnknown, 0},
-		{"502 without body", screenapi.Fault{Kind: screenapi.FaultBadGateway}, client.ClassUnknown, policy.CodeOutcomeUnknown, 502},
-		{"504 without body", screenapi.Fault{Kind: screenapi.FaultBadGateway, Status: 504}, client.ClassUnknown, policy.CodeOutcomeUnknown, 504},
-		{"truncated body", screenapi.Fault{Kind: screenapi.FaultTruncated}, client.ClassUnknown, policy.CodeOutcomeUnknown, 200},
-		{"503 with the service's body", screenapi.Fault{Kind: screenapi.FaultUnavailable}, client.ClassAnsweredNo, policy.CodeServiceUnavailable, 503},
-		{"429", screenapi.Fault{Kind: screenapi.FaultRateLimit, RetryAfter: "7"}, client.ClassRateLimited, policy.CodeRateLimited, 429},
-		{"malformed JSON", screenapi.Fault{Kind: screenapi.FaultMalformed}, client.ClassBadAnswer, policy.CodeInvalidResponse, 200},
-		{"body over 8 MiB", screenapi.Fault{Kind: screenapi.FaultOversized}, client.ClassBadAnswer, policy.CodeInvalidResponse, 200},
+		{"hang after reading", screenapi.Fault{Kind: screenapi.FaultHang}, client.ClassUnknown, policy.CodeOutcomeUnknown, 0, 400 * time.Millisecond, 0},
+		{"reset after reading", screenapi.Fault{Kind: screenapi.FaultReset}, client.ClassUnknown, policy.CodeOutcomeUnknown, 0, roomy, 0},
+		{"reset after processing", screenapi.Fault{Kind: screenapi.FaultResetAfter}, client.ClassUnknown, policy.CodeOutcomeUnknown, 0, roomy, 0},
+		{"502 without body", screenapi.Fault{Kind: screenapi.FaultBadGateway}, client.ClassUnknown, policy.CodeOutcomeUnknown, 502, roomy, 0},
+		{"504 without body", screenapi.Fault{Kind: screenapi.FaultBadGateway, Status: 504}, client.ClassUnknown, policy.CodeOutcomeUnknown, 504, roomy, 0},
+		{"truncated body", screenapi.Fault{Kind: screenapi.FaultTruncated}, client.ClassUnknown, policy.CodeOutcomeUnknown, 200, roomy, 0},
+		{"503 with the service's body", screenapi.Fault{Kind: screenapi.FaultUnavailable}, client.ClassAnsweredNo, policy.CodeServiceUnavailable, 503, roomy, 0},
+		{"429", screenapi.Fault{Kind: screenapi.FaultRateLimit, RetryAfter: "7"}, client.ClassRateLimited, policy.CodeRateLimited, 429, roomy, 0},
+		{"malformed JSON", screenapi.Fault{Kind: screenapi.FaultMalformed}, client.ClassBadAnswer, policy.CodeInvalidResponse, 200, roomy, 0},
+		// Over the default 8 MiB limit, announced: refused on its header, unread.
+		{"body over 8 MiB, announced", screenapi.Fault{Kind: screenapi.FaultOversized, Announce: true}, client.ClassBadAnswer, policy.CodeInvalidResponse, 200, roomy, 0},
+		// Streamed without a length: the limit is met while reading. A
+		// lower limit keeps the read short; the 9 MiB body is the same.
+		{"chunked body over the limit", screenapi.Fault{Kind: screenapi.FaultOversized}, client.ClassBadAnswer, policy.CodeInvalidResponse, 200, roomy, 64 << 10},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, c, sl, _ := setup(t, func(c *client.Config) { c.Timeout = 400 * time.Millisecond })
+			srv, c, sl, _ := setup(t, func(c *client.Config) {
+				c.Timeout = tt.timeout
+				if tt.maxBody > 0 {
+					c.MaxBody = tt.maxBody
+				}
+			})
 			id := srv.FindCode("SOURCE_UNREACHABLE")
 			f := tt.fault
 			f.Endpoint = screenapi.EPResubmit
@@ -371,7 +385,8 @@ func TestCircuitOpensAfterFiveFailuresAndASingleProbeClosesIt(t *testing.T) {
 }
 
 func TestReplacementRetrySendsTheWholeFile(t *testing.T) {
-	srv, c, sl, _ := setup(t)
+	// 1.6 MB through a connection retry: room for -race on loaded cores.
+	srv, c, sl, _ := setup(t, func(c *client.Config) { c.Timeout = 20 * time.Second })
 	id := srv.FindCode("DECODE_FAILED")
 	data := append([]byte("\xFF\xD8\xFF\xE0"), bytes.Repeat([]byte("jpegdata"), 200_000)...)
 	srv.Refuse()

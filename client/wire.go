@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-resty/resty/v2"
 	"github.com/trustscreen/reviewer/policy"
 )
 
@@ -123,10 +124,11 @@ type wire struct {
 	dial      DialFunc
 	tls       *tls.Config
 	now       func() time.Time
+	maxBody   int64 // an answer that announces more is refused unread
 }
 
-func newWire(dial DialFunc, tlsConf *tls.Config, now func() time.Time) *wire {
-	w := &wire{dial: dial, tls: tlsConf, now: now}
+func newWire(dial DialFunc, tlsConf *tls.Config, now func() time.Time, maxBody int) *wire {
+	w := &wire{dial: dial, tls: tlsConf, now: now, maxBody: int64(maxBody)}
 	mk := func(keepAlive bool) *http.Transport {
 		return &http.Transport{
 			Proxy:               nil, // never route through an environment proxy
@@ -210,9 +212,21 @@ func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
 		cancel()
 		return nil, err
 	}
-	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	body := io.ReadCloser(&cancelOnClose{ReadCloser: resp.Body, cancel: cancel})
+	if w.maxBody > 0 && resp.ContentLength > w.maxBody {
+		// The answer says at once that it is too large: refuse it without
+		// reading megabytes first. It is still an answer (a bad one).
+		body = tooLarge{body}
+	}
+	resp.Body = body
 	return resp, nil
 }
+
+// tooLarge stands for a body whose announced length is over the limit: it
+// reads as resty's own over-the-limit error, so both paths classify alike.
+type tooLarge struct{ io.ReadCloser }
+
+func (tooLarge) Read([]byte) (int, error) { return 0, resty.ErrResponseBodyTooLarge }
 
 type cancelOnClose struct {
 	io.ReadCloser

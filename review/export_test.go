@@ -15,3 +15,7 @@ func (s *Service) SetPageSize(n int) { s.pageSize = n }
 
 // SetClock replaces the workflow's clock (tests).
 func (s *Service) SetClock(now func() time.Time) { s.now = now }
+
+// SetAfterCall installs a hook that runs between a call's answer and
+// recording it (tests: to kill the process, or fill the disk, there).
+func (s *Service) SetAfterCall(f func(store.Action)) { s.afterCall = f }

@@ -5,8 +5,8 @@ import (
 	"encoding/csv"
 	"io"
 	"strconv"
-	"strings"
 
+	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/store"
 )
@@ -16,7 +16,7 @@ type ItemView struct {
 	store.ItemRow
 	Retryable bool
 	Next      policy.Next
-	Notes     int // how many notes it has, the ones on their way included
+	Notes     int // how many notes it has, the ones on their way included (team.go)
 }
 
 // Detail is an item with its history.
@@ -25,7 +25,7 @@ type Detail struct {
 	Actions  []store.Action
 	Attempts []store.Attempt
 	Audit    []store.AuditEntry
-	NoteRows []store.NoteRow // oldest first
+	NoteRows []store.NoteRow // oldest first (team.go)
 }
 
 func (s *Service) view(r store.ItemRow, sit policy.Situation) ItemView {
@@ -33,27 +33,40 @@ func (s *Service) view(r store.ItemRow, sit policy.Situation) ItemView {
 	return ItemView{ItemRow: r, Retryable: r.Status == policy.StatusError && policy.Retryable(r.ErrorCode), Next: policy.NextAction(sit)}
 }
 
-// Items lists items from the cache; it works with the API down.
+// Items lists items from the cache; it works with the API down. A long
+// listing should use EachItem or a page (Limit, Offset).
 func (s *Service) Items(ctx context.Context, f store.ItemFilter) ([]ItemView, error) {
-	rows, err := s.db.Items(ctx, f)
-	if err != nil {
-		return nil, err
-	}
+	var out []ItemView
+	err := s.EachItem(ctx, f, func(v ItemView) error {
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
+// EachItem calls fn with each item of a listing as the cache reads it, so
+// that a listing of any length is written out in flat memory.
+func (s *Service) EachItem(ctx context.Context, f store.ItemFilter, fn func(ItemView) error) error {
 	until, err := s.db.RateLimitedUntil(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sit := policy.Situation{RateLimitedUntil: until, Now: s.now()}
-	notes, err := s.db.NoteCounts(ctx)
+	notes, err := s.db.NoteCounts(ctx) // only items with notes: a small map
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := make([]ItemView, len(rows))
-	for i, r := range rows {
-		out[i] = s.view(r, sit)
-		out[i].Notes = notes[r.ID]
-	}
-	return out, nil
+	return s.db.EachItem(ctx, f, func(r store.ItemRow) error {
+		v := s.view(r, sit)
+		v.Notes = notes[r.ID]
+		return fn(v)
+	})
+}
+
+// CountItems is how many items a listing holds: the window sizes its table
+// with it and reads the rows a page at a time.
+func (s *Service) CountItems(ctx context.Context, f store.ItemFilter) (int, error) {
+	return s.db.CountItems(ctx, f)
 }
 
 // Item returns one item with its actions, attempts and audit trail.
@@ -87,38 +100,39 @@ func (s *Service) Batches(ctx context.Context, search string, limit int) ([]stor
 }
 
 // ExportCSV writes the items of a batch (all batches when empty) as CSV.
-// A score is written only for a scored item; a cell that a spreadsheet
-// would run as a formula is quoted with a leading apostrophe.
+// A score is written only for a scored item. Every cell goes through
+// safetext.CSVCell: one that a spreadsheet would run as a formula (ids and
+// names come from the service) gets a leading apostrophe.
 func (s *Service) ExportCSV(ctx context.Context, w io.Writer, batchID string) (int, error) {
-	items, err := s.Items(ctx, store.ItemFilter{BatchID: batchID})
-	if err != nil {
-		return 0, err
-	}
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"batch_id", "customer_ref", "item_id", "file_name", "kind", "status", "risk_score",
-		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at", "notes"})
+	write := func(cells ...string) error {
+		for i, c := range cells {
+			cells[i] = safetext.CSVCell(c)
+		}
+		return cw.Write(cells)
+	}
+	_ = write("batch_id", "customer_ref", "item_id", "file_name", "kind", "status", "risk_score",
+		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at", "notes")
 	notes, err := s.db.AllNotes(ctx)
 	if err != nil {
 		return 0, err
 	}
-	for _, it := range items {
+	n := 0
+	err = s.EachItem(ctx, store.ItemFilter{BatchID: batchID}, func(it ItemView) error {
 		score := ""
 		if it.Checked() {
 			score = strconv.Itoa(*it.RiskScore)
 		}
-		open := string(it.OpenAction())
-		_ = cw.Write([]string{it.BatchID, safeCell(it.CustomerRef), it.ID, safeCell(it.FileName), string(it.Kind),
-			string(it.Status), score, string(it.Recommendation), string(it.ErrorCode), safeCell(it.ReportedCode),
-			strconv.FormatBool(it.Retryable), string(it.Next.Kind), open, it.UpdatedAt.Format("2006-01-02T15:04:05Z"),
-			safeCell(notesCell(notes[it.ID]))})
-	}
+		n++
+		// csv.Writer buffers; a failing writer shows in Error after a flush.
+		return write(it.BatchID, it.CustomerRef, it.ID, it.FileName, string(it.Kind),
+			string(it.Status), score, string(it.Recommendation), string(it.ErrorCode), it.ReportedCode,
+			strconv.FormatBool(it.Retryable), string(it.Next.Kind), string(it.OpenAction()), it.UpdatedAt.Format("2006-01-02T15:04:05Z"),
+			notesCell(notes[it.ID]))
+	})
 	cw.Flush()
-	return len(items), cw.Error()
-}
-
-func safeCell(v string) string {
-	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
-		return "'" + v
+	if err != nil {
+		return n, err
 	}
-	return v
+	return n, cw.Error()
 }

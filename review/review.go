@@ -45,6 +45,7 @@ type Service struct {
 	conn Connection
 
 	afterIntent func(store.Action) // tests: runs between writing an action and sending it
+	afterCall   func(store.Action) // tests: runs between a call's answer and recording it
 
 	team teamState // team.go
 }
@@ -122,14 +123,21 @@ func (s *Service) observe(err error) {
 		switch {
 		case e.Code == policy.CodeCircuitOpen:
 			state = ConnCircuitOpen
-		case e.Class == client.ClassNotConnected || e.Class == client.ClassUnknown:
+		case e.Class == client.ClassNotConnected:
 			state = ConnOffline
-		case e.Class == client.ClassNotStarted:
-			return // nothing was learnt about the API
+		case e.Class == client.ClassNotStarted || e.Class == client.ClassUnknown:
+			// Nothing was learnt about the API as a whole: one call that
+			// went out and got no answer is that item's unknown outcome,
+			// not the connection's (an idle probe tells).
+			return
 		}
 	} else if err != nil {
 		return
 	}
+	s.setConn(state, code)
+}
+
+func (s *Service) setConn(state ConnState, code policy.Code) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn.State != state {

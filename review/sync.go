@@ -15,6 +15,10 @@ type SyncProgress struct {
 	Items   int // items received
 	Changed int // items written (new or changed)
 	Invalid int // items that broke the contract, stored as invalid
+	// Held is how many batches came again that the cache already held as
+	// they are (the newest instant of the last sync: "updated_since" is at
+	// or after); they are not written nor counted in Batches and Items.
+	Held int
 }
 
 // Sync pulls the batches changed since the newest one in the cache, page by
@@ -24,7 +28,6 @@ type SyncProgress struct {
 // error. Actions in the outbox are never touched.
 func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncProgress, error) {
 	var p SyncProgress
-	s.identifyOnce(ctx) // team.go: who am I, and does the service speak 1.1
 	since, err := s.db.SyncPosition(ctx)
 	if err != nil {
 		return p, err
@@ -59,6 +62,9 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 		}
 		p.Pages++
 		p.Changed += n.Items
+		p.Held += n.Held
+		p.Batches -= n.Held
+		p.Items -= n.HeldItems
 		for _, b := range page.Batches {
 			p.Batches++
 			p.Items += len(b.Items)
@@ -76,5 +82,11 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 		}
 		cursor = page.NextCursor
 	}
-	return p, s.db.SetLastSync(ctx, s.now())
+	if err := s.db.SetLastSync(ctx, s.now()); err != nil {
+		return p, err
+	}
+	// team.go: who am I, and does the service speak 1.1. Asked after the
+	// pages, so that the first page keeps a connection of its own.
+	s.identifyOnce(ctx)
+	return p, nil
 }

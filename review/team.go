@@ -439,14 +439,16 @@ func (s *Service) sendNote(ctx context.Context, id int64) (NoteResult, error) {
 	s.observe(callErr)
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
-	f := store.NoteFinish{State: policy.ActionDone, Remote: &remote, Event: "note added", Attempts: evidence(attempts)}
+	f := store.NoteFinish{On: policy.EventAnswered, Claim: n.Sends, Remote: &remote, Event: "note added", Attempts: evidence(attempts)}
 	if callErr != nil {
 		o := outcome(nil, callErr)
-		f = store.NoteFinish{State: o.State, ErrCode: o.ErrCode, Err: o.Err, Event: "note " + o.Event, Attempts: f.Attempts}
-		if e, ok := client.AsError(callErr); ok && (e.Class == client.ClassRateLimited || e.Code == policy.CodeServiceUnavailable) {
-			// The service did nothing with it: a note is no verdict, so it
-			// waits for the next flush rather than being lost.
-			f.State, f.Event = policy.ActionQueued, "note queued: "+string(e.Code)
+		f.On, f.Remote, f.ErrCode, f.Err, f.Event = o.On, nil, o.ErrCode, o.Err, "note "+o.Event
+		if o.On == policy.EventTurnedAway {
+			// Turned away (429, 503, 401, CLAIMED): nothing ran for this
+			// request. A note is no verdict and must not be lost, so it
+			// meets this as "not sent": a first send waits for the next
+			// flush; a reconciling one stays unknown.
+			f.On = policy.EventNotSent
 		}
 		if client.IsNotOffered(callErr) {
 			s.setVersion(rctx, "1.0")

@@ -34,7 +34,11 @@ type fakeClock struct {
 	offset time.Duration
 }
 
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return time.Now().Add(c.offset) }
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
 func (c *fakeClock) Add(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

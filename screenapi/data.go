@@ -85,6 +85,9 @@ func (s *Server) seed() {
 		if b < 3 {
 			size = 10
 		}
+		if n := s.opts.ItemsPerBatch; n > 0 {
+			size = min(n, 10)
+		}
 		for i := 0; i < size; i++ {
 			p := profiles[n%len(profiles)]
 			n++

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -38,6 +39,7 @@ type Fault struct {
 	Times      int    // how many requests it hits; 0 until cleared
 	Status     int    // for FaultBadGateway: 502 (default), 503 or 504
 	RetryAfter string // for FaultRateLimit and FaultUnavailable (default "2")
+	Announce   bool   // for FaultOversized: send Content-Length (else the body is chunked)
 }
 
 func (k FaultKind) afterProcessing() bool { return k == FaultHangAfter || k == FaultResetAfter }
@@ -121,6 +123,9 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *Fault) bo
 		conn.Close()
 	case FaultOversized:
 		body := `{"batches": [], "next_cursor": null, "id": "itm_x", "padding": "` + strings.Repeat("x", 9<<20) + `"}`
+		if f.Announce {
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		}
 		writeAnswer(w, answer{status: 200, body: []byte(body)})
 	case FaultBrokenItem:
 		writeAnswer(w, answer{status: 200, body: []byte(`{"id": "` + r.PathValue("id") + `", "batch_id": "bat_x", "status": "error", "error_code": "CLASSIFIER_TIMEOUT", "risk_score": 12, "recommendation": "forward", "batches": [{"id": "bat_broken", "items": [{"id": "itm_broken", "batch_id": "bat_broken", "status": "scored", "risk_score": 140, "recommendation": "forward"}]}], "next_cursor": null}`)})

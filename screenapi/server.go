@@ -45,6 +45,7 @@ const MaxFileSize = policy.MaxFileSize
 type Options struct {
 	Seed             int64         // seeded data (default 1)
 	Batches          int           // how many batches to seed (default 48)
+	ItemsPerBatch    int           // items in each seeded batch, 1 to 10 (default: 1 to 10 at random)
 	Token            string        // when set, requests must carry it as a Bearer token (reviewer "reviewer")
 	Reviewers        []Reviewer    // each with a token of their own; see team.go
 	APIVersion       string        // "1.1" (default) or "1.0": no 1.1 fields, 404 on 1.1 endpoints
@@ -67,9 +68,11 @@ type Server struct {
 	faults    []*Fault
 	scripts   map[string][]Outcome
 	latencies map[string]time.Duration
+	holds     map[string]chan struct{} // analyses that wait for a test to release them
 	uploads   map[string][]Upload
 	requests  map[string]int // file requests per item
 	seq       int
+	sorted    []*batch             // batches, oldest change first; nil when a change made it stale
 	tokens    map[string]Reviewer  // by token; empty: no authentication
 	team      map[string]*itemTeam // the 1.1 state of each item
 	itemLocks map[string]*sync.Mutex
@@ -129,7 +132,7 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts: opts, batches: map[string]*batch{}, items: map[string]*policy.RawItem{},
 		keys: map[string]*idem{}, analyses: map[string]int{}, arrivals: map[string]int{},
-		scripts: map[string][]Outcome{}, latencies: map[string]time.Duration{}, uploads: map[string][]Upload{},
+		scripts: map[string][]Outcome{}, latencies: map[string]time.Duration{}, holds: map[string]chan struct{}{}, uploads: map[string][]Upload{},
 		requests: map[string]int{}, closing: make(chan struct{}),
 		tokens: map[string]Reviewer{}, team: map[string]*itemTeam{}, itemLocks: map[string]*sync.Mutex{},
 	}
@@ -281,6 +284,27 @@ func (s *Server) SetAnalysisLatency(itemID string, d time.Duration) {
 	s.latencies[itemID] = d
 }
 
+// Hold makes every analysis of the item wait, after its latency, until the
+// returned release is called (or the server closes): a test can keep a
+// request in flight for exactly as long as it needs, with no timer.
+func (s *Server) Hold(itemID string) (release func()) {
+	ch := make(chan struct{})
+	s.mu.Lock()
+	s.holds[itemID] = ch
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			if s.holds[itemID] == ch {
+				delete(s.holds, itemID)
+			}
+			s.mu.Unlock()
+			close(ch)
+		})
+	}
+}
+
 // Item returns a copy of an item as the service holds it.
 func (s *Server) Item(id string) (policy.RawItem, bool) {
 	s.mu.Lock()
@@ -329,10 +353,17 @@ func (s *Server) touch(it *policy.RawItem) {
 	s.changed(it, now)
 	if b := s.batches[it.BatchID]; b != nil && now.After(b.UpdatedAt) {
 		b.UpdatedAt = now
+		s.sorted = nil
 	}
 }
 
+// sortedBatches is the batches, oldest change first. The order is kept
+// until a batch changes, so that a page costs its own size, not a sort of
+// every batch (a sync of 100,000 batches asks for 1,000 pages).
 func (s *Server) sortedBatches() []*batch {
+	if s.sorted != nil {
+		return s.sorted
+	}
 	out := make([]*batch, 0, len(s.batches))
 	for _, b := range s.batches {
 		out = append(out, b)
@@ -343,6 +374,7 @@ func (s *Server) sortedBatches() []*batch {
 		}
 		return out[i].ID < out[j].ID
 	})
+	s.sorted = out
 	return out
 }
 
@@ -363,6 +395,10 @@ type answer struct {
 	status int
 	header http.Header
 	body   []byte
+	// forget: the request never arrived whole (its body was cut in
+	// transit), so nothing was decided and its key is not kept: a repeat
+	// with the same key is a first request.
+	forget bool
 }
 
 func jsonAnswer(status int, v any) answer {
@@ -414,6 +450,19 @@ func writeAnswer(w http.ResponseWriter, a answer) {
 	_, _ = w.Write(a.body)
 }
 
+// held waits for a test's release of a held analysis; false when the server closes.
+func (s *Server) held(hold chan struct{}) bool {
+	if hold == nil {
+		return true
+	}
+	select {
+	case <-hold:
+		return true
+	case <-s.closing:
+		return false
+	}
+}
+
 // wait sleeps d unless the request or the server ends first.
 func (s *Server) wait(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
@@ -459,12 +508,9 @@ func (s *Server) listBatches(r *http.Request) answer {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var changed []*batch
-	for _, b := range s.sortedBatches() {
-		if !b.UpdatedAt.Before(since) {
-			changed = append(changed, b)
-		}
-	}
+	all := s.sortedBatches()
+	// The batches changed at or after since are the tail of the order.
+	changed := all[sort.Search(len(all), func(i int) bool { return !all[i].UpdatedAt.Before(since) }):]
 	type wireBatch struct {
 		ID          string    `json:"id"`
 		CustomerRef string    `json:"customer_ref"`
@@ -543,7 +589,7 @@ func (s *Server) idempotent(ep string, h handler) handler {
 
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if a.status >= 500 || a.status == 0 {
+		if a.status >= 500 || a.status == 0 || a.forget {
 			delete(s.keys, key) // nothing was done: the key may be used again
 			return a
 		}
@@ -574,7 +620,13 @@ func (s *Server) fileRequest(r *http.Request) answer {
 		Reason  string `json:"reason"`
 		Message string `json:"message"`
 	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 64<<10)).Decode(&body); err != nil || body.Reason == "" || body.Message == "" {
+	err := json.NewDecoder(io.LimitReader(r.Body, 64<<10)).Decode(&body)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		a := errAnswer(400, policy.CodeValidationFailed, "the request body ended before its end")
+		a.forget = true
+		return a
+	}
+	if err != nil || body.Reason == "" || body.Message == "" {
 		return errAnswer(422, policy.CodeValidationFailed, "reason and message are required")
 	}
 	s.mu.Lock()
@@ -598,6 +650,11 @@ func (s *Server) replacement(r *http.Request) answer {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			return s.fileVerdict(id, policy.CodePayloadTooLarge)
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			a := errAnswer(400, policy.CodeValidationFailed, "the request body ended before its end")
+			a.forget = true
+			return a
 		}
 		return errAnswer(422, policy.CodeValidationFailed, "a multipart field named file is required")
 	}
@@ -652,6 +709,7 @@ func (s *Server) analyze(ctx context.Context, id string) answer {
 		out = Outcome{Score: scoreFor(id, s.items[id].Attempt+1)}
 	}
 	budget := s.opts.ClassifierBudget
+	hold := s.holds[id]
 	s.mu.Unlock()
 
 	if latency > budget {
@@ -659,7 +717,7 @@ func (s *Server) analyze(ctx context.Context, id string) answer {
 	}
 	// The analysis runs to its end even if the caller hangs up: that is
 	// what makes an unknown outcome on the console's side real.
-	if !s.wait(context.WithoutCancel(ctx), latency) {
+	if !s.wait(context.WithoutCancel(ctx), latency) || !s.held(hold) {
 		return answer{status: 503, body: []byte(`{"error_code":"SERVICE_UNAVAILABLE","error_message":"shutting down"}`)}
 	}
 

@@ -85,7 +85,10 @@ func Open(path string) (*DB, error) {
 func (db *DB) SetClock(now func() time.Time) { db.now = now }
 
 // Close closes the cache.
-func (db *DB) Close() error { return db.db.Close() }
+func (db *DB) Close() error {
+	db.closeWatcher()
+	return db.db.Close()
+}
 
 // tx runs fn in one IMMEDIATE transaction.
 func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {

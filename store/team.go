@@ -170,17 +170,29 @@ type NoteRow struct {
 	LastError     string             `json:"last_error,omitempty"`
 	Sends         int                `json:"sends"`
 	CreatedAt     time.Time          `json:"created_at"`
+	LeaseUntil    time.Time          `json:"-"`
 }
 
 const noteColumns = `id, item_id, COALESCE(remote_id, ''), COALESCE(idempotency_key, ''), author, text, state,
-	COALESCE(last_error_code, ''), COALESCE(last_error, ''), sends, created_at`
+	COALESCE(last_error_code, ''), COALESCE(last_error, ''), sends, created_at, COALESCE(lease_until, 0)`
 
 func scanNote(s scanner) (NoteRow, error) {
 	var n NoteRow
-	var created int64
-	err := s.Scan(&n.ID, &n.ItemID, &n.RemoteID, &n.Key, &n.Author, &n.Text, &n.State, &n.LastErrorCode, &n.LastError, &n.Sends, &created)
-	n.CreatedAt = fromMS(created)
+	var created, lease int64
+	err := s.Scan(&n.ID, &n.ItemID, &n.RemoteID, &n.Key, &n.Author, &n.Text, &n.State, &n.LastErrorCode, &n.LastError, &n.Sends, &created, &lease)
+	n.CreatedAt, n.LeaseUntil = fromMS(created), fromMS(lease)
 	return n, err
+}
+
+func getNote(ctx context.Context, q querier, id int64) (NoteRow, error) {
+	ns, err := queryNotes(ctx, q, `id = ?`, id)
+	if err != nil {
+		return NoteRow{}, err
+	}
+	if len(ns) == 0 {
+		return NoteRow{}, notFound("note", fmt.Sprint(id))
+	}
+	return ns[0], nil
 }
 
 func queryNotes(ctx context.Context, q querier, where string, args ...any) ([]NoteRow, error) {
@@ -220,29 +232,41 @@ func (db *DB) CreateNote(ctx context.Context, n NoteRow) (NoteRow, error) {
 	return n, err
 }
 
-// ClaimNote moves a note to sending under a lease, as ClaimAction does for
-// an action: ok is false when another sender holds it or it is settled.
+// ClaimNote takes a note for one send under a lease, following the action
+// machine exactly as ClaimAction does (policy.EventClaim): ok is false when
+// another sender holds the lease or the note is settled.
 func (db *DB) ClaimNote(ctx context.Context, id int64, lease time.Duration) (n NoteRow, ok bool, err error) {
 	err = db.tx(ctx, func(tx *sql.Tx) error {
 		now := db.now()
-		row := tx.QueryRowContext(ctx, `UPDATE notes SET state = 'sending', lease_until = ?, sends = sends + 1, updated_at = ?
-			WHERE id = ? AND (state IN ('queued','unknown') OR (state = 'sending' AND lease_until < ?))
-			RETURNING `+noteColumns, ms(now.Add(lease)), ms(now), id, ms(now))
-		n, err = scanNote(row)
-		if errors.Is(err, sql.ErrNoRows) {
+		cur, err := getNote(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		n = cur
+		to, allowed := policy.Transition(cur.State, policy.EventClaim)
+		if !allowed || (!cur.LeaseUntil.IsZero() && !cur.LeaseUntil.Before(now)) {
 			return nil
 		}
+		n, err = moveNote(ctx, tx, cur, to, now, `lease_until = ?, sends = sends + 1`, ms(now.Add(lease)))
 		ok = err == nil
 		return err
 	})
 	return n, ok, err
 }
 
+func moveNote(ctx context.Context, tx *sql.Tx, cur NoteRow, to policy.ActionState, now time.Time, set string, args ...any) (NoteRow, error) {
+	q := `UPDATE notes SET state = ?, updated_at = ?, ` + set + ` WHERE id = ? AND state = ? AND sends = ? RETURNING ` + noteColumns
+	all := append([]any{string(to), ms(now)}, args...)
+	all = append(all, cur.ID, string(cur.State), cur.Sends)
+	return scanNote(tx.QueryRowContext(ctx, q, all...))
+}
+
 // NoteFinish is the outcome of one send of a note.
 type NoteFinish struct {
-	State    policy.ActionState
-	Remote   *policy.Note // the service's note, when done
-	Item     *policy.Item // an item a refusal carried, applied
+	On       policy.ActionEvent // the machine says where it leads
+	Claim    int                // the Sends of the claim it belongs to (the fence)
+	Remote   *policy.Note       // the service's note, when done
+	Item     *policy.Item       // an item a refusal carried, applied
 	ErrCode  policy.Code
 	Err      string
 	Attempts []Attempt
@@ -262,15 +286,19 @@ func (db *DB) FinishNote(ctx context.Context, id int64, f NoteFinish) (NoteRow, 
 				return err
 			}
 		}
-		row := tx.QueryRowContext(ctx, `UPDATE notes SET state = ?, remote_id = COALESCE(?, remote_id),
-			created_at = COALESCE(?, created_at), last_error_code = ?, last_error = ?, lease_until = NULL, updated_at = ?
-			WHERE id = ? AND state = 'sending' RETURNING `+noteColumns,
-			string(f.State), remote, created, nullStr(string(f.ErrCode)), nullStr(f.Err), ms(now), id)
-		var err error
-		n, err = scanNote(row)
-		if errors.Is(err, sql.ErrNoRows) {
-			return policy.Errorf(policy.CodeConflict, "note %d is no longer being sent by this process", id)
+		cur, err := getNote(ctx, tx, id)
+		if err != nil {
+			return err
 		}
+		if cur.Sends != f.Claim || cur.LeaseUntil.IsZero() {
+			return fmt.Errorf("note %d (send %d): %w", id, f.Claim, ErrFenced)
+		}
+		to, ok := policy.Transition(cur.State, f.On)
+		if !ok {
+			return policy.Errorf(policy.CodeConflict, "note %d is %s: %s is not allowed there", id, cur.State, f.On)
+		}
+		n, err = moveNote(ctx, tx, cur, to, now, `remote_id = COALESCE(?, remote_id), created_at = COALESCE(?, created_at),
+			last_error_code = ?, last_error = ?, lease_until = NULL`, remote, created, nullStr(string(f.ErrCode)), nullStr(f.Err))
 		if err != nil {
 			return err
 		}
@@ -289,7 +317,7 @@ func (db *DB) FinishNote(ctx context.Context, id int64, f NoteFinish) (NoteRow, 
 
 // PendingNotes are the notes a flush must send, oldest first.
 func (db *DB) PendingNotes(ctx context.Context) ([]NoteRow, error) {
-	return queryNotes(ctx, db.db, `state IN ('queued','unknown') OR (state = 'sending' AND lease_until < ?) ORDER BY id`, ms(db.now()))
+	return queryNotes(ctx, db.db, `state IN `+claimableSQL+` AND (lease_until IS NULL OR lease_until < ?) ORDER BY id`, ms(db.now()))
 }
 
 // ItemNotes lists an item's notes, oldest first: the service's and the
