@@ -93,7 +93,13 @@ commands:
   cancel ACTION_ID                cancel a queued action
   export --csv FILE [--batch ID] [--force]
                                   write items as CSV to a new file (--force: replace it)
+  me [--json]                     who the service says you are (offline: as last known)
+  claim ID [--ttl 15m]            claim an item, or renew your claim (REVIEWER_CLAIM_TTL)
+  release ID                      release your claim on an item
+  next [--json]                   claim and print the oldest item that needs a reviewer and nobody holds
+  note ID TEXT                    add a note to an item (offline: queued, sent once by flush)
   demo-api [--addr 127.0.0.1:8001] [--batches N] [--items-per-batch K]
+           [--reviewer NAME=TOKEN]... [--demo] [--api-version 1.0|1.1]
                                   serve the reference screening service
 
 exit status: 0 done, 2 bad usage, 3 refused locally (no call made), 4 outcome unknown
@@ -218,6 +224,8 @@ func (r *runner) run(args []string) (int, error) {
 		return r.export(cmdArgs)
 	case "demo-api":
 		return r.demoAPI(cmdArgs)
+	case "me", "claim", "release", "next", "note": // team.go
+		return r.teamCommand(cmd, cmdArgs)
 	case "help":
 		fmt.Fprint(r.env.Stdout, usage)
 		return ExitOK, nil
@@ -295,6 +303,11 @@ func (r *runner) open() (*review.Service, func(), error) {
 		return nil, nil, err
 	}
 	svc := review.New(db, api, r.g.cfg.Budget(), r.g.reviewer)
+	if err := r.configureTeam(svc); err != nil { // team.go
+		api.Close()
+		db.Close()
+		return nil, nil, err
+	}
 	return svc, func() { api.Close(); db.Close() }, nil
 }
 
@@ -405,6 +418,10 @@ func exitFor(err error) int {
 	if errors.As(err, &re) {
 		return ExitReadFailed
 	}
+	switch policy.ErrorCode(err) { // team.go: the API's no, whether it or the cache said it
+	case policy.CodeItemChanged, policy.CodeClaimed:
+		return ExitAnswerNo
+	}
 	if e, ok := client.AsError(err); ok {
 		switch e.Class {
 		case client.ClassNotConnected, client.ClassNotStarted:
@@ -417,7 +434,8 @@ func exitFor(err error) int {
 		return ExitFailure
 	}
 	switch policy.ErrorCode(err) {
-	case policy.CodeNotRetryable, policy.CodeActionOpen, policy.CodeRateLimitWait, policy.CodeConflict, policy.CodeInvalidFile:
+	case policy.CodeNotRetryable, policy.CodeActionOpen, policy.CodeRateLimitWait, policy.CodeConflict, policy.CodeInvalidFile,
+		policy.CodeNotOffered:
 		return ExitRefused
 	case policy.CodeInvalidInput:
 		return ExitUsage

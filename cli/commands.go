@@ -68,6 +68,7 @@ type itemJSON struct {
 	Actions        []store.Action     `json:"actions,omitempty"`
 	Attempts       []store.Attempt    `json:"attempts,omitempty"`
 	Audit          []store.AuditEntry `json:"audit,omitempty"`
+	teamJSON
 }
 
 type openActionJSON struct {
@@ -98,6 +99,7 @@ func toJSON(v review.ItemView) itemJSON {
 	if st := v.OpenAction(); st != "" {
 		j.OpenAction = &openActionJSON{Kind: string(v.Action.Kind), State: string(st), IdempotencyKey: v.Action.Key}
 	}
+	j.teamJSON = teamFields(v) // team.go
 	return j
 }
 
@@ -233,6 +235,7 @@ func (r *runner) item(args []string) (int, error) {
 	}
 	j := toJSON(d.ItemView)
 	j.Actions, j.Attempts, j.Audit = d.Actions, d.Attempts, d.Audit
+	j.Notes = notesJSON(d.NoteRows) // team.go
 	if *asJSON {
 		return ExitOK, r.printJSON(j)
 	}
@@ -243,6 +246,7 @@ func (r *runner) item(args []string) (int, error) {
 		fmt.Fprintf(w, "the service reported: %s\n", show(d.ReportedCode))
 	}
 	fmt.Fprintf(w, "next: %s\n", d.Next.Kind)
+	r.printTeam(w, d) // team.go: revision, claim, notes
 	for _, a := range d.Actions {
 		fmt.Fprintf(w, "action %d: %s %s key=%s sends=%d %s\n", a.ID, a.Kind, a.State, show(a.Key), a.Sends, show(string(a.LastErrorCode)))
 	}
@@ -388,6 +392,7 @@ func flushSummary(fr review.FlushResult) string {
 	if fr.Settled > 0 {
 		line += fmt.Sprintf("; %s settled by another process meanwhile", plural(fr.Settled, "action", "actions"))
 	}
+	line += notesSummary(fr) // team.go
 	return line
 }
 

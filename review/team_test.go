@@ -532,3 +532,16 @@ func TestAVersion10ServiceLeavesTeamworkOut(t *testing.T) {
 		t.Fatalf("version %q", fresh.svc.APIVersion())
 	}
 }
+
+func TestOwnNoteDoesNotTurnOwnActionIntoItemChanged(t *testing.T) {
+	tm := setupTeam(t, "")
+	ctx := context.Background()
+	id := tm.srv.FindCode("SOURCE_UNREACHABLE")
+	if r, err := tm.ana.svc.AddNote(ctx, id, "Retrying after the storage outage."); err != nil || r.Note.State != policy.ActionDone {
+		t.Fatalf("%+v %v", r, err)
+	}
+	res, err := tm.ana.svc.Resubmit(ctx, id)
+	if err != nil || res.Action.State != policy.ActionDone || tm.srv.Analyses(id) != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+}

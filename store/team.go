@@ -73,11 +73,15 @@ func applyNotes(ctx context.Context, tx *sql.Tx, it policy.Item) error {
 }
 
 // ApplyItem writes an item the service answered outside of an action (a
-// claim, a release, a refusal carrying the item) and audits the event.
+// claim, a release, a refusal carrying the item, a read after a note) and
+// audits the event, if one is named.
 func (db *DB) ApplyItem(ctx context.Context, it policy.Item, reviewer, event, detail string) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
 		if err := upsertItem(ctx, tx, it); err != nil {
 			return fmt.Errorf("applying item %s: %w", it.ID, err)
+		}
+		if event == "" {
+			return nil
 		}
 		return audit(ctx, tx, db.now(), reviewer, it.ID, 0, event, detail)
 	})
