@@ -13,7 +13,7 @@ DEB_SHOT  := xvfb imagemagick xdotool x11-utils
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: deps deps-shot build demo test bench screenshot package vet fmt-check clean
+.PHONY: deps deps-shot build demo test bench reliability screenshot package vet fmt-check clean
 
 # Installs the Debian packages that are not there yet (as root, or with sudo).
 define apt_install
@@ -50,6 +50,16 @@ fmt-check:
 test: deps vet fmt-check
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./client/ ./review/ ./store/
+
+# The fault matrix through a real TCP proxy (toxiproxy, in-process) and
+# 20 SIGKILLs each during flushes, syncs and actions; prints the matrix (see
+# docs/reliability.md). Under 10 minutes on 2 cores; `make test` runs a
+# short form of it.
+reliability: deps
+	@mkdir -p bin && rm -f bin/reliability-matrix.txt
+	@RELIABILITY=full RELIABILITY_REPORT=$(CURDIR)/bin/reliability-matrix.txt \
+		$(GO) test -count=1 -parallel 8 -timeout 10m ./reliability/; status=$$?; \
+		cat bin/reliability-matrix.txt 2>/dev/null; exit $$status
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./store/

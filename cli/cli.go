@@ -18,10 +18,12 @@ import (
 	"os/user"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/screenapi"
@@ -37,6 +39,10 @@ const (
 	ExitUnknown  = 4 // outcome unknown: recorded, flush reconciles it
 	ExitQueued   = 5 // not sent, queued: unreachable, circuit open, no budget
 	ExitAnswerNo = 6 // the API answered no
+	// ExitReadFailed: a read from the API (sync) failed. Nothing is queued
+	// and nothing changed at the service; the pages before the failure are
+	// kept; run the read again.
+	ExitReadFailed = 7
 )
 
 // Window is what the console window needs to open.
@@ -79,11 +85,13 @@ commands:
   outbox [--json]                 actions not done yet
   flush                           send queued actions, reconcile unknown ones
   cancel ACTION_ID                cancel a queued action
-  export --csv FILE [--batch ID]  write items as CSV
+  export --csv FILE [--batch ID] [--force]
+                                  write items as CSV to a new file (--force: replace it)
   demo-api [--addr 127.0.0.1:8001] serve the reference screening service
 
 exit status: 0 done, 2 bad usage, 3 refused locally (no call made), 4 outcome unknown
-(flush reconciles it), 5 not sent and queued, 6 the API answered no, 1 anything else.
+(flush reconciles it), 5 not sent and queued, 6 the API answered no, 7 a sync (a read)
+failed (nothing queued; run it again), 130 interrupted twice, 1 anything else.
 `
 
 // globals are the flags every command takes.
@@ -132,10 +140,10 @@ type runner struct {
 func (r *runner) fail(err error) {
 	var u usageError
 	if errors.As(err, &u) {
-		fmt.Fprintf(r.env.Stderr, "reviewer: %s (see reviewer -h)\n", u.msg)
+		fmt.Fprintf(r.env.Stderr, "reviewer: %s (see reviewer -h)\n", safetext.Line(u.msg, safetext.Message))
 		return
 	}
-	fmt.Fprintf(r.env.Stderr, "reviewer: %s\n", oneLine(describe(err)))
+	fmt.Fprintf(r.env.Stderr, "reviewer: %s\n", safetext.Line(describe(err), safetext.Message))
 }
 
 type usageError struct{ msg string }
@@ -144,7 +152,12 @@ func (u usageError) Error() string { return u.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// readError is a failed read from the API: a sync. It has no key and
+// nothing to reconcile: it is run again.
+type readError struct{ err error }
+
+func (e readError) Error() string { return e.err.Error() }
+func (e readError) Unwrap() error { return e.err }
 
 func (r *runner) run(args []string) (int, error) {
 	cfg, err := client.ConfigFromEnv(r.env.Lookup)
@@ -244,6 +257,9 @@ func (r *runner) open() (*review.Service, func(), error) {
 	if err := r.g.cfg.Finish(); err != nil {
 		return nil, nil, err
 	}
+	for _, w := range r.g.cfg.Warnings { // also in Window.Config, for the window to show
+		fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s\n", safetext.Line(w, safetext.Message))
+	}
 	path := r.g.db
 	if path == "" {
 		p, err := store.DefaultPath()
@@ -309,8 +325,45 @@ func (r *runner) session() (*review.Service, context.Context, func(), error) {
 	return svc, ctx, func() { cancel(); closeSvc() }, nil
 }
 
+// ExitInterrupted is the status of a process ended by a second Ctrl-C
+// (128 + SIGINT, as a shell reports it).
+const ExitInterrupted = 130
+
+// signalContext returns a context that the first SIGINT or SIGTERM
+// cancels, so a command stops cleanly and records what it did. A second
+// one ends the process at once, whatever it is blocked in: a person who
+// presses Ctrl-C twice wants out (signal.NotifyContext would swallow it).
 func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return notifyTwice(os.Stderr, func() { os.Exit(ExitInterrupted) })
+}
+
+func notifyTwice(stderr io.Writer, exit func()) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	stopped := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+		case <-stopped:
+			return
+		}
+		select {
+		case <-ch:
+			fmt.Fprintln(stderr, "reviewer: interrupted twice: stopping now; 'reviewer outbox' shows what was left open")
+			exit()
+		case <-stopped:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(stopped)
+			cancel()
+		})
+	}
 }
 
 // exitFor maps an error to the exit status.
@@ -321,6 +374,10 @@ func exitFor(err error) int {
 	var u usageError
 	if errors.As(err, &u) {
 		return ExitUsage
+	}
+	var re readError
+	if errors.As(err, &re) {
+		return ExitReadFailed
 	}
 	if e, ok := client.AsError(err); ok {
 		switch e.Class {
@@ -338,6 +395,8 @@ func exitFor(err error) int {
 		return ExitRefused
 	case policy.CodeInvalidInput:
 		return ExitUsage
+	case policy.CodeOutcomeUnknown: // a call was made and its outcome is not recorded
+		return ExitUnknown
 	}
 	return ExitFailure
 }
@@ -349,6 +408,13 @@ func describe(err error) string {
 	// Wrapped errors repeat the code; say it once, first.
 	msg := code + ": " + strings.ReplaceAll(err.Error(), code+": ", "")
 	switch exitFor(err) {
+	case ExitReadFailed:
+		msg += "; nothing is queued and nothing changed at the service"
+		if e, ok := client.AsError(err); ok && e.Class == client.ClassRateLimited && !e.RetryAfter.IsZero() {
+			msg += "; run 'reviewer sync' again after " + e.RetryAfter.Local().Format("15:04:05")
+		} else {
+			msg += "; run 'reviewer sync' again"
+		}
 	case ExitQueued:
 		if !strings.Contains(msg, "queued") {
 			msg += "; nothing reached the API"

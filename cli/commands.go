@@ -4,7 +4,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +14,8 @@ import (
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/internal/safefile"
+	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/screenapi"
@@ -29,6 +33,11 @@ func (r *runner) sync(args []string) (int, error) {
 	defer done()
 	p, err := svc.Sync(ctx, nil)
 	if err != nil {
+		if _, ok := client.AsError(err); ok {
+			// The API did not give the page: a failed read, whatever the
+			// fault (unreachable, reset, timeout, a truncated page).
+			err = readError{err}
+		}
 		return exitFor(err), err
 	}
 	fmt.Fprintf(r.env.Stdout, "synced %d pages: %d batches, %d items (%d changed, %d invalid answers stored as invalid)\n",
@@ -150,11 +159,17 @@ func (r *runner) items(args []string) (int, error) {
 		if v.Action != nil {
 			act = string(v.Action.Kind) + ":" + string(v.Action.State)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%v\t%s\t%s\n", v.ID, v.BatchID, v.FileName, v.Kind, v.Status,
-			score, rec, dash(string(v.ErrorCode)), v.Retryable, v.Next.Kind, act)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%v\t%s\t%s\n", cell(v.ID), cell(v.BatchID), cell(v.FileName),
+			cell(string(v.Kind)), v.Status, score, cell(rec), cell(dash(string(v.ErrorCode))), v.Retryable, v.Next.Kind, act)
 	}
 	return ExitOK, tw.Flush()
 }
+
+// show and cell are how every value from outside (the service, the
+// cache, a file name) is printed for people: escaped by safetext, on one
+// line, cut to a line's or a column's length. JSON output is exact.
+func show(s string) string { return safetext.Line(s, safetext.Value) }
+func cell(s string) string { return safetext.Line(s, safetext.Cell) }
 
 func dash(s string) string {
 	if s == "" {
@@ -185,21 +200,21 @@ func (r *runner) item(args []string) (int, error) {
 		return ExitOK, r.printJSON(j)
 	}
 	w := r.env.Stdout
-	fmt.Fprintf(w, "%s  %s  (%s, batch %s %s)\n", d.ID, d.FileName, d.Kind, d.BatchID, d.CustomerRef)
-	fmt.Fprintf(w, "status: %s\n%s\n", d.Status, policy.Describe(d.Item))
+	fmt.Fprintf(w, "%s  %s  (%s, batch %s %s)\n", show(d.ID), show(d.FileName), show(string(d.Kind)), show(d.BatchID), show(d.CustomerRef))
+	fmt.Fprintf(w, "status: %s\n%s\n", d.Status, safetext.Line(policy.Describe(d.Item), safetext.Message))
 	if d.ReportedCode != "" && d.ReportedCode != string(d.ErrorCode) {
-		fmt.Fprintf(w, "the service reported: %s\n", d.ReportedCode)
+		fmt.Fprintf(w, "the service reported: %s\n", show(d.ReportedCode))
 	}
 	fmt.Fprintf(w, "next: %s\n", d.Next.Kind)
 	for _, a := range d.Actions {
-		fmt.Fprintf(w, "action %d: %s %s key=%s sends=%d %s\n", a.ID, a.Kind, a.State, a.Key, a.Sends, a.LastErrorCode)
+		fmt.Fprintf(w, "action %d: %s %s key=%s sends=%d %s\n", a.ID, a.Kind, a.State, show(a.Key), a.Sends, show(string(a.LastErrorCode)))
 	}
 	for _, a := range d.Attempts {
-		fmt.Fprintf(w, "attempt %s #%d at %s: connect %v request %v elapsed %v -> %s %s\n", a.Operation, a.Number,
-			a.Start.Local().Format("15:04:05"), a.ConnectTimeout, a.RequestTimeout, a.Elapsed, a.Class, a.Code)
+		fmt.Fprintf(w, "attempt %s #%d at %s: connect %v request %v elapsed %v -> %s %s\n", show(a.Operation), a.Number,
+			a.Start.Local().Format("15:04:05"), a.ConnectTimeout, a.RequestTimeout, a.Elapsed, a.Class, show(string(a.Code)))
 	}
 	for _, e := range d.Audit {
-		fmt.Fprintf(w, "audit %s %s: %s %s\n", e.At.Local().Format("2006-01-02 15:04:05"), e.Reviewer, e.Event, e.Detail)
+		fmt.Fprintf(w, "audit %s %s: %s %s\n", e.At.Local().Format("2006-01-02 15:04:05"), show(e.Reviewer), show(e.Event), show(e.Detail))
 	}
 	return ExitOK, nil
 }
@@ -247,7 +262,7 @@ func (r *runner) report(res review.Result) (int, error) {
 		if res.Item != nil {
 			what = policy.Describe(*res.Item)
 		}
-		fmt.Fprintf(r.env.Stdout, "%s %s: %s\n", a.Kind, a.ItemID, what)
+		fmt.Fprintf(r.env.Stdout, "%s %s: %s\n", a.Kind, show(a.ItemID), safetext.Line(what, safetext.Message))
 		return ExitOK, nil
 	case policy.ActionQueued:
 		return ExitQueued, fmt.Errorf("%s %s queued (key %s): %w; run 'reviewer flush' when the API is reachable", a.Kind, a.ItemID, a.Key, res.Err)
@@ -256,7 +271,7 @@ func (r *runner) report(res review.Result) (int, error) {
 	case policy.ActionFailed:
 		return ExitAnswerNo, fmt.Errorf("%s %s refused by the API: %w", a.Kind, a.ItemID, res.Err)
 	}
-	fmt.Fprintf(r.env.Stdout, "%s %s: %s\n", a.Kind, a.ItemID, a.State)
+	fmt.Fprintf(r.env.Stdout, "%s %s: %s\n", a.Kind, show(a.ItemID), a.State)
 	return ExitOK, nil
 }
 
@@ -284,8 +299,8 @@ func (r *runner) outbox(args []string) (int, error) {
 	tw := tabwriter.NewWriter(r.env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tITEM\tKIND\tSTATE\tKEY\tCREATED\tLAST ERROR")
 	for _, a := range out {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.ItemID, a.Kind, a.State, a.Key,
-			a.CreatedAt.Local().Format("2006-01-02 15:04"), dash(string(a.LastErrorCode)))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, cell(a.ItemID), a.Kind, a.State, cell(a.Key),
+			a.CreatedAt.Local().Format("2006-01-02 15:04"), cell(dash(string(a.LastErrorCode))))
 	}
 	return ExitOK, tw.Flush()
 }
@@ -301,12 +316,11 @@ func (r *runner) flush(args []string) (int, error) {
 	defer done()
 	fr, err := svc.Flush(ctx)
 	if err != nil {
-		return ExitFailure, err
+		return exitFor(err), err
 	}
-	fmt.Fprintf(r.env.Stdout, "flushed %d actions: %d done, %d refused by the API, %d unknown, %d still queued\n",
-		len(fr.Results), fr.Done, fr.Failed, fr.Unknown, fr.Queued)
+	fmt.Fprintln(r.env.Stdout, flushSummary(fr))
 	switch {
-	case fr.Unknown > 0:
+	case fr.Unknown > 0 || fr.TakenOver > 0 || len(fr.Busy) > 0:
 		return ExitUnknown, nil
 	case fr.Queued > 0:
 		return ExitQueued, nil
@@ -314,6 +328,46 @@ func (r *runner) flush(args []string) (int, error) {
 		return ExitAnswerNo, nil
 	}
 	return ExitOK, nil
+}
+
+// flushSummary is one line: what this flush sent and what came of it, then
+// what it left alone and why.
+func flushSummary(fr review.FlushResult) string {
+	line := fmt.Sprintf("flushed %s: %d done, %d refused by the API, %d unknown, %d still queued",
+		plural(fr.Sent(), "action", "actions"), fr.Done, fr.Failed, fr.Unknown, fr.Queued)
+	if fr.TakenOver > 0 {
+		line += fmt.Sprintf("; %s sent but taken over by another process after this one's lease ran out (it reconciles %s)",
+			plural(fr.TakenOver, "was", "were"), plural2(fr.TakenOver, "it", "them"))
+	}
+	if n := len(fr.Busy); n > 0 {
+		until := fr.Busy[0].LeaseUntil
+		for _, a := range fr.Busy[1:] {
+			if a.LeaseUntil.After(until) {
+				until = a.LeaseUntil
+			}
+		}
+		line += fmt.Sprintf("; %d skipped: being sent by another process until %s", n, until.Local().Format("15:04:05"))
+	}
+	if fr.Settled > 0 {
+		line += fmt.Sprintf("; %s settled by another process meanwhile", plural(fr.Settled, "action", "actions"))
+	}
+	return line
+}
+
+// plural is "1 action", "2 actions".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// plural2 is one or many, without the number.
+func plural2(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func (r *runner) cancel(args []string) (int, error) {
@@ -334,38 +388,59 @@ func (r *runner) cancel(args []string) (int, error) {
 	if err != nil {
 		return exitFor(err), err
 	}
-	fmt.Fprintf(r.env.Stdout, "action %d on %s cancelled\n", a.ID, a.ItemID)
+	fmt.Fprintf(r.env.Stdout, "action %d on %s cancelled\n", a.ID, show(a.ItemID))
 	return ExitOK, nil
 }
 
 func (r *runner) export(args []string) (int, error) {
 	fs := r.flags("export")
-	file := fs.String("csv", "", "the CSV file to write")
+	file := fs.String("csv", "", "the CSV file to write (a new file, mode 0600)")
 	batch := fs.String("batch", "", "only this batch")
+	force := fs.Bool("force", false, "replace the file if it exists")
 	if _, err := r.parse(fs, args, 0); err != nil {
 		return ExitUsage, err
 	}
 	if *file == "" {
 		return ExitUsage, usagef("export needs --csv FILE")
 	}
+	// Refused before anything is opened: a FIFO would block, a link would
+	// be followed, an existing file would be lost.
+	if err := safefile.CheckTarget(*file, *force); err != nil {
+		return ExitRefused, exportError(err)
+	}
 	svc, ctx, done, err := r.session()
 	if err != nil {
 		return exitFor(err), err
 	}
 	defer done()
-	f, err := os.OpenFile(*file, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	var n int
+	err = safefile.WriteNew(*file, *force, func(w io.Writer) error {
+		var err error
+		n, err = svc.ExportCSV(ctx, w, *batch)
+		return err
+	})
 	if err != nil {
-		return ExitFailure, err
+		if code := exitFor(exportError(err)); code == ExitRefused {
+			return code, exportError(err)
+		}
+		return ExitFailure, fmt.Errorf("export: nothing written to %s: %w", *file, err)
 	}
-	n, err := svc.ExportCSV(ctx, f, *batch)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return ExitFailure, err
-	}
-	fmt.Fprintf(r.env.Stdout, "wrote %d items to %s\n", n, *file)
+	fmt.Fprintf(r.env.Stdout, "wrote %d items to %s\n", n, show(*file))
 	return ExitOK, nil
+}
+
+// exportError words a refused export target.
+func exportError(err error) error {
+	var exists *safefile.ExistsError
+	var link *safefile.SymlinkError
+	var nr *safefile.NotRegularError
+	switch {
+	case errors.As(err, &exists):
+		return policy.Errorf(policy.CodeConflict, "%v; add --force to replace it", err)
+	case errors.As(err, &link), errors.As(err, &nr):
+		return policy.Errorf(policy.CodeConflict, "%v; nothing written", err)
+	}
+	return err
 }
 
 // window opens the console; with --demo, on the reference service

@@ -3,11 +3,13 @@ package client
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/trustscreen/reviewer/internal/safefile"
 	"github.com/trustscreen/reviewer/policy"
 )
 
@@ -38,6 +40,46 @@ type Config struct {
 	CircuitOpen       time.Duration // REVIEWER_CIRCUIT_OPEN: how long it stays open (30s)
 	MaxBody           int           // REVIEWER_MAX_BODY: the largest answer read, in bytes (8 MiB)
 	AllowInsecureHTTP bool          // REVIEWER_ALLOW_INSECURE_HTTP=1: plain http to a host that is not loopback
+
+	// Warnings are what Finish found worth saying but not worth stopping
+	// for (a token file that others can read). The command line prints
+	// them on stderr; the window can show them.
+	Warnings []string `json:"-"`
+}
+
+// Ranges of the numbers of the configuration: a value outside its range is
+// refused with the range in the message. The bounds keep a typo or a
+// hostile environment (REVIEWER_TIMEOUT=9223372036854775807ns) from turning
+// into a client that can never finish, or never start, a call.
+var (
+	TimeoutRange         = DurationRange{policy.ServiceClassifierBudget, 10 * time.Minute} // Min exclusive
+	ConnectTimeoutRange  = DurationRange{10 * time.Millisecond, 2 * time.Minute}
+	RetrySleepRange      = DurationRange{time.Millisecond, 10 * time.Second}
+	ReserveRange         = DurationRange{time.Millisecond, 10 * time.Second}
+	CircuitOpenRange     = DurationRange{10 * time.Millisecond, time.Hour}
+	RetryAttemptsRange   = IntRange{1, 2} // the first try and the one retry the product allows
+	CircuitFailuresRange = IntRange{1, 1000}
+	MaxBodyRange         = IntRange{1 << 10, 256 << 20}
+)
+
+// DurationRange is an inclusive range of a duration setting.
+type DurationRange struct{ Min, Max time.Duration }
+
+func (r DurationRange) check(name string, v time.Duration) string {
+	if v < r.Min || v > r.Max {
+		return fmt.Sprintf("%s=%v is out of range: it must be between %v and %v", name, v, r.Min, r.Max)
+	}
+	return ""
+}
+
+// IntRange is an inclusive range of a count setting.
+type IntRange struct{ Min, Max int }
+
+func (r IntRange) check(name string, v int) string {
+	if v < r.Min || v > r.Max {
+		return fmt.Sprintf("%s=%d is out of range: it must be between %d and %d", name, v, r.Min, r.Max)
+	}
+	return ""
 }
 
 // DefaultConfig returns the defaults.
@@ -75,18 +117,18 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 	dur := func(name string, dst *time.Duration) {
 		if v, ok := lookup(name); ok && v != "" {
 			d, err := time.ParseDuration(v)
-			if err != nil || d <= 0 {
-				errs = append(errs, fmt.Sprintf("%s=%q is not a positive Go duration such as 30s or 200ms", name, v))
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s=%q is not a Go duration such as 30s or 200ms", name, v))
 				return
 			}
 			*dst = d
 		}
 	}
-	num := func(name string, dst *int, min int) {
+	num := func(name string, dst *int) {
 		if v, ok := lookup(name); ok && v != "" {
 			n, err := strconv.Atoi(v)
-			if err != nil || n < min {
-				errs = append(errs, fmt.Sprintf("%s=%q is not a whole number of at least %d", name, v, min))
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s=%q is not a whole number", name, v))
 				return
 			}
 			*dst = n
@@ -95,22 +137,29 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 	str("REVIEWER_API_URL", &c.BaseURL)
 	str("REVIEWER_API_TOKEN_FILE", &c.TokenFile)
 	if v, ok := lookup("REVIEWER_API_TOKEN"); ok {
-		c.Token = Secret(strings.TrimSpace(v))
+		tok, err := checkToken("REVIEWER_API_TOKEN", v)
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+		c.Token = tok
 	}
 	dur("REVIEWER_TIMEOUT", &c.Timeout)
 	dur("REVIEWER_CONNECT_TIMEOUT", &c.ConnectTimeout)
 	dur("REVIEWER_RETRY_SLEEP", &c.RetrySleep)
 	dur("REVIEWER_RESERVE", &c.Reserve)
 	dur("REVIEWER_CIRCUIT_OPEN", &c.CircuitOpen)
-	num("REVIEWER_RETRY_ATTEMPTS", &c.RetryAttempts, 1)
-	num("REVIEWER_CIRCUIT_FAILURES", &c.CircuitFailures, 1)
-	num("REVIEWER_MAX_BODY", &c.MaxBody, 1024)
+	num("REVIEWER_RETRY_ATTEMPTS", &c.RetryAttempts)
+	num("REVIEWER_CIRCUIT_FAILURES", &c.CircuitFailures)
+	num("REVIEWER_MAX_BODY", &c.MaxBody)
 	if v, ok := lookup("REVIEWER_ALLOW_INSECURE_HTTP"); ok && v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("REVIEWER_ALLOW_INSECURE_HTTP=%q is not 0 or 1", v))
 		}
 		c.AllowInsecureHTTP = b
+	}
+	if len(errs) == 0 {
+		errs = c.rangeErrors()
 	}
 	if len(errs) > 0 {
 		return c, policy.Errorf(policy.CodeInvalidInput, "%s", strings.Join(errs, "; "))
@@ -132,28 +181,88 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.AllowInsecureHTTP, "allow-insecure-http", c.AllowInsecureHTTP, "allow plain http to a host that is not loopback (REVIEWER_ALLOW_INSECURE_HTTP)")
 }
 
+// rangeErrors checks every number against its range.
+func (c Config) rangeErrors() []string {
+	var errs []string
+	add := func(msg string) {
+		if msg != "" {
+			errs = append(errs, msg)
+		}
+	}
+	if c.Timeout <= policy.ServiceClassifierBudget || c.Timeout > TimeoutRange.Max {
+		// Below the budget, a slow classifier would look like a network
+		// failure (an unknown outcome) instead of the service's
+		// CLASSIFIER_TIMEOUT.
+		add(fmt.Sprintf("REVIEWER_TIMEOUT=%v is out of range: it must be above the service's %v classifier budget and at most %v",
+			c.Timeout, policy.ServiceClassifierBudget, TimeoutRange.Max))
+	}
+	add(ConnectTimeoutRange.check("REVIEWER_CONNECT_TIMEOUT", c.ConnectTimeout))
+	add(RetrySleepRange.check("REVIEWER_RETRY_SLEEP", c.RetrySleep))
+	add(ReserveRange.check("REVIEWER_RESERVE", c.Reserve))
+	add(CircuitOpenRange.check("REVIEWER_CIRCUIT_OPEN", c.CircuitOpen))
+	add(RetryAttemptsRange.check("REVIEWER_RETRY_ATTEMPTS", c.RetryAttempts))
+	add(CircuitFailuresRange.check("REVIEWER_CIRCUIT_FAILURES", c.CircuitFailures))
+	add(MaxBodyRange.check("REVIEWER_MAX_BODY", c.MaxBody))
+	if len(errs) == 0 && c.Reserve >= c.Timeout/2 {
+		add(fmt.Sprintf("REVIEWER_RESERVE=%v must be less than half of REVIEWER_TIMEOUT=%v", c.Reserve, c.Timeout))
+	}
+	return errs
+}
+
+// maxTokenFile is the most read of a token file: a token is a line.
+const maxTokenFile = 64 << 10
+
+// checkToken trims the whitespace around a token (a trailing newline is
+// usual) and refuses one that holds anything but printable ASCII: a line
+// break inside a token would never authenticate, and would fail as a
+// network error, for ever. The message names the variable, never the value.
+func checkToken(name, v string) (Secret, error) {
+	v = strings.TrimSpace(v)
+	for i := 0; i < len(v); i++ {
+		if v[i] <= ' ' || v[i] > '~' {
+			what := "a character that is not printable ASCII"
+			switch v[i] {
+			case '\r', '\n':
+				what = "a line break"
+			case ' ', '\t':
+				what = "a space or a tab"
+			}
+			return "", policy.Errorf(policy.CodeInvalidInput,
+				"%s holds %s inside the token; a token is printable ASCII with no whitespace", name, what)
+		}
+	}
+	return Secret(v), nil
+}
+
 // Finish reads the token file, if any, and checks the values that flags may
-// have changed.
+// have changed. A token file that others may read is used, with a warning
+// in Warnings.
 func (c *Config) Finish() error {
 	if c.TokenFile != "" {
-		b, err := os.ReadFile(c.TokenFile)
+		f, fi, err := safefile.Open(c.TokenFile)
 		if err != nil {
 			return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_API_TOKEN_FILE: cannot read %s: %v", c.TokenFile, unwrapPathErr(err))
 		}
-		c.Token = Secret(strings.TrimSpace(string(b)))
+		b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
+		f.Close()
+		switch {
+		case err != nil:
+			return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_API_TOKEN_FILE: cannot read %s: %v", c.TokenFile, unwrapPathErr(err))
+		case len(b) > maxTokenFile:
+			return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_API_TOKEN_FILE: %s is larger than %s; it should hold one token", c.TokenFile, safefile.Size(maxTokenFile))
+		}
+		tok, err := checkToken("REVIEWER_API_TOKEN_FILE ("+c.TokenFile+")", string(b))
+		if err != nil {
+			return err
+		}
+		c.Token = tok
+		if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("the token file %s can be read by other users (mode %04o); run: chmod 600 %s",
+				c.TokenFile, perm, c.TokenFile))
+		}
 	}
-	switch {
-	case c.Timeout <= policy.ServiceClassifierBudget:
-		// Below it, a slow classifier would look like a network failure
-		// (an unknown outcome) instead of the service's CLASSIFIER_TIMEOUT.
-		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_TIMEOUT=%v must be above the service's %v classifier budget",
-			c.Timeout, policy.ServiceClassifierBudget)
-	case c.ConnectTimeout <= 0:
-		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_CONNECT_TIMEOUT must be positive")
-	case c.RetryAttempts < 1:
-		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_RETRY_ATTEMPTS must be at least 1")
-	case c.RetrySleep < 0 || c.Reserve < 0:
-		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_RETRY_SLEEP and REVIEWER_RESERVE must not be negative")
+	if errs := c.rangeErrors(); len(errs) > 0 {
+		return policy.Errorf(policy.CodeInvalidInput, "%s", strings.Join(errs, "; "))
 	}
 	return nil
 }

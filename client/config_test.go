@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -71,5 +72,79 @@ func TestConfigBadValuesNameTheVariable(t *testing.T) {
 	c.TokenFile = filepath.Join(t.TempDir(), "missing")
 	if err := c.Finish(); err == nil || !strings.Contains(err.Error(), "REVIEWER_API_TOKEN_FILE") {
 		t.Errorf("missing token file: %v", err)
+	}
+}
+
+func TestConfigRefusesATokenWithWhitespaceInsideAndNeverPrintsIt(t *testing.T) {
+	for _, tok := range []string{"abc\r\ndef", "abc def", "abc\tdef", "abc\x00def", "abcédef", "abc\x7fdef"} {
+		_, err := client.ConfigFromEnv(env(map[string]string{"REVIEWER_API_TOKEN": tok}))
+		if err == nil || !strings.Contains(err.Error(), "REVIEWER_API_TOKEN") || strings.Contains(err.Error(), "abc") {
+			t.Errorf("%q: %v", tok, err)
+		}
+		dir := t.TempDir()
+		file := filepath.Join(dir, "token")
+		os.WriteFile(file, []byte(tok+"\n"), 0o600)
+		c := client.DefaultConfig()
+		c.TokenFile = file
+		if err := c.Finish(); err == nil || !strings.Contains(err.Error(), "REVIEWER_API_TOKEN_FILE") || strings.Contains(err.Error(), "abc") {
+			t.Errorf("file %q: %v", tok, err)
+		}
+	}
+	// Whitespace around it is trimmed, as a shell's $(cat file) leaves it.
+	c, err := client.ConfigFromEnv(env(map[string]string{"REVIEWER_API_TOKEN": "  tok-123\r\n"}))
+	if err != nil || c.Token.Reveal() != "tok-123" {
+		t.Fatalf("%v %q", err, c.Token.Reveal())
+	}
+}
+
+func TestConfigBoundsEveryNumber(t *testing.T) {
+	for name, val := range map[string]string{
+		"REVIEWER_TIMEOUT": "9223372036854775807ns", "REVIEWER_CONNECT_TIMEOUT": "1ns", "REVIEWER_RETRY_SLEEP": "1000h",
+		"REVIEWER_RESERVE": "0s", "REVIEWER_CIRCUIT_OPEN": "876000h", "REVIEWER_RETRY_ATTEMPTS": "1000000",
+		"REVIEWER_CIRCUIT_FAILURES": "0", "REVIEWER_MAX_BODY": "99999999999",
+	} {
+		_, err := client.ConfigFromEnv(env(map[string]string{name: val}))
+		if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("%s=%s: %v", name, val, err)
+		}
+	}
+	// A flag is held to the same range.
+	c := client.DefaultConfig()
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	c.RegisterFlags(fs)
+	fs.Parse([]string{"--timeout", "9999h"})
+	if err := c.Finish(); err == nil || !strings.Contains(err.Error(), "10m0s") {
+		t.Errorf("--timeout 9999h: %v", err)
+	}
+	// The bounds themselves are accepted.
+	_, err := client.ConfigFromEnv(env(map[string]string{"REVIEWER_TIMEOUT": "10m", "REVIEWER_RETRY_ATTEMPTS": "2",
+		"REVIEWER_CONNECT_TIMEOUT": "10ms", "REVIEWER_MAX_BODY": "1024"}))
+	if err != nil {
+		t.Errorf("bounds refused: %v", err)
+	}
+}
+
+func TestTokenFileReadableByOthersWarns(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(file, []byte("tok-123\n"), 0o600)
+	c := client.DefaultConfig()
+	c.TokenFile = file
+	if err := c.Finish(); err != nil || len(c.Warnings) != 0 {
+		t.Fatalf("0600: %v %v", err, c.Warnings)
+	}
+	os.Chmod(file, 0o644)
+	c = client.DefaultConfig()
+	c.TokenFile = file
+	if err := c.Finish(); err != nil || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "chmod 600") ||
+		strings.Contains(c.Warnings[0], "tok-123") {
+		t.Fatalf("0644: %v %v", err, c.Warnings)
+	}
+	// A named pipe is refused, not opened (it would block).
+	fifo := filepath.Join(t.TempDir(), "token.fifo")
+	syscall.Mkfifo(fifo, 0o600)
+	c = client.DefaultConfig()
+	c.TokenFile = fifo
+	if err := c.Finish(); err == nil || !strings.Contains(err.Error(), "named pipe") {
+		t.Fatalf("fifo: %v", err)
 	}
 }

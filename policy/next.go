@@ -16,24 +16,6 @@ const (
 	NextNone        NextKind = "none"
 )
 
-// ActionState is the state of a reviewer's action in the outbox.
-type ActionState string
-
-const (
-	ActionQueued    ActionState = "queued"
-	ActionSending   ActionState = "sending"
-	ActionDone      ActionState = "done"
-	ActionFailed    ActionState = "failed"
-	ActionUnknown   ActionState = "unknown"
-	ActionCancelled ActionState = "cancelled"
-)
-
-// Open reports whether an action in this state still holds its item: at most
-// one open action per item.
-func (s ActionState) Open() bool {
-	return s == ActionQueued || s == ActionSending || s == ActionUnknown
-}
-
 // ActionKind is what a reviewer asked for.
 type ActionKind string
 

@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/internal/safefile"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/store"
 )
@@ -19,6 +21,7 @@ type Result struct {
 	Action store.Action
 	Item   *policy.Item // the service's answer, when it came
 	Err    error        // why it is not done: the client's error
+	Skip   Skip         // why this process did not send it ("" when it did)
 }
 
 // newKey makes an Idempotency-Key (a random UUID, version 4).
@@ -61,20 +64,33 @@ func (s *Service) Replace(ctx context.Context, itemID, fileName string, data []b
 	return s.act(ctx, store.Action{ItemID: itemID, Kind: policy.ActionReplacement, FileName: filepath.Base(fileName)}, data, policy.CanReplace)
 }
 
-// ReplaceFile reads a file from disk and uploads it with Replace.
+// ReplaceFile reads a file from disk and uploads it with Replace. Anything
+// but a regular file (a FIFO, a device, a folder) is refused unopened, and
+// the read stops at 10 MiB + 1 byte whatever size the file reports.
 func (s *Service) ReplaceFile(ctx context.Context, itemID, path string) (Result, error) {
-	fi, err := os.Stat(path)
+	data, err := safefile.ReadFile(path, policy.MaxFileSize)
 	if err != nil {
-		return Result{}, policy.Errorf(policy.CodeInvalidFile, "cannot read %s: %v", path, err)
-	}
-	if fi.Size() > policy.MaxFileSize {
-		return Result{}, policy.Errorf(policy.CodeInvalidFile, "%s is %.1f MiB; the service takes at most 10 MiB", path, float64(fi.Size())/(1<<20))
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Result{}, policy.Errorf(policy.CodeInvalidFile, "cannot read %s: %v", path, err)
+		var tooLarge *safefile.TooLargeError
+		if errors.As(err, &tooLarge) {
+			return Result{}, policy.Errorf(policy.CodeInvalidFile, "%s is larger than 10 MiB, the most the service takes", path)
+		}
+		var nr *safefile.NotRegularError
+		if errors.As(err, &nr) {
+			return Result{}, policy.Errorf(policy.CodeInvalidFile, "%v", err)
+		}
+		return Result{}, policy.Errorf(policy.CodeInvalidFile, "cannot read %s: %v", path, unwrapPath(err))
 	}
 	return s.Replace(ctx, itemID, path, data)
+}
+
+// unwrapPath drops the operation and path of an *os.PathError: the caller
+// names the path itself.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func (s *Service) act(ctx context.Context, a store.Action, file []byte, check func(policy.Situation) error) (Result, error) {
@@ -93,15 +109,21 @@ func (s *Service) act(ctx context.Context, a store.Action, file []byte, check fu
 // deadline plus the reserve. A lease that runs out means the sender died.
 func (s *Service) lease() time.Duration { return s.budget.Lease() + s.budget.Reserve }
 
-// send claims an action and sends it once, with its stored key.
+// send claims an action and sends it once, with its stored key. When the
+// claim fails, the Result says why (Skip) and no call is made. An error
+// after the call means its outcome could not be recorded: it says the
+// request was sent and how it will be reconciled.
 func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 	a, ok, err := s.db.ClaimAction(ctx, id, s.lease())
 	if err != nil {
 		return Result{}, err
 	}
 	if !ok { // another sender holds it, or it is settled
-		cur, err := s.db.Action(ctx, id)
-		return Result{Action: cur}, err
+		res := Result{Action: a, Skip: SkipSettled}
+		if a.State.Open() {
+			res.Skip = SkipBusy
+		}
+		return res, nil
 	}
 	opCtx, cancel := context.WithDeadline(ctx, s.budget.Deadline(s.now()))
 	defer cancel()
@@ -117,7 +139,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 	case policy.ActionReplacement:
 		data, err := s.db.ActionFile(ctx, a.ID)
 		if err != nil {
-			return Result{}, err
+			return s.release(ctx, a, err)
 		}
 		var it policy.Item
 		it, attempts, callErr = s.api.Replace(opCtx, a.ItemID, a.Key, a.FileName, data)
@@ -126,7 +148,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 		var fr client.FileRequest
 		sit, err := s.db.Situation(ctx, a.ItemID)
 		if err != nil {
-			return Result{}, err
+			return s.release(ctx, a, err)
 		}
 		reason := sit.Item.ErrorCode
 		if sit.Item.ReportedCode != "" {
@@ -142,76 +164,205 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 			item = &it
 		}
 	}
+	if s.afterCall != nil {
+		s.afterCall(a)
+	}
 	s.observe(callErr)
 	fin := outcome(item, callErr)
+	fin.Claim = a.Sends
 	fin.Attempts = evidence(attempts)
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
 	done, err := s.db.FinishAction(rctx, a.ID, fin)
 	if err != nil {
-		return Result{}, err
+		res := Result{Action: a, Err: callErr}
+		if cur, cerr := s.db.Action(rctx, a.ID); cerr == nil {
+			res.Action = cur
+		}
+		return res, s.unrecorded(a, fin, err)
 	}
 	res := Result{Action: done, Err: callErr}
-	if fin.State == policy.ActionDone {
+	if done.State == policy.ActionDone {
 		res.Item = fin.Item
 	}
 	return res, nil
 }
 
-// outcome decides what an action's send comes to.
+// release ends a claim that failed before any call: nothing was sent.
+func (s *Service) release(ctx context.Context, a store.Action, cause error) (Result, error) {
+	rctx, rcancel := recordCtx(ctx)
+	defer rcancel()
+	fin := store.Finish{On: policy.EventNotSent, Claim: a.Sends, ErrCode: policy.ErrorCode(cause), Err: policy.ErrorMessage(cause),
+		Event: "not sent: " + string(policy.ErrorCode(cause))}
+	if _, err := s.db.FinishAction(rctx, a.ID, fin); err != nil {
+		return Result{Action: a}, fmt.Errorf("%w (and recording that nothing was sent failed: %v; the action will be reconciled after its lease)", cause, err)
+	}
+	return Result{Action: a}, cause
+}
+
+// unrecorded is the error for a send whose outcome could not be written:
+// the request went out (or may have), so it is an unknown outcome to this
+// process, and it says how it ends. A fenced sender's action belongs to
+// the process that took it over; any other failure leaves the action
+// sending, and a flush after its lease takes it over and reconciles it.
+func (s *Service) unrecorded(a store.Action, fin store.Finish, err error) error {
+	what := fmt.Sprintf("the %s of item %s was sent (key %s) but its outcome was not recorded", actionNoun(a.Kind), a.ItemID, a.Key)
+	if fin.On == policy.EventNotSent {
+		what = fmt.Sprintf("the %s of item %s (key %s) may have been sent, and its outcome was not recorded", actionNoun(a.Kind), a.ItemID, a.Key)
+	}
+	if errors.Is(err, store.ErrFenced) {
+		return &notRecorded{fenced: true, err: policy.Errorf(policy.CodeOutcomeUnknown,
+			"%s: this process held it past its lease and another process took it over; "+
+				"that process reconciles it with the same key, or 'reviewer flush' will", what)}
+	}
+	return &notRecorded{err: policy.Errorf(policy.CodeOutcomeUnknown,
+		"%s (%v); 'reviewer flush' will reconcile it with the same key after its lease ends at %s",
+		what, err, a.LeaseUntil.Local().Format("15:04:05"))}
+}
+
+// notRecorded is an outcome that was not recorded after a call was made.
+type notRecorded struct {
+	err    *policy.Error
+	fenced bool // another sender took the action over
+}
+
+func (e *notRecorded) Error() string { return e.err.Error() }
+func (e *notRecorded) Unwrap() error { return e.err }
+
+// Is lets errors.Is(err, store.ErrFenced) tell a fenced sender.
+func (e *notRecorded) Is(target error) bool { return e.fenced && target == store.ErrFenced }
+
+func actionNoun(k policy.ActionKind) string {
+	switch k {
+	case policy.ActionResubmit:
+		return "re-submission"
+	case policy.ActionFileRequest:
+		return "file request"
+	case policy.ActionReplacement:
+		return "replacement"
+	}
+	return string(k)
+}
+
+// outcome decides what event an action's send met (the action machine in
+// policy says where it leads) and what the audit log says of it.
 func outcome(item *policy.Item, err error) store.Finish {
 	if err == nil {
-		return store.Finish{State: policy.ActionDone, Item: item, Event: "done: " + policy.Describe(*item)}
+		return store.Finish{On: policy.EventAnswered, Item: item, Event: "done: " + policy.Describe(*item)}
 	}
 	f := store.Finish{ErrCode: policy.ErrorCode(err), Err: policy.ErrorMessage(err)}
-	e, ok := client.AsError(err)
-	if !ok {
-		f.State, f.Event = policy.ActionQueued, "not sent: "+string(f.ErrCode)
-		return f
-	}
-	switch e.Class {
-	case client.ClassNotConnected, client.ClassNotStarted, client.ClassUntrusted:
-		// Nothing reached the API: the action waits for a flush.
-		f.State, f.Event = policy.ActionQueued, "queued: "+string(e.Code)
-	case client.ClassUnknown, client.ClassBadAnswer:
-		// It may have been carried out: reconcile with the same key.
-		f.State, f.Event = policy.ActionUnknown, "outcome unknown: "+string(e.Code)
-	case client.ClassRateLimited:
-		f.State, f.RateLimitedUntil = policy.ActionFailed, e.RetryAfter
-		f.Event = "refused by the API: RATE_LIMITED until " + e.RetryAfter.Local().Format("15:04:05")
-	default:
-		if e.Code == policy.CodeIdempotencyKeyInUse {
-			// The first request with this key is still running.
-			f.State, f.Event = policy.ActionUnknown, "still running at the API: "+string(e.Code)
-			break
+	f.On = event(err)
+	switch f.On {
+	case policy.EventNotSent:
+		f.Event = "not sent: " + string(f.ErrCode)
+	case policy.EventNoAnswer:
+		f.Event = "outcome unknown: " + string(f.ErrCode)
+		if f.ErrCode == policy.CodeIdempotencyKeyInUse {
+			f.Event = "still running at the API: " + string(f.ErrCode)
 		}
-		f.State, f.Event = policy.ActionFailed, "refused by the API: "+string(e.Code)
+	case policy.EventTurnedAway:
+		f.Event = "turned away by the API: " + string(f.ErrCode)
+	default:
+		f.Event = "refused by the API: " + string(f.ErrCode)
+	}
+	if e, ok := client.AsError(err); ok && e.Class == client.ClassRateLimited {
+		f.RateLimitedUntil = e.RetryAfter
+		f.Event += " until " + e.RetryAfter.Local().Format("15:04:05")
 	}
 	return f
 }
 
-// FlushResult counts what a flush did.
-type FlushResult struct {
-	Results                                []Result
-	Done, Failed, Unknown, Queued, Skipped int
+// event is what a call's error says about its request, for the action
+// machine: whether anything of it reached the service, and whether the
+// service answered for its key.
+func event(err error) policy.ActionEvent {
+	if err == nil {
+		return policy.EventAnswered
+	}
+	e, ok := client.AsError(err)
+	if !ok {
+		// Not the client's classification: nobody can say what reached
+		// the API, so it is reconciled, never repeated with a new key.
+		return policy.EventNoAnswer
+	}
+	switch e.Class {
+	case client.ClassNotConnected, client.ClassNotStarted, client.ClassUntrusted:
+		return policy.EventNotSent
+	case client.ClassUnknown, client.ClassBadAnswer:
+		return policy.EventNoAnswer
+	case client.ClassRateLimited:
+		return policy.EventTurnedAway
+	case client.ClassAnsweredNo:
+		switch {
+		case e.Code == policy.CodeIdempotencyKeyInUse:
+			return policy.EventNoAnswer // the first request with this key is still running
+		case e.HTTPStatus >= 500, e.Code == policy.CodeUnauthenticated, e.Code == policy.CodeForbidden,
+			e.Code == policy.CodeServiceUnavailable, e.Code == codeClaimed:
+			return policy.EventTurnedAway
+		}
+		return policy.EventRefused
+	}
+	return policy.EventNoAnswer
 }
 
+// codeClaimed is the 1.1 contract's answer while another reviewer holds the
+// item: nothing runs, and the key is not looked at.
+const codeClaimed policy.Code = "CLAIMED"
+
+// Skip says why a process did not send an action it meant to.
+type Skip string
+
+const (
+	SkipNone    Skip = ""
+	SkipBusy    Skip = "busy"    // another process holds its lease (Action.LeaseUntil)
+	SkipSettled Skip = "settled" // it was settled (done, failed or cancelled) meanwhile
+)
+
+// FlushResult counts what one flush did: only the actions this process
+// sent, and apart from them those it left to another process.
+type FlushResult struct {
+	Results                       []Result // the actions this process sent
+	Done, Failed, Unknown, Queued int      // what those came to
+	Busy                          []store.Action
+	Settled                       int // settled by another process since the flush listed them
+	TakenOver                     int // sent, then taken over by another process after this one's lease ran out
+	Skipped                       int // len(Busy) + Settled
+}
+
+// Sent is how many actions this flush sent.
+func (fr FlushResult) Sent() int { return len(fr.Results) }
+
 // Flush sends queued actions and reconciles unknown ones (and sending ones
-// whose process died), oldest first, each with its stored key. Two flushes
-// at once are safe: each action is claimed by one of them.
+// whose lease ran out), oldest first, each with its stored key. Two flushes
+// at once are safe: each action is claimed by one of them, and each counts
+// only what it sent. An action another process holds is reported in Busy.
 func (s *Service) Flush(ctx context.Context) (FlushResult, error) {
 	var fr FlushResult
-	pending, err := s.db.PendingActions(ctx)
+	open, err := s.db.Outbox(ctx)
 	if err != nil {
 		return fr, err
 	}
-	for _, a := range pending {
+	for _, a := range open {
 		if ctx.Err() != nil {
 			break
 		}
 		r, err := s.send(ctx, a.ID)
+		if errors.Is(err, store.ErrFenced) {
+			fr.TakenOver++
+			continue
+		}
 		if err != nil {
 			return fr, err
+		}
+		switch r.Skip {
+		case SkipBusy:
+			fr.Busy = append(fr.Busy, r.Action)
+			fr.Skipped++
+			continue
+		case SkipSettled:
+			fr.Settled++
+			fr.Skipped++
+			continue
 		}
 		fr.Results = append(fr.Results, r)
 		switch r.Action.State {
@@ -223,14 +374,12 @@ func (s *Service) Flush(ctx context.Context) (FlushResult, error) {
 			fr.Unknown++
 		case policy.ActionQueued:
 			fr.Queued++
-		default:
-			fr.Skipped++
 		}
 	}
 	return fr, nil
 }
 
-// Cancel cancels a queued action.
+// Cancel cancels a queued action: one that nothing of has left.
 func (s *Service) Cancel(ctx context.Context, actionID int64) (store.Action, error) {
 	return s.db.CancelAction(ctx, actionID, s.who())
 }

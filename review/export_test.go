@@ -8,3 +8,7 @@ func (s *Service) SetAfterIntent(f func(store.Action)) { s.afterIntent = f }
 
 // SetPageSize sets the sync page size (tests).
 func (s *Service) SetPageSize(n int) { s.pageSize = n }
+
+// SetAfterCall installs a hook that runs between a call's answer and
+// recording it (tests: to kill the process, or fill the disk, there).
+func (s *Service) SetAfterCall(f func(store.Action)) { s.afterCall = f }

@@ -5,8 +5,8 @@ import (
 	"encoding/csv"
 	"io"
 	"strconv"
-	"strings"
 
+	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/store"
 )
@@ -76,33 +76,32 @@ func (s *Service) Batches(ctx context.Context, search string, limit int) ([]stor
 }
 
 // ExportCSV writes the items of a batch (all batches when empty) as CSV.
-// A score is written only for a scored item; a cell that a spreadsheet
-// would run as a formula is quoted with a leading apostrophe.
+// A score is written only for a scored item. Every cell goes through
+// safetext.CSVCell: one that a spreadsheet would run as a formula (ids and
+// names come from the service) gets a leading apostrophe.
 func (s *Service) ExportCSV(ctx context.Context, w io.Writer, batchID string) (int, error) {
 	items, err := s.Items(ctx, store.ItemFilter{BatchID: batchID})
 	if err != nil {
 		return 0, err
 	}
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"batch_id", "customer_ref", "item_id", "file_name", "kind", "status", "risk_score",
-		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at"})
+	write := func(cells ...string) {
+		for i, c := range cells {
+			cells[i] = safetext.CSVCell(c)
+		}
+		_ = cw.Write(cells)
+	}
+	write("batch_id", "customer_ref", "item_id", "file_name", "kind", "status", "risk_score",
+		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at")
 	for _, it := range items {
 		score := ""
 		if it.Checked() {
 			score = strconv.Itoa(*it.RiskScore)
 		}
-		open := string(it.OpenAction())
-		_ = cw.Write([]string{it.BatchID, safeCell(it.CustomerRef), it.ID, safeCell(it.FileName), string(it.Kind),
-			string(it.Status), score, string(it.Recommendation), string(it.ErrorCode), safeCell(it.ReportedCode),
-			strconv.FormatBool(it.Retryable), string(it.Next.Kind), open, it.UpdatedAt.Format("2006-01-02T15:04:05Z")})
+		write(it.BatchID, it.CustomerRef, it.ID, it.FileName, string(it.Kind),
+			string(it.Status), score, string(it.Recommendation), string(it.ErrorCode), it.ReportedCode,
+			strconv.FormatBool(it.Retryable), string(it.Next.Kind), string(it.OpenAction()), it.UpdatedAt.Format("2006-01-02T15:04:05Z"))
 	}
 	cw.Flush()
 	return len(items), cw.Error()
-}
-
-func safeCell(v string) string {
-	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
-		return "'" + v
-	}
-	return v
 }

@@ -44,6 +44,7 @@ type Service struct {
 	conn Connection
 
 	afterIntent func(store.Action) // tests: runs between writing an action and sending it
+	afterCall   func(store.Action) // tests: runs between a call's answer and recording it
 
 	claimedBy func(r store.ItemRow, me string, now time.Time) string // who else holds an item (bulk.go)
 }

@@ -368,6 +368,10 @@ type answer struct {
 	status int
 	header http.Header
 	body   []byte
+	// forget: the request never arrived whole (its body was cut in
+	// transit), so nothing was decided and its key is not kept: a repeat
+	// with the same key is a first request.
+	forget bool
 }
 
 func jsonAnswer(status int, v any) answer {
@@ -551,7 +555,7 @@ func (s *Server) idempotent(ep string, h handler) handler {
 
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if a.status >= 500 || a.status == 0 {
+		if a.status >= 500 || a.status == 0 || a.forget {
 			delete(s.keys, key) // nothing was done: the key may be used again
 			return a
 		}
@@ -582,7 +586,13 @@ func (s *Server) fileRequest(r *http.Request) answer {
 		Reason  string `json:"reason"`
 		Message string `json:"message"`
 	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 64<<10)).Decode(&body); err != nil || body.Reason == "" || body.Message == "" {
+	err := json.NewDecoder(io.LimitReader(r.Body, 64<<10)).Decode(&body)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		a := errAnswer(400, policy.CodeValidationFailed, "the request body ended before its end")
+		a.forget = true
+		return a
+	}
+	if err != nil || body.Reason == "" || body.Message == "" {
 		return errAnswer(422, policy.CodeValidationFailed, "reason and message are required")
 	}
 	s.mu.Lock()
@@ -606,6 +616,11 @@ func (s *Server) replacement(r *http.Request) answer {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			return s.fileVerdict(id, policy.CodePayloadTooLarge)
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			a := errAnswer(400, policy.CodeValidationFailed, "the request body ended before its end")
+			a.forget = true
+			return a
 		}
 		return errAnswer(422, policy.CodeValidationFailed, "a multipart field named file is required")
 	}

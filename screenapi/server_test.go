@@ -1,12 +1,18 @@
 package screenapi_test
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"mime/multipart"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/screenapi"
 )
 
@@ -109,4 +115,69 @@ func TestPagingAndAuth(t *testing.T) {
 		t.Fatalf("no token: %v %v", resp, err)
 	}
 	resp.Body.Close()
+}
+
+// cut sends a POST whose body stops half-way (the connection is closed for
+// writing), as a proxy that cuts a request in transit does, and returns
+// the answer's status line.
+func cut(t *testing.T, srv *screenapi.Server, path, key, contentType string, body []byte) string {
+	t.Helper()
+	c, err := net.Dial("tcp", srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer t\r\nIdempotency-Key: %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n",
+		path, srv.Addr(), key, contentType, len(body))
+	c.Write(body[:len(body)/2])
+	c.(*net.TCPConn).CloseWrite()
+	line, _ := bufio.NewReader(c).ReadString('\n')
+	return strings.TrimSpace(line)
+}
+
+// A request whose body was cut in transit was never received: nothing is
+// decided and its key is not kept, so the console's repeat with the same key
+// (it reconciles an unknown outcome so) is carried out, not refused with a
+// stored VALIDATION_FAILED.
+func TestACutBodyIsNoVerdict(t *testing.T) {
+	srv := start(t)
+	ids := map[string]bool{}
+	fixed, _ := srv.Find(func(it policy.RawItem) bool {
+		return it.Status == "error" && it.ErrorCode != nil && *it.ErrorCode == "DECODE_FAILED" && it.RiskScore == nil && !ids[it.ID]
+	})
+	ids[fixed] = true
+	other, _ := srv.Find(func(it policy.RawItem) bool {
+		return it.Status == "error" && it.ErrorCode != nil && *it.ErrorCode == "DECODE_FAILED" && it.RiskScore == nil && !ids[it.ID]
+	})
+
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	fw, _ := mw.CreateFormFile("file", "scan.pdf")
+	fw.Write(append([]byte("%PDF-1.7\n"), bytes.Repeat([]byte("x"), 8<<10)...))
+	mw.Close()
+	path := "/v1/items/" + fixed + "/replacement"
+	if line := cut(t, srv, path, "k-up", mw.FormDataContentType(), form.Bytes()); !strings.Contains(line, "400") {
+		t.Fatalf("cut upload: %q", line)
+	}
+	req, _ := http.NewRequest("POST", srv.URL()+path, bytes.NewReader(form.Bytes()))
+	req.Header.Set("Authorization", "Bearer t")
+	req.Header.Set("Idempotency-Key", "k-up")
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || srv.Analyses(fixed) != 1 || len(srv.Uploads(fixed)) != 1 {
+		t.Fatalf("the upload repeated with its key: %d, %d analyses, %d uploads", resp.StatusCode, srv.Analyses(fixed), len(srv.Uploads(fixed)))
+	}
+
+	body := `{"reason":"DECODE_FAILED","message":"a new photo, please"}`
+	path = "/v1/items/" + other + "/file-requests"
+	if line := cut(t, srv, path, "k-fr", "application/json", []byte(body)); !strings.Contains(line, "400") {
+		t.Fatalf("cut file request: %q", line)
+	}
+	if st, m := do(t, srv, "POST", path, "k-fr", body); st != 201 || srv.FileRequests(other) != 1 {
+		t.Fatalf("the file request repeated with its key: %d %v, %d requests", st, m, srv.FileRequests(other))
+	}
 }

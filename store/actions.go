@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/trustscreen/reviewer/policy"
@@ -89,8 +90,8 @@ func (db *DB) CreateAction(ctx context.Context, a Action, file []byte, check fun
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO actions(item_id, kind, idempotency_key, state, reviewer, message,
-			file_name, created_at, updated_at) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)`,
-			a.ItemID, string(a.Kind), a.Key, a.Reviewer, nullStr(a.Message), nullStr(a.FileName), ms(now), ms(now))
+			file_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			a.ItemID, string(a.Kind), a.Key, string(policy.InitialActionState), a.Reviewer, nullStr(a.Message), nullStr(a.FileName), ms(now), ms(now))
 		if isUniqueViolation(err) {
 			return policy.Errorf(policy.CodeActionOpen, "item %s already has an open action; wait for it or cancel it", a.ItemID)
 		}
@@ -98,7 +99,7 @@ func (db *DB) CreateAction(ctx context.Context, a Action, file []byte, check fun
 			return err
 		}
 		a.ID, _ = res.LastInsertId()
-		a.State, a.CreatedAt, a.UpdatedAt = policy.ActionQueued, now, now
+		a.State, a.CreatedAt, a.UpdatedAt = policy.InitialActionState, now, now
 		if file != nil {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO action_files(action_id, data) VALUES (?, ?)`, a.ID, file); err != nil {
 				return err
@@ -113,32 +114,84 @@ func (db *DB) CreateAction(ctx context.Context, a Action, file []byte, check fun
 	return a, err
 }
 
-// ClaimAction moves an action to sending, under a lease, if it is queued,
-// unknown, or sending with an expired lease (its process died). ok is false
-// when another sender holds it: two flushes never send one action at once.
+// ClaimAction takes an action for one send under a lease, as the action
+// machine says (policy.EventClaim): a queued action starts its first send; an
+// unknown one is reconciled; a sending one whose lease ran out is taken over
+// and becomes unknown, for its sender may have sent it. The claim needs the
+// lease free: ok is false when another sender holds it (a is then the action
+// as it is, with the lease's end) or when the action is settled. Each claim
+// counts a send; Finish.Claim must carry that count back (the fence).
 func (db *DB) ClaimAction(ctx context.Context, id int64, lease time.Duration) (a Action, ok bool, err error) {
 	err = db.tx(ctx, func(tx *sql.Tx) error {
 		now := db.now()
-		row := tx.QueryRowContext(ctx, `UPDATE actions SET state = 'sending', lease_until = ?, sends = sends + 1, updated_at = ?
-			WHERE id = ? AND (state IN ('queued','unknown') OR (state = 'sending' AND lease_until < ?))
-			RETURNING `+actionColumns, ms(now.Add(lease)), ms(now), id, ms(now))
-		a, err = scanAction(row)
-		if errors.Is(err, sql.ErrNoRows) {
+		cur, err := getAction(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		a = cur
+		to, allowed := policy.Transition(cur.State, policy.EventClaim)
+		if !allowed || leaseHeld(cur, now) {
 			return nil
 		}
+		a, err = moveAction(ctx, tx, cur, to, now, `lease_until = ?, sends = sends + 1`, ms(now.Add(lease)))
 		if err != nil {
 			return err
 		}
 		ok = true
-		return audit(ctx, tx, now, a.Reviewer, a.ItemID, a.ID, "sending", fmt.Sprintf("send %d with key %s", a.Sends, a.Key))
+		event, detail := "sending", fmt.Sprintf("send %d with key %s", a.Sends, a.Key)
+		switch cur.State {
+		case policy.ActionUnknown:
+			event = "reconciling"
+		case policy.ActionSending:
+			event = "taken over"
+			detail = fmt.Sprintf("the lease of send %d ran out at %s; it may have been sent: reconciling with key %s",
+				cur.Sends, cur.LeaseUntil.Format(time.RFC3339), a.Key)
+		}
+		return audit(ctx, tx, now, a.Reviewer, a.ItemID, a.ID, event, detail)
 	})
 	return a, ok, err
 }
 
+// leaseHeld reports whether a sender holds the action's lease at now.
+func leaseHeld(a Action, now time.Time) bool {
+	return !a.LeaseUntil.IsZero() && !a.LeaseUntil.Before(now)
+}
+
+// getAction reads one action inside a transaction.
+func getAction(ctx context.Context, q querier, id int64) (Action, error) {
+	as, err := queryActions(ctx, q, `id = ?`, id)
+	if err != nil {
+		return Action{}, err
+	}
+	if len(as) == 0 {
+		return Action{}, notFound("action", fmt.Sprint(id))
+	}
+	return as[0], nil
+}
+
+// moveAction writes a transition that the machine allowed from cur: the
+// WHERE clause is the optimistic check that nobody moved the row since it
+// was read (the transaction is IMMEDIATE, so nobody can).
+func moveAction(ctx context.Context, tx *sql.Tx, cur Action, to policy.ActionState, now time.Time, set string, args ...any) (Action, error) {
+	q := `UPDATE actions SET state = ?, updated_at = ?`
+	if set != "" {
+		q += ", " + set
+	}
+	q += ` WHERE id = ? AND state = ? AND sends = ? RETURNING ` + actionColumns
+	all := append([]any{string(to), ms(now)}, args...)
+	all = append(all, cur.ID, string(cur.State), cur.Sends)
+	return scanAction(tx.QueryRowContext(ctx, q, all...))
+}
+
+// ErrFenced is wrapped by FinishAction when the sender's claim is no longer
+// the action's newest: its lease ran out and another sender took it over.
+var ErrFenced = errors.New("another sender took the action over after this one's lease ran out")
+
 // Finish is the outcome of one send of an action.
 type Finish struct {
-	State            policy.ActionState
-	Item             *policy.Item // the service's answer, applied to the item
+	On               policy.ActionEvent // what the send met; the machine says where it leads
+	Claim            int                // the Sends of the claim this outcome belongs to (the fence)
+	Item             *policy.Item       // the service's answer, applied to the item
 	ErrCode          policy.Code
 	Err              string
 	RateLimitedUntil time.Time
@@ -147,24 +200,32 @@ type Finish struct {
 }
 
 // FinishAction records the outcome of a send in one transaction: the
-// action's new state, the item as the service answered it, the evidence of
-// every attempt, the audit entry, and a rate-limit wait.
+// action's new state (policy.Transition of its state and f.On), the item as
+// the service answered it, the evidence of every attempt, the audit entry,
+// and a rate-limit wait. Only the holder of the newest claim may finish it:
+// a sender whose lease ran out and was taken over gets ErrFenced, and
+// nothing of its outcome is written but the evidence of its attempts.
 func (db *DB) FinishAction(ctx context.Context, id int64, f Finish) (Action, error) {
 	var a Action
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		now := db.now()
-		row := tx.QueryRowContext(ctx, `UPDATE actions SET state = ?, last_error_code = ?, last_error = ?, lease_until = NULL,
-			updated_at = ? WHERE id = ? AND state = 'sending' RETURNING `+actionColumns,
-			string(f.State), nullStr(string(f.ErrCode)), nullStr(f.Err), ms(now), id)
-		var err error
-		a, err = scanAction(row)
-		if errors.Is(err, sql.ErrNoRows) {
-			return policy.Errorf(policy.CodeConflict, "action %d is no longer being sent by this process", id)
-		}
+		cur, err := getAction(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		if f.Item != nil {
+		if cur.Sends != f.Claim || cur.LeaseUntil.IsZero() {
+			return fmt.Errorf("action %d (send %d): %w", id, f.Claim, ErrFenced)
+		}
+		to, ok := policy.Transition(cur.State, f.On)
+		if !ok {
+			return policy.Errorf(policy.CodeConflict, "action %d is %s: %s is not allowed there", id, cur.State, f.On)
+		}
+		a, err = moveAction(ctx, tx, cur, to, now, `last_error_code = ?, last_error = ?, lease_until = NULL`,
+			nullStr(string(f.ErrCode)), nullStr(f.Err))
+		if err != nil {
+			return err
+		}
+		if f.Item != nil && to == policy.ActionDone {
 			if _, err := tx.ExecContext(ctx, upsertItemSQL, itemArgs(*f.Item)...); err != nil {
 				return fmt.Errorf("applying the answer to item %s: %w", f.Item.ID, err)
 			}
@@ -182,27 +243,21 @@ func (db *DB) FinishAction(ctx context.Context, id int64, f Finish) (Action, err
 	return a, err
 }
 
-// PendingActions are the actions a flush must handle, oldest first: queued,
-// unknown, and sending ones whose lease ran out.
+// PendingActions are the actions a flush may claim now, oldest first:
+// those the machine lets a claim move (queued, unknown, sending) whose lease
+// is free (a sending one only once its lease ran out).
 func (db *DB) PendingActions(ctx context.Context) ([]Action, error) {
-	return queryActions(ctx, db.db, `state IN ('queued','unknown') OR (state = 'sending' AND lease_until < ?) ORDER BY id`, ms(db.now()))
+	return queryActions(ctx, db.db, `state IN `+claimableSQL+` AND (lease_until IS NULL OR lease_until < ?) ORDER BY id`, ms(db.now()))
 }
 
-// Outbox lists the actions not done yet (queued, sending, unknown), oldest first.
+// Outbox lists the open actions (those that still hold their item), oldest first.
 func (db *DB) Outbox(ctx context.Context) ([]Action, error) {
-	return queryActions(ctx, db.db, `state IN ('queued','sending','unknown') ORDER BY id`)
+	return queryActions(ctx, db.db, `state IN `+openSQL+` ORDER BY id`)
 }
 
 // Action returns one action.
 func (db *DB) Action(ctx context.Context, id int64) (Action, error) {
-	as, err := queryActions(ctx, db.db, `id = ?`, id)
-	if err != nil {
-		return Action{}, err
-	}
-	if len(as) == 0 {
-		return Action{}, notFound("action", fmt.Sprint(id))
-	}
-	return as[0], nil
+	return getAction(ctx, db.db, id)
 }
 
 // ItemActions lists an item's actions, newest first.
@@ -220,26 +275,70 @@ func (db *DB) ActionFile(ctx context.Context, id int64) ([]byte, error) {
 	return data, err
 }
 
-// CancelAction cancels a queued action: nothing of it reached the API.
+// CancelAction withdraws an action, if the machine allows it: only one
+// that nothing of has left (queued). One that may have reached the service
+// is never cancelled: only the service's answer for its key ends it.
 func (db *DB) CancelAction(ctx context.Context, id int64, reviewer string) (Action, error) {
 	var a Action
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		now := db.now()
-		row := tx.QueryRowContext(ctx, `UPDATE actions SET state = 'cancelled', lease_until = NULL, updated_at = ?
-			WHERE id = ? AND state = 'queued' RETURNING `+actionColumns, ms(now), id)
-		var err error
-		a, err = scanAction(row)
-		if errors.Is(err, sql.ErrNoRows) {
-			cur, err := queryActions(ctx, tx, `id = ?`, id)
-			if err != nil || len(cur) == 0 {
-				return notFound("action", fmt.Sprint(id))
-			}
-			return policy.Errorf(policy.CodeConflict, "action %d is %s; only a queued action can be cancelled", id, cur[0].State)
+		cur, err := getAction(ctx, tx, id)
+		if err != nil {
+			return err
 		}
+		to, ok := policy.Transition(cur.State, policy.EventCancel)
+		if !ok {
+			return policy.Errorf(policy.CodeConflict, "action %d is %s; %s", id, cur.State, whyNotCancel(cur.State))
+		}
+		a, err = moveAction(ctx, tx, cur, to, now, `lease_until = NULL`)
 		if err != nil {
 			return err
 		}
 		return audit(ctx, tx, now, reviewer, a.ItemID, a.ID, "cancelled", "")
 	})
 	return a, err
+}
+
+func whyNotCancel(s policy.ActionState) string {
+	switch {
+	case s.MayHaveRun():
+		return "it may have reached the service, so only the service's answer for its key ends it: run 'reviewer flush' to reconcile it with the same key"
+	case !s.Open():
+		return "it is settled"
+	}
+	return "only an action that was never sent can be cancelled"
+}
+
+// The sets of states the store's SQL needs, from the action machine: the
+// store never spells a state set of its own. They are literals in the SQL
+// (not bound parameters) so that SQLite can use the partial indexes, whose
+// WHERE clauses TestSchemaFollowsTheActionMachine checks against the same sets.
+var (
+	openSQL      = sqlStates(policy.OpenActionStates())
+	claimableSQL = sqlStates(policy.StatesAllowing(policy.EventClaim))
+	reconcileSQL = sqlStates(statesWhere(policy.ActionState.NeedsReconcile))
+)
+
+func statesWhere(pred func(policy.ActionState) bool) []policy.ActionState {
+	var out []policy.ActionState
+	for _, s := range policy.ActionStates() {
+		if pred(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sqlStates writes states as an SQL list: ('queued','sending').
+func sqlStates(states []policy.ActionState) string {
+	q := make([]string, len(states))
+	for i, s := range states {
+		for _, r := range s {
+			if (r < 'a' || r > 'z') && r != '_' {
+				panic(fmt.Sprintf("action state %q cannot be written into SQL", s))
+			}
+		}
+		q[i] = "'" + string(s) + "'"
+	}
+	return "(" + strings.Join(q, ",") + ")"
 }

@@ -196,7 +196,7 @@ func (db *DB) Items(ctx context.Context, f ItemFilter) ([]ItemRow, error) {
 		where = append(where, "i.status = 'error' AND i.error_code IN "+retryableList())
 	}
 	if f.NeedsAction {
-		where = append(where, `(a.state = 'unknown' OR (i.status = 'error' AND (a.state IS NULL OR a.state NOT IN ('queued','sending'))))`)
+		where = append(where, `(a.state IN `+reconcileSQL+` OR (i.status = 'error' AND (a.state IS NULL OR a.state NOT IN `+openSQL+`)))`)
 	}
 	where, args = f.TriageFilter.where(where, args, db.now(), f.NeedsAction)
 	if s := strings.TrimSpace(f.Search); s != "" {
@@ -320,7 +320,7 @@ func (db *DB) Batches(ctx context.Context, search string, limit int) ([]BatchSum
 		COALESCE(SUM(i.status = 'scored'), 0), COALESCE(SUM(i.status IN ('error','invalid')), 0),
 		COALESCE(SUM(i.status = 'error' AND i.error_code IN ` + retryableList() + `), 0),
 		COALESCE(SUM(i.status = 'awaiting_file'), 0),
-		COALESCE(SUM(EXISTS(SELECT 1 FROM actions a WHERE a.item_id = i.id AND a.state IN ('queued','sending','unknown'))), 0)
+		COALESCE(SUM(EXISTS(SELECT 1 FROM actions a WHERE a.item_id = i.id AND a.state IN ` + openSQL + `)), 0)
 		FROM (` + inner + `) b LEFT JOIN items i ON i.batch_id = b.id
 		GROUP BY b.id ORDER BY b.created_at DESC, b.id DESC`
 	rows, err := db.db.QueryContext(ctx, q, args...)

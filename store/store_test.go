@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -190,17 +191,24 @@ func TestClaimFinishAndLease(t *testing.T) {
 	if p, _ := db.PendingActions(ctx); len(p) != 0 {
 		t.Fatalf("a leased action is pending: %+v", p)
 	}
+	if held, ok, _ := db.ClaimAction(ctx, a.ID, time.Minute); ok || held.State != policy.ActionSending || !held.LeaseUntil.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("a refused claim must show the holder's lease: %+v", held)
+	}
 	now = now.Add(2 * time.Minute) // the sender died; its lease ran out
 	if p, _ := db.PendingActions(ctx); len(p) != 1 {
 		t.Fatalf("an expired lease is not pending: %+v", p)
 	}
 	c, ok, _ = db.ClaimAction(ctx, a.ID, time.Minute)
-	if !ok || c.Key != "k1" || c.Sends != 2 {
-		t.Fatalf("reclaim %+v", c)
+	if !ok || c.Key != "k1" || c.Sends != 2 || c.State != policy.ActionUnknown {
+		t.Fatalf("a take-over must reconcile (unknown), with the same key: %+v", c)
+	}
+	// The first sender wakes up: it is fenced, and writes nothing.
+	if _, err := db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventAnswered, Claim: 1, Event: "done"}); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("a stale sender finished: %v", err)
 	}
 	s := 40
 	answer := scored("i1", "b1", s, now)
-	f, err := db.FinishAction(ctx, a.ID, store.Finish{State: policy.ActionDone, Item: &answer, Event: "done",
+	f, err := db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventAnswered, Claim: c.Sends, Item: &answer, Event: "done",
 		Attempts: []store.Attempt{{Number: 1, Start: now, Class: "ok", RequestTimeout: time.Second}}})
 	if err != nil || f.State != policy.ActionDone {
 		t.Fatalf("%+v %v", f, err)
@@ -211,7 +219,7 @@ func TestClaimFinishAndLease(t *testing.T) {
 	}
 	at, _ := db.ItemAttempts(ctx, "i1")
 	au, _ := db.ItemAudit(ctx, "i1")
-	if len(at) != 1 || len(au) != 4 {
+	if len(at) != 1 || len(au) != 4 { // requested, sending, taken over, done
 		t.Fatalf("attempts %d audit %d", len(at), len(au))
 	}
 }
@@ -221,11 +229,11 @@ func TestCancelOnlyQueued(t *testing.T) {
 	ctx := context.Background()
 	seedOne(t, db, policy.CodeDecodeFailed)
 	a, _ := db.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionFileRequest, Key: "k", Reviewer: "ana", Message: "m"}, nil, allow)
-	db.ClaimAction(ctx, a.ID, time.Minute)
+	c, _, _ := db.ClaimAction(ctx, a.ID, time.Minute)
 	if _, err := db.CancelAction(ctx, a.ID, "ana"); policy.ErrorCode(err) != policy.CodeConflict {
 		t.Fatalf("cancelled a sending action: %v", err)
 	}
-	db.FinishAction(ctx, a.ID, store.Finish{State: policy.ActionQueued, Event: "queued"})
+	db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventNotSent, Claim: c.Sends, Event: "queued"})
 	if c, err := db.CancelAction(ctx, a.ID, "ana"); err != nil || c.State != policy.ActionCancelled {
 		t.Fatalf("%+v %v", c, err)
 	}

@@ -1,0 +1,142 @@
+// Package safetext makes text from outside (the screening service, a file
+// name, an error message) safe to show: on a terminal, where a control
+// character moves the cursor, rewrites the title, hides text or breaks the
+// "one line each" of a listing, and in a CSV file, where a cell that starts
+// like a formula runs in the reviewer's spreadsheet.
+//
+// It is the one place that escaping lives, so the command line, the window
+// and the export cannot disagree about it. It is a package of its own
+// because the command line and the workflow (export) both need it and
+// neither should import the other.
+package safetext
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits for Line: a value in a table column, a value on a line of its own,
+// and a whole message.
+const (
+	Cell    = 80
+	Value   = 200
+	Message = 1000
+	// MinMax is the shortest limit: room for the cut marker.
+	MinMax = 32
+)
+
+// Line returns s as one line of plain printable text for a person, at most
+// max characters long (counted in runes; a max below MinMax counts as MinMax): every control
+// character (C0, DEL, C1), every Unicode format character (the bidi
+// overrides and isolates, zero-width spaces and joiners, the byte order
+// mark, soft hyphens), the line and paragraph separators, and every byte
+// that is not UTF-8 is written as a Go escape (\n, \x1b, \u202e, \xff), and
+// a backslash as \\, so the escaped text can be read back exactly. A value
+// longer than max is cut at a character and ends with "… (N chars)", where
+// N is the length of the original in runes.
+func Line(s string, max int) string {
+	max = maxInt(max, MinMax)
+	if fast(s, max) {
+		return s
+	}
+	suffix := "… (" + strconv.Itoa(utf8.RuneCountInString(s)) + " chars)"
+	budget := max - utf8.RuneCountInString(suffix)
+	var b strings.Builder
+	runes, cutAt := 0, -1
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		piece := escapeRune(s[i:i+n], r, n)
+		pr := utf8.RuneCountInString(piece)
+		if cutAt < 0 && runes+pr > budget {
+			cutAt = b.Len() // the last whole piece that leaves room for the suffix
+		}
+		if runes+pr > max {
+			return b.String()[:cutAt] + suffix
+		}
+		b.WriteString(piece)
+		runes += pr
+		i += n
+	}
+	return b.String()
+}
+
+// fast reports whether s needs neither escaping nor cutting.
+func fast(s string, max int) bool {
+	if len(s) > max*utf8.UTFMax {
+		return false
+	}
+	n := 0
+	for _, r := range s {
+		if r == utf8.RuneError || r == '\\' || needsEscape(r) {
+			return false // RuneError: check it properly in the slow path
+		}
+		n++
+	}
+	return n <= max
+}
+
+func needsEscape(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' ||
+		unicode.Is(unicode.Cf, r) || r == utf8.RuneError
+}
+
+// escapeRune is the text shown for one rune (or one bad byte) of s.
+func escapeRune(src string, r rune, n int) string {
+	switch {
+	case r == utf8.RuneError && n <= 1:
+		return `\x` + hex2(src[0])
+	case r == '\\':
+		return `\\`
+	case r == '\n':
+		return `\n`
+	case r == '\r':
+		return `\r`
+	case r == '\t':
+		return `\t`
+	case r < 0x80 && needsEscape(r):
+		return `\x` + hex2(byte(r))
+	case needsEscape(r) && r != utf8.RuneError:
+		if r > 0xffff {
+			return `\U` + pad(strconv.FormatInt(int64(r), 16), 8)
+		}
+		return `\u` + pad(strconv.FormatInt(int64(r), 16), 4)
+	}
+	return src
+}
+
+func hex2(b byte) string { return pad(strconv.FormatInt(int64(b), 16), 2) }
+
+func pad(s string, n int) string { return strings.Repeat("0", maxInt(0, n-len(s))) + s }
+
+func maxInt(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// CSVCell neutralises a cell that a spreadsheet would run as a formula:
+// one that starts, after any leading whitespace, with =, +, -, @ (or their
+// full-width forms), or that starts with a tab or a carriage return. Such a
+// cell gets a leading apostrophe, which spreadsheets show as text; any
+// other cell is returned unchanged.
+func CSVCell(v string) string {
+	if v == "" {
+		return v
+	}
+	if v[0] == '\t' || v[0] == '\r' || v[0] == '\n' {
+		return "'" + v
+	}
+	t := strings.TrimLeftFunc(v, func(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) })
+	if t == "" {
+		return v
+	}
+	r, _ := utf8.DecodeRuneInString(t)
+	switch r {
+	case '=', '+', '-', '@', '＝', '＋', '－', '＠', '|', '%':
+		return "'" + v
+	}
+	return v
+}

@@ -1,0 +1,144 @@
+package policy
+
+import "sort"
+
+// ActionState is the state of a reviewer's action in the outbox.
+type ActionState string
+
+const (
+	// ActionQueued: written with its key; nothing of it has reached the API.
+	ActionQueued ActionState = "queued"
+	// ActionSending: its first send is under way, under a lease.
+	ActionSending ActionState = "sending"
+	// ActionDone: the service answered yes for its key.
+	ActionDone ActionState = "done"
+	// ActionFailed: the service answered no; its code is kept.
+	ActionFailed ActionState = "failed"
+	// ActionUnknown: it may have been carried out and no answer for its key
+	// has come back. It is reconciled (sent again with the same key) under a
+	// lease, and stays unknown while that happens and whatever the attempt
+	// meets short of an answer for its key.
+	ActionUnknown ActionState = "unknown"
+	// ActionCancelled: withdrawn by the reviewer before anything was sent.
+	ActionCancelled ActionState = "cancelled"
+)
+
+// ActionEvent is what can happen to an action.
+type ActionEvent string
+
+const (
+	// EventClaim: a sender takes the action under a lease. The store allows
+	// it only when no live lease is held: a claim of a sending action is a
+	// take-over after its sender's lease ran out.
+	EventClaim ActionEvent = "claim"
+	// EventCancel: the reviewer withdraws the action.
+	EventCancel ActionEvent = "cancel"
+	// EventNotSent: the lease holder's attempt ended with nothing of it
+	// reaching the API (not connected, circuit open, no budget, an untrusted
+	// certificate, a failure before the call).
+	EventNotSent ActionEvent = "not_sent"
+	// EventNoAnswer: the request went out and no answer for its key came
+	// back (timeout, reset, a proxy's bare 5xx, an answer that breaks the
+	// contract, 409 IDEMPOTENCY_KEY_IN_USE).
+	EventNoAnswer ActionEvent = "no_answer"
+	// EventTurnedAway: the service turned the request away before looking
+	// at its key (429, 503 with its error body, 401, 403, CLAIMED): nothing
+	// ran for this request, but it says nothing of an earlier one.
+	EventTurnedAway ActionEvent = "turned_away"
+	// EventRefused: the service answered no for the key (NOT_RETRYABLE,
+	// VALIDATION_FAILED, NOT_FOUND, ...).
+	EventRefused ActionEvent = "refused"
+	// EventAnswered: the service answered yes for the key.
+	EventAnswered ActionEvent = "answered"
+)
+
+// InitialActionState is the state an action is written in.
+const InitialActionState = ActionQueued
+
+// actionMachine is the life of an action, the one place it is written down:
+// state x event -> state. A pair that is not here is refused. The store
+// follows it for every write; nothing else spells a transition.
+//
+// The rule it keeps: once an action may have reached the service (its
+// first send started), it never goes back to queued and can never be
+// cancelled; only an answer for its key (done, failed) ends it. Hence a
+// take-over of a sending action whose lease ran out leads to unknown, and
+// unknown meets every attempt short of an answer for its key by staying
+// unknown. The design sketch had unknown -> sending -> unknown for a
+// reconciliation; here the action stays unknown while it is reconciled
+// (under a lease), so that "sending" only ever means a first send and a
+// crash during a reconciliation cannot look like one.
+var actionMachine = map[ActionState]map[ActionEvent]ActionState{
+	ActionQueued: {
+		EventClaim:  ActionSending,
+		EventCancel: ActionCancelled,
+	},
+	ActionSending: {
+		EventClaim:      ActionUnknown, // take-over: the sender died or stalled after it may have sent
+		EventNotSent:    ActionQueued,  // a first send that reached nothing
+		EventNoAnswer:   ActionUnknown,
+		EventTurnedAway: ActionFailed, // the first request with this key, and it ran nothing
+		EventRefused:    ActionFailed,
+		EventAnswered:   ActionDone,
+	},
+	ActionUnknown: {
+		EventClaim:      ActionUnknown, // reconciling, under a lease
+		EventNotSent:    ActionUnknown,
+		EventNoAnswer:   ActionUnknown,
+		EventTurnedAway: ActionUnknown, // not an answer for the key: an earlier send may have run
+		EventRefused:    ActionFailed,
+		EventAnswered:   ActionDone,
+	},
+	ActionDone:      {},
+	ActionFailed:    {},
+	ActionCancelled: {},
+}
+
+// Transition is the state an event leads to from a state; ok is false when
+// the machine does not allow the event in that state.
+func Transition(from ActionState, ev ActionEvent) (to ActionState, ok bool) {
+	to, ok = actionMachine[from][ev]
+	return to, ok
+}
+
+// ActionStates lists every state, sorted.
+func ActionStates() []ActionState {
+	return statesWhere(func(ActionState) bool { return true })
+}
+
+// ActionEvents lists every event.
+func ActionEvents() []ActionEvent {
+	return []ActionEvent{EventClaim, EventCancel, EventNotSent, EventNoAnswer, EventTurnedAway, EventRefused, EventAnswered}
+}
+
+// Open reports whether an action in this state still holds its item (at
+// most one open action per item): any state that has a way out.
+func (s ActionState) Open() bool { return len(actionMachine[s]) > 0 }
+
+// OpenActionStates lists the states that hold their item, sorted.
+func OpenActionStates() []ActionState { return statesWhere(ActionState.Open) }
+
+// StatesAllowing lists the states in which ev is allowed, sorted.
+func StatesAllowing(ev ActionEvent) []ActionState {
+	return statesWhere(func(s ActionState) bool { _, ok := Transition(s, ev); return ok })
+}
+
+// MayHaveRun reports whether an action in this state may have been carried
+// out by the service without the console knowing its answer: it must be
+// reconciled with its key, never repeated with a new one or cancelled.
+func (s ActionState) MayHaveRun() bool { return s == ActionSending || s == ActionUnknown }
+
+// NeedsReconcile reports whether the next step of an action in this state
+// is to ask the service again with its key.
+func (s ActionState) NeedsReconcile() bool { return s == ActionUnknown }
+
+func statesWhere(pred func(ActionState) bool) []ActionState {
+	var out []ActionState
+	for s := range actionMachine {
+		if pred(s) {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

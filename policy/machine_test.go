@@ -1,0 +1,138 @@
+package policy_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/trustscreen/reviewer/policy"
+)
+
+// TestActionMachineEveryStateEveryEvent writes the whole machine out again,
+// by hand, and compares every state x event with it: a transition that is
+// added, removed or changed shows here.
+func TestActionMachineEveryStateEveryEvent(t *testing.T) {
+	const (
+		Q = policy.ActionQueued
+		S = policy.ActionSending
+		D = policy.ActionDone
+		F = policy.ActionFailed
+		U = policy.ActionUnknown
+		C = policy.ActionCancelled
+		X = policy.ActionState("") // refused
+	)
+	events := []policy.ActionEvent{policy.EventClaim, policy.EventCancel, policy.EventNotSent, policy.EventNoAnswer,
+		policy.EventTurnedAway, policy.EventRefused, policy.EventAnswered}
+	want := map[policy.ActionState][]policy.ActionState{
+		//     claim cancel notSent noAnswer turnedAway refused answered
+		Q: {S, C, X, X, X, X, X}, // only a lease holder reports an outcome
+		S: {U, X, Q, U, F, F, D}, // a claim of a sending action is a take-over after its lease ran out
+		U: {U, X, U, U, U, F, D}, // only an answer for its key ends it
+		D: {X, X, X, X, X, X, X},
+		F: {X, X, X, X, X, X, X},
+		C: {X, X, X, X, X, X, X},
+	}
+	if !slices.Equal(policy.ActionEvents(), events) {
+		t.Fatalf("events %v, want %v", policy.ActionEvents(), events)
+	}
+	states := policy.ActionStates()
+	if len(states) != len(want) {
+		t.Fatalf("states %v", states)
+	}
+	for _, from := range states {
+		row, ok := want[from]
+		if !ok {
+			t.Fatalf("state %s is not in the test's table", from)
+		}
+		for i, ev := range events {
+			t.Run(string(from)+"/"+string(ev), func(t *testing.T) {
+				got, ok := policy.Transition(from, ev)
+				if !ok {
+					got = X
+				}
+				if got != row[i] {
+					t.Errorf("%s --%s--> %q, want %q", from, ev, got, row[i])
+				}
+			})
+		}
+	}
+	if _, ok := policy.Transition("sent", policy.EventClaim); ok {
+		t.Error("a state that does not exist has a transition")
+	}
+	if _, ok := policy.Transition(Q, "retry"); ok {
+		t.Error("an event that does not exist has a transition")
+	}
+}
+
+func TestActionStateSets(t *testing.T) {
+	open := []policy.ActionState{policy.ActionQueued, policy.ActionSending, policy.ActionUnknown}
+	slices.Sort(open)
+	if got := policy.OpenActionStates(); !slices.Equal(got, open) {
+		t.Errorf("open states %v, want %v", got, open)
+	}
+	for _, s := range policy.ActionStates() {
+		if s.Open() != slices.Contains(open, s) {
+			t.Errorf("%s.Open() = %v", s, s.Open())
+		}
+	}
+	if got := policy.StatesAllowing(policy.EventCancel); !slices.Equal(got, []policy.ActionState{policy.ActionQueued}) {
+		t.Errorf("cancellable: %v; only an action that never left can be cancelled", got)
+	}
+	if got := policy.StatesAllowing(policy.EventClaim); !slices.Equal(got, open) {
+		t.Errorf("claimable: %v", got)
+	}
+	if policy.InitialActionState != policy.ActionQueued {
+		t.Errorf("initial state %s", policy.InitialActionState)
+	}
+}
+
+// reachedBy says whether an event, in a state, shows that the action may
+// have reached the service: its first send started (a claim of a queued
+// action that did not end in not_sent) or anything was heard back.
+//
+// TestOnceMaybeSentNeverQueuedOrCancelled walks every sequence of events up
+// to a length from queued and checks the rule that protects the money: an
+// action that may have reached the service never goes back to queued, is
+// never cancelled, and leaves its open states only on an answer for its key.
+func TestOnceMaybeSentNeverQueuedOrCancelled(t *testing.T) {
+	type walk struct {
+		state   policy.ActionState
+		mayHave bool // may have reached the service
+		path    []policy.ActionEvent
+	}
+	frontier := []walk{{state: policy.InitialActionState}}
+	seen := 0
+	for depth := 0; depth < 7; depth++ {
+		var next []walk
+		for _, w := range frontier {
+			for _, ev := range policy.ActionEvents() {
+				to, ok := policy.Transition(w.state, ev)
+				if !ok {
+					continue
+				}
+				seen++
+				path := append(slices.Clone(w.path), ev)
+				// A claim from sending is a take-over: the first sender may
+				// have sent. An attempt that reached something says so.
+				mayHave := w.mayHave || (w.state == policy.ActionSending && ev == policy.EventClaim) ||
+					ev == policy.EventNoAnswer || ev == policy.EventTurnedAway || ev == policy.EventRefused || ev == policy.EventAnswered
+				if mayHave && (to == policy.ActionQueued || to == policy.ActionCancelled) {
+					t.Fatalf("%v leads an action that may have reached the service to %s", path, to)
+				}
+				if mayHave && !to.Open() && ev != policy.EventAnswered && ev != policy.EventRefused && ev != policy.EventTurnedAway {
+					t.Fatalf("%v closes an action that may have run without an answer: %s", path, to)
+				}
+				if w.mayHave && w.state.Open() && !to.Open() && ev == policy.EventTurnedAway {
+					t.Fatalf("%v: a request turned away closes an action an earlier send may have carried out", path)
+				}
+				if to.MayHaveRun() != (to == policy.ActionSending || to == policy.ActionUnknown) {
+					t.Fatalf("MayHaveRun(%s)", to)
+				}
+				next = append(next, walk{state: to, mayHave: mayHave && to.Open(), path: path})
+			}
+		}
+		frontier = next
+	}
+	if seen < 100 {
+		t.Fatalf("walked only %d transitions", seen)
+	}
+}

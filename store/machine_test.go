@@ -1,0 +1,108 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/store"
+)
+
+// TestStoreFollowsTheActionMachine puts an action in every state and
+// applies every event through the store's own methods: what the store
+// writes, or refuses, is what policy.Transition says, for every pair.
+func TestStoreFollowsTheActionMachine(t *testing.T) {
+	ctx := context.Background()
+	for _, from := range policy.ActionStates() {
+		for _, ev := range policy.ActionEvents() {
+			t.Run(string(from)+"/"+string(ev), func(t *testing.T) {
+				db := MustOpenDB(t)
+				now := t0
+				db.SetClock(func() time.Time { return now })
+				seedOne(t, db, policy.CodeClassifierTimeout)
+				a, err := db.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k", Reviewer: "ana"}, nil, allow)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The row as a lease holder (send 1) left it; a claim
+				// finds the lease run out, a finish finds it held.
+				lease := "NULL"
+				if from.Open() && from != policy.ActionQueued {
+					lease = fmt.Sprint(t0.Add(time.Minute).UnixMilli())
+					if ev == policy.EventClaim {
+						lease = fmt.Sprint(t0.Add(-time.Second).UnixMilli())
+					}
+				}
+				if err := db.Exec(ctx, fmt.Sprintf(`UPDATE actions SET state = '%s', sends = 1, lease_until = %s WHERE id = %d`, from, lease, a.ID)); err != nil {
+					t.Fatal(err)
+				}
+				var got store.Action
+				switch ev {
+				case policy.EventClaim:
+					var ok bool
+					got, ok, err = db.ClaimAction(ctx, a.ID, time.Minute)
+					if err == nil && !ok {
+						err = fmt.Errorf("claim refused")
+					}
+				case policy.EventCancel:
+					got, err = db.CancelAction(ctx, a.ID, "ana")
+				default:
+					got, err = db.FinishAction(ctx, a.ID, store.Finish{On: ev, Claim: 1, Event: string(ev)})
+				}
+				after, _ := db.Action(ctx, a.ID)
+				want, allowed := policy.Transition(from, ev)
+				switch {
+				case allowed && err != nil:
+					t.Fatalf("the machine allows %s in %s, the store refused: %v", ev, from, err)
+				case allowed && (got.State != want || after.State != want):
+					t.Fatalf("%s --%s--> %s (stored %s), the machine says %s", from, ev, got.State, after.State, want)
+				case !allowed && err == nil:
+					t.Fatalf("the machine refuses %s in %s, the store moved it to %s", ev, from, after.State)
+				case !allowed && after.State != from:
+					t.Fatalf("a refused %s moved %s to %s", ev, from, after.State)
+				}
+			})
+		}
+	}
+}
+
+// A claim needs the lease free: a live lease refuses it in every state,
+// and says until when.
+func TestClaimRespectsALiveLease(t *testing.T) {
+	ctx := context.Background()
+	for _, from := range policy.StatesAllowing(policy.EventClaim) {
+		t.Run(string(from), func(t *testing.T) {
+			db := MustOpenDB(t)
+			db.SetClock(func() time.Time { return t0 })
+			seedOne(t, db, policy.CodeClassifierTimeout)
+			a, _ := db.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k", Reviewer: "ana"}, nil, allow)
+			until := t0.Add(time.Second)
+			db.Exec(ctx, fmt.Sprintf(`UPDATE actions SET state = '%s', sends = 1, lease_until = %d WHERE id = %d`, from, until.UnixMilli(), a.ID))
+			got, ok, err := db.ClaimAction(ctx, a.ID, time.Minute)
+			if err != nil || ok || got.State != from || !got.LeaseUntil.Equal(until) || got.Sends != 1 {
+				t.Fatalf("claimed under a live lease: %+v %v %v", got, ok, err)
+			}
+		})
+	}
+}
+
+// An unknown outcome is never cancelled, and the refusal says why and
+// what to do.
+func TestUnknownIsNeverCancelled(t *testing.T) {
+	db := MustOpenDB(t)
+	ctx := context.Background()
+	seedOne(t, db, policy.CodeClassifierTimeout)
+	a, _ := db.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k", Reviewer: "ana"}, nil, allow)
+	c, _, _ := db.ClaimAction(ctx, a.ID, time.Minute)
+	db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventNoAnswer, Claim: c.Sends, Event: "unknown"})
+	_, err := db.CancelAction(ctx, a.ID, "ana")
+	if policy.ErrorCode(err) != policy.CodeConflict || !strings.Contains(err.Error(), "may have reached the service") || !strings.Contains(err.Error(), "flush") {
+		t.Fatalf("%v", err)
+	}
+	if _, err := db.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k2", Reviewer: "ana"}, nil, allow); policy.ErrorCode(err) != policy.CodeActionOpen {
+		t.Fatalf("a second action beside an unknown one: %v", err)
+	}
+}
