@@ -47,6 +47,7 @@ type Service struct {
 	afterCall   func(store.Action) // tests: runs between a call's answer and recording it
 
 	claimedBy func(r store.ItemRow, me string, now time.Time) string // who else holds an item (bulk.go)
+	triage    TriageSettings                                         // bands and ageing (triage.go)
 }
 
 // New builds the workflow.
