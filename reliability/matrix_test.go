@@ -314,10 +314,9 @@ func syncCell(t *testing.T, r *row, c call, f fault) {
 	if r.class == "ok" {
 		r.check(t, res.code == cli.ExitOK, "sync: %s", res)
 	} else {
-		// A failed read is a failed read (issue 8 #4): not "outcome
-		// unknown, run flush" (4), not "queued" (5): there is no action.
-		r.check(t, res.code != cli.ExitOK && res.code != cli.ExitUnknown && res.code != cli.ExitQueued,
-			"a failed sync exits %d", res.code)
+		// A failed read is a failed read (issue 8 #4): its own status, not
+		// "outcome unknown, run flush" (4), not "queued" (5): there is no action.
+		r.check(t, res.code == cli.ExitReadFailed, "a failed sync exits %d, want %d", res.code, cli.ExitReadFailed)
 		r.check(t, !strings.Contains(res.stderr, "flush") && !strings.Contains(res.stderr, "queued"),
 			"a failed sync talks of actions: %s", oneLine(res.stderr))
 		r.check(t, strings.Count(strings.TrimSpace(res.stderr), "\n") == 0, "stderr is more than one line: %q", res.stderr)
