@@ -333,7 +333,14 @@ func (r *runner) tokenSource() string {
 	case r.g.demo:
 		return "a throwaway token made for the demo service"
 	case r.g.cfg.TokenFile != "":
-		return "the file " + r.g.cfg.TokenFile
+		src := "the file " + r.g.cfg.TokenFile
+		// The window shows this line: it carries Finish's warnings (a token
+		// file that other users can read) until the window has a place of
+		// its own for them (Window.Config.Warnings).
+		for _, w := range r.g.cfg.Warnings {
+			src += ". Warning: " + w
+		}
+		return src
 	case r.g.cfg.Token != "":
 		return "the environment (REVIEWER_API_TOKEN)"
 	}

@@ -258,7 +258,9 @@ const itemFrom = ` FROM items i JOIN batches b ON b.id = i.batch_id` + newestAct
 // listFrom walks batches newest first and their items in order, so that the
 // default order needs no sort and a LIMIT stops early (CROSS JOIN fixes the
 // loop order in SQLite).
-const listFrom = ` FROM batches b CROSS JOIN items i ON i.batch_id = b.id` + newestAction
+// INDEXED BY keeps the inner loop on a batch's own items whatever other
+// index a filter could tempt the planner with.
+const listFrom = ` FROM batches b CROSS JOIN items i INDEXED BY items_batch ON i.batch_id = b.id` + newestAction
 
 // ItemsQuery is the SQL and the arguments of a listing at the time now (a
 // snooze or an age is relative to it): what Items and EachItem run (the
