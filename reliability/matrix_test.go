@@ -23,7 +23,8 @@ type call struct {
 	endpoint string                    // where the service counts its arrivals
 	find     func(policy.RawItem) bool // the kind of item it acts on (nil: sync)
 	args     func(file, item string) []string
-	cutAt    int // limit_data upstream: the byte at which the request is cut
+	cutAt    int  // limit_data upstream: the byte at which the request is cut
+	inBody   bool // ... inside the body: the service starts the handler
 }
 
 var calls = []call{
@@ -33,13 +34,13 @@ var calls = []call{
 		args: func(_, id string) []string { return []string{"resubmit", id} }},
 	// The headers of a file request are about 320 bytes and its body about
 	// 420: the cut at 450 falls inside the JSON body.
-	{name: "file request", endpoint: screenapi.EPFileRequest, find: needsFile, cutAt: 450,
+	{name: "file request", endpoint: screenapi.EPFileRequest, find: needsFile, cutAt: 450, inBody: true,
 		args: func(_, id string) []string {
 			return []string{"request-file", id, "--message", customerMessage}
 		}},
 	// The file is 8 KiB: the cut at 2 KiB falls inside the multipart body,
 	// after the service has read the headers and started the handler.
-	{name: "replacement", endpoint: screenapi.EPReplacement, find: needsFile, cutAt: 2048,
+	{name: "replacement", endpoint: screenapi.EPReplacement, find: needsFile, cutAt: 2048, inBody: true,
 		args: func(file, id string) []string { return []string{"replace", id, file} }},
 }
 
@@ -232,6 +233,15 @@ func actionCell(t *testing.T, r *row, c call, f fault) {
 	r.exit, r.state = res.code, act.State
 	r.arrivals, r.paid = svc.Arrivals(c.endpoint), svc.Analyses(id)
 	r.check(t, r.class == f.want, "class %q, want %q", r.class, f.want)
+	if f.typ == "limit_data" && f.stream == "upstream" {
+		// The cell tests what it means to: a cut in the headers never
+		// reaches the handler, a cut in the body does.
+		want := 0
+		if c.inBody {
+			want = 1
+		}
+		r.check(t, r.arrivals == want, "the request cut at byte %d arrived %d times, want %d", c.cutAt, r.arrivals, want)
+	}
 	r.check(t, act.State == stateFor(r.class), "state %s after class %s", act.State, r.class)
 	r.check(t, res.code == exitFor(act.State), "exit %d for state %s: %s", res.code, act.State, oneLine(res.stderr))
 	r.check(t, res.code == 0 || strings.Count(strings.TrimSpace(res.stderr), "\n") == 0, "stderr is more than one line: %q", res.stderr)
