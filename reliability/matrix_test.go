@@ -397,3 +397,79 @@ func TestReconcileWhileTheServiceStillRuns(t *testing.T) {
 		t.Errorf("%d paid analyses for one action", n)
 	}
 }
+
+// TestFlushManyThroughAFault: a flush of seven queued actions through a
+// proxy that resets every answer. The service does the work of the first
+// five; the console's circuit opens after five failures, and the last two
+// are not sent. Then a flush through the same fault, then a healthy one.
+// An action whose request reached the service never goes back to the
+// queue, an action never sent is not called unknown, and each action ends
+// with one effect.
+func TestFlushManyThroughAFault(t *testing.T) {
+	t.Parallel()
+	svc := startService(t, screenapi.Options{})
+	px := newProxy(t, svc.Addr())
+	dir := t.TempDir()
+	con := newConsole(t, dir, px.url)
+	con.at(svc.url).must(cli.ExitOK, "sync")
+	offline := con.at(deadURL(t))
+	offline.env["REVIEWER_RETRY_SLEEP"] = "1ms"
+	used := map[string]bool{}
+	kind := map[string]string{}
+	for _, id := range svc.pick(t, 3, used, retryable) {
+		offline.must(cli.ExitQueued, "resubmit", id)
+		kind[id] = "resubmit"
+	}
+	for _, id := range svc.pick(t, 2, used, needsFile) {
+		offline.must(cli.ExitQueued, "request-file", id, "--message", "Please send a new photo.")
+		kind[id] = "file_request"
+	}
+	pdfPath := writeFile(t, dir, "scan.pdf", pdf(4<<10))
+	for _, id := range svc.pick(t, 2, used, needsFile) {
+		offline.must(cli.ExitQueued, "replace", id, pdfPath)
+		kind[id] = "replacement"
+	}
+
+	check := func(when string) {
+		t.Helper()
+		for _, a := range actions(t, con.db()) {
+			arrived := svc.keyArrivals(a.key) > 0
+			switch {
+			case arrived && a.state != "unknown" && a.state != "done":
+				t.Errorf("%s: action %d (%s) reached the service and is %s", when, a.id, a.kind, a.state)
+			case !arrived && a.state != "queued":
+				t.Errorf("%s: action %d (%s) never reached the service and is %s", when, a.id, a.kind, a.state)
+			}
+			if n := svc.Analyses(a.item) + svc.FileRequests(a.item); n > 1 {
+				t.Errorf("%s: action %d (%s): %d effects", when, a.id, a.kind, n)
+			}
+		}
+	}
+	px.add(t, toxic{Type: "reset_peer", Stream: "downstream", Attributes: map[string]any{"timeout": 0}})
+	for _, when := range []string{"the first flush through the fault", "the second"} {
+		f := con.run("flush")
+		svc.quiet(t)
+		if f.code != cli.ExitUnknown {
+			t.Errorf("%s: %s", when, f)
+		}
+		t.Logf("%s: exit %d %s", when, f.code, oneLine(f.stdout+f.stderr))
+		check(when)
+	}
+	px.heal()
+	if f := con.run("flush"); f.code != cli.ExitOK {
+		t.Errorf("the healthy flush: %s", f)
+	}
+	svc.quiet(t)
+	for _, a := range actions(t, con.db()) {
+		effects := svc.Analyses(a.item)
+		if a.kind == "file_request" {
+			effects = svc.FileRequests(a.item)
+		}
+		if a.state != "done" || effects != 1 {
+			t.Errorf("action %d (%s): %s with %d effects", a.id, a.kind, a.state, effects)
+		}
+	}
+	if len(kind) != 7 {
+		t.Fatalf("%d items", len(kind))
+	}
+}
