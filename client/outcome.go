@@ -59,6 +59,9 @@ type Error struct {
 	Class        Class
 	RetryAfter   time.Time // when a rate limit ends (zero: none)
 	Attempts     []Attempt
+	// Item is the item as the service holds it now, when the answer
+	// carried one: 412 ITEM_CHANGED and 409 CLAIMED do (see team.go).
+	Item *policy.Item
 }
 
 func (e *Error) Error() string {
@@ -111,8 +114,9 @@ func (e errNotStarted) Error() string { return e.reason }
 
 // serviceError is the body of the service's non-2xx answers.
 type serviceError struct {
-	ErrorCode    string `json:"error_code"`
-	ErrorMessage string `json:"error_message"`
+	ErrorCode    string          `json:"error_code"`
+	ErrorMessage string          `json:"error_message"`
+	Item         *policy.RawItem `json:"item"`
 }
 
 // classify turns what happened in one attempt into its outcome. wrote says
@@ -176,7 +180,7 @@ func answerError(status int, retryAfterHeader string, rawBody []byte, now time.T
 	}
 	if body.ErrorCode != "" {
 		e := &Error{Code: policy.Code(body.ErrorCode), ReportedCode: body.ErrorCode, Class: ClassAnsweredNo,
-			HTTPStatus: status, Message: body.ErrorMessage}
+			HTTPStatus: status, Message: body.ErrorMessage, Item: answeredItem(body.Item)}
 		if status == http.StatusServiceUnavailable {
 			e.RetryAfter = retryAfter(retryAfterHeader, now, 0)
 		}
