@@ -171,10 +171,10 @@ type runner struct {
 func (r *runner) fail(err error) {
 	var u usageError
 	if errors.As(err, &u) {
-		fmt.Fprintf(r.env.Stderr, "reviewer: %s (see reviewer -h)\n", safetext.Line(u.msg, safetext.Message))
+		fmt.Fprintf(r.env.Stderr, "reviewer: %s (see reviewer -h)\n", safetext.Sentence(u.msg))
 		return
 	}
-	fmt.Fprintf(r.env.Stderr, "reviewer: %s\n", safetext.Line(describe(err), safetext.Message))
+	fmt.Fprintf(r.env.Stderr, "reviewer: %s\n", safetext.Sentence(describe(err)))
 }
 
 type usageError struct{ msg string }
