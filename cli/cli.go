@@ -435,7 +435,7 @@ func describe(err error) string {
 	msg := code + ": " + strings.ReplaceAll(err.Error(), code+": ", "")
 	switch exitFor(err) {
 	case ExitReadFailed:
-		msg += "; nothing is queued and nothing changed at the service"
+		msg += "; the cache keeps what it had"
 		if e, ok := client.AsError(err); ok && e.Class == client.ClassRateLimited && !e.RetryAfter.IsZero() {
 			msg += "; run 'reviewer sync' again after " + e.RetryAfter.Local().Format("15:04:05")
 		} else {

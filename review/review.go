@@ -51,6 +51,8 @@ type Service struct {
 
 	afterIntent func(store.Action) // tests: runs between writing an action and sending it
 	afterCall   func(store.Action) // tests: runs between a call's answer and recording it
+
+	claimedBy func(r store.ItemRow, me string, now time.Time) string // who else holds an item (bulk.go)
 }
 
 // New builds the workflow.

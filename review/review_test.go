@@ -457,6 +457,9 @@ func helper(mode string) int {
 		svc.SetAfterIntent(func(store.Action) { syscall.Kill(os.Getpid(), syscall.SIGKILL) })
 	case "crash-after-call": // the service ran it; the answer dies with the process
 		svc.SetAfterCall(func(store.Action) { syscall.Kill(os.Getpid(), syscall.SIGKILL) })
+	case "bulk-crash":
+		bulkCrash(svc)
+		return 0
 	case "race":
 		// Ready with the cache open; go when the parent closes stdin, so
 		// that both processes write their intent at the same moment.

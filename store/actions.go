@@ -341,16 +341,36 @@ func statesWhere(pred func(policy.ActionState) bool) []policy.ActionState {
 	return out
 }
 
+// transitionSQL writes an event of the machine as SQL, for a write of many
+// rows at once: the new state (CASE state WHEN 'queued' THEN 'cancelled'
+// END) and the states the event is allowed in.
+func transitionSQL(ev policy.ActionEvent) (to, from string) {
+	allowed := policy.StatesAllowing(ev)
+	var b strings.Builder
+	b.WriteString("CASE state")
+	for _, s := range allowed {
+		next, _ := policy.Transition(s, ev)
+		b.WriteString(" WHEN " + sqlState(s) + " THEN " + sqlState(next))
+	}
+	b.WriteString(" END")
+	return b.String(), sqlStates(allowed)
+}
+
 // sqlStates writes states as an SQL list: ('queued','sending').
 func sqlStates(states []policy.ActionState) string {
 	q := make([]string, len(states))
 	for i, s := range states {
-		for _, r := range s {
-			if (r < 'a' || r > 'z') && r != '_' {
-				panic(fmt.Sprintf("action state %q cannot be written into SQL", s))
-			}
-		}
-		q[i] = "'" + string(s) + "'"
+		q[i] = sqlState(s)
 	}
 	return "(" + strings.Join(q, ",") + ")"
+}
+
+// sqlState writes a state as an SQL literal: 'queued'.
+func sqlState(s policy.ActionState) string {
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && r != '_' {
+			panic(fmt.Sprintf("action state %q cannot be written into SQL", s))
+		}
+	}
+	return "'" + string(s) + "'"
 }
