@@ -41,7 +41,7 @@ func TestEventOfEveryOutcome(t *testing.T) {
 		{"500 with body", ce(client.ClassAnsweredNo, policy.CodeInternal, 500), policy.EventTurnedAway},
 		{"401", ce(client.ClassAnsweredNo, policy.CodeUnauthenticated, 401), policy.EventTurnedAway},
 		{"403", ce(client.ClassAnsweredNo, policy.CodeForbidden, 403), policy.EventTurnedAway},
-		{"claimed", ce(client.ClassAnsweredNo, codeClaimed, 409), policy.EventTurnedAway},
+		{"claimed", ce(client.ClassAnsweredNo, policy.CodeClaimed, 409), policy.EventTurnedAway},
 		{"not retryable", ce(client.ClassAnsweredNo, policy.CodeNotRetryable, 422), policy.EventRefused},
 		{"validation", ce(client.ClassAnsweredNo, policy.CodeValidationFailed, 422), policy.EventRefused},
 		{"key reused", ce(client.ClassAnsweredNo, policy.CodeIdempotencyKeyReused, 422), policy.EventRefused},

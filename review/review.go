@@ -30,10 +30,11 @@ import (
 type API interface {
 	ListBatches(ctx context.Context, since time.Time, cursor string, limit int) (client.Page, []client.Attempt, error)
 	GetItem(ctx context.Context, id string) (policy.Item, []client.Attempt, error)
-	Resubmit(ctx context.Context, id, key string) (policy.Item, []client.Attempt, error)
-	RequestFile(ctx context.Context, id, key string, reason policy.Code, message string) (client.FileRequest, []client.Attempt, error)
-	Replace(ctx context.Context, id, key, fileName string, data []byte) (policy.Item, []client.Attempt, error)
+	Resubmit(ctx context.Context, id, key string, opts ...client.CallOption) (policy.Item, []client.Attempt, error)
+	RequestFile(ctx context.Context, id, key string, reason policy.Code, message string, opts ...client.CallOption) (client.FileRequest, []client.Attempt, error)
+	Replace(ctx context.Context, id, key, fileName string, data []byte, opts ...client.CallOption) (policy.Item, []client.Attempt, error)
 	Health() client.Health
+	TeamAPI
 }
 
 // Service runs the workflow for one reviewer.
@@ -53,12 +54,16 @@ type Service struct {
 	afterCall   func(store.Action) // tests: runs between a call's answer and recording it
 
 	claimedBy func(r store.ItemRow, me string, now time.Time) string // who else holds an item (bulk.go)
+	team      teamState                                              // team.go
+	triage    TriageSettings                                         // bands and ageing (triage.go)
 }
 
 // New builds the workflow.
 func New(db *store.DB, api API, budget policy.Budget, reviewer string) *Service {
-	return &Service{db: db, api: api, budget: budget, reviewer: reviewer, now: time.Now, pageSize: 100,
+	s := &Service{db: db, api: api, budget: budget, reviewer: reviewer, now: time.Now, pageSize: 100,
 		newKey: newKey, conn: Connection{State: ConnUnknown}}
+	s.loadIdentity()
+	return s
 }
 
 // Reviewer is who acts.

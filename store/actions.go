@@ -100,6 +100,9 @@ func (db *DB) CreateAction(ctx context.Context, a Action, file []byte, check fun
 		}
 		a.ID, _ = res.LastInsertId()
 		a.State, a.CreatedAt, a.UpdatedAt = policy.InitialActionState, now, now
+		if err := setActionRevision(ctx, tx, a.ID, sit.Item.Revision); err != nil { // team.go
+			return err
+		}
 		if file != nil {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO action_files(action_id, data) VALUES (?, ?)`, a.ID, file); err != nil {
 				return err
@@ -192,6 +195,7 @@ type Finish struct {
 	On               policy.ActionEvent // what the send met; the machine says where it leads
 	Claim            int                // the Sends of the claim this outcome belongs to (the fence)
 	Item             *policy.Item       // the service's answer, applied to the item
+	Applied          *policy.Item       // team.go: the item a refusal carried (412, 409), applied whatever the state
 	ErrCode          policy.Code
 	Err              string
 	RateLimitedUntil time.Time
@@ -235,8 +239,13 @@ func (db *DB) FinishAction(ctx context.Context, id int64, f Finish) (Action, err
 			return err
 		}
 		if f.Item != nil && to == policy.ActionDone {
-			if _, err := tx.ExecContext(ctx, upsertItemSQL, itemArgs(*f.Item)...); err != nil {
+			if err := upsertItem(ctx, tx, *f.Item); err != nil { // team.go: the item and its notes
 				return fmt.Errorf("applying the answer to item %s: %w", f.Item.ID, err)
+			}
+		}
+		if f.Applied != nil {
+			if err := upsertItem(ctx, tx, *f.Applied); err != nil {
+				return fmt.Errorf("applying item %s as the refusal carried it: %w", f.Applied.ID, err)
 			}
 		}
 		if err := insertAttempts(ctx, tx, &a.ID, a.ItemID, string(a.Kind), f.Attempts); err != nil {
@@ -339,21 +348,6 @@ func statesWhere(pred func(policy.ActionState) bool) []policy.ActionState {
 		}
 	}
 	return out
-}
-
-// transitionSQL writes an event of the machine as SQL, for a write of many
-// rows at once: the new state (CASE state WHEN 'queued' THEN 'cancelled'
-// END) and the states the event is allowed in.
-func transitionSQL(ev policy.ActionEvent) (to, from string) {
-	allowed := policy.StatesAllowing(ev)
-	var b strings.Builder
-	b.WriteString("CASE state")
-	for _, s := range allowed {
-		next, _ := policy.Transition(s, ev)
-		b.WriteString(" WHEN " + sqlState(s) + " THEN " + sqlState(next))
-	}
-	b.WriteString(" END")
-	return b.String(), sqlStates(allowed)
 }
 
 // sqlStates writes states as an SQL list: ('queued','sending').

@@ -51,7 +51,4 @@ func TestSchemaFollowsTheActionMachine(t *testing.T) {
 	if !strings.Contains(claimableSQL, "'queued'") || strings.Contains(claimableSQL, "'done'") {
 		t.Errorf("claimableSQL %s", claimableSQL)
 	}
-	if to, from := transitionSQL(policy.EventCancel); to != "CASE state WHEN 'queued' THEN 'cancelled' END" || from != "('queued')" {
-		t.Errorf("cancel as SQL: %s, from %s", to, from)
-	}
 }

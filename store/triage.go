@@ -347,37 +347,33 @@ func (db *DB) RunActions(ctx context.Context, runID int64) ([]Action, error) {
 	return queryActions(ctx, db.db, `id IN (SELECT action_id FROM bulk_run_actions WHERE run_id = ?) ORDER BY id`, runID)
 }
 
-// CancelRun cancels, as one group, the actions of a run that are still
-// queued: nothing of them reached the API. Actions already sent, or being
-// sent, are left alone: only the service's answer ends them.
+// CancelRun cancels, as one group, the actions of a run that the action
+// machine lets the reviewer withdraw (those still queued: nothing of them
+// reached the API). Actions already sent, or being sent, are left alone:
+// only the service's answer ends them.
 func (db *DB) CancelRun(ctx context.Context, runID int64, reviewer string) ([]Action, error) {
 	var out []Action
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		out = nil
 		now := db.now()
-		to, from := transitionSQL(policy.EventCancel)
-		rows, err := tx.QueryContext(ctx, `UPDATE actions SET state = `+to+`, lease_until = NULL, updated_at = ?
-			WHERE state IN `+from+` AND id IN (SELECT action_id FROM bulk_run_actions WHERE run_id = ?)
-			RETURNING `+actionColumns, ms(now), runID)
+		cur, err := queryActions(ctx, tx, `state IN `+sqlStates(policy.StatesAllowing(policy.EventCancel))+`
+			AND id IN (SELECT action_id FROM bulk_run_actions WHERE run_id = ?) ORDER BY id`, runID)
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			a, err := scanAction(rows)
+		for _, c := range cur {
+			to, ok := policy.Transition(c.State, policy.EventCancel)
+			if !ok {
+				continue
+			}
+			a, err := moveAction(ctx, tx, c, to, now, `lease_until = NULL`)
 			if err != nil {
-				rows.Close()
 				return err
 			}
-			out = append(out, a)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, a := range out {
 			if err := audit(ctx, tx, now, reviewer, a.ItemID, a.ID, "cancelled", fmt.Sprintf("with bulk run %d", runID)); err != nil {
 				return err
 			}
+			out = append(out, a)
 		}
 		return audit(ctx, tx, now, reviewer, "", 0, fmt.Sprintf("bulk run %d: %d not yet sent cancelled", runID, len(out)), "")
 	})
