@@ -338,6 +338,10 @@ var (
 	openSQL      = sqlStates(policy.OpenActionStates())
 	claimableSQL = sqlStates(policy.StatesAllowing(policy.EventClaim))
 	reconcileSQL = sqlStates(statesWhere(policy.ActionState.NeedsReconcile))
+	// needsActionSQL: an item (i) whose newest action (a) needs
+	// reconciling, or an error with no open action: what policy.NextAction
+	// calls reconcile, resubmit, request_file or wait.
+	needsActionSQL = `(a.state IN ` + reconcileSQL + ` OR (i.status = 'error' AND (a.state IS NULL OR a.state NOT IN ` + openSQL + `)))`
 )
 
 func statesWhere(pred func(policy.ActionState) bool) []policy.ActionState {
