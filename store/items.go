@@ -289,7 +289,7 @@ func ItemsQuery(f ItemFilter, now time.Time) (string, []any) {
 		where = append(where, "i.status = 'error' AND i.error_code IN "+retryableList())
 	}
 	if f.NeedsAction {
-		where = append(where, `(a.state IN `+reconcileSQL+` OR (i.status = 'error' AND (a.state IS NULL OR a.state NOT IN `+openSQL+`)))`)
+		where = append(where, needsActionSQL)
 	}
 	where, args = f.TriageFilter.where(where, args, now, f.NeedsAction)
 	if s := strings.TrimSpace(f.Search); s != "" {
