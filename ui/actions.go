@@ -74,11 +74,16 @@ func (p *itemPanel) act(kind policy.ActionKind, label string, run func(ctx conte
 	p.c.background(func(context.Context) func() {
 		res, err := run(ctx, id)
 		return func() {
+			stopped := p.c.flights[id] != nil && p.c.flights[id].stopping
 			cancel()
 			delete(p.c.flights, id)
+			if p.itemID == id {
+				p.renderMessage() // the wait is over, whatever comes next
+			}
 			if err != nil {
 				p.setNote(id, err)
-			} else if p.c.autoAdvance() && p.itemID == id && res.Action.ID != 0 {
+			} else if p.c.autoAdvance() && p.itemID == id && res.Action.ID != 0 && !stopped {
+				// (After Stop waiting the reviewer stays to see the outcome.)
 				p.c.items.advanceFrom = id
 			}
 			p.c.reload()

@@ -90,7 +90,7 @@ func actionText(v review.ItemView) string {
 func stateWord(s policy.ActionState) string {
 	switch s {
 	case policy.ActionUnknown:
-		return "checking…"
+		return "unknown"
 	case policy.ActionFailed:
 		return "refused"
 	case policy.ActionSending:

@@ -397,7 +397,7 @@ func TestAHungCallShowsItsTimeAndCanBeLeft(t *testing.T) {
 	if m := c.panel.message.Text; !strings.Contains(m, "no answer came back") || !strings.Contains(m, "same key") {
 		t.Fatalf("after Stop waiting: %q", m)
 	}
-	if c.cell(0, c.col(t, "Action")).Text != "checking…" {
+	if c.cell(0, c.col(t, "Action")).Text != "unknown" {
 		t.Fatalf("row action %q", c.cell(0, c.col(t, "Action")).Text)
 	}
 }
