@@ -32,7 +32,7 @@ func TestDemoAPIHelpAndFaults(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, out.String())
 	}
 	flags := out.String()[strings.Index(out.String(), "flags of demo-api"):]
-	for _, clientOnly := range []string{"-db", "-reserve", "-connect-timeout", "-reviewer"} {
+	for _, clientOnly := range []string{"-db", "-reserve", "-connect-timeout", "-retry-sleep"} {
 		if strings.Contains(flags, clientOnly+" ") || strings.Contains(flags, clientOnly+"\n") {
 			t.Fatalf("demo-api -h lists %s:\n%s", clientOnly, flags)
 		}
