@@ -17,16 +17,17 @@ for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
 "$bin" --demo >/dev/null 2>&1 &
 app=$!
 # Wait for the window, then for the first sync to land (the demo answers
-# in about 100 ms; rendering with software GL takes a moment more).
+# in about 100 ms; rendering with software GL on a loaded machine takes
+# several seconds more).
 win=$(xdotool search --sync --onlyvisible --name "TrustScreen Reviewer" | head -1)
-sleep 4
+sleep "${SHOT_WAIT:-10}"
 shot() { import -window root "$out/$1"; echo "wrote $out/$1"; }
 shot screenshot-error.png          # newest batch, first item: a retryable error
-xdotool key Down; sleep 1
+xdotool key Down; sleep 2
 shot screenshot-scored.png         # next item: scored
-xdotool key Down; sleep 1
+xdotool key Down; sleep 2
 shot screenshot-new-file.png       # next item: needs a new file
-xdotool type '?'; sleep 1
+xdotool type '?'; sleep 2
 shot screenshot-shortcuts.png      # the sheet of every key
 xdotool key Escape; sleep 0.5
 xdotool windowsize "$win" 800 600; sleep 2
