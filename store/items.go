@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,10 +52,9 @@ const upsertItemSQL = `INSERT INTO items(id, batch_id, kind, file_name, media_ty
 func itemArgs(it policy.Item) []any {
 	var score, layers any
 	if it.Status == policy.StatusScored && it.RiskScore != nil {
-		score = *it.RiskScore
+		score = int64(*it.RiskScore)
 		if len(it.Layers) > 0 {
-			b, _ := json.Marshal(it.Layers)
-			layers = string(b)
+			layers = layersJSON(it.Layers)
 		}
 	}
 	var rec any
@@ -65,7 +67,46 @@ func itemArgs(it policy.Item) []any {
 	}
 	return []any{it.ID, it.BatchID, string(it.Kind), it.FileName, it.MediaType, it.SizeBytes, string(it.Status),
 		score, rec, layers, code, nullStr(it.ReportedCode), nullStr(it.ErrorMessage), nullStr(it.Problem),
-		it.Attempt, ms(it.UpdatedAt)}
+		int64(it.Attempt), ms(it.UpdatedAt)}
+}
+
+// layersJSON is json.Marshal(layers), byte for byte, without its
+// reflection and sorting allocations for the common case (plain names,
+// numbers printed without an exponent); anything else goes to json.Marshal.
+func layersJSON(layers map[string]float64) string {
+	var names [8]string
+	keys := names[:0]
+	for k := range layers {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b := make([]byte, 0, 16*len(keys)+2)
+	b = append(b, '{')
+	for i, k := range keys {
+		v := layers[k]
+		if a := math.Abs(v); !plainName(k) || (a != 0 && (a < 1e-6 || a >= 1e21)) {
+			j, _ := json.Marshal(layers)
+			return string(j)
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, k...)
+		b = append(b, '"', ':')
+		b = strconv.AppendFloat(b, v, 'f', -1, 64)
+	}
+	return string(append(b, '}'))
+}
+
+func plainName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // ApplyPage writes one page of batches and their items in one transaction
