@@ -75,6 +75,10 @@ type Env struct {
 	// Saved reads a saved window preference (PrefReviewer, PrefAPIURL);
 	// nil when there are none. Only the window command asks.
 	Saved func(key string) string
+	// Stdin is where a bulk action's confirmation is read; Interactive
+	// says whether it is a terminal (nil: Stdin is checked).
+	Stdin       io.Reader
+	Interactive func() bool
 }
 
 const usage = `usage: reviewer [global flags] [command] [flags]
@@ -88,12 +92,23 @@ commands:
   resubmit ID                     re-run the analysis of an item whose code a re-run may help
   request-file ID --message TEXT  ask the customer for a new file
   replace ID FILE                 upload the file the customer sent
+  resubmit --retryable [--batch ID] [--code C] [--yes|--dry-run] [--concurrency N]
+                                  re-submit every retryable item in error, after showing the plan and its cost
+  request-file --non-retryable [--batch ID] [--code C] [--message CODE=TEXT]... [--yes|--dry-run]
+                                  ask the customers for new files, after showing the plan
+  cancel-run RUN_ID               cancel the actions of a bulk run not yet sent
   outbox [--json]                 actions not done yet
   flush                           send queued actions, reconcile unknown ones
   cancel ACTION_ID                cancel a queued action
   export --csv FILE [--batch ID] [--force]
                                   write items as CSV to a new file (--force: replace it)
+  me [--json]                     who the service says you are (offline: as last known)
+  claim ID [--ttl 15m]            claim an item, or renew your claim (REVIEWER_CLAIM_TTL)
+  release ID                      release your claim on an item
+  next [--json]                   claim and print the oldest item that needs a reviewer and nobody holds
+  note ID TEXT                    add a note to an item (offline: queued, sent once by flush)
   demo-api [--addr 127.0.0.1:8001] [--batches N] [--items-per-batch K]
+           [--reviewer NAME=TOKEN]... [--demo] [--api-version 1.0|1.1]
                                   serve the reference screening service
 
 exit status: 0 done, 2 bad usage, 3 refused locally (no call made), 4 outcome unknown
@@ -207,7 +222,12 @@ func (r *runner) run(args []string) (int, error) {
 	case "item":
 		return r.item(cmdArgs)
 	case "resubmit", "request-file", "replace":
+		if isBulk(cmd, cmdArgs) {
+			return r.bulk(cmd, cmdArgs)
+		}
 		return r.action(cmd, cmdArgs)
+	case "cancel-run":
+		return r.cancelRun(cmdArgs)
 	case "outbox":
 		return r.outbox(cmdArgs)
 	case "flush":
@@ -218,6 +238,8 @@ func (r *runner) run(args []string) (int, error) {
 		return r.export(cmdArgs)
 	case "demo-api":
 		return r.demoAPI(cmdArgs)
+	case "me", "claim", "release", "next", "note": // team.go
+		return r.teamCommand(cmd, cmdArgs)
 	case "help":
 		fmt.Fprint(r.env.Stdout, usage)
 		return ExitOK, nil
@@ -295,6 +317,11 @@ func (r *runner) open() (*review.Service, func(), error) {
 		return nil, nil, err
 	}
 	svc := review.New(db, api, r.g.cfg.Budget(), r.g.reviewer)
+	if err := r.configureTeam(svc); err != nil { // team.go
+		api.Close()
+		db.Close()
+		return nil, nil, err
+	}
 	return svc, func() { api.Close(); db.Close() }, nil
 }
 
@@ -331,9 +358,16 @@ func (r *runner) reviewerSource(fs *flag.FlagSet) string {
 func (r *runner) tokenSource() string {
 	switch {
 	case r.g.demo:
-		return "a throwaway token made for the demo service"
+		return "the built-in demo token of reviewer ana"
 	case r.g.cfg.TokenFile != "":
-		return "the file " + r.g.cfg.TokenFile
+		src := "the file " + r.g.cfg.TokenFile
+		// The window shows this line: it carries Finish's warnings (a token
+		// file that other users can read) until the window has a place of
+		// its own for them (Window.Config.Warnings).
+		for _, w := range r.g.cfg.Warnings {
+			src += ". Warning: " + w
+		}
+		return src
 	case r.g.cfg.Token != "":
 		return "the environment (REVIEWER_API_TOKEN)"
 	}
@@ -405,6 +439,10 @@ func exitFor(err error) int {
 	if errors.As(err, &re) {
 		return ExitReadFailed
 	}
+	switch policy.ErrorCode(err) { // team.go: the API's no, whether it or the cache said it
+	case policy.CodeItemChanged, policy.CodeClaimed:
+		return ExitAnswerNo
+	}
 	if e, ok := client.AsError(err); ok {
 		switch e.Class {
 		case client.ClassNotConnected, client.ClassNotStarted:
@@ -417,7 +455,8 @@ func exitFor(err error) int {
 		return ExitFailure
 	}
 	switch policy.ErrorCode(err) {
-	case policy.CodeNotRetryable, policy.CodeActionOpen, policy.CodeRateLimitWait, policy.CodeConflict, policy.CodeInvalidFile:
+	case policy.CodeNotRetryable, policy.CodeActionOpen, policy.CodeRateLimitWait, policy.CodeConflict, policy.CodeInvalidFile,
+		policy.CodeNotOffered:
 		return ExitRefused
 	case policy.CodeInvalidInput:
 		return ExitUsage
@@ -454,11 +493,9 @@ func describe(err error) string {
 }
 
 func (r *runner) demoAPI(args []string) (int, error) {
-	// Only the service's own flags: the client's (--db, --reserve,
-	// --connect-timeout…) mean nothing to it.
-	fs := flag.NewFlagSet("demo-api", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	// demo-api has its own --reviewer (NAME=TOKEN) and only the service's
+	// own flags: the client's (--db, --reserve…) mean nothing to it.
+	fs := r.demoFlags()
 	addr := fs.String("addr", "127.0.0.1:8001", "listen address")
 	latency := fs.Duration("latency", 0, "added to every request")
 	analysis := fs.Duration("analysis-latency", 0, "how long one analysis takes")
@@ -471,6 +508,7 @@ func (r *runner) demoAPI(args []string) (int, error) {
 		faults = append(faults, f)
 		return err
 	})
+	team := r.teamFlags(fs)
 	if _, err := r.parse(fs, args, 0); err != nil {
 		return ExitUsage, err
 	}
@@ -480,6 +518,9 @@ func (r *runner) demoAPI(args []string) (int, error) {
 	}
 	opts := screenapi.Options{Token: strings.TrimSpace(tok), Latency: *latency, AnalysisLatency: *analysis,
 		Batches: *batches, ItemsPerBatch: *perBatch}
+	if err := team.apply(&opts, r.g.demo); err != nil {
+		return ExitUsage, err
+	}
 	var srv *screenapi.Server
 	var err error
 	switch *tlsMode {
@@ -500,7 +541,8 @@ func (r *runner) demoAPI(args []string) (int, error) {
 	for _, f := range faults {
 		srv.SetFault(f)
 	}
-	fmt.Fprintf(r.env.Stdout, "reference screening service on %s (Ctrl-C stops it)\n", srv.URL())
+	fmt.Fprintf(r.env.Stdout, "reference screening service %s on %s (Ctrl-C stops it)\n", opts.APIVersion, srv.URL())
+	r.printDemoReviewers(srv.URL(), opts.Reviewers)
 	if len(faults) == 0 {
 		fmt.Fprintln(r.env.Stdout, "faults: none")
 	}

@@ -3,8 +3,6 @@ package cli
 import (
 	"bufio"
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,6 +68,7 @@ type itemJSON struct {
 	Actions        []store.Action     `json:"actions,omitempty"`
 	Attempts       []store.Attempt    `json:"attempts,omitempty"`
 	Audit          []store.AuditEntry `json:"audit,omitempty"`
+	teamJSON
 }
 
 type openActionJSON struct {
@@ -100,6 +99,7 @@ func toJSON(v review.ItemView) itemJSON {
 	if st := v.OpenAction(); st != "" {
 		j.OpenAction = &openActionJSON{Kind: string(v.Action.Kind), State: string(st), IdempotencyKey: v.Action.Key}
 	}
+	j.teamJSON = teamFields(v) // team.go
 	return j
 }
 
@@ -235,6 +235,7 @@ func (r *runner) item(args []string) (int, error) {
 	}
 	j := toJSON(d.ItemView)
 	j.Actions, j.Attempts, j.Audit = d.Actions, d.Attempts, d.Audit
+	j.Notes = notesJSON(d.NoteRows) // team.go
 	if *asJSON {
 		return ExitOK, r.printJSON(j)
 	}
@@ -245,6 +246,7 @@ func (r *runner) item(args []string) (int, error) {
 		fmt.Fprintf(w, "the service reported: %s\n", show(d.ReportedCode))
 	}
 	fmt.Fprintf(w, "next: %s\n", d.Next.Kind)
+	r.printTeam(w, d) // team.go: revision, claim, notes
 	for _, a := range d.Actions {
 		fmt.Fprintf(w, "action %d: %s %s key=%s sends=%d %s\n", a.ID, a.Kind, a.State, show(a.Key), a.Sends, show(string(a.LastErrorCode)))
 	}
@@ -295,6 +297,10 @@ func (r *runner) action(cmd string, args []string) (int, error) {
 // report prints an action's outcome and returns its exit status.
 func (r *runner) report(res review.Result) (int, error) {
 	a := res.Action
+	if res.Skip == review.SkipBusy { // another process claimed it between the intent and the send
+		return ExitUnknown, fmt.Errorf("%s %s (key %s) is being sent by another process until %s; see 'reviewer outbox'",
+			a.Kind, a.ItemID, a.Key, a.LeaseUntil.Local().Format("15:04:05"))
+	}
 	switch a.State {
 	case policy.ActionDone:
 		what := "done"
@@ -375,8 +381,8 @@ func flushSummary(fr review.FlushResult) string {
 	line := fmt.Sprintf("flushed %s: %d done, %d refused by the API, %d unknown, %d still queued",
 		plural(fr.Sent(), "action", "actions"), fr.Done, fr.Failed, fr.Unknown, fr.Queued)
 	if fr.TakenOver > 0 {
-		line += fmt.Sprintf("; %s sent but taken over by another process after this one's lease ran out (it reconciles %s)",
-			plural(fr.TakenOver, "was", "were"), plural2(fr.TakenOver, "it", "them"))
+		line += fmt.Sprintf("; %s sent, then taken over by another process when this one's lease ran out (that process records the outcome)",
+			plural(fr.TakenOver, "action was", "actions were"))
 	}
 	if n := len(fr.Busy); n > 0 {
 		until := fr.Busy[0].LeaseUntil
@@ -390,6 +396,7 @@ func flushSummary(fr review.FlushResult) string {
 	if fr.Settled > 0 {
 		line += fmt.Sprintf("; %s settled by another process meanwhile", plural(fr.Settled, "action", "actions"))
 	}
+	line += notesSummary(fr) // team.go
 	return line
 }
 
@@ -399,14 +406,6 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
-}
-
-// plural2 is one or many, without the number.
-func plural2(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func (r *runner) cancel(args []string) (int, error) {
@@ -494,15 +493,17 @@ func (r *runner) window() (int, error) {
 			return ExitFailure, err
 		}
 		defer os.RemoveAll(dir)
-		var b [16]byte
-		_, _ = rand.Read(b[:])
-		tok := hex.EncodeToString(b[:])
-		srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Token: tok,
+		// The built-in pair: this window is ana; ben may join from a
+		// second console with the line printed here.
+		pair := screenapi.DemoReviewers()
+		tok := pair[0].Token
+		srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Reviewers: pair,
 			Latency: 80 * time.Millisecond, AnalysisLatency: 1200 * time.Millisecond})
 		if err != nil {
 			return ExitFailure, err
 		}
 		defer srv.Close()
+		r.printDemoReviewers(srv.URL(), pair[1:])
 		r.g.cfg.BaseURL, r.g.cfg.Token, r.g.cfg.TokenFile = srv.URL(), client.Secret(tok), ""
 		r.g.db = filepath.Join(dir, "cache.db")
 		svc, done, err := r.open()

@@ -16,6 +16,8 @@ type ItemView struct {
 	store.ItemRow
 	Retryable bool
 	Next      policy.Next
+	Notes     int // how many notes it has, the ones on their way included (team.go)
+	Aged          // risk band and age (triage.go)
 }
 
 // Detail is an item with its history.
@@ -24,11 +26,13 @@ type Detail struct {
 	Actions  []store.Action
 	Attempts []store.Attempt
 	Audit    []store.AuditEntry
+	NoteRows []store.NoteRow // oldest first (team.go)
 }
 
 func (s *Service) view(r store.ItemRow, sit policy.Situation) ItemView {
 	sit.Item, sit.OpenAction = r.Item, r.OpenAction()
-	return ItemView{ItemRow: r, Retryable: r.Status == policy.StatusError && policy.Retryable(r.ErrorCode), Next: policy.NextAction(sit)}
+	return ItemView{ItemRow: r, Retryable: r.Status == policy.StatusError && policy.Retryable(r.ErrorCode), Next: policy.NextAction(sit),
+		Aged: s.aged(r, sit.Now)}
 }
 
 // Items lists items from the cache; it works with the API down. A long
@@ -50,7 +54,15 @@ func (s *Service) EachItem(ctx context.Context, f store.ItemFilter, fn func(Item
 		return err
 	}
 	sit := policy.Situation{RateLimitedUntil: until, Now: s.now()}
-	return s.db.EachItem(ctx, f, func(r store.ItemRow) error { return fn(s.view(r, sit)) })
+	notes, err := s.db.NoteCounts(ctx) // only items with notes: a small map
+	if err != nil {
+		return err
+	}
+	return s.db.EachItem(ctx, f, func(r store.ItemRow) error {
+		v := s.view(r, sit)
+		v.Notes = notes[r.ID]
+		return fn(v)
+	})
 }
 
 // CountItems is how many items a listing holds: the window sizes its table
@@ -76,7 +88,11 @@ func (s *Service) Item(ctx context.Context, id string) (Detail, error) {
 	if d.Attempts, err = s.db.ItemAttempts(ctx, id); err != nil {
 		return d, err
 	}
-	d.Audit, err = s.db.ItemAudit(ctx, id)
+	if d.Audit, err = s.db.ItemAudit(ctx, id); err != nil {
+		return d, err
+	}
+	d.NoteRows, err = s.db.ItemNotes(ctx, id)
+	d.Notes = len(d.NoteRows)
 	return d, err
 }
 
@@ -98,9 +114,13 @@ func (s *Service) ExportCSV(ctx context.Context, w io.Writer, batchID string) (i
 		return cw.Write(cells)
 	}
 	_ = write("batch_id", "customer_ref", "item_id", "file_name", "kind", "status", "risk_score",
-		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at")
+		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at", "notes")
+	notes, err := s.db.AllNotes(ctx)
+	if err != nil {
+		return 0, err
+	}
 	n := 0
-	err := s.EachItem(ctx, store.ItemFilter{BatchID: batchID}, func(it ItemView) error {
+	err = s.EachItem(ctx, store.ItemFilter{BatchID: batchID}, func(it ItemView) error {
 		score := ""
 		if it.Checked() {
 			score = strconv.Itoa(*it.RiskScore)
@@ -109,7 +129,8 @@ func (s *Service) ExportCSV(ctx context.Context, w io.Writer, batchID string) (i
 		// csv.Writer buffers; a failing writer shows in Error after a flush.
 		return write(it.BatchID, it.CustomerRef, it.ID, it.FileName, string(it.Kind),
 			string(it.Status), score, string(it.Recommendation), string(it.ErrorCode), it.ReportedCode,
-			strconv.FormatBool(it.Retryable), string(it.Next.Kind), string(it.OpenAction()), it.UpdatedAt.Format("2006-01-02T15:04:05Z"))
+			strconv.FormatBool(it.Retryable), string(it.Next.Kind), string(it.OpenAction()), it.UpdatedAt.Format("2006-01-02T15:04:05Z"),
+			notesCell(notes[it.ID]))
 	})
 	cw.Flush()
 	if err != nil {

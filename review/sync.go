@@ -92,7 +92,13 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 	if ctx.Err() != nil {
 		return p, cancelled()
 	}
-	return p, s.db.SetLastSync(ctx, s.now())
+	if err := s.db.SetLastSync(ctx, s.now()); err != nil {
+		return p, err
+	}
+	// team.go: who am I, and does the service speak 1.1. Asked after the
+	// pages, so that the first page keeps a connection of its own.
+	s.identifyOnce(ctx)
+	return p, nil
 }
 
 // fetched is a page, or the error that ended the fetching.

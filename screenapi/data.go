@@ -126,6 +126,7 @@ func (s *Server) seed() {
 				it.RiskScore = fp(140)
 			}
 			s.items[it.ID] = it
+			s.seedTeam(it, created)
 			bt.ItemIDs = append(bt.ItemIDs, it.ID)
 			if it.UpdatedAt.After(bt.UpdatedAt) {
 				bt.UpdatedAt = it.UpdatedAt

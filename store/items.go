@@ -35,19 +35,23 @@ const upsertBatchSQL = `INSERT INTO batches(id, customer_ref, created_at, update
 // An item row is replaced only by a newer (or equally new but different)
 // state of it: an older answer arriving late never undoes a newer one.
 const upsertItemSQL = `INSERT INTO items(id, batch_id, kind, file_name, media_type, size_bytes, status, risk_score,
-		recommendation, layers, error_code, reported_code, error_message, problem, attempt, updated_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		recommendation, layers, error_code, reported_code, error_message, problem, attempt, updated_at,
+		revision, status_since, claim_reviewer, claim_expires_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT(id) DO UPDATE SET batch_id = excluded.batch_id, kind = excluded.kind, file_name = excluded.file_name,
 		media_type = excluded.media_type, size_bytes = excluded.size_bytes, status = excluded.status,
 		risk_score = excluded.risk_score, recommendation = excluded.recommendation, layers = excluded.layers,
 		error_code = excluded.error_code, reported_code = excluded.reported_code,
 		error_message = excluded.error_message, problem = excluded.problem, attempt = excluded.attempt,
-		updated_at = excluded.updated_at
+		updated_at = excluded.updated_at,
+		revision = excluded.revision, status_since = excluded.status_since,
+		claim_reviewer = excluded.claim_reviewer, claim_expires_at = excluded.claim_expires_at
 	WHERE excluded.updated_at > items.updated_at
 	   OR (excluded.updated_at = items.updated_at AND (items.status IS NOT excluded.status
 	       OR items.risk_score IS NOT excluded.risk_score OR items.error_code IS NOT excluded.error_code
 	       OR items.reported_code IS NOT excluded.reported_code OR items.attempt IS NOT excluded.attempt
-	       OR items.problem IS NOT excluded.problem))`
+	       OR items.problem IS NOT excluded.problem OR items.revision IS NOT excluded.revision
+	       OR items.claim_reviewer IS NOT excluded.claim_reviewer OR items.claim_expires_at IS NOT excluded.claim_expires_at))`
 
 func itemArgs(it policy.Item) []any {
 	var score, layers any
@@ -67,7 +71,7 @@ func itemArgs(it policy.Item) []any {
 	}
 	return []any{it.ID, it.BatchID, string(it.Kind), it.FileName, it.MediaType, it.SizeBytes, string(it.Status),
 		score, rec, layers, code, nullStr(it.ReportedCode), nullStr(it.ErrorMessage), nullStr(it.Problem),
-		int64(it.Attempt), ms(it.UpdatedAt)}
+		int64(it.Attempt), ms(it.UpdatedAt), it.Revision, nullMS(it.StatusSince), claimReviewer(it), claimExpires(it)}
 }
 
 // layersJSON is json.Marshal(layers), byte for byte, without its
@@ -158,6 +162,9 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 				}
 				k, _ := res.RowsAffected()
 				n.Items += int(k)
+				if err := applyNotes(ctx, tx, it); err != nil {
+					return err
+				}
 			}
 			newest = max(newest, ms(b.UpdatedAt))
 		}
@@ -207,7 +214,8 @@ func (db *DB) dropHeld(ctx context.Context, batches []policy.Batch) ([]policy.Ba
 }
 
 const heldItemSQL = `SELECT COUNT(*) FROM items WHERE id = ? AND batch_id = ? AND (updated_at > ? OR (updated_at = ?
-	AND status IS ? AND risk_score IS ? AND error_code IS ? AND reported_code IS ? AND attempt IS ? AND problem IS ?))`
+	AND status IS ? AND risk_score IS ? AND error_code IS ? AND reported_code IS ? AND attempt IS ? AND problem IS ?
+	AND revision IS ? AND claim_reviewer IS ? AND claim_expires_at IS ?))`
 
 // holds reports whether the cache holds batch b exactly as sent.
 func (db *DB) holds(ctx context.Context, b policy.Batch) (bool, error) {
@@ -223,7 +231,8 @@ func (db *DB) holds(ctx context.Context, b policy.Batch) (bool, error) {
 	for _, it := range b.Items {
 		a := itemArgs(it)
 		// id, batch, then updated_at twice and the compared state.
-		if err := db.db.QueryRowContext(ctx, heldItemSQL, a[0], a[1], a[15], a[15], a[6], a[7], a[10], a[11], a[14], a[13]).Scan(&k); err != nil || k == 0 {
+		if err := db.db.QueryRowContext(ctx, heldItemSQL, a[0], a[1], a[15], a[15], a[6], a[7], a[10], a[11], a[14], a[13],
+			a[16], a[18], a[19]).Scan(&k); err != nil || k == 0 {
 			return false, err
 		}
 	}
@@ -288,7 +297,8 @@ func retryableList() string {
 
 const itemColumns = `i.id, i.batch_id, i.kind, i.file_name, i.media_type, i.size_bytes, i.status, i.risk_score,
 	i.recommendation, i.layers, i.error_code, i.reported_code, i.error_message, i.problem, i.attempt, i.updated_at,
-	b.customer_ref, a.id, a.kind, a.state, a.idempotency_key, a.last_error_code,` + triageColumns
+	b.customer_ref, a.id, a.kind, a.state, a.idempotency_key, a.last_error_code,
+	i.revision, i.status_since, i.claim_reviewer, i.claim_expires_at,` + triageColumns
 
 const newestAction = `
 	LEFT JOIN actions a ON a.id = (SELECT MAX(x.id) FROM actions x WHERE x.item_id = i.id)` + triageJoin
@@ -419,13 +429,15 @@ func scanItem(s scanner) (ItemRow, error) {
 	var updated int64
 	var aID sql.NullInt64
 	var aKind, aState, aKey, aCode sql.NullString
+	var tm teamColumns
 	var tr triageScan
 	err := s.Scan(append([]any{&r.ID, &r.BatchID, &r.Kind, &r.FileName, &r.MediaType, &r.SizeBytes, &r.Status, &score, &rec,
 		&layers, &code, &reported, &msg, &problem, &r.Attempt, &updated, &r.CustomerRef,
-		&aID, &aKind, &aState, &aKey, &aCode}, tr.dest()...)...)
+		&aID, &aKind, &aState, &aKey, &aCode, &r.Revision, &tm.since, &tm.reviewer, &tm.expires}, tr.dest()...)...)
 	if err != nil {
 		return r, err
 	}
+	tm.apply(&r.Item)
 	r.Triage = tr.triage()
 	r.UpdatedAt = fromMS(updated)
 	r.ErrorCode, r.ReportedCode, r.ErrorMessage, r.Problem = policy.Code(code.String), reported.String, msg.String, problem.String
