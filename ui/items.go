@@ -60,7 +60,10 @@ var allColumns = []column{
 	}},
 }
 
-func statusCell(v review.ItemView) (string, widget.Importance) { return statusLook(v.Item) }
+func statusCell(v review.ItemView) (string, widget.Importance) {
+	text, imp := statusLook(v.Item)
+	return withHolder(v, text, imp) // team.go: "Ben is on this until 10:19"
+}
 
 // statusFilter lists the status filter's choices in the rows' words.
 var statusFilter = []struct {
