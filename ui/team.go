@@ -361,3 +361,6 @@ func (t *itemTable) selectItem(id string) bool {
 	}
 	return false
 }
+
+// The workflow the window runs on offers the team features.
+var _ TeamWorkflow = (*review.Service)(nil)
