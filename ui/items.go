@@ -122,6 +122,7 @@ type itemTable struct {
 	desc    bool
 	row     int // selected row, -1 none
 	gen     int
+	wantID  string // team.go: select this item after the next refresh (Next)
 	content fyne.CanvasObject
 	// advanceFrom: after the action on this item, the next refresh moves
 	// the selection to the next item that needs the reviewer.
@@ -301,6 +302,9 @@ func (t *itemTable) refresh() {
 			keep := ""
 			if t.row >= 0 && t.row < len(t.rows) {
 				keep = t.rows[t.row].ID
+			}
+			if t.wantID != "" {
+				keep, t.wantID = t.wantID, ""
 			}
 			advance := t.advanceFrom != "" && t.advanceFrom == keep
 			t.advanceFrom = ""

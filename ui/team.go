@@ -316,9 +316,7 @@ func (v *teamView) onNext() {
 			} else {
 				v.saidItem, v.said = id, "Next: "+res.Why+"."
 			}
-			if !v.p.c.items.selectItem(id) { // not in the table's listing: open it anyway
-				v.p.show(id)
-			}
+			v.p.c.openItem(id, res.Item.BatchID)
 		}
 	})
 }
@@ -348,6 +346,21 @@ func (v *teamView) onAddNote() {
 			v.p.refresh()
 		}
 	})
+}
+
+// openItem selects an item in the table, opening its batch first when the
+// table lists another one (or all batches, when its batch is not listed).
+func (c *Console) openItem(id, batchID string) {
+	if c.items.selectItem(id) {
+		return
+	}
+	c.items.wantID = id
+	if i := c.batches.index(batchID); i >= 0 {
+		c.batches.open(i)
+		c.batches.list.ScrollTo(i)
+		return
+	}
+	c.batches.all.SetChecked(true) // its callback refreshes the items
 }
 
 // selectItem selects an item's row (which opens it) when the table shows

@@ -217,3 +217,30 @@ func TestWithoutTheTeamWorkflowNothingShows(t *testing.T) {
 		t.Fatal("the team part shows without a team workflow")
 	}
 }
+
+func TestNextOpensAnItemOfAnotherBatch(t *testing.T) {
+	here, there := errorItem("itm_1", "CLASSIFIER_TIMEOUT"), errorItem("itm_9", "INTERNAL_ERROR")
+	there.BatchID = "bat_2"
+	wf := newTeamFake(here, there)
+	wf.batches = []store.BatchSummary{{ID: "bat_1", CustomerRef: "CUST-1", CreatedAt: time.Now(), Items: 1},
+		{ID: "bat_2", CustomerRef: "CUST-2", CreatedAt: time.Now().Add(-time.Hour), Items: 1}}
+	c := newTeamConsole(t, wf)
+	if c.batches.batchID() != "bat_1" || c.panel.itemID != "itm_1" {
+		t.Fatalf("batch %q item %q", c.batches.batchID(), c.panel.itemID)
+	}
+	next := there
+	next.Claim = &policy.Claim{Reviewer: "ana", ExpiresAt: time.Now().Add(15 * time.Minute)}
+	wf.setClaim("itm_9", next.Claim)
+	wf.next = review.NextResult{Item: &next, Claimed: true}
+	c.onRune('n')
+	c.Settle()
+	if c.batches.batchID() != "bat_2" || c.panel.itemID != "itm_9" || c.items.row != 0 || c.panel.team.held != "itm_9" {
+		t.Fatalf("batch %q item %q row %d held %q", c.batches.batchID(), c.panel.itemID, c.items.row, c.panel.team.held)
+	}
+	// A reload (the cache changed) keeps it open.
+	c.apply(c.reload)
+	c.Settle()
+	if c.panel.itemID != "itm_9" || contains(wf.Calls(), "release itm_9") {
+		t.Fatalf("after a reload: %q %v", c.panel.itemID, wf.Calls())
+	}
+}
