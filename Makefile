@@ -20,7 +20,7 @@ BENCH_DISPLAY ?= :95
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: deps deps-shot deps-bench build demo test bench bench-build bench-smoke reliability screenshot package vet fmt-check clean
+.PHONY: deps deps-shot deps-bench build demo test fuzz bench bench-build bench-smoke reliability screenshot package vet fmt-check clean
 
 # Installs the Debian packages that are not there yet (as root, or with sudo).
 define apt_install
@@ -60,6 +60,18 @@ fmt-check:
 test: deps vet fmt-check bench-smoke
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./client/ ./review/ ./store/
+	$(MAKE) --no-print-directory fuzz
+
+# Each fuzz target for a few seconds (their seed corpora, under
+# testdata/fuzz, also run in every plain `go test`). FUZZTIME=1m for longer.
+FUZZTIME ?= 3s
+FUZZ_TARGETS := \
+	./client/:FuzzBatchPageDecoder ./client/:FuzzItemDecoder ./client/:FuzzErrorBody ./client/:FuzzRetryAfter \
+	./policy/:FuzzCheckFile ./internal/safetext/:FuzzCSVCell ./internal/safetext/:FuzzLine
+fuzz: deps
+	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
+		out=$$($(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg 2>&1) || { echo "$$out"; exit 1; }; done
 
 # The fault matrix through a real TCP proxy (toxiproxy, in-process) and
 # 20 SIGKILLs each during flushes, syncs and actions; prints the matrix (see

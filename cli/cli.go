@@ -346,7 +346,14 @@ func (r *runner) tokenSource() string {
 	case r.g.demo:
 		return "the built-in demo token of reviewer ana"
 	case r.g.cfg.TokenFile != "":
-		return "the file " + r.g.cfg.TokenFile
+		src := "the file " + r.g.cfg.TokenFile
+		// The window shows this line: it carries Finish's warnings (a token
+		// file that other users can read) until the window has a place of
+		// its own for them (Window.Config.Warnings).
+		for _, w := range r.g.cfg.Warnings {
+			src += ". Warning: " + w
+		}
+		return src
 	case r.g.cfg.Token != "":
 		return "the environment (REVIEWER_API_TOKEN)"
 	}
@@ -453,7 +460,7 @@ func describe(err error) string {
 	msg := code + ": " + strings.ReplaceAll(err.Error(), code+": ", "")
 	switch exitFor(err) {
 	case ExitReadFailed:
-		msg += "; nothing is queued and nothing changed at the service"
+		msg += "; the cache keeps what it had"
 		if e, ok := client.AsError(err); ok && e.Class == client.ClassRateLimited && !e.RetryAfter.IsZero() {
 			msg += "; run 'reviewer sync' again after " + e.RetryAfter.Local().Format("15:04:05")
 		} else {

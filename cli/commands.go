@@ -297,6 +297,10 @@ func (r *runner) action(cmd string, args []string) (int, error) {
 // report prints an action's outcome and returns its exit status.
 func (r *runner) report(res review.Result) (int, error) {
 	a := res.Action
+	if res.Skip == review.SkipBusy { // another process claimed it between the intent and the send
+		return ExitUnknown, fmt.Errorf("%s %s (key %s) is being sent by another process until %s; see 'reviewer outbox'",
+			a.Kind, a.ItemID, a.Key, a.LeaseUntil.Local().Format("15:04:05"))
+	}
 	switch a.State {
 	case policy.ActionDone:
 		what := "done"
@@ -377,8 +381,8 @@ func flushSummary(fr review.FlushResult) string {
 	line := fmt.Sprintf("flushed %s: %d done, %d refused by the API, %d unknown, %d still queued",
 		plural(fr.Sent(), "action", "actions"), fr.Done, fr.Failed, fr.Unknown, fr.Queued)
 	if fr.TakenOver > 0 {
-		line += fmt.Sprintf("; %s sent but taken over by another process after this one's lease ran out (it reconciles %s)",
-			plural(fr.TakenOver, "was", "were"), plural2(fr.TakenOver, "it", "them"))
+		line += fmt.Sprintf("; %s sent, then taken over by another process when this one's lease ran out (that process records the outcome)",
+			plural(fr.TakenOver, "action was", "actions were"))
 	}
 	if n := len(fr.Busy); n > 0 {
 		until := fr.Busy[0].LeaseUntil
@@ -402,14 +406,6 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
-}
-
-// plural2 is one or many, without the number.
-func plural2(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func (r *runner) cancel(args []string) (int, error) {

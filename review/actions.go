@@ -304,7 +304,8 @@ func event(err error) policy.ActionEvent {
 		switch {
 		case e.Code == policy.CodeIdempotencyKeyInUse:
 			return policy.EventNoAnswer // the first request with this key is still running
-		case e.HTTPStatus >= 500, e.Code == policy.CodeUnauthenticated, e.Code == policy.CodeForbidden,
+		case e.ReportedCode == "", // no error body of the service's: a proxy's answer, not one for the key
+			e.HTTPStatus >= 500, e.Code == policy.CodeUnauthenticated, e.Code == policy.CodeForbidden,
 			e.Code == policy.CodeServiceUnavailable, e.Code == policy.CodeClaimed:
 			return policy.EventTurnedAway
 		}

@@ -5,9 +5,15 @@
 //
 // Every action follows one life: the reviewer acts; the action is written
 // with a new Idempotency-Key before any call; it is claimed under a lease and
-// sent; its outcome is recorded with the evidence of every attempt. Nothing
-// reached the API: it stays queued. The outcome is unknown: it is sent again
-// later with the same key, and the service replays its stored answer.
+// sent; its outcome is recorded with the evidence of every attempt. The
+// states and every move between them are policy's action machine
+// (policy.Transition); this package only says which event a call met
+// (event). A first send that reached nothing goes back to the queue. An
+// action that may have reached the service is unknown until the service
+// answers for its key: it is sent again later with the same key (the
+// service replays its stored answer), never cancelled, never repeated with
+// a new key. A sender whose lease ran out is fenced; an outcome that could
+// not be recorded after a call is reported as unknown, with the key.
 package review
 
 import (
@@ -47,7 +53,8 @@ type Service struct {
 	afterIntent func(store.Action) // tests: runs between writing an action and sending it
 	afterCall   func(store.Action) // tests: runs between a call's answer and recording it
 
-	team teamState // team.go
+	claimedBy func(r store.ItemRow, me string, now time.Time) string // who else holds an item (bulk.go)
+	team      teamState                                              // team.go
 }
 
 // New builds the workflow.

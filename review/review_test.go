@@ -478,6 +478,11 @@ func helper(mode string) int {
 	switch mode {
 	case "crash":
 		svc.SetAfterIntent(func(store.Action) { syscall.Kill(os.Getpid(), syscall.SIGKILL) })
+	case "bulk-crash":
+		bulkCrash(svc)
+		return 0
+	case "crash-after-call": // the service ran it; the answer dies with the process
+		svc.SetAfterCall(func(store.Action) { syscall.Kill(os.Getpid(), syscall.SIGKILL) })
 	case "race":
 		// Ready with the cache open; go when the parent closes stdin, so
 		// that both processes write their intent at the same moment.

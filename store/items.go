@@ -210,6 +210,7 @@ type ItemRow struct {
 	policy.Item
 	CustomerRef string
 	Action      *ActionRef // newest action, open or not
+	Triage                 // age and snooze (triage.go)
 }
 
 // OpenAction is the state of the item's open action, "" when none.
@@ -228,15 +229,17 @@ type ItemFilter struct {
 	Retryable   bool        // errors a person may re-submit
 	NeedsAction bool        // retryable errors, errors needing a new file not yet requested, unknown outcomes
 	Search      string      // in id, file name, customer reference
-	SortBy      string      // file, kind, status, score, recommendation, code, updated (default: batch order)
+	SortBy      string      // file, kind, status, score, recommendation, code, updated, since (default: batch order)
 	Desc        bool
 	Limit       int
 	Offset      int
+	TriageFilter
 }
 
 var sortColumns = map[string]string{
 	"file": "i.file_name", "kind": "i.kind", "status": "i.status", "score": "i.risk_score",
 	"recommendation": "i.recommendation", "code": "i.error_code", "updated": "i.updated_at", "id": "i.id",
+	"since": "ss.since",
 }
 
 func retryableList() string {
@@ -252,10 +255,10 @@ func retryableList() string {
 const itemColumns = `i.id, i.batch_id, i.kind, i.file_name, i.media_type, i.size_bytes, i.status, i.risk_score,
 	i.recommendation, i.layers, i.error_code, i.reported_code, i.error_message, i.problem, i.attempt, i.updated_at,
 	b.customer_ref, a.id, a.kind, a.state, a.idempotency_key, a.last_error_code,
-	i.revision, i.status_since, i.claim_reviewer, i.claim_expires_at`
+	i.revision, i.status_since, i.claim_reviewer, i.claim_expires_at,` + triageColumns
 
 const newestAction = `
-	LEFT JOIN actions a ON a.id = (SELECT MAX(x.id) FROM actions x WHERE x.item_id = i.id)`
+	LEFT JOIN actions a ON a.id = (SELECT MAX(x.id) FROM actions x WHERE x.item_id = i.id)` + triageJoin
 
 // itemFrom finds items by their own keys.
 const itemFrom = ` FROM items i JOIN batches b ON b.id = i.batch_id` + newestAction
@@ -263,11 +266,14 @@ const itemFrom = ` FROM items i JOIN batches b ON b.id = i.batch_id` + newestAct
 // listFrom walks batches newest first and their items in order, so that the
 // default order needs no sort and a LIMIT stops early (CROSS JOIN fixes the
 // loop order in SQLite).
-const listFrom = ` FROM batches b CROSS JOIN items i ON i.batch_id = b.id` + newestAction
+// INDEXED BY keeps the inner loop on a batch's own items whatever other
+// index a filter could tempt the planner with.
+const listFrom = ` FROM batches b CROSS JOIN items i INDEXED BY items_batch ON i.batch_id = b.id` + newestAction
 
-// ItemsQuery is the SQL and the arguments of a listing: what Items and
-// EachItem run (the performance suite gives it to the sqlite3 shell).
-func ItemsQuery(f ItemFilter) (string, []any) {
+// ItemsQuery is the SQL and the arguments of a listing at the time now (a
+// snooze or an age is relative to it): what Items and EachItem run (the
+// performance suite gives it to the sqlite3 shell).
+func ItemsQuery(f ItemFilter, now time.Time) (string, []any) {
 	var where []string
 	var args []any
 	if f.BatchID != "" {
@@ -285,6 +291,7 @@ func ItemsQuery(f ItemFilter) (string, []any) {
 	if f.NeedsAction {
 		where = append(where, `(a.state IN `+reconcileSQL+` OR (i.status = 'error' AND (a.state IS NULL OR a.state NOT IN `+openSQL+`)))`)
 	}
+	where, args = f.TriageFilter.where(where, args, now, f.NeedsAction)
 	if s := strings.TrimSpace(f.Search); s != "" {
 		like := "%" + strings.NewReplacer("%", `\%`, "_", `\_`).Replace(s) + "%"
 		where = append(where, `(i.id LIKE ? ESCAPE '\' OR i.file_name LIKE ? ESCAPE '\' OR b.customer_ref LIKE ? ESCAPE '\')`)
@@ -328,7 +335,7 @@ func (db *DB) Items(ctx context.Context, f ItemFilter) ([]ItemRow, error) {
 // it: memory stays flat however many rows match. An error from fn stops
 // the listing and is returned.
 func (db *DB) EachItem(ctx context.Context, f ItemFilter, fn func(ItemRow) error) error {
-	q, args := ItemsQuery(f)
+	q, args := ItemsQuery(f, db.now())
 	rows, err := db.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return err
@@ -349,7 +356,7 @@ func (db *DB) EachItem(ctx context.Context, f ItemFilter, fn func(ItemRow) error
 // CountItems is how many items a listing holds (Limit and Offset aside).
 func (db *DB) CountItems(ctx context.Context, f ItemFilter) (int, error) {
 	f.Limit, f.Offset, f.SortBy = 0, 0, ""
-	q, args := ItemsQuery(f)
+	q, args := ItemsQuery(f, db.now())
 	q = q[:strings.LastIndex(q, " ORDER BY ")]
 	var n int
 	err := db.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM ("+q+")", args...).Scan(&n)
@@ -380,13 +387,15 @@ func scanItem(s scanner) (ItemRow, error) {
 	var aID sql.NullInt64
 	var aKind, aState, aKey, aCode sql.NullString
 	var tm teamColumns
-	err := s.Scan(&r.ID, &r.BatchID, &r.Kind, &r.FileName, &r.MediaType, &r.SizeBytes, &r.Status, &score, &rec,
+	var tr triageScan
+	err := s.Scan(append([]any{&r.ID, &r.BatchID, &r.Kind, &r.FileName, &r.MediaType, &r.SizeBytes, &r.Status, &score, &rec,
 		&layers, &code, &reported, &msg, &problem, &r.Attempt, &updated, &r.CustomerRef,
-		&aID, &aKind, &aState, &aKey, &aCode, &r.Revision, &tm.since, &tm.reviewer, &tm.expires)
+		&aID, &aKind, &aState, &aKey, &aCode, &r.Revision, &tm.since, &tm.reviewer, &tm.expires}, tr.dest()...)...)
 	if err != nil {
 		return r, err
 	}
 	tm.apply(&r.Item)
+	r.Triage = tr.triage()
 	r.UpdatedAt = fromMS(updated)
 	r.ErrorCode, r.ReportedCode, r.ErrorMessage, r.Problem = policy.Code(code.String), reported.String, msg.String, problem.String
 	if r.Status == policy.StatusScored && score.Valid {

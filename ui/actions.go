@@ -61,7 +61,7 @@ func (c *Console) tick() {
 // one-open-action rule, a double click is one action. The panel shows the
 // time spent and the limit, and offers "Stop waiting".
 func (p *itemPanel) act(kind policy.ActionKind, label string, run func(ctx context.Context, id string) (review.Result, error)) {
-	if !p.loaded || p.c.flight(p.itemID) != nil {
+	if !p.ready() || p.c.flight(p.itemID) != nil {
 		return
 	}
 	id := p.itemID
@@ -103,7 +103,7 @@ func (p *itemPanel) onStopWaiting() {
 // onResubmit asks first: a re-submission is a paid re-run. The dialog's
 // default button confirms, so r then Enter does it.
 func (p *itemPanel) onResubmit() {
-	if !p.loaded || p.c.flight(p.itemID) != nil || policy.CanResubmit(p.situation()) != nil {
+	if !p.ready() || p.c.flight(p.itemID) != nil || policy.CanResubmit(p.situation()) != nil {
 		return
 	}
 	id, name := p.itemID, p.detail.FileName
@@ -143,7 +143,7 @@ func (c *Console) confirm(title, text, action string, yes func()) {
 // code. An empty message is refused here: what is sent is what was on
 // screen.
 func (p *itemPanel) onRequestFile() {
-	if !p.loaded || p.c.flight(p.itemID) != nil || policy.CanRequestFile(p.situation()) != nil {
+	if !p.ready() || p.c.flight(p.itemID) != nil || policy.CanRequestFile(p.situation()) != nil {
 		return
 	}
 	id := p.itemID
@@ -213,7 +213,7 @@ var uploadExts = []string{".jpg", ".jpeg", ".png", ".webp", ".pdf", ".JPG", ".JP
 func (p *itemPanel) onUpload() { p.openUpload("") }
 
 func (p *itemPanel) openUpload(path string) {
-	if !p.loaded || p.c.flight(p.itemID) != nil || policy.CanReplace(p.situation()) != nil {
+	if !p.ready() || p.c.flight(p.itemID) != nil || policy.CanReplace(p.situation()) != nil {
 		return
 	}
 	id := p.itemID
@@ -344,7 +344,7 @@ func (p *itemPanel) uploadFile(path string) {
 }
 
 func (p *itemPanel) onCancel() {
-	if !p.loaded || p.c.flight(p.itemID) != nil || p.detail.Action == nil || p.detail.OpenAction() != policy.ActionQueued {
+	if !p.ready() || p.c.flight(p.itemID) != nil || p.detail.Action == nil || p.detail.OpenAction() != policy.ActionQueued {
 		return
 	}
 	actionID, id := p.detail.Action.ID, p.itemID

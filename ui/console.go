@@ -122,9 +122,9 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	c.panel = newItemPanel(c)
 
 	c.right = container.NewHSplit(c.items.content, c.panel.content)
-	c.right.Offset = 0.66
+	c.right.Offset = 0.69
 	main := container.NewHSplit(c.batches.content, c.right)
-	main.Offset = 0.17
+	main.Offset = 0.16
 	c.body = container.NewStack(main)
 	win.SetContent(container.NewBorder(c.strip.content, nil, nil, nil, c.body))
 	c.bindKeys()
@@ -198,7 +198,7 @@ func (c *Console) togglePanel() {
 		c.right.Offset = 1
 	} else {
 		c.right.Trailing.Show()
-		c.right.Offset = 0.66
+		c.right.Offset = 0.69
 	}
 	c.right.Refresh()
 	c.strip.panelBtn.SetText(map[bool]string{true: "Show panel", false: "Hide panel"}[c.panelOff])

@@ -209,11 +209,17 @@ func scoredItem(id string, score int, rec policy.Recommendation) review.ItemView
 
 func newTestConsole(t *testing.T, wf *fakeWorkflow) *Console {
 	t.Helper()
+	return newTestConsoleWith(t, wf, Options{})
+}
+
+func newTestConsoleWith(t *testing.T, wf *fakeWorkflow, opts Options) *Console {
+	t.Helper()
 	t.Setenv("LANG", "en_US.UTF-8")
 	a := test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	w.Resize(fyne.NewSize(1280, 800))
-	c := NewConsole(w, wf, Options{Prefs: a.Preferences()})
+	opts.Prefs = a.Preferences()
+	c := NewConsole(w, wf, opts)
 	c.apply(c.reload) // as the UI goroutine would: one widget update at a time
 	c.Settle()
 	return c

@@ -71,7 +71,7 @@ func statusLook(it policy.Item) (string, widget.Importance) {
 	case policy.StatusInvalid:
 		return "? invalid answer", widget.WarningImportance
 	case policy.StatusPending:
-		return "… pending", widget.LowImportance
+		return "… pending", widget.MediumImportance
 	case policy.StatusAwaitingFile:
 		return "→ awaiting file", widget.MediumImportance
 	}

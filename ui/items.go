@@ -5,6 +5,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/policy"
@@ -24,35 +25,35 @@ type column struct {
 }
 
 // fileMin is the narrowest the file column gets; it takes the spare width.
-const fileMin = 150
+const fileMin = 120
 
 var allColumns = []column{
 	{"File", "file", fileMin, 0, func(v review.ItemView) (string, widget.Importance) { return v.FileName, widget.MediumImportance }},
 	{"Customer", "", 96, 0, func(v review.ItemView) (string, widget.Importance) { return v.CustomerRef, widget.MediumImportance }},
-	{"Kind", "kind", 50, 4, func(v review.ItemView) (string, widget.Importance) {
+	{"Kind", "kind", 48, 4, func(v review.ItemView) (string, widget.Importance) {
 		if v.Kind == policy.KindSelfie {
 			return "selfie", widget.MediumImportance
 		}
 		return "ID", widget.MediumImportance
 	}},
-	{"Status", "status", 116, 0, statusCell},
-	{"Score", "score", 50, 0, func(v review.ItemView) (string, widget.Importance) { return scoreText(v.Item), widget.MediumImportance }},
+	{"Status", "status", 112, 0, statusCell},
+	{"Score", "score", 46, 0, func(v review.ItemView) (string, widget.Importance) { return scoreText(v.Item), widget.MediumImportance }},
 	{"Rec.", "recommendation", 66, 2, func(v review.ItemView) (string, widget.Importance) {
 		return recommendationText(v.Item), widget.MediumImportance
 	}},
-	{"Code", "code", 186, 0, func(v review.ItemView) (string, widget.Importance) {
+	{"Code", "code", 190, 0, func(v review.ItemView) (string, widget.Importance) {
 		if v.ErrorCode == "" {
-			return "—", widget.LowImportance
+			return "—", widget.MediumImportance
 		}
 		return string(v.ErrorCode), widget.MediumImportance
 	}},
-	{"Retry", "", 48, 3, func(v review.ItemView) (string, widget.Importance) {
+	{"Retry", "", 44, 3, func(v review.ItemView) (string, widget.Importance) {
 		if v.Retryable {
 			return "yes", widget.MediumImportance
 		}
-		return "—", widget.LowImportance
+		return "—", widget.MediumImportance
 	}},
-	{"Action", "", 80, 1, func(v review.ItemView) (string, widget.Importance) {
+	{"Action", "", 70, 1, func(v review.ItemView) (string, widget.Importance) {
 		if v.Action != nil && v.Action.State == policy.ActionUnknown {
 			return actionText(v), widget.WarningImportance
 		}
@@ -92,6 +93,16 @@ func (t *keyTable) TypedKey(ev *fyne.KeyEvent) {
 		return
 	}
 	t.Table.TypedKey(ev)
+}
+
+// Tapped selects the cell and takes the focus. (Table.Tapped looks its
+// canvas up by the embedded *Table, which is not on the canvas, so on its
+// own it never focuses an extended table and arrows went nowhere.)
+func (t *keyTable) Tapped(ev *fyne.PointEvent) {
+	t.Table.Tapped(ev)
+	if c := fyne.CurrentApp().Driver().CanvasForObject(t); c != nil && c.Focused() != t {
+		c.Focus(t)
+	}
 }
 
 func (t *keyTable) TypedRune(r rune) {
@@ -145,7 +156,6 @@ func newItemTable(c *Console) *itemTable {
 	t.code = widget.NewSelect(codes, func(string) { t.refresh() })
 	t.code.SetSelectedIndex(0)
 	t.needs = widget.NewCheck("Needs my action", func(bool) { t.refresh() })
-	t.count.Importance = widget.LowImportance
 
 	t.table = &keyTable{}
 	t.table.Length = func() (int, int) { return len(t.rows), len(t.cols) }
@@ -179,8 +189,8 @@ func newItemTable(c *Console) *itemTable {
 	}
 	t.table.ExtendBaseWidget(t.table)
 	t.layoutColumns()
-	filters := container.NewBorder(nil, nil, t.needs, t.count, container.NewGridWithColumns(2, t.status, t.code))
-	t.content = container.NewBorder(filters, nil, nil, nil, t.table)
+	filters := container.NewBorder(nil, nil, t.needs, nil, container.NewGridWithColumns(2, t.status, t.code))
+	t.content = container.NewBorder(filters, t.count, nil, nil, t.table)
 	return t
 }
 
@@ -200,10 +210,11 @@ func (t *itemTable) layoutColumns() {
 	if width <= 0 {
 		width = 900
 	}
-	width -= 12 // the vertical scroll bar
+	width -= 14                // the vertical scroll bar
+	sep := theme.Padding() + 1 // between columns
 	sum := func(cs []column) (s float32) {
 		for _, c := range cs {
-			s += c.width + 1
+			s += c.width + sep
 		}
 		return s
 	}
@@ -221,6 +232,13 @@ func (t *itemTable) layoutColumns() {
 	}
 	if spare := width - sum(cols); spare > 0 {
 		cols[0].width += spare
+	} else if total := sum(cols); total > 0 {
+		// Narrower still: every column gives up the same share (a cut
+		// text shows whole in its tooltip).
+		f := width / total
+		for i := range cols {
+			cols[i].width = float32(int(cols[i].width*f)) - sep
+		}
 	}
 	t.cols = cols
 	for i, col := range cols {

@@ -73,9 +73,9 @@ func newItemPanel(c *Console) *itemPanel {
 	p.details.TextStyle.Monospace = true
 	p.resubmit = newTipButton("Re-submit", theme.MediaReplayIcon(), "Re-run the paid analysis on the same file (key: r, then Enter)", p.onResubmit)
 	p.resubmit.Importance = widget.HighImportance
-	p.request = newTipButton("Request new file", theme.MailSendIcon(), "Ask the customer for a new file (key: f)", p.onRequestFile)
-	p.upload = newTipButton("Upload replacement", theme.UploadIcon(), "Upload the file the customer sent (key: u; or drop a file on the window)", p.onUpload)
-	p.cancel = newTipButton("Cancel queued action", theme.CancelIcon(), "Cancel the action that waits in the outbox (key: x)", p.onCancel)
+	p.request = newTipButton("Request file", theme.MailSendIcon(), "Ask the customer for a new file (key: f)", p.onRequestFile)
+	p.upload = newTipButton("Upload file", theme.UploadIcon(), "Upload the file the customer sent (key: u; or drop a file on the window)", p.onUpload)
+	p.cancel = newTipButton("Cancel queued", theme.CancelIcon(), "Cancel the action that waits in the outbox (key: x)", p.onCancel)
 	p.stop = newTipButton("Stop waiting", theme.MediaStopIcon(), "Stop waiting for the answer: the action stays unknown and is checked later with the same key, never sent again blind (key: Esc)", p.onStopWaiting)
 	p.cancel.Hide()
 	p.stop.Hide()
@@ -397,3 +397,7 @@ func auditText(d review.Detail) string {
 	}
 	return strings.TrimSpace(b.String())
 }
+
+// ready: the panel shows the loaded detail of the selected item (not the
+// previous item's while the next one loads).
+func (p *itemPanel) ready() bool { return p.loaded && p.detail.ID == p.itemID }

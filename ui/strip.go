@@ -35,7 +35,7 @@ type statusStrip struct {
 
 func newKeyLabel(text string) *widget.Label {
 	l := widget.NewLabel(text)
-	l.TextStyle = fyne.TextStyle{Bold: true, Monospace: true}
+	l.TextStyle = fyne.TextStyle{Bold: true}
 	return l
 }
 

@@ -1,0 +1,509 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/store"
+)
+
+// Bulk actions: a plan that says what a selection will cost and what it
+// leaves out and why; a confirmation that queues every action durably, each
+// with its own key, in one transaction; a run that sends them with a small
+// bounded concurrency and stops starting new sends as soon as the API
+// cannot take them (circuit open, rate limit, unreachable), leaving the rest
+// queued for the next flush; and an undo that cancels what is still queued.
+//
+// Nothing is sent twice: each action has one key, the store lets one sender
+// hold it, and a repeat replays the service's stored answer. Paid analyses
+// never exceed the confirmed count: a run holds at most that many actions
+// (the database refuses more), one per item.
+
+// DefaultBulkConcurrency is how many actions of a run are in flight at once.
+const DefaultBulkConcurrency = 4
+
+// Selection is what a bulk action is planned on: the items of IDs, or, when
+// IDs is nil, the items a filter lists.
+type Selection struct {
+	IDs    []string
+	Filter store.ItemFilter
+}
+
+// PlanItem is an item a plan will act on.
+type PlanItem struct {
+	ItemID   string
+	BatchID  string
+	FileName string
+	Code     policy.Code
+}
+
+// Skipped is an item a plan leaves out, and why. Detail names who holds a
+// claimed item.
+type Skipped struct {
+	ItemID string
+	Reason policy.Skip
+	Detail string
+}
+
+// Plan is what a bulk action will do, shown before anything is queued.
+type Plan struct {
+	Kind    policy.ActionKind
+	Items   []PlanItem
+	Skipped []Skipped
+	// Messages is the customer message per code for file requests,
+	// prefilled by policy and editable once for all items of the code.
+	Messages map[policy.Code]string
+	// WaitUntil is a rate-limit wait running when the plan was made: the
+	// actions are queued and go out when it ends.
+	WaitUntil time.Time
+	MadeAt    time.Time
+}
+
+// PaidAnalyses is how many paid analyses the plan may cost: one per item
+// re-submitted, none for a file request.
+func (p Plan) PaidAnalyses() int {
+	if p.Kind == policy.ActionResubmit {
+		return len(p.Items)
+	}
+	return 0
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// Headline is the plan in one line: "Re-submit 12 items: 12 paid analyses".
+func (p Plan) Headline() string {
+	if p.Kind == policy.ActionResubmit {
+		return fmt.Sprintf("Re-submit %s: %s", plural(len(p.Items), "item", "items"),
+			plural(p.PaidAnalyses(), "paid analysis", "paid analyses"))
+	}
+	return fmt.Sprintf("Request new files for %s from the customers: no paid analysis", plural(len(p.Items), "item", "items"))
+}
+
+// SkipLines say what the plan leaves out and why, most first:
+// "3 need a new file", "1 is claimed by Ben", "2 already have an action waiting".
+func (p Plan) SkipLines() []string {
+	type key struct {
+		r policy.Skip
+		d string
+	}
+	counts := map[key]int{}
+	for _, s := range p.Skipped {
+		counts[key{s.Reason, s.Detail}]++
+	}
+	keys := make([]key, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if counts[keys[i]] != counts[keys[j]] {
+			return counts[keys[i]] > counts[keys[j]]
+		}
+		return keys[i].r+policy.Skip(keys[i].d) < keys[j].r+policy.Skip(keys[j].d)
+	})
+	lines := make([]string, len(keys))
+	for i, k := range keys {
+		lines[i] = skipLine(k.r, k.d, counts[k])
+	}
+	return lines
+}
+
+func skipLine(r policy.Skip, detail string, n int) string {
+	verb := func(one, many string) string { return fmt.Sprintf("%d %s", n, pick(n, one, many)) }
+	switch r {
+	case policy.SkipNeedsFile:
+		return verb("needs a new file", "need a new file")
+	case policy.SkipRetryable:
+		return verb("can be re-submitted instead", "can be re-submitted instead")
+	case policy.SkipActionOpen:
+		return verb("already has an action waiting", "already have an action waiting")
+	case policy.SkipInvalid:
+		return verb("has no valid answer (sync again)", "have no valid answer (sync again)")
+	case policy.SkipNotInError:
+		return verb("is not in error", "are not in error")
+	case policy.SkipClaimed:
+		return verb("is claimed by "+detail, "are claimed by "+detail)
+	}
+	return verb("is left out: "+string(r), "are left out: "+string(r))
+}
+
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// SetMessage edits the customer message of one code, once for all the
+// plan's items with that code.
+func (p *Plan) SetMessage(code policy.Code, text string) error {
+	text = strings.TrimSpace(text)
+	if _, ok := p.Messages[code]; !ok {
+		return policy.Errorf(policy.CodeInvalidInput, "the plan has no item with code %s", code)
+	}
+	if text == "" {
+		return policy.Errorf(policy.CodeInvalidInput, "the message for %s cannot be empty", code)
+	}
+	p.Messages[code] = text
+	return nil
+}
+
+// Codes lists the plan's codes in a stable order (for the message editor).
+func (p Plan) Codes() []policy.Code {
+	var out []policy.Code
+	seen := map[policy.Code]bool{}
+	for _, it := range p.Items {
+		if !seen[it.Code] {
+			seen[it.Code] = true
+			out = append(out, it.Code)
+		}
+	}
+	return out
+}
+
+// SetClaimCheck tells the workflow who holds an item (contract 1.1): it
+// returns the other reviewer's name when someone else holds the item at
+// now, "" otherwise. Bulk plans leave such items out ("1 is claimed by
+// Ben"). Without it nothing counts as claimed.
+func (s *Service) SetClaimCheck(f func(r store.ItemRow, me string, now time.Time) string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.claimedBy = f
+}
+
+func (s *Service) claimCheck() func(store.ItemRow, string, time.Time) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.claimedBy
+}
+
+func (s *Service) selected(ctx context.Context, sel Selection) ([]store.ItemRow, error) {
+	if sel.IDs != nil {
+		return s.db.ItemsByID(ctx, sel.IDs)
+	}
+	f := sel.Filter
+	f.Limit, f.Offset = 0, 0
+	return s.db.Items(ctx, f)
+}
+
+// PlanResubmit plans the re-submission of a selection: only items whose
+// code a re-run may help, with no open action, not claimed by someone else.
+func (s *Service) PlanResubmit(ctx context.Context, sel Selection) (Plan, error) {
+	return s.plan(ctx, sel, policy.ActionResubmit, policy.ResubmitSkip)
+}
+
+// PlanRequestFiles plans a file request for each item of a selection whose
+// code needs a new file, with the message prefilled per code.
+func (s *Service) PlanRequestFiles(ctx context.Context, sel Selection) (Plan, error) {
+	return s.plan(ctx, sel, policy.ActionFileRequest, policy.RequestFileSkip)
+}
+
+func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKind, skip func(policy.Situation) policy.Skip) (Plan, error) {
+	rows, err := s.selected(ctx, sel)
+	if err != nil {
+		return Plan{}, err
+	}
+	until, err := s.db.RateLimitedUntil(ctx)
+	if err != nil {
+		return Plan{}, err
+	}
+	now, me, claimed := s.now(), s.who(), s.claimCheck()
+	p := Plan{Kind: kind, MadeAt: now}
+	if kind == policy.ActionFileRequest {
+		p.Messages = map[policy.Code]string{}
+	} else if now.Before(until) {
+		p.WaitUntil = until
+	}
+	for _, r := range rows {
+		sit := policy.Situation{Item: r.Item, OpenAction: r.OpenAction(), Now: now}
+		reason := skip(sit)
+		detail := ""
+		if reason == "" && claimed != nil {
+			if who := claimed(r, me, now); who != "" {
+				reason, detail = policy.SkipClaimed, who
+			}
+		}
+		if reason != "" {
+			p.Skipped = append(p.Skipped, Skipped{ItemID: r.ID, Reason: reason, Detail: detail})
+			continue
+		}
+		p.Items = append(p.Items, PlanItem{ItemID: r.ID, BatchID: r.BatchID, FileName: r.FileName, Code: r.ErrorCode})
+		if p.Messages != nil {
+			if _, ok := p.Messages[r.ErrorCode]; !ok {
+				p.Messages[r.ErrorCode] = policy.Info(r.ErrorCode).CustomerMessage
+			}
+		}
+	}
+	return p, nil
+}
+
+// Run is a confirmed bulk action: its actions are queued.
+type Run struct {
+	store.BulkRun
+	Actions []store.Action
+	// Refused are the plan's items that changed between the plan and the
+	// confirmation (an action opened, a status moved): left out, not queued.
+	Refused []store.Refusal
+}
+
+// Confirm queues every action of a plan durably, each with its own key, in
+// one transaction, before any call. Each item is judged again inside the
+// transaction; what changed since the plan is left out and reported.
+func (s *Service) Confirm(ctx context.Context, p Plan) (Run, error) {
+	if len(p.Items) == 0 {
+		return Run{}, policy.Errorf(policy.CodeConflict, "the plan holds no item to act on")
+	}
+	check := func(sit policy.Situation) error {
+		skip := policy.RequestFileSkip(sit)
+		if p.Kind == policy.ActionResubmit {
+			skip = policy.ResubmitSkip(sit)
+		}
+		if skip == policy.SkipActionOpen {
+			return policy.Errorf(policy.CodeActionOpen, "item %s already has an open action", sit.Item.ID)
+		}
+		if skip != "" {
+			return policy.Errorf(policy.CodeConflict, "item %s changed since the plan (%s)", sit.Item.ID, skip)
+		}
+		return nil
+	}
+	actions := make([]store.Action, len(p.Items))
+	for i, it := range p.Items {
+		actions[i] = store.Action{ItemID: it.ItemID, Kind: p.Kind, Key: s.newKey()}
+		if p.Kind == policy.ActionFileRequest {
+			actions[i].Message = p.Messages[it.Code]
+		}
+	}
+	run, created, refused, err := s.db.CreateRun(ctx, p.Kind, s.who(), actions, check)
+	if err != nil {
+		return Run{}, err
+	}
+	return Run{BulkRun: run, Actions: created, Refused: refused}, nil
+}
+
+// RunProgress counts a run's actions by state.
+type RunProgress struct {
+	Total     int
+	Done      int // the service carried it out
+	Failed    int // the service said no
+	Unknown   int // sent, no answer: the next flush reconciles it with the same key
+	Queued    int // not sent (yet): goes out with the next flush, or can be cancelled
+	Sending   int
+	Cancelled int
+}
+
+func (p *RunProgress) add(st policy.ActionState, n int) {
+	switch st {
+	case policy.ActionDone:
+		p.Done += n
+	case policy.ActionFailed:
+		p.Failed += n
+	case policy.ActionUnknown:
+		p.Unknown += n
+	case policy.ActionQueued:
+		p.Queued += n
+	case policy.ActionSending:
+		p.Sending += n
+	case policy.ActionCancelled:
+		p.Cancelled += n
+	}
+}
+
+// Settled is how many actions have an outcome (done, failed or cancelled).
+func (p RunProgress) Settled() int { return p.Done + p.Failed + p.Cancelled }
+
+// ItemResult is one item's outcome in a run.
+type ItemResult struct {
+	Action store.Action
+	Err    error // why it is not done, when the send said
+}
+
+// RunResult is a run after sending.
+type RunResult struct {
+	Run      store.BulkRun
+	Progress RunProgress
+	Items    []ItemResult
+	// Stopped says why the run stopped starting sends before the end ("" when
+	// it did not): the rest stays queued for the next flush.
+	Stopped string
+}
+
+// RunOptions tune a run.
+type RunOptions struct {
+	Concurrency int               // actions in flight at once (default 4)
+	Progress    func(RunProgress) // after each action's send; from the run's goroutines
+}
+
+// SendRun sends a run's queued actions (and reconciles its unknown ones)
+// with a bounded concurrency. It stops starting sends when the circuit is
+// open, a rate-limit wait runs, the API is unreachable, or ctx ends; what
+// was not started stays queued, visibly, for the next flush.
+func (s *Service) SendRun(ctx context.Context, runID int64, opts RunOptions) (RunResult, error) {
+	run, err := s.db.Run(ctx, runID)
+	if err != nil {
+		return RunResult{}, err
+	}
+	acts, err := s.db.RunActions(ctx, runID)
+	if err != nil {
+		return RunResult{}, err
+	}
+	n := opts.Concurrency
+	if n <= 0 {
+		n = DefaultBulkConcurrency
+	}
+	var (
+		mu      sync.Mutex
+		state   = make(map[int64]policy.ActionState, len(acts))
+		errs    = map[int64]error{}
+		stopped string
+		fatal   error
+	)
+	for _, a := range acts {
+		state[a.ID] = a.State
+	}
+	progress := func() RunProgress { // under mu
+		p := RunProgress{Total: len(acts)}
+		for _, st := range state {
+			p.add(st, 1)
+		}
+		return p
+	}
+	stop := func(why string) {
+		if stopped == "" {
+			stopped = why
+		}
+	}
+	if opts.Progress != nil {
+		opts.Progress(progress())
+	}
+	work := make(chan int64)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id := range work {
+				mu.Lock()
+				halt := stopped != "" || fatal != nil
+				mu.Unlock()
+				if !halt {
+					if why := s.mayStart(ctx); why != "" {
+						mu.Lock()
+						stop(why)
+						mu.Unlock()
+						halt = true
+					}
+				}
+				if halt {
+					continue // stays queued for the next flush
+				}
+				mu.Lock()
+				state[id] = policy.ActionSending
+				mu.Unlock()
+				res, err := s.send(ctx, id)
+				mu.Lock()
+				if err != nil {
+					if fatal == nil {
+						fatal = err
+					}
+					stop("the cache could not record an outcome")
+				} else {
+					state[id] = res.Action.State
+					if res.Err != nil {
+						errs[id] = res.Err
+					}
+					if why := stopReason(res); why != "" {
+						stop(why)
+					}
+				}
+				p := progress()
+				mu.Unlock()
+				if opts.Progress != nil {
+					opts.Progress(p)
+				}
+			}
+		}()
+	}
+	for _, a := range acts {
+		if a.State == policy.ActionQueued || a.State == policy.ActionUnknown {
+			work <- a.ID
+		}
+	}
+	close(work)
+	wg.Wait()
+
+	// The store is the truth: read every action as it is now.
+	rctx, cancel := recordCtx(ctx)
+	defer cancel()
+	final, err := s.db.RunActions(rctx, runID)
+	if err != nil {
+		return RunResult{}, errors.Join(fatal, err)
+	}
+	out := RunResult{Run: run, Progress: RunProgress{Total: len(final)}, Stopped: stopped}
+	for _, a := range final {
+		out.Progress.add(a.State, 1)
+		out.Items = append(out.Items, ItemResult{Action: a, Err: errs[a.ID]})
+	}
+	if opts.Progress != nil {
+		opts.Progress(out.Progress)
+	}
+	return out, fatal
+}
+
+// mayStart says why no new send may start now, or "".
+func (s *Service) mayStart(ctx context.Context) string {
+	if ctx.Err() != nil {
+		return "stopped by the reviewer"
+	}
+	if h := s.api.Health(); h.CircuitOpen {
+		return "the API stopped answering: calls paused until " + h.RetryAt.Local().Format("15:04:05")
+	}
+	if until, err := s.db.RateLimitedUntil(ctx); err == nil && s.now().Before(until) {
+		return "the API asked us to wait until " + until.Local().Format("15:04:05")
+	}
+	return ""
+}
+
+// stopReason says why a send's outcome stops the run from starting more.
+func stopReason(res Result) string {
+	switch code := policy.ErrorCode(res.Err); {
+	case res.Action.State == policy.ActionQueued && res.Err != nil:
+		return "nothing reached the API (" + string(code) + ")"
+	case code == policy.CodeRateLimited:
+		return "the API is rate-limiting (" + string(code) + ")"
+	}
+	return ""
+}
+
+// CancelRun cancels, as a group, the actions of a run not yet sent.
+func (s *Service) CancelRun(ctx context.Context, runID int64) ([]store.Action, error) {
+	return s.db.CancelRun(ctx, runID, s.who())
+}
+
+// RunState reads a run's actions as they are now (the result list after a
+// restart, or after a flush sent the rest).
+func (s *Service) RunState(ctx context.Context, runID int64) (RunResult, error) {
+	run, err := s.db.Run(ctx, runID)
+	if err != nil {
+		return RunResult{}, err
+	}
+	acts, err := s.db.RunActions(ctx, runID)
+	if err != nil {
+		return RunResult{}, err
+	}
+	out := RunResult{Run: run, Progress: RunProgress{Total: len(acts)}}
+	for _, a := range acts {
+		out.Progress.add(a.State, 1)
+		out.Items = append(out.Items, ItemResult{Action: a})
+	}
+	return out, nil
+}

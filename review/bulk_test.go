@@ -1,0 +1,402 @@
+package review_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/screenapi"
+	"github.com/trustscreen/reviewer/store"
+)
+
+var inError = review.Selection{Filter: store.ItemFilter{Status: policy.StatusError}}
+
+// planned syncs and plans the re-submission of every item in error.
+func planned(t *testing.T, e *env) review.Plan {
+	t.Helper()
+	e.sync(t)
+	p, err := e.svc.PlanResubmit(context.Background(), inError)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Items) < 8 {
+		t.Fatalf("the seeded service has only %d retryable items", len(p.Items))
+	}
+	return p
+}
+
+// checkEffects is the rule of a bulk run: every item of the plan ends with
+// exactly one effect (done, one paid analysis), or still queued (none), or
+// refused by the API with nothing run; and the paid analyses never exceed
+// the confirmed count.
+func checkEffects(t *testing.T, e *env, db *store.DB, p review.Plan, runID int64) map[policy.ActionState]int {
+	t.Helper()
+	ctx := context.Background()
+	acts, err := db.RunActions(ctx, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(acts) != len(p.Items) {
+		t.Fatalf("run holds %d actions for %d planned items", len(acts), len(p.Items))
+	}
+	states := map[policy.ActionState]int{}
+	total := 0
+	for _, a := range acts {
+		states[a.State]++
+		n := e.srv.Analyses(a.ItemID)
+		total += n
+		switch a.State {
+		case policy.ActionDone:
+			if n != 1 {
+				t.Errorf("%s done with %d paid analyses", a.ItemID, n)
+			}
+		case policy.ActionQueued, policy.ActionCancelled:
+			if n != 0 {
+				t.Errorf("%s %s but analysed %d times", a.ItemID, a.State, n)
+			}
+		case policy.ActionFailed:
+			if n != 0 || a.LastErrorCode != policy.CodeRateLimited {
+				t.Errorf("%s failed with %s after %d analyses", a.ItemID, a.LastErrorCode, n)
+			}
+		case policy.ActionUnknown:
+			if n > 1 {
+				t.Errorf("%s unknown with %d analyses", a.ItemID, n)
+			}
+		default:
+			t.Errorf("%s left %s", a.ItemID, a.State)
+		}
+	}
+	if total > p.PaidAnalyses() {
+		t.Fatalf("%d paid analyses for %d confirmed", total, p.PaidAnalyses())
+	}
+	return states
+}
+
+func TestBulkPlanSaysTheCostAndWhatItLeavesOut(t *testing.T) {
+	e := setup(t)
+	e.sync(t)
+	ctx := context.Background()
+	all, _ := e.db.Items(ctx, store.ItemFilter{Status: policy.StatusError})
+	retryable, needFile := 0, 0
+	for _, r := range all {
+		if policy.Retryable(r.ErrorCode) {
+			retryable++
+		} else {
+			needFile++
+		}
+	}
+	// One item already has an action waiting; another is held by Ben.
+	waiting := e.srv.FindCode("CLASSIFIER_TIMEOUT")
+	e.srv.Refuse()
+	if res, err := e.svc.Resubmit(ctx, waiting); err != nil || res.Action.State != policy.ActionQueued {
+		t.Fatal(res, err)
+	}
+	e.srv.Accept()
+	held := e.srv.FindCode("INTERNAL_ERROR")
+	me := e.svc.Reviewer() // as the service named us (GET /v1/me)
+	e.svc.SetClaimCheck(func(r store.ItemRow, who string, _ time.Time) string {
+		if r.ID == held && who == me {
+			return "Ben"
+		}
+		return ""
+	})
+	arrivals := e.srv.Arrivals(screenapi.EPResubmit)
+	p, err := e.svc.PlanResubmit(ctx, inError)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := retryable - 2
+	if len(p.Items) != want || p.PaidAnalyses() != want {
+		t.Fatalf("plan of %d items (%d paid), want %d", len(p.Items), p.PaidAnalyses(), want)
+	}
+	if got := p.Headline(); got != fmt.Sprintf("Re-submit %d items: %d paid analyses", want, want) {
+		t.Fatalf("headline %q", got)
+	}
+	lines := strings.Join(p.SkipLines(), "; ")
+	for _, w := range []string{fmt.Sprintf("%d need a new file", needFile), "1 already has an action waiting", "1 is claimed by Ben"} {
+		if !strings.Contains(lines, w) {
+			t.Errorf("skip lines %q lack %q", lines, w)
+		}
+	}
+	for _, it := range p.Items {
+		if it.ItemID == waiting || it.ItemID == held || !policy.Retryable(it.Code) {
+			t.Fatalf("planned %+v", it)
+		}
+	}
+	if e.srv.Arrivals(screenapi.EPResubmit) != arrivals {
+		t.Fatal("a plan made a call")
+	}
+	// A selection by ids: what is not in error says so.
+	scored, _ := e.srv.Find(func(it policy.RawItem) bool { return it.Status == "scored" })
+	sel, err := e.svc.PlanResubmit(ctx, review.Selection{IDs: []string{scored, waiting, p.Items[0].ItemID, "itm_nope"}})
+	if err != nil || len(sel.Items) != 1 || strings.Join(sel.SkipLines(), "; ") != "1 already has an action waiting; 1 is not in error" {
+		t.Fatalf("%+v %q %v", sel.Items, sel.SkipLines(), err)
+	}
+}
+
+func TestBulkRunSendsEachOnceWithBoundedConcurrency(t *testing.T) {
+	e := setup(t)
+	p := planned(t, e)
+	ctx := context.Background()
+	run, err := e.svc.Confirm(ctx, p)
+	if err != nil || len(run.Actions) != len(p.Items) || run.Confirmed != len(p.Items) {
+		t.Fatalf("%+v %v", run.BulkRun, err)
+	}
+	// Queued durably before any call, each with its own key.
+	keys := map[string]bool{}
+	for _, a := range run.Actions {
+		if a.State != policy.ActionQueued || keys[a.Key] {
+			t.Fatalf("%+v", a)
+		}
+		keys[a.Key] = true
+	}
+	if e.srv.Arrivals(screenapi.EPResubmit) != 0 {
+		t.Fatal("confirming sent something")
+	}
+	var mu sync.Mutex
+	maxSending, reports := 0, 0
+	res, err := e.svc.SendRun(ctx, run.ID, review.RunOptions{Concurrency: 3, Progress: func(p review.RunProgress) {
+		mu.Lock()
+		defer mu.Unlock()
+		reports++
+		maxSending = max(maxSending, p.Sending)
+	}})
+	if err != nil || res.Stopped != "" || res.Progress.Done != len(p.Items) {
+		t.Fatalf("%+v %v", res.Progress, err)
+	}
+	if maxSending > 3 || reports < len(p.Items) {
+		t.Fatalf("%d in flight at most, %d reports", maxSending, reports)
+	}
+	if st := checkEffects(t, e, e.db, p, run.ID); st[policy.ActionDone] != len(p.Items) {
+		t.Fatalf("%v", st)
+	}
+	if fr, _ := e.svc.Flush(ctx); len(fr.Results) != 0 {
+		t.Fatalf("a flush after the run sent %d", len(fr.Results))
+	}
+	if _, err := e.svc.Confirm(ctx, p); err != nil {
+		t.Fatal(err) // confirming the old plan again: every item changed
+	}
+	if e.srv.TotalAnalyses() != len(p.Items) {
+		t.Fatalf("%d analyses", e.srv.TotalAnalyses())
+	}
+}
+
+func TestBulkRunFaultsHalfway(t *testing.T) {
+	tests := []struct {
+		name   string
+		mod    func(*client.Config)
+		fault  func(*screenapi.Server)
+		repair func(*screenapi.Server)
+		stop   string
+	}{
+		{"connection refused", nil, (*screenapi.Server).Refuse, func(s *screenapi.Server) { s.Accept() }, "nothing reached the API"},
+		{"breaker opens", func(c *client.Config) { c.CircuitFailures = 2 },
+			func(s *screenapi.Server) {
+				s.SetFault(screenapi.Fault{Kind: screenapi.FaultReset, Endpoint: screenapi.EPResubmit})
+			}, (*screenapi.Server).ClearFaults, "the API stopped answering"},
+		{"429 with Retry-After", nil, func(s *screenapi.Server) {
+			s.SetFault(screenapi.Fault{Kind: screenapi.FaultRateLimit, Endpoint: screenapi.EPResubmit, RetryAfter: "120", Times: 1})
+		}, func(*screenapi.Server) {}, "wait"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mods []func(*client.Config)
+			if tt.mod != nil {
+				mods = append(mods, tt.mod)
+			}
+			e := setup(t, mods...)
+			p := planned(t, e)
+			ctx := context.Background()
+			run, err := e.svc.Confirm(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var once sync.Once
+			res, err := e.svc.SendRun(ctx, run.ID, review.RunOptions{Concurrency: 2, Progress: func(p review.RunProgress) {
+				if p.Done >= 3 {
+					once.Do(func() { tt.fault(e.srv) })
+				}
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Progress.Queued == 0 || res.Progress.Done < 3 {
+				t.Fatalf("%+v stopped %q", res.Progress, res.Stopped)
+			}
+			if tt.stop != "wait" && !strings.Contains(res.Stopped, tt.stop) && !strings.Contains(res.Stopped, "nothing reached") {
+				t.Fatalf("stopped %q, want %q", res.Stopped, tt.stop)
+			}
+			if tt.stop == "wait" && !strings.Contains(res.Stopped, "rate-limiting") && !strings.Contains(res.Stopped, "wait until") {
+				t.Fatalf("stopped %q", res.Stopped)
+			}
+			t.Logf("%+v, stopped: %s", res.Progress, res.Stopped)
+			if tt.name == "breaker opens" && !e.api.Health().CircuitOpen {
+				t.Fatal("the circuit did not open")
+			}
+			st := checkEffects(t, e, e.db, p, run.ID)
+			if st[policy.ActionQueued] != res.Progress.Queued || st[policy.ActionSending] != 0 {
+				t.Fatalf("states %v, progress %+v", st, res.Progress)
+			}
+			// The rest goes out with the next flush, in a new session.
+			tt.repair(e.srv)
+			db2, api2, svc2 := newService(t, e.srv.URL(), e.path)
+			defer db2.Close()
+			defer api2.Close()
+			if _, err := svc2.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			st = checkEffects(t, e, db2, p, run.ID)
+			if st[policy.ActionDone]+st[policy.ActionFailed] != len(p.Items) || st[policy.ActionFailed] > 2 {
+				t.Fatalf("after the flush %v", st)
+			}
+		})
+	}
+}
+
+func TestBulkUndoCancelsWhatWasNotSent(t *testing.T) {
+	e := setup(t)
+	p := planned(t, e)
+	ctx := context.Background()
+	run, err := e.svc.Confirm(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Refuse()
+	res, err := e.svc.SendRun(ctx, run.ID, review.RunOptions{})
+	if err != nil || res.Progress.Queued != len(p.Items) || res.Stopped == "" {
+		t.Fatalf("%+v %q %v", res.Progress, res.Stopped, err)
+	}
+	cancelled, err := e.svc.CancelRun(ctx, run.ID)
+	if err != nil || len(cancelled) != len(p.Items) {
+		t.Fatalf("%d cancelled %v", len(cancelled), err)
+	}
+	e.srv.Accept()
+	db2, api2, svc2 := newService(t, e.srv.URL(), e.path)
+	defer db2.Close()
+	defer api2.Close()
+	if fr, _ := svc2.Flush(ctx); len(fr.Results) != 0 || e.srv.Arrivals(screenapi.EPResubmit) != 0 {
+		t.Fatalf("cancelled actions were sent: %+v", fr)
+	}
+	if st := checkEffects(t, e, db2, p, run.ID); st[policy.ActionCancelled] != len(p.Items) {
+		t.Fatalf("%v", st)
+	}
+	// The items may be planned again.
+	again, _ := svc2.PlanResubmit(ctx, inError)
+	if len(again.Items) != len(p.Items) {
+		t.Fatalf("%d planned after the undo", len(again.Items))
+	}
+}
+
+func TestBulkFileRequestsWithOneMessagePerCode(t *testing.T) {
+	e := setup(t)
+	e.sync(t)
+	ctx := context.Background()
+	p, err := e.svc.PlanRequestFiles(ctx, inError)
+	if err != nil || len(p.Items) < 3 || p.PaidAnalyses() != 0 || !strings.Contains(p.Headline(), "no paid analysis") {
+		t.Fatalf("%+v %v", p, err)
+	}
+	if !strings.Contains(strings.Join(p.SkipLines(), ";"), "can be re-submitted instead") {
+		t.Fatalf("%q", p.SkipLines())
+	}
+	for _, c := range p.Codes() {
+		if p.Messages[c] != policy.Info(c).CustomerMessage {
+			t.Fatalf("%s prefilled %q", c, p.Messages[c])
+		}
+	}
+	if err := p.SetMessage(policy.CodeDecodeFailed, "Please send a sharper photo."); err != nil {
+		t.Fatal(err)
+	}
+	if p.SetMessage(policy.CodeClassifierTimeout, "x") == nil || p.SetMessage(policy.CodeDecodeFailed, " ") == nil {
+		t.Fatal("a message for a code not in the plan, or an empty one, was taken")
+	}
+	run, err := e.svc.Confirm(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.svc.SendRun(ctx, run.ID, review.RunOptions{})
+	if err != nil || res.Progress.Done != len(p.Items) {
+		t.Fatalf("%+v %v", res.Progress, err)
+	}
+	byItem := map[string]policy.Code{}
+	for _, it := range p.Items {
+		byItem[it.ItemID] = it.Code
+	}
+	for _, r := range res.Items {
+		want := policy.Info(byItem[r.Action.ItemID]).CustomerMessage
+		if byItem[r.Action.ItemID] == policy.CodeDecodeFailed {
+			want = "Please send a sharper photo."
+		}
+		if r.Action.Message != want || e.srv.FileRequests(r.Action.ItemID) != 1 {
+			t.Fatalf("%s: message %q, %d requests", r.Action.ItemID, r.Action.Message, e.srv.FileRequests(r.Action.ItemID))
+		}
+	}
+	if e.srv.TotalAnalyses() != 0 {
+		t.Fatal("a file request cost an analysis")
+	}
+}
+
+// TestBulkRunKilledHalfwayEndsWithOneEffectEach kills a process in the middle
+// of a bulk run (SIGKILL, after its third done). A new process on the same
+// cache finishes the run with a flush: every item one paid analysis, none
+// sent twice, however many were in flight at the kill.
+func TestBulkRunKilledHalfwayEndsWithOneEffectEach(t *testing.T) {
+	e := setup(t)
+	p := planned(t, e)
+	cmd := helperCmd(e, "bulk-crash", "")
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("helper did not die by SIGKILL: %v %s", err, out)
+	}
+	ctx := context.Background()
+	db2, api2, svc2 := newService(t, e.srv.URL(), e.path)
+	defer db2.Close()
+	defer api2.Close()
+	runs, err := db2.RunActions(ctx, 1)
+	if err != nil || len(runs) != len(p.Items) {
+		t.Fatalf("the run after the kill: %d actions %v", len(runs), err)
+	}
+	// A send in flight at the kill holds its lease: after it runs out, the
+	// flush reconciles it with the same key.
+	db2.SetClock(func() time.Time { return time.Now().Add(2 * roomyTimeout) })
+	for range 3 {
+		if _, err := svc2.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := checkEffects(t, e, db2, p, 1); st[policy.ActionDone] != len(p.Items) {
+		t.Fatalf("%v", st)
+	}
+	if e.srv.Arrivals(screenapi.EPResubmit) < len(p.Items) || e.srv.TotalAnalyses() != len(p.Items) {
+		t.Fatalf("arrivals %d analyses %d", e.srv.Arrivals(screenapi.EPResubmit), e.srv.TotalAnalyses())
+	}
+}
+
+// bulkCrash is the helper process of the kill test.
+func bulkCrash(svc *review.Service) {
+	ctx := context.Background()
+	p, err := svc.PlanResubmit(ctx, inError)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	run, err := svc.Confirm(ctx, p)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, _ = svc.SendRun(ctx, run.ID, review.RunOptions{Progress: func(p review.RunProgress) {
+		if p.Done >= 3 {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
+	}})
+	fmt.Println("the run ended before the kill")
+}

@@ -1,0 +1,469 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
+
+	"github.com/trustscreen/reviewer/policy"
+)
+
+// Triage at speed (issue 12): when an item entered its status, snoozes,
+// bulk runs and saved views.
+
+// Triage is what the cache adds to an item for triage.
+type Triage struct {
+	// EnteredStatus is when the item entered its current status (zero:
+	// unknown): the service's status_since where it gave one, else the
+	// updated_at of the answer in which the cache first saw the status.
+	EnteredStatus time.Time
+	SnoozedUntil  time.Time // zero: not snoozed (a past date is still shown here until woken)
+	SnoozeReason  string
+}
+
+// Snoozed reports whether the item is hidden from "needs my action" at now.
+func (t Triage) Snoozed(now time.Time) bool { return now.Before(t.SnoozedUntil) }
+
+// TriageFilter narrows a listing by age and snooze.
+type TriageFilter struct {
+	Snoozed   bool          // only items snoozed now
+	OlderThan time.Duration // only items waiting (not scored) in their status at least this long
+}
+
+const triageColumns = ` ss.since, sz.until, sz.reason`
+
+const triageJoin = `
+	LEFT JOIN item_status_since ss ON ss.item_id = i.id
+	LEFT JOIN snoozes sz ON sz.item_id = i.id`
+
+type triageScan struct {
+	since, until sql.NullInt64
+	reason       sql.NullString
+}
+
+func (t *triageScan) dest() []any { return []any{&t.since, &t.until, &t.reason} }
+
+func (t *triageScan) triage() Triage {
+	return Triage{EnteredStatus: fromMS(t.since.Int64), SnoozedUntil: fromMS(t.until.Int64), SnoozeReason: t.reason.String}
+}
+
+// where adds the filter's conditions. "Needs my action" leaves out what is
+// snoozed now; a snooze whose date has come is no snooze, with no process
+// needed to end it.
+func (f TriageFilter) where(where []string, args []any, now time.Time, needsAction bool) ([]string, []any) {
+	switch {
+	case f.Snoozed:
+		where, args = append(where, "sz.until > ?"), append(args, ms(now))
+	case needsAction:
+		where, args = append(where, "(sz.until IS NULL OR sz.until <= ?)"), append(args, ms(now))
+	}
+	if f.OlderThan > 0 {
+		where = append(where, "i.status <> 'scored' AND ss.since <= ?")
+		args = append(args, ms(now.Add(-f.OlderThan)))
+	}
+	return where, args
+}
+
+// ItemsByID returns the items of a selection that the cache holds, in the
+// order given; ids it does not hold are left out.
+func (db *DB) ItemsByID(ctx context.Context, ids []string) ([]ItemRow, error) {
+	byID := make(map[string]ItemRow, len(ids))
+	const chunk = 500
+	for start := 0; start < len(ids); start += chunk {
+		part := ids[start:min(start+chunk, len(ids))]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		q := "SELECT " + itemColumns + itemFrom + " WHERE i.id IN (?" + strings.Repeat(",?", len(part)-1) + ")"
+		rows, err := db.db.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			r, err := scanItem(rows)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			byID[r.ID] = r
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := make([]ItemRow, 0, len(byID))
+	for _, id := range ids {
+		if r, ok := byID[id]; ok {
+			out = append(out, r)
+			delete(byID, id) // a repeated id counts once
+		}
+	}
+	return out, nil
+}
+
+// SetReportedSince records the service's status_since of items (contract
+// 1.1): it replaces what the cache had recorded for the same status.
+func (db *DB) SetReportedSince(ctx context.Context, items []policy.Item, since func(policy.Item) time.Time) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `INSERT INTO item_status_since(item_id, status, since, reported) VALUES (?, ?, ?, 1)
+			ON CONFLICT(item_id) DO UPDATE SET since = excluded.since, reported = 1
+			WHERE item_status_since.status = excluded.status AND item_status_since.since <> excluded.since`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, it := range items {
+			if t := since(it); !t.IsZero() {
+				if _, err := st.ExecContext(ctx, it.ID, string(it.Status), ms(t)); err != nil {
+					return fmt.Errorf("item %s: %w", it.ID, err)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// OldestWaiting returns, per batch, when its longest-waiting item (not
+// scored, not snoozed now) entered its status. Batches with none are absent.
+func (db *DB) OldestWaiting(ctx context.Context, batchIDs []string) (map[string]time.Time, error) {
+	out := map[string]time.Time{}
+	if len(batchIDs) == 0 {
+		return out, nil
+	}
+	args := []any{ms(db.now())}
+	for _, id := range batchIDs {
+		args = append(args, id)
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT i.batch_id, MIN(ss.since) FROM items i
+		JOIN item_status_since ss ON ss.item_id = i.id
+		LEFT JOIN snoozes sz ON sz.item_id = i.id AND sz.until > ?
+		WHERE i.status <> 'scored' AND sz.item_id IS NULL AND i.batch_id IN (?`+strings.Repeat(",?", len(batchIDs)-1)+`)
+		GROUP BY i.batch_id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var since int64
+		if err := rows.Scan(&id, &since); err != nil {
+			return nil, err
+		}
+		out[id] = fromMS(since)
+	}
+	return out, rows.Err()
+}
+
+// --- snooze -----------------------------------------------------------------
+
+// Snooze hides an item from "needs my action" until a time, with a reason;
+// it comes back by itself when the time comes. A new snooze replaces the
+// item's old one. Both are in the audit log.
+func (db *DB) Snooze(ctx context.Context, itemID string, until time.Time, reason, reviewer string) error {
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		return policy.Errorf(policy.CodeInvalidInput, "a snooze needs a reason")
+	}
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		now := db.now()
+		if !until.After(now) {
+			return policy.Errorf(policy.CodeInvalidInput, "snooze until %s: the date has passed", until.Local().Format("2006-01-02 15:04"))
+		}
+		if _, err := getItem(ctx, tx, itemID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO snoozes(item_id, until, reason, reviewer, created_at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT(item_id) DO UPDATE SET until = excluded.until, reason = excluded.reason, reviewer = excluded.reviewer,
+			created_at = excluded.created_at`, itemID, ms(until), reason, reviewer, ms(now)); err != nil {
+			return err
+		}
+		return audit(ctx, tx, now, reviewer, itemID, 0, "snoozed until "+until.UTC().Format(time.RFC3339), reason)
+	})
+}
+
+// Wake ends an item's snooze now (the reviewer's choice).
+func (db *DB) Wake(ctx context.Context, itemID, reviewer string) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM snoozes WHERE item_id = ?`, itemID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return policy.Errorf(policy.CodeConflict, "item %s is not snoozed", itemID)
+		}
+		return audit(ctx, tx, db.now(), reviewer, itemID, 0, "snooze ended by the reviewer", "")
+	})
+}
+
+// WakeDue removes the snoozes whose date has come and writes each in the
+// audit log; it returns the items that came back. Listing does not need
+// it (a past date is no snooze); it keeps the table and the audit tidy.
+func (db *DB) WakeDue(ctx context.Context) ([]string, error) {
+	var woken []string
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		now := db.now()
+		rows, err := tx.QueryContext(ctx, `DELETE FROM snoozes WHERE until <= ? RETURNING item_id, reviewer, reason`, ms(now))
+		if err != nil {
+			return err
+		}
+		type w struct{ item, reviewer, reason string }
+		var ws []w
+		for rows.Next() {
+			var x w
+			if err := rows.Scan(&x.item, &x.reviewer, &x.reason); err != nil {
+				rows.Close()
+				return err
+			}
+			ws = append(ws, x)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, x := range ws {
+			if err := audit(ctx, tx, now, x.reviewer, x.item, 0, "snooze ended: the date came", x.reason); err != nil {
+				return err
+			}
+			woken = append(woken, x.item)
+		}
+		return nil
+	})
+	return woken, err
+}
+
+// --- bulk runs --------------------------------------------------------------
+
+// BulkRun is the group of actions one confirmation queued.
+type BulkRun struct {
+	ID        int64             `json:"id"`
+	Kind      policy.ActionKind `json:"kind"`
+	Reviewer  string            `json:"reviewer"`
+	Confirmed int               `json:"confirmed"`
+	CreatedAt time.Time         `json:"created_at"`
+}
+
+// Refusal is an item a run left out when it was queued, and why.
+type Refusal struct {
+	ItemID string
+	Err    error
+}
+
+// CreateRun queues a confirmed bulk action in one transaction: the run,
+// with the count the reviewer confirmed, and every action with its own
+// Idempotency-Key, before any call. check judges each item inside the
+// transaction (the cache may have changed since the plan); an item it
+// refuses, or whose insert the one-open-action index refuses, is left out
+// and reported. The run never holds more actions than were confirmed.
+func (db *DB) CreateRun(ctx context.Context, kind policy.ActionKind, reviewer string, actions []Action,
+	check func(policy.Situation) error) (BulkRun, []Action, []Refusal, error) {
+	run := BulkRun{Kind: kind, Reviewer: reviewer, Confirmed: len(actions)}
+	var created []Action
+	var refused []Refusal
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		created, refused = nil, nil
+		now := db.now()
+		run.CreatedAt = now
+		res, err := tx.ExecContext(ctx, `INSERT INTO bulk_runs(kind, reviewer, confirmed, created_at) VALUES (?, ?, ?, ?)`,
+			string(kind), reviewer, len(actions), ms(now))
+		if err != nil {
+			return err
+		}
+		run.ID, _ = res.LastInsertId()
+		for _, a := range actions {
+			if a.Kind != kind {
+				return fmt.Errorf("action on %s is a %s in a %s run", a.ItemID, a.Kind, kind)
+			}
+			a.Reviewer = reviewer
+			sit, err := situation(ctx, tx, a.ItemID, now)
+			if err == nil {
+				err = check(sit)
+			}
+			if err == nil {
+				a, err = insertQueued(ctx, tx, now, a)
+			}
+			var pe *policy.Error
+			if errors.As(err, &pe) { // a judgement on the item: leave it out
+				refused = append(refused, Refusal{ItemID: a.ItemID, Err: err})
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO bulk_run_actions(action_id, run_id) VALUES (?, ?)`, a.ID, run.ID); err != nil {
+				return err
+			}
+			if err := audit(ctx, tx, now, reviewer, a.ItemID, a.ID, string(a.Kind)+" requested",
+				strings.TrimSpace(fmt.Sprintf("bulk run %d %s", run.ID, a.Message))); err != nil {
+				return err
+			}
+			created = append(created, a)
+		}
+		return audit(ctx, tx, now, reviewer, "", 0, fmt.Sprintf("bulk %s run %d queued", kind, run.ID),
+			fmt.Sprintf("%d confirmed, %d queued, %d left out", len(actions), len(created), len(refused)))
+	})
+	return run, created, refused, err
+}
+
+// insertQueued writes a queued action, as CreateAction does; a lost race
+// for the item's one open action is ACTION_OPEN.
+func insertQueued(ctx context.Context, tx *sql.Tx, now time.Time, a Action) (Action, error) {
+	res, err := tx.ExecContext(ctx, `INSERT INTO actions(item_id, kind, idempotency_key, state, reviewer, message,
+		file_name, created_at, updated_at) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)`,
+		a.ItemID, string(a.Kind), a.Key, a.Reviewer, nullStr(a.Message), nullStr(a.FileName), ms(now), ms(now))
+	if isUniqueViolation(err) {
+		return a, policy.Errorf(policy.CodeActionOpen, "item %s already has an open action", a.ItemID)
+	}
+	if err != nil {
+		return a, err
+	}
+	a.ID, _ = res.LastInsertId()
+	a.State, a.CreatedAt, a.UpdatedAt = policy.ActionQueued, now, now
+	return a, nil
+}
+
+// Run returns a bulk run.
+func (db *DB) Run(ctx context.Context, id int64) (BulkRun, error) {
+	var r BulkRun
+	var created int64
+	err := db.db.QueryRowContext(ctx, `SELECT id, kind, reviewer, confirmed, created_at FROM bulk_runs WHERE id = ?`, id).
+		Scan(&r.ID, &r.Kind, &r.Reviewer, &r.Confirmed, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, notFound("bulk run", fmt.Sprint(id))
+	}
+	r.CreatedAt = fromMS(created)
+	return r, err
+}
+
+// RunActions lists a run's actions as they are now, in the order queued.
+func (db *DB) RunActions(ctx context.Context, runID int64) ([]Action, error) {
+	return queryActions(ctx, db.db, `id IN (SELECT action_id FROM bulk_run_actions WHERE run_id = ?) ORDER BY id`, runID)
+}
+
+// CancelRun cancels, as one group, the actions of a run that are still
+// queued: nothing of them reached the API. Actions already sent, or being
+// sent, are left alone: only the service's answer ends them.
+func (db *DB) CancelRun(ctx context.Context, runID int64, reviewer string) ([]Action, error) {
+	var out []Action
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		out = nil
+		now := db.now()
+		rows, err := tx.QueryContext(ctx, `UPDATE actions SET state = 'cancelled', lease_until = NULL, updated_at = ?
+			WHERE state = 'queued' AND id IN (SELECT action_id FROM bulk_run_actions WHERE run_id = ?)
+			RETURNING `+actionColumns, ms(now), runID)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			a, err := scanAction(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			out = append(out, a)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, a := range out {
+			if err := audit(ctx, tx, now, reviewer, a.ItemID, a.ID, "cancelled", fmt.Sprintf("with bulk run %d", runID)); err != nil {
+				return err
+			}
+		}
+		return audit(ctx, tx, now, reviewer, "", 0, fmt.Sprintf("bulk run %d: %d not yet sent cancelled", runID, len(out)), "")
+	})
+	return out, err
+}
+
+func isPrimaryKeyViolation(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey
+}
+
+// --- saved views ------------------------------------------------------------
+
+// SavedView is a named set of filters and a sort; Spec is the workflow's
+// JSON of it.
+type SavedView struct {
+	Name      string
+	Spec      string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// SaveView creates a view or replaces the one of that name.
+func (db *DB) SaveView(ctx context.Context, name, spec string) error {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return policy.Errorf(policy.CodeInvalidInput, "a view needs a name")
+	}
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		now := ms(db.now())
+		_, err := tx.ExecContext(ctx, `INSERT INTO saved_views(name, spec, created_at, updated_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT(name) DO UPDATE SET spec = excluded.spec, updated_at = excluded.updated_at`, name, spec, now, now)
+		return err
+	})
+}
+
+// Views lists the saved views, oldest first (the order of Ctrl+1…9).
+func (db *DB) Views(ctx context.Context) ([]SavedView, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT name, spec, created_at, updated_at FROM saved_views ORDER BY created_at, name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []SavedView
+	for rows.Next() {
+		var v SavedView
+		var c, u int64
+		if err := rows.Scan(&v.Name, &v.Spec, &c, &u); err != nil {
+			return nil, err
+		}
+		v.CreatedAt, v.UpdatedAt = fromMS(c), fromMS(u)
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// RenameView renames a view; the new name must be free.
+func (db *DB) RenameView(ctx context.Context, from, to string) error {
+	to = strings.TrimSpace(to)
+	if to == "" {
+		return policy.Errorf(policy.CodeInvalidInput, "a view needs a name")
+	}
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE saved_views SET name = ?, updated_at = ? WHERE name = ?`, to, ms(db.now()), from)
+		if isUniqueViolation(err) || isPrimaryKeyViolation(err) {
+			return policy.Errorf(policy.CodeConflict, "a view named %q already exists", to)
+		}
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound("view", from)
+		}
+		return nil
+	})
+}
+
+// DeleteView deletes a view.
+func (db *DB) DeleteView(ctx context.Context, name string) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM saved_views WHERE name = ?`, name)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound("view", name)
+		}
+		return nil
+	})
+}
