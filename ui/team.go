@@ -130,6 +130,7 @@ func (v *teamView) render() {
 	default:
 		v.claim.SetText("")
 	}
+	v.renderConflict(d)
 	v.notes.SetText(notesText(d.NoteRows))
 	if tw.APIVersion() == "1.0" {
 		v.add.Disable()
@@ -377,3 +378,27 @@ func (t *itemTable) selectItem(id string) bool {
 
 // The workflow the window runs on offers the team features.
 var _ TeamWorkflow = (*review.Service)(nil)
+
+func init() {
+	codeWords[policy.CodeItemChanged] = "The item changed since you saw it"
+	codeWords[policy.CodeClaimed] = "Another reviewer holds this item"
+	codeWords[policy.CodeNotOffered] = "This service does not offer it"
+}
+
+// renderConflict puts who or what changed the item in the message line,
+// when the newest action was refused with ITEM_CHANGED or CLAIMED: the
+// panel already shows the item as it is now.
+func (v *teamView) renderConflict(d review.Detail) {
+	a := d.Action
+	if a == nil || a.State != policy.ActionFailed || (a.Code != policy.CodeItemChanged && a.Code != policy.CodeClaimed) ||
+		v.p.c.flight(d.ID) != nil || (v.p.note != "" && v.p.noteItem == d.ID) {
+		return
+	}
+	for _, full := range d.Actions {
+		if full.ID == a.ID && full.LastError != "" {
+			setOrHide(v.p.message, fmt.Sprintf("The %s was not run: %s. Shown here as it is now.", kindWord(a.Kind), full.LastError))
+			v.p.detailsAc.Hide()
+			return
+		}
+	}
+}
