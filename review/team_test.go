@@ -358,6 +358,10 @@ func TestAClaimRefusesOthersAndExpires(t *testing.T) {
 	if _, err := tm.ana.svc.Claim(ctx, other, 2*time.Minute); err != nil {
 		t.Fatal(err)
 	}
+	// Her own claim is no obstacle to her own action.
+	if res, err := tm.ana.svc.Resubmit(ctx, other); err != nil || res.Action.State != policy.ActionDone {
+		t.Fatalf("ana on her own claim: %+v %v", res, err)
+	}
 	if it, err := tm.ana.svc.Release(ctx, other); err != nil || it.Claim != nil || tm.srv.ClaimOf(other) != "" {
 		t.Fatalf("release: %+v %v", it.Claim, err)
 	}
