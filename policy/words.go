@@ -19,6 +19,9 @@ var codeWords = map[Code]string{
 	CodeIdempotencyKeyReused: "The screening API saw this key with a different request",
 	CodeServiceUnavailable:   "The screening API is unavailable for now",
 	CodeInternal:             "Something failed inside the console or the service",
+	CodeItemChanged:          "The item changed since you saw it",
+	CodeClaimed:              "Another reviewer holds this item",
+	CodeNotOffered:           "This service does not offer it",
 }
 
 // Headline is one sentence for a person about a code: what happened, in

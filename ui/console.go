@@ -268,6 +268,8 @@ func (c *Console) onRune(r rune) {
 		c.panel.onCancel()
 	case 'p':
 		c.togglePanel()
+	case 'n', 'N':
+		c.panel.team.onNext() // team.go
 	case '/':
 		c.focusSearch()
 	case '?':
@@ -284,6 +286,7 @@ var shortcutSheet = [][2]string{
 	{"f", "request a new file from the customer"},
 	{"u", "upload the replacement the customer sent (or drop the file on the window)"},
 	{"x", "cancel the item's queued action"},
+	{"n", "next: claim and open the oldest item that needs a reviewer and nobody holds"},
 	{"Esc", "stop waiting for an action (it is checked later, never sent again blind); close a dialog"},
 	{"Ctrl+F or /", "search batches (Enter opens the first match)"},
 	{"Ctrl+E", "export the batch as CSV"},
