@@ -193,6 +193,9 @@ func (s *Service) selected(ctx context.Context, sel Selection) ([]store.ItemRow,
 	}
 	f := sel.Filter
 	f.Limit, f.Offset = 0, 0
+	if f.SortBy == "" {
+		f.SortBy = "since" // the longest waiting go out first
+	}
 	return s.db.Items(ctx, f)
 }
 

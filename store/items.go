@@ -205,7 +205,9 @@ func (db *DB) Items(ctx context.Context, f ItemFilter) ([]ItemRow, error) {
 		args = append(args, like, like, like)
 	}
 	from := listFrom
-	if f.BatchID != "" {
+	if _, sorted := sortColumns[f.SortBy]; f.BatchID != "" || sorted {
+		// One batch, or a sort of its own: the batch walk would not spare
+		// the sort, and it makes SQLite probe an index per batch.
 		from = itemFrom
 	}
 	q := "SELECT " + itemColumns + from
