@@ -9,11 +9,18 @@ BIN     := bin/reviewer
 DEB_BUILD := gcc pkg-config libgl1-mesa-dev xorg-dev
 # For screenshots: a virtual display, a screenshot tool, a way to press keys.
 DEB_SHOT  := xvfb imagemagick xdotool x11-utils
+# For the performance suite: the sqlite3 shell (the listing's peer), a
+# virtual display and xev (the window's figures).
+DEB_BENCH := sqlite3 xvfb x11-utils
+# The performance suite's scale and display (make bench BENCH_BATCHES=100000).
+BENCH_BATCHES ?= 10000
+BENCH_RUNS    ?= 5
+BENCH_DISPLAY ?= :95
 
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
 
-.PHONY: deps deps-shot build demo test bench reliability screenshot package vet fmt-check clean
+.PHONY: deps deps-shot deps-bench build demo test fuzz bench bench-build bench-smoke reliability screenshot package vet fmt-check clean
 
 # Installs the Debian packages that are not there yet (as root, or with sudo).
 define apt_install
@@ -32,6 +39,9 @@ deps:
 deps-shot: deps
 	$(call apt_install,$(DEB_SHOT))
 
+deps-bench: deps
+	$(call apt_install,$(DEB_BENCH))
+
 build: deps
 	$(GO) build -o $(BIN) .
 
@@ -47,9 +57,21 @@ fmt-check:
 # Every test: real SQLite files, the reference service on loopback, real
 # sockets, Fyne's headless test driver. The workflow and client suites also
 # run under the race detector.
-test: deps vet fmt-check
+test: deps vet fmt-check bench-smoke
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./client/ ./review/ ./store/
+	$(MAKE) --no-print-directory fuzz
+
+# Each fuzz target for a few seconds (their seed corpora, under
+# testdata/fuzz, also run in every plain `go test`). FUZZTIME=1m for longer.
+FUZZTIME ?= 3s
+FUZZ_TARGETS := \
+	./client/:FuzzBatchPageDecoder ./client/:FuzzItemDecoder ./client/:FuzzErrorBody ./client/:FuzzRetryAfter \
+	./policy/:FuzzCheckFile ./internal/safetext/:FuzzCSVCell ./internal/safetext/:FuzzLine
+fuzz: deps
+	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
+		out=$$($(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg 2>&1) || { echo "$$out"; exit 1; }; done
 
 # The fault matrix through a real TCP proxy (toxiproxy, in-process) and
 # 20 SIGKILLs each during flushes, syncs and actions; prints the matrix (see
@@ -61,8 +83,25 @@ reliability: deps
 		$(GO) test -count=1 -parallel 8 -timeout 10m ./reliability/; status=$$?; \
 		cat bin/reliability-matrix.txt 2>/dev/null; exit $$status
 
-bench: deps
+# The performance suite (docs/performance.md): the real binary against the
+# reference service with BENCH_BATCHES batches of 10 items, each figure
+# against its floor or peer in the same run; exits non-zero when a median
+# misses its target. Then the store's own benchmarks.
+bench: deps-bench bench-build
+	./bin/perf -batches $(BENCH_BATCHES) -runs $(BENCH_RUNS) -display $(BENCH_DISPLAY)
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./store/
+
+bench-build: deps
+	$(GO) build -o $(BIN) .
+	$(GO) build -o bin/floor-sync ./bench/floor/sync
+	$(GO) build -o bin/floor-window ./bench/floor/window
+	$(GO) build -o bin/perf ./bench/perf
+
+# A few seconds of the suite at a tiny scale, so that it cannot rot: every
+# step runs and is checked, no target is enforced (at this scale the process
+# start is the whole figure), no window.
+bench-smoke: deps-bench bench-build
+	./bin/perf -batches 50 -runs 1 -warmup 0 -enforce=false
 
 screenshot: deps-shot build
 	./scripts/screenshot.sh $(BIN) docs

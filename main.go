@@ -5,6 +5,7 @@ package main
 
 import (
 	"os"
+	"runtime"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
@@ -16,24 +17,42 @@ import (
 )
 
 func main() {
+	if !cli.OpensWindow(os.Args[1:]) {
+		// Fyne's GLFW driver locks the main goroutine to the main thread in
+		// its init, for the window's event loop. A command has no window:
+		// with the lock, every goroutine hand-off from the main goroutine
+		// (go-sqlite3, net/http) is a switch of OS threads. Undo it.
+		runtime.UnlockOSThread()
+	}
 	os.Exit(cli.Run(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Lookup: os.LookupEnv, Stdin: os.Stdin,
-		OpenWindow: openWindow, Saved: func(k string) string { return theApp().Preferences().String(k) }}))
+		OpenWindow: openWindow, Saved: func(k string) string { return theApp(false).Preferences().String(k) }}))
 }
 
 var fyneApp fyne.App
 
-// theApp creates the Fyne app only when the window is wanted.
-func theApp() fyne.App {
+// theApp creates the Fyne app only when the window is wanted. The demo
+// keeps its preferences apart from real use (its own app id).
+func theApp(demo bool) fyne.App {
 	if fyneApp == nil {
-		fyneApp = app.NewWithID("com.trustscreen.reviewer")
+		id := "com.trustscreen.reviewer"
+		if demo {
+			id += ".demo"
+		}
+		fyneApp = app.NewWithID(id)
 		fyneApp.SetIcon(assets.Icon)
 	}
 	return fyneApp
 }
 
 func openWindow(w cli.Window) error {
-	prefs := theApp().Preferences()
-	ui.Run(theApp(), w.Service, ui.Options{Demo: w.Demo, APIURL: w.Config.BaseURL, TokenSource: w.TokenSource,
-		Save: func(name, api string) { prefs.SetString(cli.PrefReviewer, name); prefs.SetString(cli.PrefAPIURL, api) }})
+	a := theApp(w.Demo)
+	prefs := a.Preferences()
+	ui.Run(a, w.Service, ui.Options{Demo: w.Demo, APIURL: w.Config.BaseURL, TokenSource: w.TokenSource,
+		ReviewerSource: w.ReviewerSource, ActionLimit: w.Config.Timeout, Prefs: prefs,
+		SaveAPIURL: func(api string) {
+			if !w.Demo {
+				prefs.SetString(cli.PrefAPIURL, api)
+			}
+		}})
 	return nil
 }

@@ -52,13 +52,18 @@ type Window struct {
 	Demo    bool
 	// TokenSource says where the token came from, never what it is.
 	TokenSource string
+	// ReviewerSource says where the reviewer's name came from: the
+	// system user, --reviewer or REVIEWER_NAME.
+	ReviewerSource string
 }
 
 // Keys of the window's saved preferences. They apply when the window
 // opens, unless a flag or the environment says otherwise; the token is
-// never among them.
+// never among them, nor the reviewer's name: the audit trail's author comes
+// from the system user, --reviewer or REVIEWER_NAME, never from a saved
+// free-text field that could leak from one run into the next.
 const (
-	PrefReviewer = "reviewer"
+	PrefReviewer = "reviewer" // no longer read; kept so old values are recognisable
 	PrefAPIURL   = "api_url"
 )
 
@@ -79,7 +84,8 @@ type Env struct {
 const usage = `usage: reviewer [global flags] [command] [flags]
 
 commands:
-  (none)                          open the console window (--demo: on the built-in demo service)
+  (none)                          open the console window (--demo: on the built-in demo service,
+                                  with a throwaway cache: REVIEWER_DB and --db are not used)
   sync                            pull changed batches into the cache
   items [--batch ID] [--status S] [--code C] [--retryable] [--needs-action] [--json]
   item ID [--json]                one item with its actions, attempts and audit trail
@@ -96,7 +102,14 @@ commands:
   cancel ACTION_ID                cancel a queued action
   export --csv FILE [--batch ID] [--force]
                                   write items as CSV to a new file (--force: replace it)
-  demo-api [--addr 127.0.0.1:8001] serve the reference screening service
+  me [--json]                     who the service says you are (offline: as last known)
+  claim ID [--ttl 15m]            claim an item, or renew your claim (REVIEWER_CLAIM_TTL)
+  release ID                      release your claim on an item
+  next [--json]                   claim and print the oldest item that needs a reviewer and nobody holds
+  note ID TEXT                    add a note to an item (offline: queued, sent once by flush)
+  demo-api [--addr 127.0.0.1:8001] [--batches N] [--items-per-batch K]
+           [--reviewer NAME=TOKEN]... [--demo] [--api-version 1.0|1.1]
+                                  serve the reference screening service
 
 exit status: 0 done, 2 bad usage, 3 refused locally (no call made), 4 outcome unknown
 (flush reconciles it), 5 not sent and queued, 6 the API answered no, 7 a sync (a read)
@@ -115,7 +128,7 @@ func (g *globals) register(fs *flag.FlagSet) {
 	g.cfg.RegisterFlags(fs)
 	fs.StringVar(&g.db, "db", g.db, "cache file (REVIEWER_DB)")
 	fs.StringVar(&g.reviewer, "reviewer", g.reviewer, "reviewer name (REVIEWER_NAME, else the OS user)")
-	fs.BoolVar(&g.demo, "demo", g.demo, "open the window on the built-in demo service with a throwaway cache")
+	fs.BoolVar(&g.demo, "demo", g.demo, "open the window on the built-in demo service with a throwaway cache (REVIEWER_DB and saved preferences are not used)")
 }
 
 func defaultReviewer(lookup func(string) (string, bool)) string {
@@ -126,6 +139,14 @@ func defaultReviewer(lookup func(string) (string, bool)) string {
 		return u.Username
 	}
 	return "reviewer"
+}
+
+// OpensWindow reports whether args open the window rather than run a
+// command (or print help). main keeps the window's thread set-up only then.
+func OpensWindow(args []string) bool {
+	r := &runner{}
+	fs := r.flags("reviewer")
+	return fs.Parse(args) == nil && fs.NArg() == 0
 }
 
 // Run runs the command line and returns the exit status.
@@ -142,8 +163,9 @@ func Run(args []string, env Env) int {
 }
 
 type runner struct {
-	env Env
-	g   globals
+	env     Env
+	g       globals
+	whoFrom string // where the reviewer's name came from (the window shows it)
 }
 
 func (r *runner) fail(err error) {
@@ -188,6 +210,7 @@ func (r *runner) run(args []string) (int, error) {
 	rest := fs.Args()
 	if len(rest) == 0 {
 		r.applySaved(fs)
+		r.whoFrom = r.reviewerSource(fs)
 		return r.window()
 	}
 	cmd, cmdArgs := rest[0], rest[1:]
@@ -215,6 +238,8 @@ func (r *runner) run(args []string) (int, error) {
 		return r.export(cmdArgs)
 	case "demo-api":
 		return r.demoAPI(cmdArgs)
+	case "me", "claim", "release", "next", "note": // team.go
+		return r.teamCommand(cmd, cmdArgs)
 	case "help":
 		fmt.Fprint(r.env.Stdout, usage)
 		return ExitOK, nil
@@ -292,22 +317,23 @@ func (r *runner) open() (*review.Service, func(), error) {
 		return nil, nil, err
 	}
 	svc := review.New(db, api, r.g.cfg.Budget(), r.g.reviewer)
+	if err := r.configureTeam(svc); err != nil { // team.go
+		api.Close()
+		db.Close()
+		return nil, nil, err
+	}
 	return svc, func() { api.Close(); db.Close() }, nil
 }
 
 // applySaved lets the window's saved preferences fill in what neither a
-// flag nor the environment set: the reviewer's name and the API URL.
+// flag nor the environment set: the API URL. The demo reads none (its
+// window keeps its preferences apart from real use).
 func (r *runner) applySaved(fs *flag.FlagSet) {
-	if r.env.Saved == nil {
+	if r.env.Saved == nil || r.g.demo {
 		return
 	}
 	flagged := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { flagged[f.Name] = true })
-	if _, env := r.env.Lookup("REVIEWER_NAME"); !env && !flagged["reviewer"] {
-		if v := r.env.Saved(PrefReviewer); v != "" {
-			r.g.reviewer = v
-		}
-	}
 	if _, env := r.env.Lookup("REVIEWER_API_URL"); !env && !flagged["api"] {
 		if v := r.env.Saved(PrefAPIURL); v != "" {
 			r.g.cfg.BaseURL = v
@@ -315,13 +341,33 @@ func (r *runner) applySaved(fs *flag.FlagSet) {
 	}
 }
 
+// reviewerSource names where the reviewer's name comes from.
+func (r *runner) reviewerSource(fs *flag.FlagSet) string {
+	flagged := false
+	fs.Visit(func(f *flag.Flag) { flagged = flagged || f.Name == "reviewer" })
+	if flagged {
+		return "--reviewer"
+	}
+	if v, ok := r.env.Lookup("REVIEWER_NAME"); ok && v != "" {
+		return "REVIEWER_NAME"
+	}
+	return "the system user"
+}
+
 // tokenSource names where the token comes from, for the preferences.
 func (r *runner) tokenSource() string {
 	switch {
 	case r.g.demo:
-		return "a throwaway token made for the demo service"
+		return "the built-in demo token of reviewer ana"
 	case r.g.cfg.TokenFile != "":
-		return "the file " + r.g.cfg.TokenFile
+		src := "the file " + r.g.cfg.TokenFile
+		// The window shows this line: it carries Finish's warnings (a token
+		// file that other users can read) until the window has a place of
+		// its own for them (Window.Config.Warnings).
+		for _, w := range r.g.cfg.Warnings {
+			src += ". Warning: " + w
+		}
+		return src
 	case r.g.cfg.Token != "":
 		return "the environment (REVIEWER_API_TOKEN)"
 	}
@@ -393,6 +439,10 @@ func exitFor(err error) int {
 	if errors.As(err, &re) {
 		return ExitReadFailed
 	}
+	switch policy.ErrorCode(err) { // team.go: the API's no, whether it or the cache said it
+	case policy.CodeItemChanged, policy.CodeClaimed:
+		return ExitAnswerNo
+	}
 	if e, ok := client.AsError(err); ok {
 		switch e.Class {
 		case client.ClassNotConnected, client.ClassNotStarted:
@@ -405,7 +455,8 @@ func exitFor(err error) int {
 		return ExitFailure
 	}
 	switch policy.ErrorCode(err) {
-	case policy.CodeNotRetryable, policy.CodeActionOpen, policy.CodeRateLimitWait, policy.CodeConflict, policy.CodeInvalidFile:
+	case policy.CodeNotRetryable, policy.CodeActionOpen, policy.CodeRateLimitWait, policy.CodeConflict, policy.CodeInvalidFile,
+		policy.CodeNotOffered:
 		return ExitRefused
 	case policy.CodeInvalidInput:
 		return ExitUsage
@@ -423,7 +474,7 @@ func describe(err error) string {
 	msg := code + ": " + strings.ReplaceAll(err.Error(), code+": ", "")
 	switch exitFor(err) {
 	case ExitReadFailed:
-		msg += "; nothing is queued and nothing changed at the service"
+		msg += "; the cache keeps what it had"
 		if e, ok := client.AsError(err); ok && e.Class == client.ClassRateLimited && !e.RetryAfter.IsZero() {
 			msg += "; run 'reviewer sync' again after " + e.RetryAfter.Local().Format("15:04:05")
 		} else {
@@ -442,22 +493,34 @@ func describe(err error) string {
 }
 
 func (r *runner) demoAPI(args []string) (int, error) {
-	fs := r.flags("demo-api")
+	// demo-api has its own --reviewer (NAME=TOKEN) and only the service's
+	// own flags: the client's (--db, --reserve…) mean nothing to it.
+	fs := r.demoFlags()
 	addr := fs.String("addr", "127.0.0.1:8001", "listen address")
 	latency := fs.Duration("latency", 0, "added to every request")
 	analysis := fs.Duration("analysis-latency", 0, "how long one analysis takes")
 	tlsMode := fs.String("tls", "", "serve HTTPS with an untrusted certificate: expired or self-signed")
+	batches := fs.Int("batches", 48, "how many batches to seed (the performance suite seeds 10,000)")
+	perBatch := fs.Int("items-per-batch", 0, "items in each seeded batch, 1 to 10 (0: 1 to 10 at random)")
 	var faults []screenapi.Fault
 	fs.Func("fault", "switch a fault on: KIND[:ENDPOINT[:TIMES]] (repeatable); kinds: "+faultKinds(), func(v string) error {
 		f, err := parseFault(v)
 		faults = append(faults, f)
 		return err
 	})
+	team := r.teamFlags(fs)
 	if _, err := r.parse(fs, args, 0); err != nil {
 		return ExitUsage, err
 	}
 	tok, _ := r.env.Lookup("REVIEWER_API_TOKEN")
-	opts := screenapi.Options{Token: strings.TrimSpace(tok), Latency: *latency, AnalysisLatency: *analysis}
+	if *batches < 1 || *perBatch < 0 || *perBatch > 10 {
+		return ExitUsage, usagef("--batches must be at least 1 and --items-per-batch 0 to 10")
+	}
+	opts := screenapi.Options{Token: strings.TrimSpace(tok), Latency: *latency, AnalysisLatency: *analysis,
+		Batches: *batches, ItemsPerBatch: *perBatch}
+	if err := team.apply(&opts, r.g.demo); err != nil {
+		return ExitUsage, err
+	}
 	var srv *screenapi.Server
 	var err error
 	switch *tlsMode {
@@ -478,11 +541,33 @@ func (r *runner) demoAPI(args []string) (int, error) {
 	for _, f := range faults {
 		srv.SetFault(f)
 	}
-	fmt.Fprintf(r.env.Stdout, "reference screening service on %s (Ctrl-C stops it)\n", srv.URL())
+	fmt.Fprintf(r.env.Stdout, "reference screening service %s on %s (Ctrl-C stops it)\n", opts.APIVersion, srv.URL())
+	r.printDemoReviewers(srv.URL(), opts.Reviewers)
+	if len(faults) == 0 {
+		fmt.Fprintln(r.env.Stdout, "faults: none")
+	}
+	for _, f := range faults {
+		fmt.Fprintf(r.env.Stdout, "fault on: %s\n", describeFault(f))
+	}
 	ctx, cancel := signalContext()
 	defer cancel()
 	<-ctx.Done()
 	return ExitOK, nil
+}
+
+// describeFault says in words what a switched-on fault does.
+func describeFault(f screenapi.Fault) string {
+	where := "every endpoint"
+	if f.Endpoint != "" {
+		where = "the " + f.Endpoint + " endpoint"
+	}
+	times := "until the service stops"
+	if f.Times == 1 {
+		times = "for the next request"
+	} else if f.Times > 1 {
+		times = fmt.Sprintf("for the next %d requests", f.Times)
+	}
+	return fmt.Sprintf("%s on %s, %s", f.Kind, where, times)
 }
 
 func faultKinds() string {

@@ -209,8 +209,14 @@ func TestWindowPreferencesYieldToFlagsAndEnvironment(t *testing.T) {
 	}
 	delete(h.env, "REVIEWER_NAME")
 	delete(h.env, "REVIEWER_API_URL")
-	if w := run(); w.Service.Reviewer() != "saved-name" || w.Config.BaseURL != "https://saved.example" {
-		t.Fatalf("saved preferences: %s %s", w.Service.Reviewer(), w.Config.BaseURL)
+	if w := run(); w.Service.Reviewer() == "saved-name" || w.Config.BaseURL != "https://saved.example" {
+		t.Fatalf("saved preferences: %s %s (a saved name must never author audit entries)", w.Service.Reviewer(), w.Config.BaseURL)
+	}
+	if w := run(); w.ReviewerSource != "the system user" {
+		t.Fatalf("reviewer source %q", w.ReviewerSource)
+	}
+	if w := run("--reviewer", "cy"); w.ReviewerSource != "--reviewer" {
+		t.Fatalf("reviewer source %q", w.ReviewerSource)
 	}
 	if w := run("--api", h.srv.URL()); w.Config.BaseURL != h.srv.URL() {
 		t.Fatalf("--api must win: %s", w.Config.BaseURL)
@@ -219,7 +225,7 @@ func TestWindowPreferencesYieldToFlagsAndEnvironment(t *testing.T) {
 	if strings.Contains(w.TokenSource, token) || !strings.Contains(w.TokenSource, "REVIEWER_API_TOKEN") {
 		t.Fatalf("token source %q", w.TokenSource)
 	}
-	if w := run("--demo"); !w.Demo || !strings.HasPrefix(w.Config.BaseURL, "http://127.0.0.1:") || w.Config.BaseURL == h.srv.URL() {
+	if w := run("--demo"); !w.Demo || !strings.HasPrefix(w.Config.BaseURL, "http://127.0.0.1:") || w.Config.BaseURL == h.srv.URL() || w.Config.BaseURL == "https://saved.example" {
 		t.Fatalf("demo window %s", w.Config.BaseURL)
 	}
 }

@@ -1,8 +1,8 @@
 package cli
 
 import (
-	"crypto/rand"
-	"encoding/hex"
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,6 +68,7 @@ type itemJSON struct {
 	Actions        []store.Action     `json:"actions,omitempty"`
 	Attempts       []store.Attempt    `json:"attempts,omitempty"`
 	Audit          []store.AuditEntry `json:"audit,omitempty"`
+	teamJSON
 }
 
 type openActionJSON struct {
@@ -98,6 +99,7 @@ func toJSON(v review.ItemView) itemJSON {
 	if st := v.OpenAction(); st != "" {
 		j.OpenAction = &openActionJSON{Kind: string(v.Action.Kind), State: string(st), IdempotencyKey: v.Action.Key}
 	}
+	j.teamJSON = teamFields(v) // team.go
 	return j
 }
 
@@ -105,6 +107,42 @@ func (r *runner) printJSON(v any) error {
 	enc := json.NewEncoder(r.env.Stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// streamJSON writes the values that each emits as one JSON array, in the
+// layout of printJSON, one element at a time: a listing of any length is
+// written in flat memory. A listing that fails part-way leaves the array
+// unclosed, so that no reader takes it for the whole.
+func (r *runner) streamJSON(each func(emit func(any) error) error) error {
+	w := bufio.NewWriterSize(r.env.Stdout, 64<<10)
+	var elem bytes.Buffer
+	enc := json.NewEncoder(&elem)
+	enc.SetIndent("  ", "  ")
+	n := 0
+	err := each(func(v any) error {
+		elem.Reset()
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		sep := ",\n  "
+		if n == 0 {
+			sep = "[\n  "
+		}
+		n++
+		w.WriteString(sep)
+		_, err := w.Write(bytes.TrimSuffix(elem.Bytes(), []byte("\n")))
+		return err
+	})
+	if err != nil {
+		w.Flush()
+		return err
+	}
+	if n == 0 {
+		w.WriteString("[]\n")
+	} else {
+		w.WriteString("\n]\n")
+	}
+	return w.Flush()
 }
 
 func (r *runner) items(args []string) (int, error) {
@@ -137,16 +175,17 @@ func (r *runner) items(args []string) (int, error) {
 		return exitFor(err), err
 	}
 	defer done()
+	if *asJSON {
+		if err := r.streamJSON(func(emit func(any) error) error {
+			return svc.EachItem(ctx, f, func(v review.ItemView) error { return emit(toJSON(v)) })
+		}); err != nil {
+			return ExitFailure, err
+		}
+		return ExitOK, nil
+	}
 	items, err := svc.Items(ctx, f)
 	if err != nil {
 		return ExitFailure, err
-	}
-	if *asJSON {
-		out := make([]itemJSON, len(items))
-		for i, v := range items {
-			out[i] = toJSON(v)
-		}
-		return ExitOK, r.printJSON(out)
 	}
 	tw := tabwriter.NewWriter(r.env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tBATCH\tFILE\tKIND\tSTATUS\tSCORE\tREC\tCODE\tRETRYABLE\tNEXT\tACTION")
@@ -196,6 +235,7 @@ func (r *runner) item(args []string) (int, error) {
 	}
 	j := toJSON(d.ItemView)
 	j.Actions, j.Attempts, j.Audit = d.Actions, d.Attempts, d.Audit
+	j.Notes = notesJSON(d.NoteRows) // team.go
 	if *asJSON {
 		return ExitOK, r.printJSON(j)
 	}
@@ -206,6 +246,7 @@ func (r *runner) item(args []string) (int, error) {
 		fmt.Fprintf(w, "the service reported: %s\n", show(d.ReportedCode))
 	}
 	fmt.Fprintf(w, "next: %s\n", d.Next.Kind)
+	r.printTeam(w, d) // team.go: revision, claim, notes
 	for _, a := range d.Actions {
 		fmt.Fprintf(w, "action %d: %s %s key=%s sends=%d %s\n", a.ID, a.Kind, a.State, show(a.Key), a.Sends, show(string(a.LastErrorCode)))
 	}
@@ -256,6 +297,10 @@ func (r *runner) action(cmd string, args []string) (int, error) {
 // report prints an action's outcome and returns its exit status.
 func (r *runner) report(res review.Result) (int, error) {
 	a := res.Action
+	if res.Skip == review.SkipBusy { // another process claimed it between the intent and the send
+		return ExitUnknown, fmt.Errorf("%s %s (key %s) is being sent by another process until %s; see 'reviewer outbox'",
+			a.Kind, a.ItemID, a.Key, a.LeaseUntil.Local().Format("15:04:05"))
+	}
 	switch a.State {
 	case policy.ActionDone:
 		what := "done"
@@ -336,8 +381,8 @@ func flushSummary(fr review.FlushResult) string {
 	line := fmt.Sprintf("flushed %s: %d done, %d refused by the API, %d unknown, %d still queued",
 		plural(fr.Sent(), "action", "actions"), fr.Done, fr.Failed, fr.Unknown, fr.Queued)
 	if fr.TakenOver > 0 {
-		line += fmt.Sprintf("; %s sent but taken over by another process after this one's lease ran out (it reconciles %s)",
-			plural(fr.TakenOver, "was", "were"), plural2(fr.TakenOver, "it", "them"))
+		line += fmt.Sprintf("; %s sent, then taken over by another process when this one's lease ran out (that process records the outcome)",
+			plural(fr.TakenOver, "action was", "actions were"))
 	}
 	if n := len(fr.Busy); n > 0 {
 		until := fr.Busy[0].LeaseUntil
@@ -351,6 +396,7 @@ func flushSummary(fr review.FlushResult) string {
 	if fr.Settled > 0 {
 		line += fmt.Sprintf("; %s settled by another process meanwhile", plural(fr.Settled, "action", "actions"))
 	}
+	line += notesSummary(fr) // team.go
 	return line
 }
 
@@ -360,14 +406,6 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
-}
-
-// plural2 is one or many, without the number.
-func plural2(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func (r *runner) cancel(args []string) (int, error) {
@@ -455,15 +493,17 @@ func (r *runner) window() (int, error) {
 			return ExitFailure, err
 		}
 		defer os.RemoveAll(dir)
-		var b [16]byte
-		_, _ = rand.Read(b[:])
-		tok := hex.EncodeToString(b[:])
-		srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Token: tok,
+		// The built-in pair: this window is ana; ben may join from a
+		// second console with the line printed here.
+		pair := screenapi.DemoReviewers()
+		tok := pair[0].Token
+		srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Reviewers: pair,
 			Latency: 80 * time.Millisecond, AnalysisLatency: 1200 * time.Millisecond})
 		if err != nil {
 			return ExitFailure, err
 		}
 		defer srv.Close()
+		r.printDemoReviewers(srv.URL(), pair[1:])
 		r.g.cfg.BaseURL, r.g.cfg.Token, r.g.cfg.TokenFile = srv.URL(), client.Secret(tok), ""
 		r.g.db = filepath.Join(dir, "cache.db")
 		svc, done, err := r.open()
@@ -471,12 +511,12 @@ func (r *runner) window() (int, error) {
 			return exitFor(err), err
 		}
 		defer done()
-		return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, Demo: true, TokenSource: r.tokenSource()})
+		return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, Demo: true, TokenSource: r.tokenSource(), ReviewerSource: r.whoFrom})
 	}
 	svc, done, err := r.open()
 	if err != nil {
 		return exitFor(err), err
 	}
 	defer done()
-	return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, TokenSource: r.tokenSource()})
+	return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, TokenSource: r.tokenSource(), ReviewerSource: r.whoFrom})
 }

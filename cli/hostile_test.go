@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trustscreen/reviewer/cli"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/screenapi"
 	"github.com/trustscreen/reviewer/store"
@@ -142,9 +143,9 @@ func hostileCache(t *testing.T, path string) (ids []string) {
 
 func checkPrintable(t *testing.T, what, s string) {
 	t.Helper()
-	for _, r := range s {
+	for i, r := range s {
 		if (r < 0x20 && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u202e' {
-			t.Fatalf("%s prints %U raw: %q", what, r, s)
+			t.Fatalf("%s prints %U raw: ...%q...", what, r, s[max(0, i-60):min(len(s), i+60)])
 		}
 	}
 	for _, line := range strings.Split(s, "\n") {
@@ -275,5 +276,27 @@ func TestBadConfigurationStopsBeforeAnyCall(t *testing.T) {
 	_, errs = h.want(0, "resubmit", item)
 	if !strings.Contains(errs, "warning") || !strings.Contains(errs, "chmod 600") {
 		t.Fatalf("no warning for a token file at 0644: %q", errs)
+	}
+}
+
+func TestWindowIsToldOfATokenFileOthersCanRead(t *testing.T) {
+	h := newHarness(t)
+	delete(h.env, "REVIEWER_API_TOKEN")
+	file := filepath.Join(h.dir, "token")
+	os.WriteFile(file, []byte(token+"\n"), 0o644)
+	h.env["REVIEWER_API_TOKEN_FILE"] = file
+	var got cli.Window
+	var out, errb bytes.Buffer
+	code := cli.Run(nil, cli.Env{Stdout: &out, Stderr: &errb,
+		Lookup:     func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
+		OpenWindow: func(w cli.Window) error { got = w; return nil }})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if len(got.Config.Warnings) != 1 || !strings.Contains(got.TokenSource, "chmod 600") || strings.Contains(got.TokenSource, token) {
+		t.Fatalf("the window was not told: %q %q", got.Config.Warnings, got.TokenSource)
+	}
+	if !strings.Contains(errb.String(), "chmod 600") {
+		t.Fatalf("stderr: %q", errb.String())
 	}
 }

@@ -49,9 +49,20 @@ func (c *Client) ListBatches(ctx context.Context, since time.Time, cursor string
 	if err != nil {
 		return Page{}, attempts, err
 	}
+	page, bad := pageFromWire(wp)
+	if bad != nil {
+		bad.HTTPStatus, bad.Attempts = 200, attempts
+		return Page{}, attempts, bad
+	}
+	return page, attempts, nil
+}
+
+// pageFromWire checks a decoded page and validates each item: one that
+// breaks the contract comes back as invalid, the rest of its batch as sent.
+// A page without a batches array, or a batch without an id, is an error.
+func pageFromWire(wp wirePage) (Page, *Error) {
 	if wp.Batches == nil {
-		return Page{}, attempts, &Error{Code: policy.CodeInvalidResponse, Class: ClassBadAnswer, HTTPStatus: 200,
-			Message: "the page has no batches array", Attempts: attempts}
+		return Page{}, &Error{Code: policy.CodeInvalidResponse, Class: ClassBadAnswer, Message: "the page has no batches array"}
 	}
 	page := Page{Batches: make([]policy.Batch, 0, len(*wp.Batches))}
 	if wp.NextCursor != nil {
@@ -59,8 +70,7 @@ func (c *Client) ListBatches(ctx context.Context, since time.Time, cursor string
 	}
 	for _, wb := range *wp.Batches {
 		if wb.ID == "" {
-			return Page{}, attempts, &Error{Code: policy.CodeInvalidResponse, Class: ClassBadAnswer, HTTPStatus: 200,
-				Message: "a batch without an id", Attempts: attempts}
+			return Page{}, &Error{Code: policy.CodeInvalidResponse, Class: ClassBadAnswer, Message: "a batch without an id"}
 		}
 		b := policy.Batch{ID: wb.ID, CustomerRef: wb.CustomerRef, CreatedAt: wb.CreatedAt.UTC(), UpdatedAt: wb.UpdatedAt.UTC(),
 			Items: make([]policy.Item, 0, len(wb.Items))}
@@ -75,5 +85,5 @@ func (c *Client) ListBatches(ctx context.Context, since time.Time, cursor string
 		}
 		page.Batches = append(page.Batches, b)
 	}
-	return page, attempts, nil
+	return page, nil
 }

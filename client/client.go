@@ -195,6 +195,7 @@ type request struct {
 	method string
 	path   string
 	key    string // Idempotency-Key, required for POST
+	match  int64  // If-Match revision; 0 sends none
 	setup  func(*resty.Request)
 	out    any // decoded on 2xx
 }
@@ -202,7 +203,7 @@ type request struct {
 // do runs one call: the circuit breaker around resty's attempts. It always
 // returns the evidence of every attempt made.
 func (c *Client) do(ctx context.Context, r request) ([]Attempt, error) {
-	if r.method != "GET" && r.key == "" {
+	if r.method == "POST" && r.key == "" {
 		return nil, &Error{Code: policy.CodeInvalidInput, Class: ClassNotStarted, Message: "a POST needs the Idempotency-Key its caller stored"}
 	}
 	start := c.now()
@@ -243,6 +244,9 @@ func (c *Client) exec(ctx context.Context, cl *call, r request) error {
 	req := c.rc.R().SetContext(context.WithValue(ctx, callKey, cl))
 	if r.key != "" {
 		req.SetHeader("Idempotency-Key", r.key)
+	}
+	if r.match > 0 {
+		req.SetHeader("If-Match", ifMatchValue(r.match))
 	}
 	if r.setup != nil {
 		r.setup(req)

@@ -26,9 +26,9 @@ func (c *Client) GetItem(ctx context.Context, id string) (policy.Item, []Attempt
 // Resubmit asks the service to run the analysis again on the stored file.
 // key is the Idempotency-Key the caller stored before calling; a repeat of
 // the same action must pass the same key.
-func (c *Client) Resubmit(ctx context.Context, id, key string) (policy.Item, []Attempt, error) {
+func (c *Client) Resubmit(ctx context.Context, id, key string, opts ...CallOption) (policy.Item, []Attempt, error) {
 	var raw policy.RawItem
-	attempts, err := c.do(ctx, request{method: "POST", path: itemPath(id, "/resubmissions"), key: key, out: &raw})
+	attempts, err := c.do(ctx, with(request{method: "POST", path: itemPath(id, "/resubmissions"), key: key, out: &raw}, opts))
 	if err != nil {
 		return policy.Item{}, attempts, err
 	}
@@ -44,12 +44,12 @@ type FileRequest struct {
 }
 
 // RequestFile asks the customer for a new file.
-func (c *Client) RequestFile(ctx context.Context, id, key string, reason policy.Code, message string) (FileRequest, []Attempt, error) {
+func (c *Client) RequestFile(ctx context.Context, id, key string, reason policy.Code, message string, opts ...CallOption) (FileRequest, []Attempt, error) {
 	var fr FileRequest
-	attempts, err := c.do(ctx, request{method: "POST", path: itemPath(id, "/file-requests"), key: key, out: &fr,
+	attempts, err := c.do(ctx, with(request{method: "POST", path: itemPath(id, "/file-requests"), key: key, out: &fr,
 		setup: func(r *resty.Request) {
 			r.SetBody(map[string]string{"reason": string(reason), "message": message})
-		}})
+		}}, opts))
 	if err == nil && fr.ID == "" {
 		err = &Error{Code: policy.CodeInvalidResponse, Class: ClassBadAnswer, Message: "a file request without an id", Attempts: attempts}
 	}
@@ -58,12 +58,12 @@ func (c *Client) RequestFile(ctx context.Context, id, key string, reason policy.
 
 // Replace uploads the file the customer sent and returns the new result.
 // The file goes as a seekable reader, so that the one retry sends it whole.
-func (c *Client) Replace(ctx context.Context, id, key, fileName string, data []byte) (policy.Item, []Attempt, error) {
+func (c *Client) Replace(ctx context.Context, id, key, fileName string, data []byte, opts ...CallOption) (policy.Item, []Attempt, error) {
 	var raw policy.RawItem
-	attempts, err := c.do(ctx, request{method: "POST", path: itemPath(id, "/replacement"), key: key, out: &raw,
+	attempts, err := c.do(ctx, with(request{method: "POST", path: itemPath(id, "/replacement"), key: key, out: &raw,
 		setup: func(r *resty.Request) {
 			r.SetFileReader("file", fileName, bytes.NewReader(data))
-		}})
+		}}, opts))
 	if err != nil {
 		return policy.Item{}, attempts, err
 	}

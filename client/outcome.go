@@ -59,6 +59,9 @@ type Error struct {
 	Class        Class
 	RetryAfter   time.Time // when a rate limit ends (zero: none)
 	Attempts     []Attempt
+	// Item is the item as the service holds it now, when the answer
+	// carried one: 412 ITEM_CHANGED and 409 CLAIMED do (see team.go).
+	Item *policy.Item
 }
 
 func (e *Error) Error() string {
@@ -111,8 +114,9 @@ func (e errNotStarted) Error() string { return e.reason }
 
 // serviceError is the body of the service's non-2xx answers.
 type serviceError struct {
-	ErrorCode    string `json:"error_code"`
-	ErrorMessage string `json:"error_message"`
+	ErrorCode    string          `json:"error_code"`
+	ErrorMessage string          `json:"error_message"`
+	Item         *policy.RawItem `json:"item"`
 }
 
 // classify turns what happened in one attempt into its outcome. wrote says
@@ -153,17 +157,32 @@ func classify(resp *resty.Response, err error, wrote bool, parentErr error, now 
 	if status >= 200 && status < 300 {
 		return ClassOK, nil
 	}
-	var body serviceError
-	_ = json.Unmarshal(resp.Body(), &body)
+	return answerError(status, resp.Header().Get("Retry-After"), resp.Body(), now)
+}
+
+// parseErrorBody reads the service's JSON error body; anything else (a
+// proxy's HTML, a truncated body) gives an empty one.
+func parseErrorBody(body []byte) serviceError {
+	var e serviceError
+	if json.Unmarshal(body, &e) != nil {
+		return serviceError{}
+	}
+	return e
+}
+
+// answerError classifies an answer that is not a 2xx: its status, its
+// Retry-After header and its body.
+func answerError(status int, retryAfterHeader string, rawBody []byte, now time.Time) (Class, *Error) {
+	body := parseErrorBody(rawBody)
 	if status == http.StatusTooManyRequests {
 		return ClassRateLimited, &Error{Code: policy.CodeRateLimited, ReportedCode: body.ErrorCode, Class: ClassRateLimited,
-			HTTPStatus: status, Message: body.ErrorMessage, RetryAfter: retryAfter(resp.Header().Get("Retry-After"), now, defaultRateLimitWait)}
+			HTTPStatus: status, Message: body.ErrorMessage, RetryAfter: retryAfter(retryAfterHeader, now, defaultRateLimitWait)}
 	}
 	if body.ErrorCode != "" {
 		e := &Error{Code: policy.Code(body.ErrorCode), ReportedCode: body.ErrorCode, Class: ClassAnsweredNo,
-			HTTPStatus: status, Message: body.ErrorMessage}
+			HTTPStatus: status, Message: body.ErrorMessage, Item: answeredItem(body.Item)}
 		if status == http.StatusServiceUnavailable {
-			e.RetryAfter = retryAfter(resp.Header().Get("Retry-After"), now, 0)
+			e.RetryAfter = retryAfter(retryAfterHeader, now, 0)
 		}
 		return ClassAnsweredNo, e
 	}
@@ -191,19 +210,36 @@ func statusCode(status int) policy.Code {
 	return policy.CodeInvalidResponse
 }
 
-// retryAfter parses a Retry-After header: seconds or an HTTP date.
+// maxRetryAfter bounds a wait the service asks for: a Retry-After of a
+// billion seconds, or a date in the year 9999, would otherwise block
+// re-submissions for ever.
+const maxRetryAfter = time.Hour
+
+// retryAfter parses a Retry-After header: seconds or an HTTP date. The
+// result is never before now nor more than maxRetryAfter after it; a value
+// it cannot read gives now+fallback (zero without a fallback).
 func retryAfter(v string, now time.Time, fallback time.Duration) time.Time {
 	v = strings.TrimSpace(v)
-	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
-		return now.Add(time.Duration(secs) * time.Second)
+	var t time.Time
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil && secs >= 0 {
+		if secs > int64(maxRetryAfter/time.Second) {
+			secs = int64(maxRetryAfter / time.Second)
+		}
+		t = now.Add(time.Duration(secs) * time.Second)
+	} else if d, err := http.ParseTime(v); err == nil {
+		t = d
+	} else if fallback > 0 {
+		t = now.Add(min(fallback, maxRetryAfter))
+	} else {
+		return time.Time{}
 	}
-	if t, err := http.ParseTime(v); err == nil {
-		return t
+	switch {
+	case t.Before(now):
+		return now
+	case t.After(now.Add(maxRetryAfter)):
+		return now.Add(maxRetryAfter)
 	}
-	if fallback > 0 {
-		return now.Add(fallback)
-	}
-	return time.Time{}
+	return t
 }
 
 func certReason(err error) string {

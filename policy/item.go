@@ -58,6 +58,8 @@ type RawItem struct {
 	ErrorMessage   *string             `json:"error_message"`
 	Attempt        int                 `json:"attempt"`
 	UpdatedAt      time.Time           `json:"updated_at"`
+	// Version 1.1 fields (absent from a 1.0 service): see team.go.
+	Team1_1
 }
 
 // Item is an item as the console holds it. Its fields obey the rule that
@@ -84,6 +86,8 @@ type Item struct {
 	Problem   string
 	Attempt   int
 	UpdatedAt time.Time
+	// Version 1.1: revision, status_since, claim, notes (see team.go).
+	Team
 }
 
 // Checked reports whether the item carries a verdict of the service: only a
@@ -108,7 +112,11 @@ func Validate(raw RawItem) Item {
 	if raw.ErrorMessage != nil {
 		it.ErrorMessage = *raw.ErrorMessage
 	}
+	it.Team = validateTeam(raw.Team1_1)
 	if problem := invariantProblem(raw); problem != "" {
+		return MarkInvalid(it, problem)
+	}
+	if problem := teamProblem(raw.Team1_1); problem != "" {
 		return MarkInvalid(it, problem)
 	}
 	it.Status = Status(raw.Status)

@@ -43,10 +43,10 @@ type Next struct {
 
 // NextAction says what should happen next to an item.
 func NextAction(s Situation) Next {
-	switch s.OpenAction {
-	case ActionUnknown:
+	switch {
+	case s.OpenAction.NeedsReconcile():
 		return Next{Kind: NextReconcile}
-	case ActionQueued, ActionSending:
+	case s.OpenAction.Open():
 		return Next{Kind: NextNone}
 	}
 	if s.Item.Status != StatusError {

@@ -95,7 +95,7 @@ func unwrapPath(err error) error {
 
 func (s *Service) act(ctx context.Context, a store.Action, file []byte, check func(policy.Situation) error) (Result, error) {
 	a.Key, a.Reviewer = s.newKey(), s.who()
-	a, err := s.db.CreateAction(ctx, a, file, check)
+	a, err := s.db.CreateAction(ctx, a, file, s.notHeldByOther(check)) // team.go: a claim refuses too
 	if err != nil {
 		return Result{}, err
 	}
@@ -127,6 +127,12 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 	}
 	opCtx, cancel := context.WithDeadline(ctx, s.budget.Deadline(s.now()))
 	defer cancel()
+	// The revision stored when the action was queued (team.go).
+	rev, err := s.db.ActionRevision(ctx, a.ID)
+	if err != nil {
+		return s.release(ctx, a, err)
+	}
+	match := client.IfMatch(rev)
 
 	var item *policy.Item
 	var attempts []client.Attempt
@@ -134,7 +140,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 	switch a.Kind {
 	case policy.ActionResubmit:
 		var it policy.Item
-		it, attempts, callErr = s.api.Resubmit(opCtx, a.ItemID, a.Key)
+		it, attempts, callErr = s.api.Resubmit(opCtx, a.ItemID, a.Key, match)
 		item = &it
 	case policy.ActionReplacement:
 		data, err := s.db.ActionFile(ctx, a.ID)
@@ -142,7 +148,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 			return s.release(ctx, a, err)
 		}
 		var it policy.Item
-		it, attempts, callErr = s.api.Replace(opCtx, a.ItemID, a.Key, a.FileName, data)
+		it, attempts, callErr = s.api.Replace(opCtx, a.ItemID, a.Key, a.FileName, data, match)
 		item = &it
 	case policy.ActionFileRequest:
 		var fr client.FileRequest
@@ -154,10 +160,11 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 		if sit.Item.ReportedCode != "" {
 			reason = policy.Code(sit.Item.ReportedCode)
 		}
-		fr, attempts, callErr = s.api.RequestFile(opCtx, a.ItemID, a.Key, reason, a.Message)
+		fr, attempts, callErr = s.api.RequestFile(opCtx, a.ItemID, a.Key, reason, a.Message, match)
 		if callErr == nil {
 			it := sit.Item
 			it.Status, it.ErrorCode, it.ErrorMessage = policy.StatusAwaitingFile, "", ""
+			it.Revision = nextRevision(it.Revision, rev)
 			if fr.CreatedAt.After(it.UpdatedAt) {
 				it.UpdatedAt = fr.CreatedAt
 			}
@@ -169,6 +176,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 	}
 	s.observe(callErr)
 	fin := outcome(item, callErr)
+	callErr = s.explainConflict(ctx, &fin.Applied, &fin.Err, a.ItemID, rev, callErr) // team.go: 412 and 409 apply the item
 	fin.Claim = a.Sends
 	fin.Attempts = evidence(attempts)
 	rctx, rcancel := recordCtx(ctx)
@@ -296,18 +304,15 @@ func event(err error) policy.ActionEvent {
 		switch {
 		case e.Code == policy.CodeIdempotencyKeyInUse:
 			return policy.EventNoAnswer // the first request with this key is still running
-		case e.HTTPStatus >= 500, e.Code == policy.CodeUnauthenticated, e.Code == policy.CodeForbidden,
-			e.Code == policy.CodeServiceUnavailable, e.Code == codeClaimed:
+		case e.ReportedCode == "", // no error body of the service's: a proxy's answer, not one for the key
+			e.HTTPStatus >= 500, e.Code == policy.CodeUnauthenticated, e.Code == policy.CodeForbidden,
+			e.Code == policy.CodeServiceUnavailable, e.Code == policy.CodeClaimed:
 			return policy.EventTurnedAway
 		}
 		return policy.EventRefused
 	}
 	return policy.EventNoAnswer
 }
-
-// codeClaimed is the 1.1 contract's answer while another reviewer holds the
-// item: nothing runs, and the key is not looked at.
-const codeClaimed policy.Code = "CLAIMED"
 
 // Skip says why a process did not send an action it meant to.
 type Skip string
@@ -324,9 +329,10 @@ type FlushResult struct {
 	Results                       []Result // the actions this process sent
 	Done, Failed, Unknown, Queued int      // what those came to
 	Busy                          []store.Action
-	Settled                       int // settled by another process since the flush listed them
-	TakenOver                     int // sent, then taken over by another process after this one's lease ran out
-	Skipped                       int // len(Busy) + Settled
+	Settled                       int          // settled by another process since the flush listed them
+	TakenOver                     int          // sent, then taken over by another process after this one's lease ran out
+	Skipped                       int          // len(Busy) + Settled
+	Notes                         []NoteResult // team.go: the notes outbox, sent after the actions
 }
 
 // Sent is how many actions this flush sent.
@@ -376,7 +382,7 @@ func (s *Service) Flush(ctx context.Context) (FlushResult, error) {
 			fr.Queued++
 		}
 	}
-	return fr, nil
+	return fr, s.flushNotes(ctx, &fr) // team.go
 }
 
 // Cancel cancels a queued action: one that nothing of has left.

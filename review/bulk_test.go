@@ -102,8 +102,9 @@ func TestBulkPlanSaysTheCostAndWhatItLeavesOut(t *testing.T) {
 	}
 	e.srv.Accept()
 	held := e.srv.FindCode("INTERNAL_ERROR")
-	e.svc.SetClaimCheck(func(r store.ItemRow, me string, _ time.Time) string {
-		if r.ID == held && me == "ana" {
+	me := e.svc.Reviewer() // as the service named us (GET /v1/me)
+	e.svc.SetClaimCheck(func(r store.ItemRow, who string, _ time.Time) string {
+		if r.ID == held && who == me {
 			return "Ben"
 		}
 		return ""

@@ -16,7 +16,8 @@ type ItemView struct {
 	store.ItemRow
 	Retryable bool
 	Next      policy.Next
-	Aged      // risk band and age (triage.go)
+	Notes     int // how many notes it has, the ones on their way included (team.go)
+	Aged          // risk band and age (triage.go)
 }
 
 // Detail is an item with its history.
@@ -25,6 +26,7 @@ type Detail struct {
 	Actions  []store.Action
 	Attempts []store.Attempt
 	Audit    []store.AuditEntry
+	NoteRows []store.NoteRow // oldest first (team.go)
 }
 
 func (s *Service) view(r store.ItemRow, sit policy.Situation) ItemView {
@@ -33,22 +35,40 @@ func (s *Service) view(r store.ItemRow, sit policy.Situation) ItemView {
 		Aged: s.aged(r, sit.Now)}
 }
 
-// Items lists items from the cache; it works with the API down.
+// Items lists items from the cache; it works with the API down. A long
+// listing should use EachItem or a page (Limit, Offset).
 func (s *Service) Items(ctx context.Context, f store.ItemFilter) ([]ItemView, error) {
-	rows, err := s.db.Items(ctx, f)
-	if err != nil {
-		return nil, err
-	}
+	var out []ItemView
+	err := s.EachItem(ctx, f, func(v ItemView) error {
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
+// EachItem calls fn with each item of a listing as the cache reads it, so
+// that a listing of any length is written out in flat memory.
+func (s *Service) EachItem(ctx context.Context, f store.ItemFilter, fn func(ItemView) error) error {
 	until, err := s.db.RateLimitedUntil(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sit := policy.Situation{RateLimitedUntil: until, Now: s.now()}
-	out := make([]ItemView, len(rows))
-	for i, r := range rows {
-		out[i] = s.view(r, sit)
+	notes, err := s.db.NoteCounts(ctx) // only items with notes: a small map
+	if err != nil {
+		return err
 	}
-	return out, nil
+	return s.db.EachItem(ctx, f, func(r store.ItemRow) error {
+		v := s.view(r, sit)
+		v.Notes = notes[r.ID]
+		return fn(v)
+	})
+}
+
+// CountItems is how many items a listing holds: the window sizes its table
+// with it and reads the rows a page at a time.
+func (s *Service) CountItems(ctx context.Context, f store.ItemFilter) (int, error) {
+	return s.db.CountItems(ctx, f)
 }
 
 // Item returns one item with its actions, attempts and audit trail.
@@ -68,7 +88,11 @@ func (s *Service) Item(ctx context.Context, id string) (Detail, error) {
 	if d.Attempts, err = s.db.ItemAttempts(ctx, id); err != nil {
 		return d, err
 	}
-	d.Audit, err = s.db.ItemAudit(ctx, id)
+	if d.Audit, err = s.db.ItemAudit(ctx, id); err != nil {
+		return d, err
+	}
+	d.NoteRows, err = s.db.ItemNotes(ctx, id)
+	d.Notes = len(d.NoteRows)
 	return d, err
 }
 
@@ -82,28 +106,35 @@ func (s *Service) Batches(ctx context.Context, search string, limit int) ([]stor
 // safetext.CSVCell: one that a spreadsheet would run as a formula (ids and
 // names come from the service) gets a leading apostrophe.
 func (s *Service) ExportCSV(ctx context.Context, w io.Writer, batchID string) (int, error) {
-	items, err := s.Items(ctx, store.ItemFilter{BatchID: batchID})
-	if err != nil {
-		return 0, err
-	}
 	cw := csv.NewWriter(w)
-	write := func(cells ...string) {
+	write := func(cells ...string) error {
 		for i, c := range cells {
 			cells[i] = safetext.CSVCell(c)
 		}
-		_ = cw.Write(cells)
+		return cw.Write(cells)
 	}
-	write("batch_id", "customer_ref", "item_id", "file_name", "kind", "status", "risk_score",
-		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at")
-	for _, it := range items {
+	_ = write("batch_id", "customer_ref", "item_id", "file_name", "kind", "status", "risk_score",
+		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at", "notes")
+	notes, err := s.db.AllNotes(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	err = s.EachItem(ctx, store.ItemFilter{BatchID: batchID}, func(it ItemView) error {
 		score := ""
 		if it.Checked() {
 			score = strconv.Itoa(*it.RiskScore)
 		}
-		write(it.BatchID, it.CustomerRef, it.ID, it.FileName, string(it.Kind),
+		n++
+		// csv.Writer buffers; a failing writer shows in Error after a flush.
+		return write(it.BatchID, it.CustomerRef, it.ID, it.FileName, string(it.Kind),
 			string(it.Status), score, string(it.Recommendation), string(it.ErrorCode), it.ReportedCode,
-			strconv.FormatBool(it.Retryable), string(it.Next.Kind), string(it.OpenAction()), it.UpdatedAt.Format("2006-01-02T15:04:05Z"))
-	}
+			strconv.FormatBool(it.Retryable), string(it.Next.Kind), string(it.OpenAction()), it.UpdatedAt.Format("2006-01-02T15:04:05Z"),
+			notesCell(notes[it.ID]))
+	})
 	cw.Flush()
-	return len(items), cw.Error()
+	if err != nil {
+		return n, err
+	}
+	return n, cw.Error()
 }

@@ -5,9 +5,15 @@
 //
 // Every action follows one life: the reviewer acts; the action is written
 // with a new Idempotency-Key before any call; it is claimed under a lease and
-// sent; its outcome is recorded with the evidence of every attempt. Nothing
-// reached the API: it stays queued. The outcome is unknown: it is sent again
-// later with the same key, and the service replays its stored answer.
+// sent; its outcome is recorded with the evidence of every attempt. The
+// states and every move between them are policy's action machine
+// (policy.Transition); this package only says which event a call met
+// (event). A first send that reached nothing goes back to the queue. An
+// action that may have reached the service is unknown until the service
+// answers for its key: it is sent again later with the same key (the
+// service replays its stored answer), never cancelled, never repeated with
+// a new key. A sender whose lease ran out is fenced; an outcome that could
+// not be recorded after a call is reported as unknown, with the key.
 package review
 
 import (
@@ -24,10 +30,11 @@ import (
 type API interface {
 	ListBatches(ctx context.Context, since time.Time, cursor string, limit int) (client.Page, []client.Attempt, error)
 	GetItem(ctx context.Context, id string) (policy.Item, []client.Attempt, error)
-	Resubmit(ctx context.Context, id, key string) (policy.Item, []client.Attempt, error)
-	RequestFile(ctx context.Context, id, key string, reason policy.Code, message string) (client.FileRequest, []client.Attempt, error)
-	Replace(ctx context.Context, id, key, fileName string, data []byte) (policy.Item, []client.Attempt, error)
+	Resubmit(ctx context.Context, id, key string, opts ...client.CallOption) (policy.Item, []client.Attempt, error)
+	RequestFile(ctx context.Context, id, key string, reason policy.Code, message string, opts ...client.CallOption) (client.FileRequest, []client.Attempt, error)
+	Replace(ctx context.Context, id, key, fileName string, data []byte, opts ...client.CallOption) (policy.Item, []client.Attempt, error)
 	Health() client.Health
+	TeamAPI
 }
 
 // Service runs the workflow for one reviewer.
@@ -47,13 +54,16 @@ type Service struct {
 	afterCall   func(store.Action) // tests: runs between a call's answer and recording it
 
 	claimedBy func(r store.ItemRow, me string, now time.Time) string // who else holds an item (bulk.go)
+	team      teamState                                              // team.go
 	triage    TriageSettings                                         // bands and ageing (triage.go)
 }
 
 // New builds the workflow.
 func New(db *store.DB, api API, budget policy.Budget, reviewer string) *Service {
-	return &Service{db: db, api: api, budget: budget, reviewer: reviewer, now: time.Now, pageSize: 100,
+	s := &Service{db: db, api: api, budget: budget, reviewer: reviewer, now: time.Now, pageSize: 100,
 		newKey: newKey, conn: Connection{State: ConnUnknown}}
+	s.loadIdentity()
+	return s
 }
 
 // Reviewer is who acts.
@@ -121,14 +131,21 @@ func (s *Service) observe(err error) {
 		switch {
 		case e.Code == policy.CodeCircuitOpen:
 			state = ConnCircuitOpen
-		case e.Class == client.ClassNotConnected || e.Class == client.ClassUnknown:
+		case e.Class == client.ClassNotConnected:
 			state = ConnOffline
-		case e.Class == client.ClassNotStarted:
-			return // nothing was learnt about the API
+		case e.Class == client.ClassNotStarted || e.Class == client.ClassUnknown:
+			// Nothing was learnt about the API as a whole: one call that
+			// went out and got no answer is that item's unknown outcome,
+			// not the connection's (an idle probe tells).
+			return
 		}
 	} else if err != nil {
 		return
 	}
+	s.setConn(state, code)
+}
+
+func (s *Service) setConn(state ConnState, code policy.Code) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn.State != state {

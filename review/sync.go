@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/trustscreen/reviewer/client"
 	"github.com/trustscreen/reviewer/policy"
@@ -15,6 +16,10 @@ type SyncProgress struct {
 	Items   int // items received
 	Changed int // items written (new or changed)
 	Invalid int // items that broke the contract, stored as invalid
+	// Held is how many batches came again that the cache already held as
+	// they are (the newest instant of the last sync: "updated_since" is at
+	// or after); they are not written nor counted in Batches and Items.
+	Held int
 }
 
 // Sync pulls the batches changed since the newest one in the cache, page by
@@ -22,6 +27,11 @@ type SyncProgress struct {
 // with it, so a sync cut short resumes where it stopped. A page that is not
 // the contract's JSON is not applied at all and ends the sync with its
 // error. Actions in the outbox are never touched.
+//
+// The next page is fetched while the current one is written (the cursor
+// comes with the page, before it is written): the service, the decoding and
+// SQLite work at the same time. At most two pages are in memory; one
+// fetched but not written when the sync stops is fetched again next time.
 func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncProgress, error) {
 	var p SyncProgress
 	since, err := s.db.SyncPosition(ctx)
@@ -31,34 +41,42 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 	cancelled := func() error {
 		return policy.Errorf(policy.CodeDeadlineExceeded, "sync cancelled after %d pages", p.Pages)
 	}
-	cursor := ""
-	for {
+	fctx, stop := context.WithCancel(ctx)
+	pages := s.fetchPages(fctx, since)
+	defer func() {
+		stop()
+		for range pages { // the fetcher has ended when its channel closes
+		}
+	}()
+	for f := range pages {
 		if ctx.Err() != nil {
 			return p, cancelled()
 		}
-		page, attempts, err := s.api.ListBatches(ctx, since, cursor, s.pageSize)
-		if ctx.Err() == nil { // a call the reviewer cancelled says nothing about the API
-			s.observe(err)
-		}
-		if err != nil {
+		if f.err != nil {
 			rctx, cancel := recordCtx(ctx)
-			_ = s.db.RecordAttempts(rctx, "", "sync", evidence(attempts))
-			if e, ok := client.AsError(err); ok && e.Code == policy.CodeRateLimited {
+			_ = s.db.RecordAttempts(rctx, "", "sync", evidence(f.attempts))
+			if e, ok := client.AsError(f.err); ok && e.Code == policy.CodeRateLimited {
 				_ = s.db.SetRateLimitedUntil(rctx, e.RetryAfter)
 			}
 			cancel()
 			if ctx.Err() != nil {
 				return p, cancelled()
 			}
-			return p, fmt.Errorf("sync stopped after %d pages: %w", p.Pages, err)
+			return p, fmt.Errorf("sync stopped after %d pages: %w", p.Pages, f.err)
 		}
-		n, err := s.db.ApplyPage(ctx, page.Batches)
+		n, err := s.db.ApplyPage(ctx, f.page.Batches)
 		if err != nil {
+			if ctx.Err() != nil {
+				return p, cancelled()
+			}
 			return p, fmt.Errorf("sync: writing page %d: %w", p.Pages+1, err)
 		}
 		p.Pages++
 		p.Changed += n.Items
-		for _, b := range page.Batches {
+		p.Held += n.Held
+		p.Batches -= n.Held
+		p.Items -= n.HeldItems
+		for _, b := range f.page.Batches {
 			p.Batches++
 			p.Items += len(b.Items)
 			for _, it := range b.Items {
@@ -70,10 +88,49 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 		if progress != nil {
 			progress(p)
 		}
-		if page.NextCursor == "" {
-			break
-		}
-		cursor = page.NextCursor
 	}
-	return p, s.db.SetLastSync(ctx, s.now())
+	if ctx.Err() != nil {
+		return p, cancelled()
+	}
+	if err := s.db.SetLastSync(ctx, s.now()); err != nil {
+		return p, err
+	}
+	// team.go: who am I, and does the service speak 1.1. Asked after the
+	// pages, so that the first page keeps a connection of its own.
+	s.identifyOnce(ctx)
+	return p, nil
+}
+
+// fetched is a page, or the error that ended the fetching.
+type fetched struct {
+	page     client.Page
+	attempts []client.Attempt
+	err      error
+}
+
+// fetchPages fetches the pages one after the other into a channel that
+// holds one page ahead of the writer; it ends after the last page, an
+// error, or when ctx ends.
+func (s *Service) fetchPages(ctx context.Context, since time.Time) <-chan fetched {
+	out := make(chan fetched, 1)
+	go func() {
+		defer close(out)
+		cursor := ""
+		for ctx.Err() == nil {
+			page, attempts, err := s.api.ListBatches(ctx, since, cursor, s.pageSize)
+			if ctx.Err() == nil { // a call the reviewer cancelled says nothing about the API
+				s.observe(err)
+			}
+			select {
+			case out <- fetched{page: page, attempts: attempts, err: err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil || page.NextCursor == "" {
+				return
+			}
+			cursor = page.NextCursor
+		}
+	}()
+	return out
 }

@@ -85,6 +85,9 @@ func (s *Server) seed() {
 		if b < 3 {
 			size = 10
 		}
+		if n := s.opts.ItemsPerBatch; n > 0 {
+			size = min(n, 10)
+		}
 		for i := 0; i < size; i++ {
 			p := profiles[n%len(profiles)]
 			n++
@@ -123,6 +126,7 @@ func (s *Server) seed() {
 				it.RiskScore = fp(140)
 			}
 			s.items[it.ID] = it
+			s.seedTeam(it, created)
 			bt.ItemIDs = append(bt.ItemIDs, it.ID)
 			if it.UpdatedAt.After(bt.UpdatedAt) {
 				bt.UpdatedAt = it.UpdatedAt

@@ -45,7 +45,10 @@ const MaxFileSize = policy.MaxFileSize
 type Options struct {
 	Seed             int64         // seeded data (default 1)
 	Batches          int           // how many batches to seed (default 48)
-	Token            string        // when set, requests must carry it as a Bearer token
+	ItemsPerBatch    int           // items in each seeded batch, 1 to 10 (default: 1 to 10 at random)
+	Token            string        // when set, requests must carry it as a Bearer token (reviewer "reviewer")
+	Reviewers        []Reviewer    // each with a token of their own; see team.go
+	APIVersion       string        // "1.1" (default) or "1.0": no 1.1 fields, 404 on 1.1 endpoints
 	Latency          time.Duration // added to every request
 	AnalysisLatency  time.Duration // how long the classifier takes
 	ClassifierBudget time.Duration // the classifier's budget (default 10s)
@@ -69,6 +72,10 @@ type Server struct {
 	uploads   map[string][]Upload
 	requests  map[string]int // file requests per item
 	seq       int
+	sorted    []*batch             // batches, oldest change first; nil when a change made it stale
+	tokens    map[string]Reviewer  // by token; empty: no authentication
+	team      map[string]*itemTeam // the 1.1 state of each item
+	itemLocks map[string]*sync.Mutex
 
 	http    *http.Server
 	ln      net.Listener
@@ -119,11 +126,21 @@ func New(opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.APIVersion == "" {
+		opts.APIVersion = Version11
+	}
 	s := &Server{
 		opts: opts, batches: map[string]*batch{}, items: map[string]*policy.RawItem{},
 		keys: map[string]*idem{}, analyses: map[string]int{}, arrivals: map[string]int{},
 		scripts: map[string][]Outcome{}, latencies: map[string]time.Duration{}, holds: map[string]chan struct{}{}, uploads: map[string][]Upload{},
 		requests: map[string]int{}, closing: make(chan struct{}),
+		tokens: map[string]Reviewer{}, team: map[string]*itemTeam{}, itemLocks: map[string]*sync.Mutex{},
+	}
+	if opts.Token != "" {
+		s.tokens[opts.Token] = Reviewer{Name: "reviewer", DisplayName: "Reviewer", Token: opts.Token}
+	}
+	for _, r := range opts.Reviewers {
+		s.tokens[r.Token] = r
 	}
 	s.seed()
 	return s
@@ -333,12 +350,20 @@ func (s *Server) Touch(itemID string, mutate func(*policy.RawItem)) {
 func (s *Server) touch(it *policy.RawItem) {
 	now := s.opts.Now().UTC().Truncate(time.Millisecond)
 	it.UpdatedAt = now
+	s.changed(it, now)
 	if b := s.batches[it.BatchID]; b != nil && now.After(b.UpdatedAt) {
 		b.UpdatedAt = now
+		s.sorted = nil
 	}
 }
 
+// sortedBatches is the batches, oldest change first. The order is kept
+// until a batch changes, so that a page costs its own size, not a sort of
+// every batch (a sync of 100,000 batches asks for 1,000 pages).
 func (s *Server) sortedBatches() []*batch {
+	if s.sorted != nil {
+		return s.sorted
+	}
 	out := make([]*batch, 0, len(s.batches))
 	for _, b := range s.batches {
 		out = append(out, b)
@@ -349,6 +374,7 @@ func (s *Server) sortedBatches() []*batch {
 		}
 		return out[i].ID < out[j].ID
 	})
+	s.sorted = out
 	return out
 }
 
@@ -360,6 +386,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/items/{id}/resubmissions", s.wrap(EPResubmit, s.idempotent(EPResubmit, s.resubmit)))
 	mux.HandleFunc("POST /v1/items/{id}/file-requests", s.wrap(EPFileRequest, s.idempotent(EPFileRequest, s.fileRequest)))
 	mux.HandleFunc("POST /v1/items/{id}/replacement", s.wrap(EPReplacement, s.idempotent(EPReplacement, s.replacement)))
+	s.teamRoutes(mux)
 	return mux
 }
 
@@ -390,7 +417,8 @@ func (s *Server) wrap(ep string, h handler) http.HandlerFunc {
 		s.mu.Lock()
 		s.arrivals[ep]++
 		s.mu.Unlock()
-		if s.opts.Token != "" && r.Header.Get("Authorization") != "Bearer "+s.opts.Token {
+		r, ok := s.authenticate(r)
+		if !ok {
 			writeAnswer(w, errAnswer(http.StatusUnauthorized, policy.CodeUnauthenticated, "missing or wrong token"))
 			return
 		}
@@ -480,18 +508,15 @@ func (s *Server) listBatches(r *http.Request) answer {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var changed []*batch
-	for _, b := range s.sortedBatches() {
-		if !b.UpdatedAt.Before(since) {
-			changed = append(changed, b)
-		}
-	}
+	all := s.sortedBatches()
+	// The batches changed at or after since are the tail of the order.
+	changed := all[sort.Search(len(all), func(i int) bool { return !all[i].UpdatedAt.Before(since) }):]
 	type wireBatch struct {
-		ID          string            `json:"id"`
-		CustomerRef string            `json:"customer_ref"`
-		CreatedAt   time.Time         `json:"created_at"`
-		UpdatedAt   time.Time         `json:"updated_at"`
-		Items       []*policy.RawItem `json:"items"`
+		ID          string    `json:"id"`
+		CustomerRef string    `json:"customer_ref"`
+		CreatedAt   time.Time `json:"created_at"`
+		UpdatedAt   time.Time `json:"updated_at"`
+		Items       []any     `json:"items"`
 	}
 	page := struct {
 		Batches    []wireBatch `json:"batches"`
@@ -502,7 +527,7 @@ func (s *Server) listBatches(r *http.Request) answer {
 		b := changed[i]
 		wb := wireBatch{ID: b.ID, CustomerRef: b.CustomerRef, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt}
 		for _, id := range b.ItemIDs {
-			wb.Items = append(wb.Items, s.items[id])
+			wb.Items = append(wb.Items, s.wire(s.items[id]))
 		}
 		page.Batches = append(page.Batches, wb)
 	}
@@ -520,7 +545,7 @@ func (s *Server) getItem(r *http.Request) answer {
 	if !ok {
 		return errAnswer(404, policy.CodeNotFound, "no such item")
 	}
-	return jsonAnswer(200, it)
+	return jsonAnswer(200, s.wire(it))
 }
 
 // idempotent applies the contract's key rules around an action.
@@ -538,14 +563,23 @@ func (s *Server) idempotent(ep string, h handler) handler {
 		}
 		if rec, ok := s.keys[key]; ok {
 			s.mu.Unlock()
-			switch {
-			case rec.itemID != itemID || rec.endpoint != ep:
-				return errAnswer(422, policy.CodeIdempotencyKeyReused, "this key was used for another item or action")
-			case rec.running:
-				return errAnswer(409, policy.CodeIdempotencyKeyInUse, "a request with this key is still running")
-			default:
-				return answer{status: rec.status, body: rec.body}
-			}
+			return rec.replay(itemID, ep)
+		}
+		s.mu.Unlock()
+		// One POST at a time on an item, so that two reviewers acting at the
+		// same moment on the revision they both saw meet If-Match one after
+		// the other: the second finds the item changed and nothing runs.
+		lock := s.itemLock(itemID)
+		lock.Lock()
+		defer lock.Unlock()
+		s.mu.Lock()
+		if rec, ok := s.keys[key]; ok { // the same key arrived while this one waited
+			s.mu.Unlock()
+			return rec.replay(itemID, ep)
+		}
+		if a, refused := s.guard(r, itemID); refused {
+			s.mu.Unlock()
+			return a
 		}
 		rec := &idem{itemID: itemID, endpoint: ep, running: true}
 		s.keys[key] = rec
@@ -635,6 +669,7 @@ func (s *Server) replacement(r *http.Request) answer {
 	it := s.items[id]
 	it.FileName = hdr.Filename
 	it.SizeBytes = int64(len(data))
+	s.addVersion(it, policy.SniffMediaType(data))
 	s.mu.Unlock()
 	if len(data) > MaxFileSize {
 		return s.fileVerdict(id, policy.CodePayloadTooLarge)
@@ -656,7 +691,7 @@ func (s *Server) fileVerdict(id string, code policy.Code) answer {
 	it := s.items[id]
 	setError(it, string(code))
 	s.touch(it)
-	return jsonAnswer(200, it)
+	return jsonAnswer(200, s.wire(it))
 }
 
 // analyze runs one paid analysis of an item.
@@ -696,7 +731,7 @@ func (s *Server) analyze(ctx context.Context, id string) answer {
 		setError(it, out.Code)
 	}
 	s.touch(it)
-	return jsonAnswer(200, it)
+	return jsonAnswer(200, s.wire(it))
 }
 
 // BatchSize is how many items a batch holds.

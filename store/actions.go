@@ -100,6 +100,9 @@ func (db *DB) CreateAction(ctx context.Context, a Action, file []byte, check fun
 		}
 		a.ID, _ = res.LastInsertId()
 		a.State, a.CreatedAt, a.UpdatedAt = policy.InitialActionState, now, now
+		if err := setActionRevision(ctx, tx, a.ID, sit.Item.Revision); err != nil { // team.go
+			return err
+		}
 		if file != nil {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO action_files(action_id, data) VALUES (?, ?)`, a.ID, file); err != nil {
 				return err
@@ -192,6 +195,7 @@ type Finish struct {
 	On               policy.ActionEvent // what the send met; the machine says where it leads
 	Claim            int                // the Sends of the claim this outcome belongs to (the fence)
 	Item             *policy.Item       // the service's answer, applied to the item
+	Applied          *policy.Item       // team.go: the item a refusal carried (412, 409), applied whatever the state
 	ErrCode          policy.Code
 	Err              string
 	RateLimitedUntil time.Time
@@ -203,10 +207,12 @@ type Finish struct {
 // action's new state (policy.Transition of its state and f.On), the item as
 // the service answered it, the evidence of every attempt, the audit entry,
 // and a rate-limit wait. Only the holder of the newest claim may finish it:
-// a sender whose lease ran out and was taken over gets ErrFenced, and
-// nothing of its outcome is written but the evidence of its attempts.
+// a sender whose lease ran out and was taken over gets ErrFenced (with the
+// action as it is); of its outcome only the evidence of its attempts and an
+// audit entry are written.
 func (db *DB) FinishAction(ctx context.Context, id int64, f Finish) (Action, error) {
 	var a Action
+	fenced := false
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		now := db.now()
 		cur, err := getAction(ctx, tx, id)
@@ -214,7 +220,14 @@ func (db *DB) FinishAction(ctx context.Context, id int64, f Finish) (Action, err
 			return err
 		}
 		if cur.Sends != f.Claim || cur.LeaseUntil.IsZero() {
-			return fmt.Errorf("action %d (send %d): %w", id, f.Claim, ErrFenced)
+			// Keep the evidence of what this sender did, and say so.
+			fenced, a = true, cur
+			if err := insertAttempts(ctx, tx, &cur.ID, cur.ItemID, string(cur.Kind), f.Attempts); err != nil {
+				return err
+			}
+			return audit(ctx, tx, now, cur.Reviewer, cur.ItemID, cur.ID, "outcome of a stale send ignored",
+				fmt.Sprintf("send %d met %s (%s) after its lease ran out; the action was taken over (send %d, %s)",
+					f.Claim, f.On, f.Event, cur.Sends, cur.State))
 		}
 		to, ok := policy.Transition(cur.State, f.On)
 		if !ok {
@@ -226,8 +239,13 @@ func (db *DB) FinishAction(ctx context.Context, id int64, f Finish) (Action, err
 			return err
 		}
 		if f.Item != nil && to == policy.ActionDone {
-			if _, err := tx.ExecContext(ctx, upsertItemSQL, itemArgs(*f.Item)...); err != nil {
+			if err := upsertItem(ctx, tx, *f.Item); err != nil { // team.go: the item and its notes
 				return fmt.Errorf("applying the answer to item %s: %w", f.Item.ID, err)
+			}
+		}
+		if f.Applied != nil {
+			if err := upsertItem(ctx, tx, *f.Applied); err != nil {
+				return fmt.Errorf("applying item %s as the refusal carried it: %w", f.Applied.ID, err)
 			}
 		}
 		if err := insertAttempts(ctx, tx, &a.ID, a.ItemID, string(a.Kind), f.Attempts); err != nil {
@@ -240,6 +258,9 @@ func (db *DB) FinishAction(ctx context.Context, id int64, f Finish) (Action, err
 		}
 		return audit(ctx, tx, now, a.Reviewer, a.ItemID, a.ID, f.Event, f.Err)
 	})
+	if err == nil && fenced {
+		err = fmt.Errorf("action %d (send %d): %w", id, f.Claim, ErrFenced)
+	}
 	return a, err
 }
 

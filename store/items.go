@@ -16,29 +16,39 @@ import (
 type Applied struct {
 	Batches int
 	Items   int
+	// Held is how many batches of the page the cache already held exactly
+	// as sent: the batches of the position's own instant, which an
+	// "at or after" request returns again. They are not written.
+	Held      int
+	HeldItems int // the items of those batches
 }
 
 const upsertBatchSQL = `INSERT INTO batches(id, customer_ref, created_at, updated_at) VALUES (?, ?, ?, ?)
 	ON CONFLICT(id) DO UPDATE SET customer_ref = excluded.customer_ref, created_at = excluded.created_at,
 		updated_at = excluded.updated_at
-	WHERE batches.updated_at <> excluded.updated_at OR batches.customer_ref <> excluded.customer_ref`
+	WHERE excluded.updated_at > batches.updated_at
+	   OR (excluded.updated_at = batches.updated_at AND batches.customer_ref <> excluded.customer_ref)`
 
 // An item row is replaced only by a newer (or equally new but different)
 // state of it: an older answer arriving late never undoes a newer one.
 const upsertItemSQL = `INSERT INTO items(id, batch_id, kind, file_name, media_type, size_bytes, status, risk_score,
-		recommendation, layers, error_code, reported_code, error_message, problem, attempt, updated_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		recommendation, layers, error_code, reported_code, error_message, problem, attempt, updated_at,
+		revision, status_since, claim_reviewer, claim_expires_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT(id) DO UPDATE SET batch_id = excluded.batch_id, kind = excluded.kind, file_name = excluded.file_name,
 		media_type = excluded.media_type, size_bytes = excluded.size_bytes, status = excluded.status,
 		risk_score = excluded.risk_score, recommendation = excluded.recommendation, layers = excluded.layers,
 		error_code = excluded.error_code, reported_code = excluded.reported_code,
 		error_message = excluded.error_message, problem = excluded.problem, attempt = excluded.attempt,
-		updated_at = excluded.updated_at
+		updated_at = excluded.updated_at,
+		revision = excluded.revision, status_since = excluded.status_since,
+		claim_reviewer = excluded.claim_reviewer, claim_expires_at = excluded.claim_expires_at
 	WHERE excluded.updated_at > items.updated_at
 	   OR (excluded.updated_at = items.updated_at AND (items.status IS NOT excluded.status
 	       OR items.risk_score IS NOT excluded.risk_score OR items.error_code IS NOT excluded.error_code
 	       OR items.reported_code IS NOT excluded.reported_code OR items.attempt IS NOT excluded.attempt
-	       OR items.problem IS NOT excluded.problem))`
+	       OR items.problem IS NOT excluded.problem OR items.revision IS NOT excluded.revision
+	       OR items.claim_reviewer IS NOT excluded.claim_reviewer OR items.claim_expires_at IS NOT excluded.claim_expires_at))`
 
 func itemArgs(it policy.Item) []any {
 	var score, layers any
@@ -59,15 +69,29 @@ func itemArgs(it policy.Item) []any {
 	}
 	return []any{it.ID, it.BatchID, string(it.Kind), it.FileName, it.MediaType, it.SizeBytes, string(it.Status),
 		score, rec, layers, code, nullStr(it.ReportedCode), nullStr(it.ErrorMessage), nullStr(it.Problem),
-		it.Attempt, ms(it.UpdatedAt)}
+		it.Attempt, ms(it.UpdatedAt), it.Revision, nullMS(it.StatusSince), claimReviewer(it), claimExpires(it)}
 }
 
 // ApplyPage writes one page of batches and their items in one transaction
 // and advances the sync position to the newest change it holds. It writes
 // only what changed, and reports how much that was.
+//
+// The page is written under a context that cannot be cancelled: go-sqlite3
+// runs each statement of a cancellable context in a goroutine of its own
+// (two thread hand-offs per row), and a page is short. Cancellation is
+// checked before the page, so a sync stops between pages.
 func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, error) {
 	var n Applied
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := ctx.Err()
+	if err != nil {
+		return n, err
+	}
+	ctx = context.WithoutCancel(ctx)
+	batches, n.Held, n.HeldItems, err = db.dropHeld(ctx, batches)
+	if err != nil || len(batches) == 0 {
+		return n, err
+	}
+	err = db.tx(ctx, func(tx *sql.Tx) error {
 		bs, err := tx.PrepareContext(ctx, upsertBatchSQL)
 		if err != nil {
 			return err
@@ -97,6 +121,9 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 				}
 				k, _ := res.RowsAffected()
 				n.Items += int(k)
+				if err := applyNotes(ctx, tx, it); err != nil {
+					return err
+				}
 			}
 			newest = max(newest, ms(b.UpdatedAt))
 		}
@@ -106,6 +133,67 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 		return nil
 	})
 	return n, err
+}
+
+// dropHeld removes from a page the batches the cache already holds exactly
+// as sent. Only a batch at or before the sync position can be one: "at or
+// after" returns the batches of the position's own instant again. A batch
+// is held when its row and every item of it would be left as they are by
+// the upserts (same updated_at, same state), and no other item is filed
+// under it.
+func (db *DB) dropHeld(ctx context.Context, batches []policy.Batch) ([]policy.Batch, int, int, error) {
+	pos, err := getState(ctx, db.db, keyPosition)
+	if err != nil || pos == 0 {
+		return batches, 0, 0, err
+	}
+	var out []policy.Batch
+	held, items := 0, 0
+	for i, b := range batches {
+		if ms(b.UpdatedAt) <= pos {
+			same, err := db.holds(ctx, b)
+			if err != nil {
+				return nil, 0, 0, err
+			}
+			if same {
+				if held == 0 {
+					out = append(make([]policy.Batch, 0, len(batches)), batches[:i]...)
+				}
+				held, items = held+1, items+len(b.Items)
+				continue
+			}
+		}
+		if held > 0 {
+			out = append(out, b)
+		}
+	}
+	if held == 0 {
+		return batches, 0, 0, nil
+	}
+	return out, held, items, nil
+}
+
+const heldItemSQL = `SELECT COUNT(*) FROM items WHERE id = ? AND batch_id = ? AND (updated_at > ? OR (updated_at = ?
+	AND status IS ? AND risk_score IS ? AND error_code IS ? AND reported_code IS ? AND attempt IS ? AND problem IS ?))`
+
+// holds reports whether the cache holds batch b exactly as sent.
+func (db *DB) holds(ctx context.Context, b policy.Batch) (bool, error) {
+	var k int
+	err := db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM batches WHERE id = ? AND updated_at = ? AND customer_ref = ?`,
+		b.ID, ms(b.UpdatedAt), b.CustomerRef).Scan(&k)
+	if err != nil || k == 0 {
+		return false, err
+	}
+	if err := db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM items WHERE batch_id = ?`, b.ID).Scan(&k); err != nil || k != len(b.Items) {
+		return false, err
+	}
+	for _, it := range b.Items {
+		a := itemArgs(it)
+		// id, batch, then updated_at twice and the compared state.
+		if err := db.db.QueryRowContext(ctx, heldItemSQL, a[0], a[1], a[15], a[15], a[6], a[7], a[10], a[11], a[14], a[13]).Scan(&k); err != nil || k == 0 {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // ActionRef is the newest action on an item.
@@ -166,7 +254,8 @@ func retryableList() string {
 
 const itemColumns = `i.id, i.batch_id, i.kind, i.file_name, i.media_type, i.size_bytes, i.status, i.risk_score,
 	i.recommendation, i.layers, i.error_code, i.reported_code, i.error_message, i.problem, i.attempt, i.updated_at,
-	b.customer_ref, a.id, a.kind, a.state, a.idempotency_key, a.last_error_code,` + triageColumns
+	b.customer_ref, a.id, a.kind, a.state, a.idempotency_key, a.last_error_code,
+	i.revision, i.status_since, i.claim_reviewer, i.claim_expires_at,` + triageColumns
 
 const newestAction = `
 	LEFT JOIN actions a ON a.id = (SELECT MAX(x.id) FROM actions x WHERE x.item_id = i.id)` + triageJoin
@@ -177,10 +266,14 @@ const itemFrom = ` FROM items i JOIN batches b ON b.id = i.batch_id` + newestAct
 // listFrom walks batches newest first and their items in order, so that the
 // default order needs no sort and a LIMIT stops early (CROSS JOIN fixes the
 // loop order in SQLite).
-const listFrom = ` FROM batches b CROSS JOIN items i ON i.batch_id = b.id` + newestAction
+// INDEXED BY keeps the inner loop on a batch's own items whatever other
+// index a filter could tempt the planner with.
+const listFrom = ` FROM batches b CROSS JOIN items i INDEXED BY items_batch ON i.batch_id = b.id` + newestAction
 
-// Items lists items.
-func (db *DB) Items(ctx context.Context, f ItemFilter) ([]ItemRow, error) {
+// ItemsQuery is the SQL and the arguments of a listing at the time now (a
+// snooze or an age is relative to it): what Items and EachItem run (the
+// performance suite gives it to the sqlite3 shell).
+func ItemsQuery(f ItemFilter, now time.Time) (string, []any) {
 	var where []string
 	var args []any
 	if f.BatchID != "" {
@@ -198,7 +291,7 @@ func (db *DB) Items(ctx context.Context, f ItemFilter) ([]ItemRow, error) {
 	if f.NeedsAction {
 		where = append(where, `(a.state IN `+reconcileSQL+` OR (i.status = 'error' AND (a.state IS NULL OR a.state NOT IN `+openSQL+`)))`)
 	}
-	where, args = f.TriageFilter.where(where, args, db.now(), f.NeedsAction)
+	where, args = f.TriageFilter.where(where, args, now, f.NeedsAction)
 	if s := strings.TrimSpace(f.Search); s != "" {
 		like := "%" + strings.NewReplacer("%", `\%`, "_", `\_`).Replace(s) + "%"
 		where = append(where, `(i.id LIKE ? ESCAPE '\' OR i.file_name LIKE ? ESCAPE '\' OR b.customer_ref LIKE ? ESCAPE '\')`)
@@ -224,22 +317,52 @@ func (db *DB) Items(ctx context.Context, f ItemFilter) ([]ItemRow, error) {
 	}
 	q += " ORDER BY " + order
 	if f.Limit > 0 {
-		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, f.Offset)
+		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, max(f.Offset, 0))
 	}
+	return q, args
+}
+
+// Items lists items. A long listing should use EachItem, or pages of
+// Limit and Offset: this one holds every row in memory.
+func (db *DB) Items(ctx context.Context, f ItemFilter) ([]ItemRow, error) {
+	var out []ItemRow
+	err := db.EachItem(ctx, f, func(r ItemRow) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// EachItem calls fn with each item of a listing, in order, as SQLite reads
+// it: memory stays flat however many rows match. An error from fn stops
+// the listing and is returned.
+func (db *DB) EachItem(ctx context.Context, f ItemFilter, fn func(ItemRow) error) error {
+	q, args := ItemsQuery(f, db.now())
 	rows, err := db.db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var out []ItemRow
 	for rows.Next() {
 		r, err := scanItem(rows)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, r)
+		if err := fn(r); err != nil {
+			return err
+		}
 	}
-	return out, rows.Err()
+	return rows.Err()
+}
+
+// CountItems is how many items a listing holds (Limit and Offset aside).
+func (db *DB) CountItems(ctx context.Context, f ItemFilter) (int, error) {
+	f.Limit, f.Offset, f.SortBy = 0, 0, ""
+	q, args := ItemsQuery(f, db.now())
+	q = q[:strings.LastIndex(q, " ORDER BY ")]
+	var n int
+	err := db.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM ("+q+")", args...).Scan(&n)
+	return n, err
 }
 
 // Item returns one item.
@@ -265,13 +388,15 @@ func scanItem(s scanner) (ItemRow, error) {
 	var updated int64
 	var aID sql.NullInt64
 	var aKind, aState, aKey, aCode sql.NullString
+	var tm teamColumns
 	var tr triageScan
 	err := s.Scan(append([]any{&r.ID, &r.BatchID, &r.Kind, &r.FileName, &r.MediaType, &r.SizeBytes, &r.Status, &score, &rec,
 		&layers, &code, &reported, &msg, &problem, &r.Attempt, &updated, &r.CustomerRef,
-		&aID, &aKind, &aState, &aKey, &aCode}, tr.dest()...)...)
+		&aID, &aKind, &aState, &aKey, &aCode, &r.Revision, &tm.since, &tm.reviewer, &tm.expires}, tr.dest()...)...)
 	if err != nil {
 		return r, err
 	}
+	tm.apply(&r.Item)
 	r.Triage = tr.triage()
 	r.UpdatedAt = fromMS(updated)
 	r.ErrorCode, r.ReportedCode, r.ErrorMessage, r.Problem = policy.Code(code.String), reported.String, msg.String, problem.String

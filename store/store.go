@@ -12,8 +12,10 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -31,6 +34,20 @@ import (
 
 //go:embed migrations/*.sql
 var migrations embed.FS
+
+// driverName is go-sqlite3 with the functions the schema's triggers call:
+// reviewer_sha256(blob), the hex SHA-256 kept of a replacement's file
+// after its bytes are deleted (migration 00003).
+const driverName = "sqlite3_reviewer"
+
+func init() {
+	sql.Register(driverName, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		return c.RegisterFunc("reviewer_sha256", func(b []byte) string {
+			sum := sha256.Sum256(b)
+			return hex.EncodeToString(sum[:])
+		}, true)
+	}})
+}
 
 // DB is an open cache.
 type DB struct {
@@ -48,23 +65,32 @@ func DefaultPath() (string, error) {
 	return filepath.Join(dir, "trustscreen-reviewer", "cache.db"), nil
 }
 
-// Open opens (creating with mode 0600) and migrates the cache at path.
+// Open opens (creating with mode 0600) and migrates the cache at path. An
+// existing cache file, or its -wal or -shm, that others may read is made
+// 0600 first; one that cannot be is refused with the reason. Anything but
+// a regular file at path is refused.
 func Open(path string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("cache directory: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("cache file: %s is not a regular file", path)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("cache file: %w", err)
 	}
 	f.Close()
+	if err := tighten(path); err != nil {
+		return nil, err
+	}
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
 	q.Set("_foreign_keys", "on")
 	q.Set("_busy_timeout", "10000")
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_txlock", "immediate") // writers queue at BEGIN, not deadlock at COMMIT
-	sdb, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	sdb, err := sql.Open(driverName, "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, err
 	}
@@ -81,11 +107,41 @@ func Open(path string) (*DB, error) {
 	return &DB{db: sdb, path: path, now: time.Now}, nil
 }
 
+// tighten makes the cache and its WAL files 0600: the cache holds the
+// reviewers' names, the customers' references and the outbox. SQLite
+// creates the -wal and -shm with the mode of the cache file, so a cache
+// made 0600 keeps them so.
+func tighten(path string) error {
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("cache file: %w", err)
+		}
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("cache file: %s is not a regular file; move it away", p)
+		}
+		if fi.Mode().Perm()&0o077 == 0 {
+			continue
+		}
+		if err := os.Chmod(p, 0o600); err != nil {
+			return fmt.Errorf("cache file: %s is mode %04o (others can read it) and cannot be made 0600: %w",
+				p, fi.Mode().Perm(), err)
+		}
+	}
+	return nil
+}
+
 // SetClock replaces time.Now (tests).
 func (db *DB) SetClock(now func() time.Time) { db.now = now }
 
 // Close closes the cache.
-func (db *DB) Close() error { return db.db.Close() }
+func (db *DB) Close() error {
+	db.closeWatcher()
+	return db.db.Close()
+}
 
 // tx runs fn in one IMMEDIATE transaction.
 func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {

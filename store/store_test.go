@@ -203,8 +203,10 @@ func TestClaimFinishAndLease(t *testing.T) {
 		t.Fatalf("a take-over must reconcile (unknown), with the same key: %+v", c)
 	}
 	// The first sender wakes up: it is fenced, and writes nothing.
-	if _, err := db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventAnswered, Claim: 1, Event: "done"}); !errors.Is(err, store.ErrFenced) {
-		t.Fatalf("a stale sender finished: %v", err)
+	stale, err := db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventAnswered, Claim: 1, Event: "done",
+		Attempts: []store.Attempt{{Number: 1, Start: now, Class: "ok", RequestTimeout: time.Second}}})
+	if !errors.Is(err, store.ErrFenced) || stale.State != policy.ActionUnknown || stale.Sends != 2 {
+		t.Fatalf("a stale sender finished: %+v %v", stale, err)
 	}
 	s := 40
 	answer := scored("i1", "b1", s, now)
@@ -219,7 +221,7 @@ func TestClaimFinishAndLease(t *testing.T) {
 	}
 	at, _ := db.ItemAttempts(ctx, "i1")
 	au, _ := db.ItemAudit(ctx, "i1")
-	if len(at) != 1 || len(au) != 4 { // requested, sending, taken over, done
+	if len(at) != 2 || len(au) != 5 { // requested, sending, taken over, stale outcome ignored, done
 		t.Fatalf("attempts %d audit %d", len(at), len(au))
 	}
 }

@@ -7,19 +7,44 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/store"
 )
 
-// batchList is the list of batches on the left.
+// keyList is a list whose arrow keys open the batch above or below, and
+// whose other keys are the window's.
+type keyList struct {
+	widget.List
+	onKey  func(*fyne.KeyEvent) bool
+	onRune func(rune)
+}
+
+func (l *keyList) TypedKey(ev *fyne.KeyEvent) {
+	if l.onKey != nil && l.onKey(ev) {
+		return
+	}
+	l.List.TypedKey(ev)
+}
+
+func (l *keyList) TypedRune(r rune) {
+	if l.onRune != nil {
+		l.onRune(r)
+	}
+}
+
+// batchList is the list of batches on the left. The batch that is open is
+// b.selected (an id, not a row); the list's highlight follows it, so that a
+// click or Enter on any batch opens it.
 type batchList struct {
 	c        *Console
 	search   *widget.Entry
 	all      *widget.Check
-	list     *widget.List
+	list     *keyList
 	rows     []store.BatchSummary
 	selected string
+	gen      int
 	content  fyne.CanvasObject
 }
 
@@ -27,65 +52,170 @@ func newBatchList(c *Console) *batchList {
 	b := &batchList{c: c, search: widget.NewEntry()}
 	b.search.SetPlaceHolder("Search batches (Ctrl+F)")
 	b.search.OnChanged = func(string) { b.refresh() }
-	b.all = widget.NewCheck("All batches", func(bool) { c.items.refresh() })
-	b.list = widget.NewList(func() int { return len(b.rows) }, func() fyne.CanvasObject {
-		title := widget.NewLabel("CUST-0000  00:00")
+	b.search.OnSubmitted = func(string) {
+		if len(b.rows) > 0 {
+			b.open(0)
+		}
+	}
+	b.all = widget.NewCheck("All batches", b.onAll)
+	b.list = &keyList{}
+	b.list.Length = func() int { return len(b.rows) }
+	b.list.CreateItem = func() fyne.CanvasObject {
+		title := widget.NewLabel("CUST-0000  Jan 00 00:00")
 		title.TextStyle.Bold = true
-		counts := widget.NewLabel("0 scored · 0 errors")
-		return container.NewVBox(title, counts)
-	}, func(id widget.ListItemID, o fyne.CanvasObject) {
+		title.Truncation = fyne.TextTruncateEllipsis
+		return container.NewVBox(title, widget.NewLabel("0 ✓ · 0 ✗"), widget.NewLabel("0 awaiting file"))
+	}
+	b.list.UpdateItem = func(id widget.ListItemID, o fyne.CanvasObject) {
 		if id >= len(b.rows) {
 			return
 		}
 		r := b.rows[id]
 		box := o.(*fyne.Container)
 		box.Objects[0].(*widget.Label).SetText(fmt.Sprintf("%s  %s", r.CustomerRef, dayClock(r.CreatedAt)))
-		box.Objects[1].(*widget.Label).SetText(countsText(r))
-	})
+		first, second := countsText(r)
+		box.Objects[1].(*widget.Label).SetText(first)
+		setOrHide(box.Objects[2].(*widget.Label), second)
+	}
 	b.list.OnSelected = b.onSelected
+	b.list.onKey = func(ev *fyne.KeyEvent) bool {
+		switch ev.Name {
+		case fyne.KeyUp:
+			b.move(-1)
+		case fyne.KeyDown:
+			b.move(1)
+		case fyne.KeyReturn, fyne.KeyEnter, fyne.KeySpace:
+			if i := b.index(b.selected); i >= 0 {
+				b.open(i)
+			}
+		default:
+			c.onKey(ev)
+		}
+		return true
+	}
+	b.list.onRune = func(r rune) { c.onRune(r) }
+	b.list.ExtendBaseWidget(b.list)
 	b.content = container.NewBorder(container.NewVBox(b.search, b.all), nil, nil, nil, b.list)
 	return b
 }
 
-func countsText(r store.BatchSummary) string {
+// countsText is a batch's counts on two short lines (the second may be
+// empty), so that they fit the narrow list whole.
+func countsText(r store.BatchSummary) (string, string) {
 	parts := []string{fmt.Sprintf("%d ✓", r.Scored), fmt.Sprintf("%d ✗", r.Errors)}
 	if r.Retryable > 0 {
 		parts = append(parts, fmt.Sprintf("%d ↻", r.Retryable))
 	}
+	var more []string
 	if r.AwaitingFile > 0 {
-		parts = append(parts, fmt.Sprintf("%d awaiting", r.AwaitingFile))
+		more = append(more, fmt.Sprintf("%d awaiting file", r.AwaitingFile))
 	}
 	if r.OpenActions > 0 {
-		parts = append(parts, fmt.Sprintf("%d open", r.OpenActions))
+		more = append(more, fmt.Sprintf("%d open", r.OpenActions))
 	}
-	return strings.Join(parts, "  ")
+	return strings.Join(parts, " · "), strings.Join(more, " · ")
+}
+
+// setHeights gives each row the height of its lines.
+func (b *batchList) setHeights() {
+	l := widget.NewLabel("X")
+	line := l.MinSize().Height
+	pad := theme.Padding()
+	for i, r := range b.rows {
+		h := 2*line + pad
+		if _, second := countsText(r); second != "" {
+			h = 3*line + 2*pad
+		}
+		b.list.SetItemHeight(i, h)
+	}
 }
 
 func (b *batchList) refresh() {
 	search := b.search.Text
+	b.gen++
+	gen := b.gen
 	b.c.background(func(ctx context.Context) func() {
 		rows, err := b.c.wf.Batches(ctx, search, batchLimit)
 		return func() {
+			if gen != b.gen {
+				return
+			}
 			if err != nil {
 				b.c.strip.pages.SetText("cache: " + sentence(err))
 				return
 			}
 			b.rows = rows
-			b.list.Refresh()
+			b.setHeights()
 			if b.selected == "" && len(rows) > 0 {
-				b.list.Select(0)
+				b.selected = rows[0].ID
+				b.c.items.refresh()
 			}
+			b.list.Refresh()
+			b.highlight()
 		}
 	})
 }
 
-func (b *batchList) onSelected(id widget.ListItemID) {
+// highlight makes the list's selection show the open batch, and nothing
+// when all batches are shown or the open batch is not in the list (so a
+// click on any row is a change, and opens that batch).
+func (b *batchList) highlight() {
+	i := b.index(b.selected)
+	if b.all.Checked || i < 0 {
+		b.list.UnselectAll()
+		return
+	}
+	b.list.Select(i) // onSelected sees the open batch: nothing reloads
+}
+
+func (b *batchList) index(id string) int {
+	for i, r := range b.rows {
+		if r.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func (b *batchList) onSelected(id widget.ListItemID) { b.open(id) }
+
+// open shows the batch at row id.
+func (b *batchList) open(id int) {
 	if id < 0 || id >= len(b.rows) {
 		return
 	}
+	changed := b.selected != b.rows[id].ID || b.all.Checked
 	b.selected = b.rows[id].ID
-	b.all.SetChecked(false)
+	if b.all.Checked {
+		b.all.Checked = false // without its callback: one refresh below
+		b.all.Refresh()
+	}
+	if b.index(b.selected) >= 0 {
+		b.list.Select(id)
+	}
+	if changed {
+		b.c.items.refresh()
+	}
+}
+
+func (b *batchList) onAll(bool) {
+	b.highlight()
 	b.c.items.refresh()
+}
+
+// move opens the batch above or below the open one.
+func (b *batchList) move(delta int) {
+	if len(b.rows) == 0 {
+		return
+	}
+	i := b.index(b.selected)
+	if i < 0 {
+		i = 0
+	} else {
+		i = min(max(i+delta, 0), len(b.rows)-1)
+	}
+	b.open(i)
+	b.list.ScrollTo(i)
 }
 
 // batchID is the batch the items are shown for ("" for all).

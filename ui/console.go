@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
 
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/store"
@@ -26,6 +27,12 @@ type Workflow interface {
 	Sync(ctx context.Context, progress func(review.SyncProgress)) (review.SyncProgress, error)
 	Flush(ctx context.Context) (review.FlushResult, error)
 	Status(ctx context.Context) (review.Status, error)
+	// Probe asks the API, cheaply, whether it answers (unless the breaker
+	// or a Retry-After wait says not to call); it reports whether it called.
+	Probe(ctx context.Context) (bool, error)
+	// CacheVersion changes when the cache was changed by another
+	// connection or process.
+	CacheVersion(ctx context.Context) (int64, error)
 	Batches(ctx context.Context, search string, limit int) ([]store.BatchSummary, error)
 	Items(ctx context.Context, f store.ItemFilter) ([]review.ItemView, error)
 	Item(ctx context.Context, id string) (review.Detail, error)
@@ -35,7 +42,6 @@ type Workflow interface {
 	Cancel(ctx context.Context, actionID int64) (store.Action, error)
 	ExportCSV(ctx context.Context, w io.Writer, batchID string) (int, error)
 	Reviewer() string
-	SetReviewer(name string)
 }
 
 // Options describe the console's surroundings.
@@ -43,10 +49,26 @@ type Options struct {
 	Demo        bool   // show the demo-data mark
 	APIURL      string // shown in preferences
 	TokenSource string // where the token comes from (never the token)
-	// Save keeps the preferences for the next start (nil: not saved).
-	Save func(reviewer, apiURL string)
-	Now  func() time.Time
+	// ReviewerSource says where the reviewer's name comes from (the system
+	// user, --reviewer, REVIEWER_NAME); it is shown, not edited here.
+	ReviewerSource string
+	// SaveAPIURL keeps the API URL for the next start (nil: not saved).
+	SaveAPIURL func(apiURL string)
+	// Prefs keeps the window's own preferences (theme, auto-advance, last
+	// folder); nil: the current app's.
+	Prefs fyne.Preferences
+	// ActionLimit is the longest an action may wait for the API (the
+	// client's request cap), shown while it waits.
+	ActionLimit time.Duration
+	Now         func() time.Time
 }
+
+// Preference keys of the window.
+const (
+	prefTheme       = "theme"        // system, light or dark
+	prefAutoAdvance = "auto_advance" // "off" to stay on an item after acting
+	prefLastFolder  = "last_folder"  // where the last replacement came from
+)
 
 // Console is the main window's content and its screens.
 type Console struct {
@@ -58,6 +80,8 @@ type Console struct {
 	batches *batchList
 	items   *itemTable
 	panel   *itemPanel
+	right   *container.Split
+	body    *fyne.Container
 
 	jobs sync.WaitGroup // background work, for Settle
 	// applyMu serialises widget updates. Fyne's driver runs them all on
@@ -65,8 +89,19 @@ type Console struct {
 	// the calling goroutine, so without this two could overlap there.
 	applyMu sync.Mutex
 
+	// UI goroutine only:
+	flights    map[string]*flight
+	ticking    bool
+	onEnter    func() // the open confirmation's default button
+	uploadDlg  *uploadDialog
+	requestDlg *requestDialog
+	panelOff   bool
+	flushing   bool
+	lastConn   review.ConnState
+
 	mu         sync.Mutex
 	syncCancel context.CancelFunc
+	version    int64
 }
 
 // batchLimit is how many of the newest batches the list shows.
@@ -77,19 +112,35 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	c := &Console{win: win, wf: wf, opts: opts}
+	if opts.ActionLimit <= 0 {
+		opts.ActionLimit = 30 * time.Second
+	}
+	c := &Console{win: win, wf: wf, opts: opts, flights: map[string]*flight{}, version: -1}
 	c.strip = newStatusStrip(c)
 	c.batches = newBatchList(c)
 	c.items = newItemTable(c)
 	c.panel = newItemPanel(c)
 
-	right := container.NewHSplit(c.items.content, c.panel.content)
-	right.Offset = 0.705
-	main := container.NewHSplit(c.batches.content, right)
-	main.Offset = 0.155
-	win.SetContent(container.NewBorder(c.strip.content, nil, nil, nil, main))
+	c.right = container.NewHSplit(c.items.content, c.panel.content)
+	c.right.Offset = 0.69
+	main := container.NewHSplit(c.batches.content, c.right)
+	main.Offset = 0.16
+	c.body = container.NewStack(main)
+	win.SetContent(container.NewBorder(c.strip.content, nil, nil, nil, c.body))
 	c.bindKeys()
+	win.SetOnDropped(func(p fyne.Position, uris []fyne.URI) { c.apply(func() { c.onDropped(p, uris) }) })
 	return c
+}
+
+func (c *Console) prefs() fyne.Preferences {
+	if c.opts.Prefs != nil {
+		return c.opts.Prefs
+	}
+	return fyne.CurrentApp().Preferences()
+}
+
+func (c *Console) autoAdvance() bool {
+	return c.prefs().StringWithFallback(prefAutoAdvance, "on") != "off"
 }
 
 // Start shows what the cache holds at once, then syncs in the background.
@@ -130,40 +181,224 @@ func (c *Console) reload() {
 	c.panel.refresh()
 }
 
-// showError shows one clear sentence, never a stack trace.
+// showError shows a headline, with the raw text under Details.
 func (c *Console) showError(title string, err error) {
-	dialog.ShowInformation(title, sentence(err), c.win)
+	head, details := explain(err)
+	if details != "" {
+		head += "\n\nDetails: " + details
+	}
+	dialog.ShowInformation(title, head, c.win)
+}
+
+// togglePanel hides or shows the item panel (narrow windows).
+func (c *Console) togglePanel() {
+	c.panelOff = !c.panelOff
+	if c.panelOff {
+		c.right.Trailing.Hide()
+		c.right.Offset = 1
+	} else {
+		c.right.Trailing.Show()
+		c.right.Offset = 0.69
+	}
+	c.right.Refresh()
+	c.strip.panelBtn.SetText(map[bool]string{true: "Show panel", false: "Hide panel"}[c.panelOff])
 }
 
 func (c *Console) bindKeys() {
 	cv := c.win.Canvas()
-	cv.SetOnTypedKey(func(ev *fyne.KeyEvent) {
-		if top := cv.Overlays().Top(); top != nil {
-			// A dialog is open: the triage keys must not act behind it.
-			if ev.Name == fyne.KeyEscape {
-				top.Hide()
-			}
-			return
-		}
+	cv.SetOnTypedKey(func(ev *fyne.KeyEvent) { c.onKey(ev) })
+	cv.SetOnTypedRune(func(r rune) { c.onRune(r) })
+	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.focusSearch() })
+	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.onExport() })
+}
+
+func (c *Console) focusSearch() {
+	if c.win.Canvas().Overlays().Top() == nil {
+		c.win.Canvas().Focus(c.batches.search)
+	}
+}
+
+// onKey handles a key the focused widget did not take (or any, with none
+// focused). Behind a dialog the triage keys do nothing: Escape closes it
+// and Enter presses its default button.
+func (c *Console) onKey(ev *fyne.KeyEvent) {
+	cv := c.win.Canvas()
+	if top := cv.Overlays().Top(); top != nil {
 		switch ev.Name {
-		case fyne.KeyUp:
-			c.items.move(-1)
-		case fyne.KeyDown:
-			c.items.move(1)
+		case fyne.KeyEscape:
+			c.onEnter = nil
+			top.Hide()
 		case fyne.KeyReturn, fyne.KeyEnter:
-			c.items.open()
+			if c.onEnter != nil {
+				c.onEnter()
+			}
 		}
-	})
-	cv.SetOnTypedRune(func(r rune) {
-		if cv.Overlays().Top() != nil {
+		return
+	}
+	switch ev.Name {
+	case fyne.KeyUp:
+		c.items.move(-1)
+	case fyne.KeyDown:
+		c.items.move(1)
+	case fyne.KeyReturn, fyne.KeyEnter:
+		c.items.open()
+	case fyne.KeyEscape:
+		c.panel.onStopWaiting()
+	case fyne.KeyF5:
+		c.onSync()
+	case fyne.KeyF1:
+		c.showShortcuts()
+	}
+}
+
+// onRune: the one-key triage commands (see shortcutSheet).
+func (c *Console) onRune(r rune) {
+	if c.win.Canvas().Overlays().Top() != nil {
+		return
+	}
+	switch r {
+	case 'r':
+		c.panel.onResubmit()
+	case 'f':
+		c.panel.onRequestFile()
+	case 'u':
+		c.panel.onUpload()
+	case 'x':
+		c.panel.onCancel()
+	case 'p':
+		c.togglePanel()
+	case '/':
+		c.focusSearch()
+	case '?':
+		c.showShortcuts()
+	}
+}
+
+// shortcutSheet lists every key of the window.
+var shortcutSheet = [][2]string{
+	{"↑ / ↓", "previous / next item (the panel follows)"},
+	{"PgUp / PgDn, Home / End", "jump in the items"},
+	{"Enter", "open the selected item; in a dialog, its default button"},
+	{"r", "re-submit the item (asks first: it is a paid re-run)"},
+	{"f", "request a new file from the customer"},
+	{"u", "upload the replacement the customer sent (or drop the file on the window)"},
+	{"x", "cancel the item's queued action"},
+	{"Esc", "stop waiting for an action (it is checked later, never sent again blind); close a dialog"},
+	{"Ctrl+F or /", "search batches (Enter opens the first match)"},
+	{"Ctrl+E", "export the batch as CSV"},
+	{"F5", "sync now"},
+	{"p", "hide or show the item panel"},
+	{"? or F1", "this sheet"},
+}
+
+func (c *Console) showShortcuts() {
+	if c.win.Canvas().Overlays().Top() != nil {
+		return
+	}
+	grid := container.NewGridWithColumns(2)
+	for _, s := range shortcutSheet {
+		k := newKeyLabel(s[0])
+		grid.Add(k)
+		grid.Add(wrapped(s[1]))
+	}
+	d := dialog.NewCustom("Keyboard shortcuts", "Close", container.NewVScroll(grid), c.win)
+	d.Resize(fyne.NewSize(640, 520))
+	d.Show()
+}
+
+// Watch keeps the window in step with the world until ctx ends: every
+// second or two it looks whether another process changed the cache, and
+// while idle it probes the API (more rarely while it is down, never against
+// the breaker or a Retry-After wait). When the API answers, queued and
+// unknown actions go out without a click.
+func (c *Console) Watch(ctx context.Context) {
+	const cacheEvery = 1500 * time.Millisecond
+	probeEvery := func(state review.ConnState, fails int) time.Duration {
+		if state == review.ConnOnline {
+			return 15 * time.Second
+		}
+		return min(2*time.Second<<min(fails, 5), time.Minute)
+	}
+	cache := time.NewTicker(cacheEvery)
+	defer cache.Stop()
+	fails := 0
+	next := time.NewTimer(time.Second)
+	defer next.Stop()
+	for {
+		select {
+		case <-ctx.Done():
 			return
+		case <-cache.C:
+			c.checkCache(ctx)
+		case <-next.C:
+			state := c.probe(ctx)
+			if state == review.ConnOnline {
+				fails = 0
+			} else {
+				fails++
+			}
+			next.Reset(probeEvery(state, fails))
 		}
-		switch r {
-		case 'r':
-			c.panel.onResubmit()
-		case 'f':
-			c.panel.onRequestFile()
+	}
+}
+
+// checkCache redraws the window when the cache changed under it.
+func (c *Console) checkCache(ctx context.Context) {
+	v, err := c.wf.CacheVersion(ctx)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	changed := c.version >= 0 && v != c.version
+	c.version = v
+	c.mu.Unlock()
+	if changed {
+		fyne.DoAndWait(func() { c.apply(c.reload) })
+	}
+}
+
+// probe asks the API whether it answers (unless a sync runs, which tells
+// anyway), redraws the strip, and flushes the outbox when it answers.
+func (c *Console) probe(ctx context.Context) review.ConnState {
+	c.mu.Lock()
+	syncing := c.syncCancel != nil
+	c.mu.Unlock()
+	if !syncing {
+		if _, err := c.wf.Probe(ctx); err != nil && ctx.Err() != nil {
+			return ""
+		}
+	}
+	st, err := c.wf.Status(ctx)
+	if err != nil {
+		return ""
+	}
+	fyne.DoAndWait(func() {
+		c.apply(func() {
+			c.strip.status = st
+			c.strip.show()
+			if st.Conn.State == review.ConnOnline && !syncing {
+				c.autoFlush()
+			}
+		})
+	})
+	return st.Conn.State
+}
+
+// autoFlush sends what waits in the outbox (queued actions, unknown
+// outcomes to reconcile, each with its stored key), without a click.
+func (c *Console) autoFlush() {
+	if c.flushing {
+		return
+	}
+	c.flushing = true
+	c.background(func(ctx context.Context) func() {
+		fr, err := c.wf.Flush(ctx)
+		return func() {
+			c.flushing = false
+			if err == nil && len(fr.Results) > 0 {
+				c.strip.pages.SetText(flushSummary(fr))
+				c.reload()
+			}
 		}
 	})
-	cv.AddShortcut(&fyneShortcutCtrlF, func(fyne.Shortcut) { c.win.Canvas().Focus(c.batches.search) })
 }

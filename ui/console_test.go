@@ -29,6 +29,12 @@ type fakeWorkflow struct {
 	syncGate  chan struct{} // when set, Sync waits on it
 	afterSync []review.ItemView
 	calls     []string
+	batches   []store.BatchSummary
+	version   int64
+	probeErr  error
+	flushed   int
+	actionID  int64
+	resubmit  func(ctx context.Context, id string) (review.Result, error) // when set, Resubmit runs it
 }
 
 func (f *fakeWorkflow) record(s string) {
@@ -67,40 +73,113 @@ func (f *fakeWorkflow) Sync(ctx context.Context, progress func(review.SyncProgre
 }
 
 func (f *fakeWorkflow) Flush(context.Context) (review.FlushResult, error) {
-	return review.FlushResult{}, nil
+	f.record("flush")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var fr review.FlushResult
+	for i := range f.items {
+		if a := f.items[i].Action; a != nil && (a.State == policy.ActionQueued || a.State == policy.ActionUnknown) {
+			a.State, a.Code = policy.ActionDone, ""
+			fr.Results = append(fr.Results, review.Result{Action: store.Action{ID: a.ID, State: policy.ActionDone}})
+			fr.Done++
+		}
+	}
+	f.flushed += len(fr.Results)
+	return fr, nil
+}
+func (f *fakeWorkflow) Probe(context.Context) (bool, error) {
+	f.record("probe")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.probeErr != nil {
+		f.status.Conn.State = review.ConnOffline
+	} else {
+		f.status.Conn.State = review.ConnOnline
+	}
+	return true, nil
+}
+func (f *fakeWorkflow) CacheVersion(context.Context) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.version, nil
 }
 func (f *fakeWorkflow) Status(context.Context) (review.Status, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.status, nil
 }
-func (f *fakeWorkflow) Batches(context.Context, string, int) ([]store.BatchSummary, error) {
-	return []store.BatchSummary{{ID: "bat_1", CustomerRef: "CUST-1", CreatedAt: time.Now(), Items: 1}}, nil
+func (f *fakeWorkflow) Batches(_ context.Context, search string, _ int) ([]store.BatchSummary, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.batches == nil {
+		return []store.BatchSummary{{ID: "bat_1", CustomerRef: "CUST-1", CreatedAt: time.Now(), Items: 1}}, nil
+	}
+	var out []store.BatchSummary
+	for _, b := range f.batches {
+		if strings.Contains(b.CustomerRef, search) {
+			out = append(out, b)
+		}
+	}
+	return out, nil
 }
 func (f *fakeWorkflow) Items(_ context.Context, flt store.ItemFilter) ([]review.ItemView, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.filters = append(f.filters, flt)
-	return append([]review.ItemView(nil), f.items...), nil
+	var out []review.ItemView
+	for _, it := range f.items {
+		if flt.BatchID == "" || flt.BatchID == it.BatchID {
+			out = append(out, copyView(it))
+		}
+	}
+	return out, nil
 }
 func (f *fakeWorkflow) Item(_ context.Context, id string) (review.Detail, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, it := range f.items {
 		if it.ID == id {
-			return review.Detail{ItemView: it}, nil
+			return review.Detail{ItemView: copyView(it)}, nil
 		}
 	}
 	return review.Detail{}, policy.Errorf(policy.CodeNotFound, "no item %s", id)
 }
-func (f *fakeWorkflow) Resubmit(_ context.Context, id string) (review.Result, error) {
+func copyView(v review.ItemView) review.ItemView {
+	if v.Action != nil {
+		a := *v.Action
+		v.Action = &a
+	}
+	return v
+}
+
+// setAction records an action on an item, as the outbox would.
+func (f *fakeWorkflow) setAction(id string, kind policy.ActionKind, state policy.ActionState, code policy.Code) store.Action {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.actionID++
+	for i := range f.items {
+		if f.items[i].ID == id {
+			f.items[i].Action = &store.ActionRef{ID: f.actionID, Kind: kind, State: state, Code: code}
+			if state.Open() {
+				f.items[i].Next = policy.Next{Kind: policy.NextNone}
+			}
+		}
+	}
+	return store.Action{ID: f.actionID, ItemID: id, Kind: kind, State: state, LastErrorCode: code}
+}
+
+func (f *fakeWorkflow) Resubmit(ctx context.Context, id string) (review.Result, error) {
 	f.record("resubmit " + id)
-	return review.Result{Action: store.Action{ItemID: id, State: policy.ActionQueued},
-		Err: &client.Error{Code: policy.CodeAPIUnreachable, Class: client.ClassNotConnected}}, nil
+	if f.resubmit != nil {
+		return f.resubmit(ctx, id)
+	}
+	a := f.setAction(id, policy.ActionResubmit, policy.ActionQueued, policy.CodeAPIUnreachable)
+	return review.Result{Action: a, Err: &client.Error{Code: policy.CodeAPIUnreachable, Class: client.ClassNotConnected}}, nil
 }
 func (f *fakeWorkflow) RequestFile(_ context.Context, id, msg string) (review.Result, error) {
 	f.record("request " + id + " " + msg)
-	return review.Result{Action: store.Action{ItemID: id, State: policy.ActionDone}}, nil
+	a := f.setAction(id, policy.ActionFileRequest, policy.ActionDone, "")
+	return review.Result{Action: a}, nil
 }
 func (f *fakeWorkflow) ReplaceFile(_ context.Context, id, path string) (review.Result, error) {
 	f.record("replace " + id)
@@ -112,7 +191,6 @@ func (f *fakeWorkflow) Cancel(_ context.Context, id int64) (store.Action, error)
 }
 func (f *fakeWorkflow) ExportCSV(context.Context, io.Writer, string) (int, error) { return 0, nil }
 func (f *fakeWorkflow) Reviewer() string                                          { return "ana" }
-func (f *fakeWorkflow) SetReviewer(string)                                        {}
 
 func errorItem(id string, reported string) review.ItemView {
 	code := policy.NormalizeItemCode(reported)
@@ -131,11 +209,17 @@ func scoredItem(id string, score int, rec policy.Recommendation) review.ItemView
 
 func newTestConsole(t *testing.T, wf *fakeWorkflow) *Console {
 	t.Helper()
+	return newTestConsoleWith(t, wf, Options{})
+}
+
+func newTestConsoleWith(t *testing.T, wf *fakeWorkflow, opts Options) *Console {
+	t.Helper()
 	t.Setenv("LANG", "en_US.UTF-8")
-	test.NewTempApp(t)
+	a := test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	w.Resize(fyne.NewSize(1280, 800))
-	c := NewConsole(w, wf, Options{})
+	opts.Prefs = a.Preferences()
+	c := NewConsole(w, wf, opts)
 	c.apply(c.reload) // as the UI goroutine would: one widget update at a time
 	c.Settle()
 	return c
@@ -148,8 +232,9 @@ func (c *Console) cell(row, col int) *widget.Label {
 	return l
 }
 
-func colIndex(t *testing.T, title string) int {
-	for i, c := range columns {
+func (c *Console) col(t *testing.T, title string) int {
+	t.Helper()
+	for i, c := range c.items.cols {
 		if c.title == title {
 			return i
 		}
@@ -171,11 +256,11 @@ func TestEveryErrorCodeShowsNoScoreAndOffersTheRightAction(t *testing.T) {
 				t.Fatalf("rows %d panel %q", len(c.items.rows), c.panel.itemID)
 			}
 			for _, col := range []string{"Score", "Rec."} {
-				if l := c.cell(0, colIndex(t, col)); l.Text != "—" {
+				if l := c.cell(0, c.col(t, col)); l.Text != "—" {
 					t.Fatalf("%s cell %q for an error: must be a dash, never a number", col, l.Text)
 				}
 			}
-			st := c.cell(0, colIndex(t, "Status"))
+			st := c.cell(0, c.col(t, "Status"))
 			if st.Importance == widget.SuccessImportance || strings.Contains(st.Text, "✓") {
 				t.Fatalf("an error looks like a pass: %q", st.Text)
 			}
@@ -211,7 +296,7 @@ func TestAnOpenActionDisablesBothActions(t *testing.T) {
 			if c.panel.cancel.Visible() != (state == policy.ActionQueued) {
 				t.Fatalf("cancel visible=%v for %s", c.panel.cancel.Visible(), state)
 			}
-			if l := c.cell(0, colIndex(t, "Action")); l.Text == "" {
+			if l := c.cell(0, c.col(t, "Action")); l.Text == "" {
 				t.Fatalf("the row does not show the action's state")
 			}
 		}
@@ -221,8 +306,8 @@ func TestAnOpenActionDisablesBothActions(t *testing.T) {
 func TestInvalidAnswerNeverLooksChecked(t *testing.T) {
 	it := policy.MarkInvalid(policy.Item{ID: "itm_1", BatchID: "bat_1", FileName: "x.jpg", ReportedCode: "CLASSIFIER_TIMEOUT"}, "error with a score")
 	c := newTestConsole(t, &fakeWorkflow{items: []review.ItemView{{ItemRow: store.ItemRow{Item: it}}}})
-	st := c.cell(0, colIndex(t, "Status"))
-	if c.cell(0, colIndex(t, "Score")).Text != "—" || st.Importance == widget.SuccessImportance || !strings.Contains(st.Text, "invalid") {
+	st := c.cell(0, c.col(t, "Status"))
+	if c.cell(0, c.col(t, "Score")).Text != "—" || st.Importance == widget.SuccessImportance || !strings.Contains(st.Text, "invalid") {
 		t.Fatalf("invalid item shows %q", st.Text)
 	}
 	if !c.panel.resubmit.Disabled() {
@@ -232,13 +317,13 @@ func TestInvalidAnswerNeverLooksChecked(t *testing.T) {
 
 func TestOnlyACheckedForwardLooksLikeAPass(t *testing.T) {
 	c := newTestConsole(t, &fakeWorkflow{items: []review.ItemView{scoredItem("a", 12, policy.RecommendForward), scoredItem("b", 90, policy.RecommendReject)}})
-	if l := c.cell(0, colIndex(t, "Status")); l.Importance != widget.SuccessImportance {
+	if l := c.cell(0, c.col(t, "Status")); l.Importance != widget.SuccessImportance {
 		t.Fatalf("forward: %q %v", l.Text, l.Importance)
 	}
-	if l := c.cell(0, colIndex(t, "Score")); l.Text != "12" {
+	if l := c.cell(0, c.col(t, "Score")); l.Text != "12" {
 		t.Fatalf("score %q", l.Text)
 	}
-	if l := c.cell(1, colIndex(t, "Status")); l.Importance == widget.SuccessImportance {
+	if l := c.cell(1, c.col(t, "Status")); l.Importance == widget.SuccessImportance {
 		t.Fatalf("reject looks like a pass")
 	}
 	if len(c.panel.layers.Objects) != 1 {
@@ -320,11 +405,17 @@ func TestKeyboardResubmitIsOneActionAndExplainsTheOutcome(t *testing.T) {
 	if c.panel.itemID != "b" {
 		t.Fatalf("down moved to %q", c.panel.itemID)
 	}
-	wf.mu.Lock() // hold the workflow so the action is seen in flight
-	c.apply(func() { test.TypeOnCanvas(cv, "rr") })
-	if l := c.cell(1, colIndex(t, "Action")); l.Text != "sending" || !c.panel.resubmit.Disabled() {
+	c.apply(func() { test.TypeOnCanvas(cv, "rr") }) // a paid re-run asks first
+	if cv.Overlays().Top() == nil || len(wf.Calls()) != 0 {
+		t.Fatalf("r did not ask first: calls %v", wf.Calls())
+	}
+	key := cv.(interface{ OnTypedKey() func(*fyne.KeyEvent) }).OnTypedKey()
+	wf.mu.Lock()                                                  // hold the workflow so the action is seen in flight
+	c.apply(func() { key(&fyne.KeyEvent{Name: fyne.KeyReturn}) }) // Enter confirms
+	if l := c.cell(1, c.col(t, "Action")); l.Text != "sending" || !c.panel.resubmit.Disabled() || cv.Overlays().Top() != nil {
 		t.Fatalf("in flight: action cell %q, re-submit disabled %v", l.Text, c.panel.resubmit.Disabled())
 	}
+	c.apply(func() { test.TypeOnCanvas(cv, "r"); key(&fyne.KeyEvent{Name: fyne.KeyReturn}) })
 	wf.mu.Unlock()
 	c.Settle()
 	if got := wf.Calls(); len(got) != 1 || got[0] != "resubmit b" {
@@ -408,17 +499,37 @@ func TestARefreshKeepsTheRowTheReviewerMovedToMeanwhile(t *testing.T) {
 	}
 }
 
-func TestPreferencesSaveTheNameAndAValidURLOnly(t *testing.T) {
+func TestPreferencesShowTheNameAndSaveAValidURLOnly(t *testing.T) {
 	wf := &fakeWorkflow{}
 	c := newTestConsole(t, wf)
 	var saved []string
-	c.opts.Save = func(name, api string) { saved = append(saved, name+" "+api) }
+	c.opts.SaveAPIURL = func(api string) { saved = append(saved, api) }
 	c.opts.APIURL = "https://a.example"
-	c.apply(func() { c.savePreferences("bo", "not a url") })
-	c.apply(func() { c.savePreferences("  ", "https://a.example") })
-	c.apply(func() { c.savePreferences("bo", "https://b.example") })
-	if len(saved) != 1 || saved[0] != "bo https://b.example" || !strings.Contains(c.strip.pages.Text, "next time") {
+	c.apply(func() { c.savePreferences("not a url", "dark", true) })
+	c.apply(func() { c.savePreferences("https://b.example", "light", false) })
+	if len(saved) != 1 || saved[0] != "https://b.example" || !strings.Contains(c.strip.pages.Text, "next time") {
 		t.Fatalf("saved %v, strip %q", saved, c.strip.pages.Text)
+	}
+	if c.prefs().String(prefTheme) != "light" || c.autoAdvance() {
+		t.Fatalf("theme %q auto-advance %v", c.prefs().String(prefTheme), c.autoAdvance())
+	}
+	// The name is shown, not editable: the dialog has no entry for it.
+	c.apply(c.onPreferences)
+	top := c.win.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("no preferences dialog")
+	}
+	found := false
+	for _, o := range test.LaidOutObjects(top) {
+		if l, ok := o.(*widget.Label); ok && l.Text == "ana" {
+			found = true
+		}
+		if e, ok := o.(*widget.Entry); ok && e.Text == "ana" {
+			t.Fatal("the reviewer's name is editable")
+		}
+	}
+	if !found {
+		t.Fatal("the reviewer's name is not shown")
 	}
 }
 

@@ -3,37 +3,98 @@ package ui
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/widget"
 )
 
-// onExport writes the selected batch (or all batches) as CSV.
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// exportName is the file an export proposes: the customer reference (or
+// "all-batches") and the date, never an internal id.
+func exportName(customerRef string, now time.Time) string {
+	base := "all-batches"
+	if customerRef != "" {
+		base = unsafeName.ReplaceAllString(customerRef, "-")
+	}
+	return base + "-" + now.Format("2006-01-02") + ".csv"
+}
+
+// onExport writes the selected batch (or all batches) as CSV, readable by
+// its owner only (0600, like the cache), and says where it went.
 func (c *Console) onExport() {
+	if c.win.Canvas().Overlays().Top() != nil {
+		return
+	}
 	batch := c.batches.batchID()
+	ref := ""
+	if i := c.batches.index(batch); batch != "" && i >= 0 {
+		ref = c.batches.rows[i].CustomerRef
+	}
 	save := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 		if err != nil || w == nil {
 			return
 		}
-		c.background(func(ctx context.Context) func() {
-			n, err := c.wf.ExportCSV(ctx, w, batch)
-			cerr := w.Close()
-			if err == nil {
-				err = cerr
-			}
-			return func() {
-				if err != nil {
-					c.showError("Export failed", err)
-					return
-				}
-				c.strip.pages.SetText(fmt.Sprintf("exported %d items to %s", n, w.URI().Name()))
-			}
-		})
+		path := w.URI().Path()
+		w.Close()
+		c.export(path, batch)
 	}, c.win)
-	name := "all-batches.csv"
-	if batch != "" {
-		name = batch + ".csv"
+	save.SetFileName(exportName(ref, c.opts.Now()))
+	if dir := c.prefs().String(prefLastFolder + "_export"); dir != "" {
+		if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
+			save.SetLocation(l)
+		}
 	}
-	save.SetFileName(name)
+	save.Resize(fyne.NewSize(760, 520))
 	save.Show()
+}
+
+// export writes the CSV to path with mode 0600.
+func (c *Console) export(path, batch string) {
+	c.prefs().SetString(prefLastFolder+"_export", filepath.Dir(path))
+	c.background(func(ctx context.Context) func() {
+		n, err := c.writeExport(ctx, path, batch)
+		return func() {
+			if err != nil {
+				c.showError("Export failed", err)
+				return
+			}
+			dir := filepath.Dir(path)
+			msg := wrapped(fmt.Sprintf("Wrote %s to %s, in the folder %s. Only you can read it.", plural(n, "item"), filepath.Base(path), dir))
+			open := widget.NewButton("Open the folder", func() {
+				if a := fyne.CurrentApp(); a != nil {
+					_ = a.OpenURL(&url.URL{Scheme: "file", Path: dir})
+				}
+			})
+			c.strip.pages.SetText(fmt.Sprintf("Exported %s to %s.", plural(n, "item"), path))
+			d := dialog.NewCustom("Exported", "Close", container.NewVBox(msg, open), c.win)
+			d.Resize(fyne.NewSize(520, 180))
+			d.Show()
+		}
+	})
+}
+
+func (c *Console) writeExport(ctx context.Context, path, batch string) (int, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return 0, err
+	}
+	// The save dialog may have created the file with a wider mode.
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return 0, err
+	}
+	n, err := c.wf.ExportCSV(ctx, f, batch)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
 }

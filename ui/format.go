@@ -3,18 +3,17 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"log"
 	"strconv"
 	"strings"
 	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/trustscreen/reviewer/client"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 )
-
-var fyneShortcutCtrlF = desktopShortcut{key: fyne.KeyF}
 
 func clock(t time.Time) string { return t.Local().Format("15:04") }
 
@@ -35,31 +34,48 @@ func recommendationText(it policy.Item) string {
 	return string(it.Recommendation)
 }
 
+// statusWords is the one vocabulary for an item's status: the rows, the
+// panel and the status filter all use it.
+var statusWords = map[policy.Status]string{
+	policy.StatusScored:       "scored",
+	policy.StatusError:        "error",
+	policy.StatusInvalid:      "invalid answer",
+	policy.StatusPending:      "pending",
+	policy.StatusAwaitingFile: "awaiting file",
+}
+
+func statusWord(s policy.Status) string {
+	if w, ok := statusWords[s]; ok {
+		return w
+	}
+	return strings.ReplaceAll(string(s), "_", " ")
+}
+
 // statusLook is the text and importance of an item's status. Only a checked
 // item may look like a pass; an error or an invalid answer never does.
 func statusLook(it policy.Item) (string, widget.Importance) {
 	switch it.Status {
 	case policy.StatusScored:
 		if !it.Checked() {
-			return "? invalid", widget.WarningImportance
+			return "? " + statusWord(policy.StatusInvalid), widget.WarningImportance
 		}
 		switch it.Recommendation {
 		case policy.RecommendForward:
-			return "✓ forward", widget.SuccessImportance
+			return "✓ scored", widget.SuccessImportance
 		case policy.RecommendReject:
-			return "■ reject", widget.DangerImportance
+			return "■ scored", widget.DangerImportance
 		}
-		return "▲ review", widget.WarningImportance
+		return "▲ scored", widget.WarningImportance
 	case policy.StatusError:
 		return "✗ error", widget.DangerImportance
 	case policy.StatusInvalid:
 		return "? invalid answer", widget.WarningImportance
 	case policy.StatusPending:
-		return "… pending", widget.LowImportance
+		return "… pending", widget.MediumImportance
 	case policy.StatusAwaitingFile:
 		return "→ awaiting file", widget.MediumImportance
 	}
-	return string(it.Status), widget.WarningImportance
+	return statusWord(it.Status), widget.WarningImportance
 }
 
 // actionText is the row's action cell: the state of the newest action
@@ -68,58 +84,143 @@ func actionText(v review.ItemView) string {
 	if v.Action == nil {
 		return ""
 	}
-	switch v.Action.State {
+	return stateWord(v.Action.State)
+}
+
+func stateWord(s policy.ActionState) string {
+	switch s {
 	case policy.ActionUnknown:
 		return "checking…"
 	case policy.ActionFailed:
 		return "refused"
+	case policy.ActionSending:
+		return "sending"
 	}
-	return string(v.Action.State)
+	return string(s)
 }
+
+// kindWord names an action for a person.
+func kindWord(k policy.ActionKind) string {
+	switch k {
+	case policy.ActionResubmit:
+		return "re-submission"
+	case policy.ActionFileRequest:
+		return "request for a new file"
+	case policy.ActionReplacement:
+		return "replacement upload"
+	}
+	return "action"
+}
+
+// codeWords says in words what a code of the API, or of the console, means
+// for a person. The code itself is named once, in brackets, by headline.
+var codeWords = map[policy.Code]string{
+	policy.CodeAPIUnreachable:       "The screening API could not be reached",
+	policy.CodeCircuitOpen:          "The screening API stopped answering, so calls are paused for a while",
+	policy.CodeOutcomeUnknown:       "The request went out but no answer came back",
+	policy.CodeDeadlineExceeded:     "There was no time left to make the call",
+	policy.CodeTLSUntrusted:         "The screening API's certificate is not trusted, so nothing was sent",
+	policy.CodeInvalidResponse:      "The screening API sent an answer the console cannot read",
+	policy.CodeRateLimited:          "The screening API asked the console to slow down",
+	policy.CodeUnauthenticated:      "The screening API did not accept the console's token",
+	policy.CodeForbidden:            "The screening API does not allow this reviewer to do that",
+	policy.CodeNotFound:             "The screening API does not know this item",
+	policy.CodeValidationFailed:     "The screening API found the request malformed",
+	policy.CodeNotRetryable:         "The screening API says a re-run cannot help this item",
+	policy.CodeIdempotencyKeyInUse:  "The first request with this key is still running at the screening API",
+	policy.CodeIdempotencyKeyReused: "The screening API saw this key with a different request",
+	policy.CodeServiceUnavailable:   "The screening API is unavailable for now",
+	policy.CodeInternal:             "Something failed inside the console or the service",
+}
+
+// headlineFor is one sentence naming the code once.
+func headlineFor(code policy.Code) string {
+	if code == "" {
+		return ""
+	}
+	w, ok := codeWords[code]
+	if !ok {
+		if info := policy.Info(code); info.Code == code {
+			return info.Explanation
+		}
+		w = "The screening API answered with an error"
+	}
+	return w + " (" + string(code) + ")."
+}
+
+// explain turns an error into a headline for a person (what happened, in
+// words, with the code named once) and the raw text (parser, driver or SQL
+// messages) that belongs in a Details area and the log, never the headline.
+func explain(err error) (headline, details string) {
+	if err == nil {
+		return "", ""
+	}
+	var pe *policy.Error
+	if errors.As(err, &pe) && !isClientError(err) {
+		// The console's own refusals are written for people already.
+		return capitalize(pe.Message), ""
+	}
+	code := policy.ErrorCode(err)
+	headline = headlineFor(code)
+	if _, ok := client.AsError(err); !ok && code == policy.CodeInternal {
+		headline = "The console failed to read or write its local cache (INTERNAL_ERROR)."
+	}
+	details = oneLine(err.Error())
+	log.Printf("reviewer: %s", details)
+	return headline, details
+}
+
+func isClientError(err error) bool { _, ok := client.AsError(err); return ok }
 
 // sentence turns an error into one sentence for a person.
 func sentence(err error) string {
-	var pe *policy.Error
-	if errors.As(err, &pe) {
-		return capitalize(pe.Message)
-	}
-	code := policy.ErrorCode(err)
-	switch code {
-	case policy.CodeAPIUnreachable:
-		return "The screening API could not be reached."
-	case policy.CodeCircuitOpen:
-		return "The screening API stopped answering; calls are paused for a while."
-	case policy.CodeOutcomeUnknown:
-		return "The request went out but no answer came back."
-	case policy.CodeDeadlineExceeded:
-		return "There was no time left to make the call."
-	case policy.CodeTLSUntrusted:
-		return "The screening API's certificate is not trusted; nothing was sent."
-	}
-	return fmt.Sprintf("%s: %s", code, policy.ErrorMessage(err))
+	h, _ := explain(err)
+	return h
 }
 
-// resultSentence says what became of an action.
-func resultSentence(res review.Result) string {
-	a := res.Action
-	switch a.State {
-	case policy.ActionDone:
-		if res.Item != nil {
-			return "Done. " + policy.Describe(*res.Item)
-		}
-		return "Done."
+// actionNote says what became of an item's newest action, drawn from its
+// state now (never from what was said before), and the raw error text for
+// the Details area.
+func actionNote(kind policy.ActionKind, state policy.ActionState, code policy.Code, lastErr string, at time.Time) (headline, details string) {
+	what := kindWord(kind)
+	switch state {
 	case policy.ActionQueued:
-		return "Not sent: " + sentence(res.Err) + " It is queued and goes out with the next sync."
+		headline = "The " + what + " is queued: nothing of it reached the API. It goes out by itself when the API answers again."
+		if h := headlineFor(code); h != "" {
+			headline = h + " " + headline
+		}
+	case policy.ActionSending:
+		headline = "The " + what + " is being sent."
 	case policy.ActionUnknown:
-		return "Sent, but the outcome is unknown: " + sentence(res.Err) + " The next sync checks it with the same key; it will not run twice."
+		headline = "The " + what + " went out, but no answer came back. The console checks it with the same key when the API answers; it will not run twice."
+		if code != "" && code != policy.CodeOutcomeUnknown {
+			headline = headlineFor(code) + " " + headline
+		}
 	case policy.ActionFailed:
-		return "The screening API refused it: " + sentence(res.Err)
+		headline = "The screening API refused the " + what + "."
+		if h := headlineFor(code); h != "" {
+			headline = h + " " + headline
+		}
+	case policy.ActionDone:
+		headline = "The " + what + " is done"
+		if !at.IsZero() {
+			headline += " (" + dayClock(at) + ")"
+		}
+		headline += "."
+	case policy.ActionCancelled:
+		headline = "The " + what + " was cancelled before it was sent; nothing of it reached the API."
+	default:
+		headline = "The " + what + " is " + string(state) + "."
 	}
-	return "The action is " + string(a.State) + "."
+	if state != policy.ActionDone && state != policy.ActionCancelled {
+		details = lastErr
+	}
+	return headline, details
 }
 
 // capitalize makes a lower-case error message a sentence.
 func capitalize(s string) string {
+	s = strings.TrimSpace(s)
 	if s == "" {
 		return s
 	}
@@ -128,4 +229,29 @@ func capitalize(s string) string {
 		s += "."
 	}
 	return s
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// humanDuration rounds a duration for a person: "30 s", "1.5 s", "250 ms".
+func humanDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0 s"
+	case d < time.Second:
+		return strconv.Itoa(int(d.Round(time.Millisecond)/time.Millisecond)) + " ms"
+	case d < 10*time.Second:
+		s := strconv.FormatFloat(d.Round(100*time.Millisecond).Seconds(), 'f', -1, 64)
+		return s + " s"
+	case d < 2*time.Minute:
+		return strconv.Itoa(int(d.Round(time.Second)/time.Second)) + " s"
+	}
+	return fmt.Sprintf("%d min", int(d.Round(time.Minute)/time.Minute))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }

@@ -5,6 +5,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/policy"
@@ -17,35 +18,42 @@ type column struct {
 	title string
 	sort  string // store sort key
 	width float32
-	text  func(review.ItemView) (string, widget.Importance)
+	// drop: columns with a higher number go first when the table is narrow
+	// (0: never dropped).
+	drop int
+	text func(review.ItemView) (string, widget.Importance)
 }
 
-var columns = []column{
-	{"File", "file", 116, func(v review.ItemView) (string, widget.Importance) { return v.FileName, widget.MediumImportance }},
-	{"Kind", "kind", 54, func(v review.ItemView) (string, widget.Importance) {
+// fileMin is the narrowest the file column gets; it takes the spare width.
+const fileMin = 120
+
+var allColumns = []column{
+	{"File", "file", fileMin, 0, func(v review.ItemView) (string, widget.Importance) { return v.FileName, widget.MediumImportance }},
+	{"Customer", "", 96, 0, func(v review.ItemView) (string, widget.Importance) { return v.CustomerRef, widget.MediumImportance }},
+	{"Kind", "kind", 48, 4, func(v review.ItemView) (string, widget.Importance) {
 		if v.Kind == policy.KindSelfie {
 			return "selfie", widget.MediumImportance
 		}
 		return "ID", widget.MediumImportance
 	}},
-	{"Status", "status", 112, statusCell},
-	{"Score", "score", 46, func(v review.ItemView) (string, widget.Importance) { return scoreText(v.Item), widget.MediumImportance }},
-	{"Rec.", "recommendation", 62, func(v review.ItemView) (string, widget.Importance) {
+	{"Status", "status", 112, 0, statusCell},
+	{"Score", "score", 46, 0, func(v review.ItemView) (string, widget.Importance) { return scoreText(v.Item), widget.MediumImportance }},
+	{"Rec.", "recommendation", 66, 2, func(v review.ItemView) (string, widget.Importance) {
 		return recommendationText(v.Item), widget.MediumImportance
 	}},
-	{"Code", "code", 192, func(v review.ItemView) (string, widget.Importance) {
+	{"Code", "code", 190, 0, func(v review.ItemView) (string, widget.Importance) {
 		if v.ErrorCode == "" {
-			return "—", widget.LowImportance
+			return "—", widget.MediumImportance
 		}
 		return string(v.ErrorCode), widget.MediumImportance
 	}},
-	{"Retry", "", 44, func(v review.ItemView) (string, widget.Importance) {
+	{"Retry", "", 44, 3, func(v review.ItemView) (string, widget.Importance) {
 		if v.Retryable {
 			return "yes", widget.MediumImportance
 		}
-		return "—", widget.LowImportance
+		return "—", widget.MediumImportance
 	}},
-	{"Action", "", 86, func(v review.ItemView) (string, widget.Importance) {
+	{"Action", "", 70, 1, func(v review.ItemView) (string, widget.Importance) {
 		if v.Action != nil && v.Action.State == policy.ActionUnknown {
 			return actionText(v), widget.WarningImportance
 		}
@@ -55,27 +63,86 @@ var columns = []column{
 
 func statusCell(v review.ItemView) (string, widget.Importance) { return statusLook(v.Item) }
 
-var statusOptions = []string{"All statuses", "scored", "error", "invalid", "pending", "awaiting_file"}
+// statusFilter lists the status filter's choices in the rows' words.
+var statusFilter = []struct {
+	label  string
+	status policy.Status
+}{
+	{"All statuses", ""},
+	{statusWord(policy.StatusScored), policy.StatusScored},
+	{statusWord(policy.StatusError), policy.StatusError},
+	{statusWord(policy.StatusInvalid), policy.StatusInvalid},
+	{statusWord(policy.StatusPending), policy.StatusPending},
+	{statusWord(policy.StatusAwaitingFile), policy.StatusAwaitingFile},
+}
+
+// keyTable is a table whose arrow keys move the selection (and so the
+// panel), not a focus box, and whose Enter opens the selected item.
+type keyTable struct {
+	widget.Table
+	onKey    func(*fyne.KeyEvent) bool
+	onRune   func(rune)
+	onResize func(fyne.Size)
+}
+
+func (t *keyTable) TypedKey(ev *fyne.KeyEvent) {
+	if t.onKey != nil && t.onKey(ev) {
+		return
+	}
+	t.Table.TypedKey(ev)
+}
+
+// Tapped selects the cell and takes the focus. (Table.Tapped looks its
+// canvas up by the embedded *Table, which is not on the canvas, so on its
+// own it never focuses an extended table and arrows went nowhere.)
+func (t *keyTable) Tapped(ev *fyne.PointEvent) {
+	t.Table.Tapped(ev)
+	if c := fyne.CurrentApp().Driver().CanvasForObject(t); c != nil && c.Focused() != t {
+		c.Focus(t)
+	}
+}
+
+func (t *keyTable) TypedRune(r rune) {
+	if t.onRune != nil {
+		t.onRune(r)
+	}
+}
+
+func (t *keyTable) Resize(s fyne.Size) {
+	t.Table.Resize(s)
+	if t.onResize != nil {
+		t.onResize(s)
+	}
+}
 
 // itemTable is the sortable items table in the middle.
 type itemTable struct {
 	c       *Console
-	table   *widget.Table
+	table   *keyTable
 	status  *widget.Select
 	code    *widget.Select
 	needs   *widget.Check
 	count   *widget.Label
 	rows    []review.ItemView
+	cols    []column
+	width   float32
 	sortBy  string
 	desc    bool
 	row     int // selected row, -1 none
 	gen     int
 	content fyne.CanvasObject
+	// advanceFrom: after the action on this item, the next refresh moves
+	// the selection to the next item that needs the reviewer.
+	advanceFrom string
 }
 
 func newItemTable(c *Console) *itemTable {
-	t := &itemTable{c: c, row: -1, count: widget.NewLabel("")}
-	t.status = widget.NewSelect(statusOptions, func(string) { t.refresh() })
+	t := &itemTable{c: c, row: -1, count: widget.NewLabel(""), cols: allColumns}
+	labels := make([]string, len(statusFilter))
+	for i, s := range statusFilter {
+		labels[i] = s.label
+	}
+	t.status = widget.NewSelect(labels, func(string) { t.refresh() })
 	t.status.SetSelectedIndex(0)
 	codes := []string{"All codes"}
 	for _, code := range policy.ItemCodes() {
@@ -85,28 +152,95 @@ func newItemTable(c *Console) *itemTable {
 	t.code = widget.NewSelect(codes, func(string) { t.refresh() })
 	t.code.SetSelectedIndex(0)
 	t.needs = widget.NewCheck("Needs my action", func(bool) { t.refresh() })
-	t.count.Importance = widget.LowImportance
 
-	t.table = widget.NewTableWithHeaders(
-		func() (int, int) { return len(t.rows), len(columns) },
-		func() fyne.CanvasObject { return widget.NewLabel("passport-front.jpg") },
-		t.updateCell)
-	t.table.ShowHeaderColumn = false
+	t.table = &keyTable{}
+	t.table.Length = func() (int, int) { return len(t.rows), len(t.cols) }
+	t.table.CreateCell = func() fyne.CanvasObject {
+		l := newTipLabel("passport-front.jpg")
+		l.Truncation = fyne.TextTruncateEllipsis
+		return l
+	}
+	t.table.UpdateCell = t.updateCell
+	t.table.ShowHeaderRow = true
 	t.table.CreateHeader = func() fyne.CanvasObject { return widget.NewButton("Header", nil) }
 	t.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
 		b := o.(*widget.Button)
-		col := columns[id.Col]
+		if id.Col < 0 || id.Col >= len(t.cols) {
+			b.SetText("")
+			return
+		}
+		col := t.cols[id.Col]
 		b.SetText(col.title + t.sortMark(col.sort))
 		b.Importance = widget.LowImportance
 		b.OnTapped = func() { t.onSort(col.sort) }
 	}
-	for i, col := range columns {
+	t.table.OnSelected = t.onSelected
+	t.table.onKey = t.onKey
+	t.table.onRune = func(r rune) { c.onRune(r) }
+	t.table.onResize = func(s fyne.Size) {
+		if s.Width != t.width {
+			t.width = s.Width
+			t.layoutColumns()
+		}
+	}
+	t.table.ExtendBaseWidget(t.table)
+	t.layoutColumns()
+	filters := container.NewBorder(nil, nil, t.needs, nil, container.NewGridWithColumns(2, t.status, t.code))
+	t.content = container.NewBorder(filters, t.count, nil, nil, t.table)
+	return t
+}
+
+// layoutColumns picks the columns that fit the table's width, dropping the
+// least needed first, and gives the file name the spare width. The
+// customer column shows only across all batches.
+func (t *itemTable) layoutColumns() {
+	all := t.c.batches != nil && t.c.batches.batchID() == ""
+	var cols []column
+	for _, col := range allColumns {
+		if col.title == "Customer" && !all {
+			continue
+		}
+		cols = append(cols, col)
+	}
+	width := t.width
+	if width <= 0 {
+		width = 900
+	}
+	width -= 14                // the vertical scroll bar
+	sep := theme.Padding() + 1 // between columns
+	sum := func(cs []column) (s float32) {
+		for _, c := range cs {
+			s += c.width + sep
+		}
+		return s
+	}
+	for sum(cols) > width {
+		worst, at := 0, -1
+		for i, c := range cols {
+			if c.drop > worst {
+				worst, at = c.drop, i
+			}
+		}
+		if at < 0 {
+			break
+		}
+		cols = append(cols[:at:at], cols[at+1:]...)
+	}
+	if spare := width - sum(cols); spare > 0 {
+		cols[0].width += spare
+	} else if total := sum(cols); total > 0 {
+		// Narrower still: every column gives up the same share (a cut
+		// text shows whole in its tooltip).
+		f := width / total
+		for i := range cols {
+			cols[i].width = float32(int(cols[i].width*f)) - sep
+		}
+	}
+	t.cols = cols
+	for i, col := range cols {
 		t.table.SetColumnWidth(i, col.width)
 	}
-	t.table.OnSelected = t.onSelected
-	filters := container.NewHBox(t.needs, t.status, t.code, t.count)
-	t.content = container.NewBorder(filters, nil, nil, nil, t.table)
-	return t
+	t.table.Refresh()
 }
 
 func (t *itemTable) sortMark(key string) string {
@@ -120,12 +254,18 @@ func (t *itemTable) sortMark(key string) string {
 }
 
 func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
-	l := o.(*widget.Label)
-	if id.Row < 0 || id.Row >= len(t.rows) {
+	var l *widget.Label
+	switch v := o.(type) {
+	case *tipLabel:
+		l = &v.Label
+	case *widget.Label:
+		l = v
+	}
+	if id.Row < 0 || id.Row >= len(t.rows) || id.Col < 0 || id.Col >= len(t.cols) {
 		l.SetText("")
 		return
 	}
-	text, imp := columns[id.Col].text(t.rows[id.Row])
+	text, imp := t.cols[id.Col].text(t.rows[id.Row])
 	l.Importance = imp
 	l.Truncation = fyne.TextTruncateEllipsis
 	l.SetText(text)
@@ -134,8 +274,8 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 // filter is what the filters select.
 func (t *itemTable) filter() store.ItemFilter {
 	f := store.ItemFilter{BatchID: t.c.batches.batchID(), NeedsAction: t.needs.Checked, SortBy: t.sortBy, Desc: t.desc}
-	if t.status.SelectedIndex() > 0 {
-		f.Status = policy.Status(t.status.Selected)
+	if i := t.status.SelectedIndex(); i > 0 {
+		f.Status = statusFilter[i].status
 	}
 	if t.code.SelectedIndex() > 0 {
 		f.Code = policy.Code(t.code.Selected)
@@ -146,9 +286,17 @@ func (t *itemTable) filter() store.ItemFilter {
 	return f
 }
 
+// needsReviewer: the reviewer is the one to act on this item next.
+func needsReviewer(v review.ItemView) bool {
+	return v.Next.Kind == policy.NextResubmit || v.Next.Kind == policy.NextRequestFile
+}
+
 func (t *itemTable) refresh() {
 	if t.c.batches == nil || t.c.panel == nil {
 		return // still being built
+	}
+	if all := t.c.batches.batchID() == ""; all != (len(t.cols) > 0 && t.hasColumn("Customer")) {
+		t.layoutColumns()
 	}
 	f := t.filter()
 	t.gen++
@@ -169,37 +317,108 @@ func (t *itemTable) refresh() {
 			if t.row >= 0 && t.row < len(t.rows) {
 				keep = t.rows[t.row].ID
 			}
+			advance := t.advanceFrom != "" && t.advanceFrom == keep
+			t.advanceFrom = ""
+			old := t.rows
 			t.rows = rows
 			t.count.SetText(plural(len(rows), "item"))
 			t.table.Refresh()
-			t.row = -1
+			target := -1
 			for i, r := range rows {
 				if r.ID == keep {
-					t.row = i
-					t.table.Select(widget.TableCellID{Row: i, Col: 0})
+					target = i
 				}
 			}
-			if t.row < 0 {
-				t.table.UnselectAll()
-				if len(rows) > 0 {
-					t.table.Select(widget.TableCellID{Row: 0, Col: 0})
+			if advance {
+				target = t.nextNeeding(old, keep, target)
+			}
+			t.row = -1
+			if target >= 0 {
+				t.row = target
+				t.table.Select(widget.TableCellID{Row: target, Col: 0})
+				t.table.ScrollTo(widget.TableCellID{Row: target, Col: 0})
+				if t.c.panel.itemID != rows[target].ID {
+					t.c.panel.show(rows[target].ID)
 				} else {
-					t.c.panel.show("")
+					t.c.panel.refresh()
 				}
+				return
+			}
+			t.table.UnselectAll()
+			if len(rows) > 0 {
+				t.table.Select(widget.TableCellID{Row: 0, Col: 0})
+			} else {
+				t.c.panel.show("")
 			}
 		}
 	})
+}
+
+// nextNeeding is the row of the first item after the one just acted on
+// that needs the reviewer (wrapping around), or the current row.
+func (t *itemTable) nextNeeding(old []review.ItemView, acted string, cur int) int {
+	// Where the acted-on item sat, in case the new list dropped it.
+	start := cur
+	if start < 0 {
+		for i, r := range old {
+			if r.ID == acted {
+				start = min(i, len(t.rows)) - 1
+			}
+		}
+	}
+	n := len(t.rows)
+	for k := 1; k <= n; k++ {
+		i := ((start+k)%n + n) % n
+		if t.rows[i].ID != acted && needsReviewer(t.rows[i]) {
+			return i
+		}
+	}
+	return cur
+}
+
+func (t *itemTable) hasColumn(title string) bool {
+	for _, c := range t.cols {
+		if c.title == title {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *itemTable) onSelected(id widget.TableCellID) {
 	if id.Row < 0 || id.Row >= len(t.rows) {
 		return
 	}
-	changed := t.row != id.Row
 	t.row = id.Row
-	if changed || t.c.panel.itemID != t.rows[id.Row].ID {
+	if t.c.panel.itemID != t.rows[id.Row].ID || !t.c.panel.loaded {
 		t.c.panel.show(t.rows[id.Row].ID)
 	}
+}
+
+// onKey: Up and Down move the selection, Enter opens; the rest is the
+// window's (shortcuts work while the table has the focus).
+func (t *itemTable) onKey(ev *fyne.KeyEvent) bool {
+	switch ev.Name {
+	case fyne.KeyUp:
+		t.move(-1)
+	case fyne.KeyDown:
+		t.move(1)
+	case fyne.KeyPageUp:
+		t.move(-15)
+	case fyne.KeyPageDown:
+		t.move(15)
+	case fyne.KeyHome:
+		t.move(-len(t.rows))
+	case fyne.KeyEnd:
+		t.move(len(t.rows))
+	case fyne.KeyReturn, fyne.KeyEnter:
+		t.open()
+	case fyne.KeyLeft, fyne.KeyRight, fyne.KeySpace:
+		return false
+	default:
+		t.c.onKey(ev)
+	}
+	return true
 }
 
 func (t *itemTable) onSort(key string) {

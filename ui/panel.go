@@ -10,7 +10,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -18,14 +17,20 @@ import (
 	"github.com/trustscreen/reviewer/review"
 )
 
-// itemPanel is the item panel on the right.
+// itemPanel is the item panel on the right. Everything it shows is drawn
+// from the item's state now (render), never appended to: a message about an
+// action comes from the action's state in the cache, or from the action in
+// flight in this window.
 type itemPanel struct {
 	c      *Console
 	itemID string
 	detail review.Detail
 	loaded bool
-	busy   bool
 	gen    int
+	// note is a refusal or failure that created no action (a file refused
+	// before sending, a cache error), with its details; it belongs to
+	// noteItem and is dropped when another item is shown.
+	note, noteDetails, noteItem string
 
 	title     *widget.Label
 	subtitle  *widget.Label
@@ -34,12 +39,15 @@ type itemPanel struct {
 	reported  *widget.Label
 	nextActor *widget.Label
 	layers    *fyne.Container
-	resubmit  *widget.Button
-	request   *widget.Button
-	upload    *widget.Button
-	cancel    *widget.Button
+	resubmit  *tipButton
+	request   *tipButton
+	upload    *tipButton
+	cancel    *tipButton
+	stop      *tipButton
 	why       *widget.Label
 	message   *widget.Label
+	details   *widget.Label
+	detailsAc *widget.Accordion
 	attempts  *widget.Label
 	audit     *widget.Label
 	content   fyne.CanvasObject
@@ -53,37 +61,42 @@ func wrapped(text string) *widget.Label {
 
 func newItemPanel(c *Console) *itemPanel {
 	p := &itemPanel{c: c,
-		title: widget.NewLabel("No item selected"), subtitle: widget.NewLabel(""),
-		verdict: widget.NewLabel(""), explain: wrapped(""), reported: wrapped(""), nextActor: widget.NewLabel(""),
-		layers: container.NewVBox(), why: wrapped(""), message: wrapped(""),
+		title: wrapped("No item selected"), subtitle: wrapped(""),
+		verdict: wrapped(""), explain: wrapped(""), reported: wrapped(""), nextActor: wrapped(""),
+		layers: container.NewVBox(), why: wrapped(""), message: wrapped(""), details: wrapped(""),
 		attempts: wrapped(""), audit: wrapped(""),
 	}
 	p.title.TextStyle.Bold = true
-	p.title.Truncation = fyne.TextTruncateEllipsis
 	p.verdict.TextStyle.Bold = true
 	p.why.TextStyle.Italic = true
-	p.resubmit = widget.NewButtonWithIcon("Re-submit", theme.MediaReplayIcon(), p.onResubmit)
+	p.details.TextStyle.Monospace = true
+	p.resubmit = newTipButton("Re-submit", theme.MediaReplayIcon(), "Re-run the paid analysis on the same file (key: r, then Enter)", p.onResubmit)
 	p.resubmit.Importance = widget.HighImportance
-	p.request = widget.NewButtonWithIcon("Request new file", theme.MailSendIcon(), p.onRequestFile)
-	p.upload = widget.NewButtonWithIcon("Upload replacement", theme.UploadIcon(), p.onUpload)
-	p.cancel = widget.NewButtonWithIcon("Cancel queued action", theme.CancelIcon(), p.onCancel)
+	p.request = newTipButton("Request file", theme.MailSendIcon(), "Ask the customer for a new file (key: f)", p.onRequestFile)
+	p.upload = newTipButton("Upload file", theme.UploadIcon(), "Upload the file the customer sent (key: u; or drop a file on the window)", p.onUpload)
+	p.cancel = newTipButton("Cancel queued", theme.CancelIcon(), "Cancel the action that waits in the outbox (key: x)", p.onCancel)
+	p.stop = newTipButton("Stop waiting", theme.MediaStopIcon(), "Stop waiting for the answer: the action stays unknown and is checked later with the same key, never sent again blind (key: Esc)", p.onStopWaiting)
 	p.cancel.Hide()
+	p.stop.Hide()
+	p.detailsAc = widget.NewAccordion(widget.NewAccordionItem("Details", p.details))
+	p.detailsAc.Hide()
 	history := container.NewAppTabs(
 		container.NewTabItem("Attempts", container.NewVScroll(p.attempts)),
 		container.NewTabItem("Audit", container.NewVScroll(p.audit)),
 	)
 	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.explain, p.reported, p.nextActor, p.layers,
 		container.NewGridWithColumns(2, p.resubmit, p.request), container.NewGridWithColumns(2, p.upload, p.cancel),
-		p.why, p.message, widget.NewSeparator())
-	p.content = container.NewBorder(top, nil, nil, nil, history)
+		p.why, p.message, p.stop, p.detailsAc, widget.NewSeparator())
+	p.content = container.NewVSplit(container.NewVScroll(top), history)
+	p.content.(*container.Split).Offset = 0.68
 	p.setButtons(false, false, false)
 	return p
 }
 
 // show loads an item into the panel ("" clears it).
 func (p *itemPanel) show(id string) {
-	if id != p.itemID {
-		setOrHide(p.message, "")
+	if id != p.noteItem {
+		p.note, p.noteDetails, p.noteItem = "", "", ""
 	}
 	p.itemID = id
 	p.gen++
@@ -101,8 +114,8 @@ func (p *itemPanel) show(id string) {
 			}
 			if err != nil {
 				p.loaded = false
+				p.setNote(id, err)
 				p.render()
-				setOrHide(p.message, sentence(err))
 				return
 			}
 			p.detail, p.loaded = d, true
@@ -113,12 +126,19 @@ func (p *itemPanel) show(id string) {
 
 func (p *itemPanel) refresh() { p.show(p.itemID) }
 
+// setNote keeps a failure that created no action, for item id.
+func (p *itemPanel) setNote(id string, err error) {
+	p.note, p.noteDetails = explain(err)
+	p.noteItem = id
+}
+
 func (p *itemPanel) setButtons(resubmit, request, upload bool) {
+	busy := p.c.flight(p.itemID) != nil
 	for _, b := range []struct {
-		btn *widget.Button
+		btn *tipButton
 		on  bool
 	}{{p.resubmit, resubmit}, {p.request, request}, {p.upload, upload}} {
-		if b.on && !p.busy {
+		if b.on && !busy {
 			b.btn.Enable()
 		} else {
 			b.btn.Disable()
@@ -147,6 +167,39 @@ func setOrHide(l *widget.Label, text string) {
 	}
 }
 
+// reportedText explains a code the service reported beside the console's
+// code, only when the console does not know it (or the answer was broken).
+func reportedText(it policy.Item) string {
+	rc := it.ReportedCode
+	if rc == "" {
+		return ""
+	}
+	if it.Status == policy.StatusInvalid {
+		return "The service reported " + rc + " alongside the broken answer."
+	}
+	if policy.IsItemCode(policy.Code(rc)) || rc == string(it.ErrorCode) {
+		return "" // a code the console knows: it is the one shown
+	}
+	if it.Status == policy.StatusError && it.ErrorCode != "" {
+		return "The service reported " + rc + ", which the console does not know; it is treated as " + string(it.ErrorCode) + "."
+	}
+	return "The service reported " + rc + ", which the console does not know."
+}
+
+// verdictText is the headline of the item's state.
+func verdictText(it policy.Item) (string, widget.Importance) {
+	text, imp := statusLook(it)
+	switch {
+	case it.Checked():
+		text = fmt.Sprintf("%s · %s · risk score %d", text, it.Recommendation, *it.RiskScore)
+	case it.ErrorCode != "":
+		text = fmt.Sprintf("%s · %s · not checked", text, it.ErrorCode)
+	default:
+		text += " · not checked"
+	}
+	return text, imp
+}
+
 func (p *itemPanel) render() {
 	if !p.loaded {
 		p.title.SetText("No item selected")
@@ -155,7 +208,9 @@ func (p *itemPanel) render() {
 		}
 		p.layers.RemoveAll()
 		p.cancel.Hide()
+		p.stop.Hide()
 		p.setButtons(false, false, false)
+		p.renderMessage()
 		return
 	}
 	d := p.detail
@@ -165,25 +220,11 @@ func (p *itemPanel) render() {
 		kind = "Selfie"
 	}
 	p.subtitle.SetText(fmt.Sprintf("%s · %s · %s · attempt %d", kind, d.ID, d.CustomerRef, d.Attempt))
-	text, imp := statusLook(d.Item)
-	if d.Checked() {
-		text = fmt.Sprintf("%s · risk score %d", text, *d.RiskScore)
-	} else if d.ErrorCode != "" {
-		text = fmt.Sprintf("%s · %s · not checked", text, d.ErrorCode)
-	} else {
-		text += " · not checked"
-	}
+	text, imp := verdictText(d.Item)
 	p.verdict.Importance = imp
 	p.verdict.SetText(text)
 	p.explain.SetText(policy.Describe(d.Item))
-	reported := ""
-	if d.ReportedCode != "" && d.ReportedCode != string(d.ErrorCode) {
-		reported = "The service reported " + d.ReportedCode + ", which the console does not know; it is treated as " + string(d.ErrorCode) + "."
-	}
-	if d.Status == policy.StatusInvalid && d.ReportedCode != "" {
-		reported = "The service reported " + d.ReportedCode + " alongside the broken answer."
-	}
-	setOrHide(p.reported, reported)
+	setOrHide(p.reported, reportedText(d.Item))
 	next := ""
 	if d.Status == policy.StatusError || d.Status == policy.StatusInvalid {
 		next = "Who acts next: the " + string(policy.Info(d.ErrorCode).NextActor) + "."
@@ -195,38 +236,83 @@ func (p *itemPanel) render() {
 	rErr, fErr, uErr := policy.CanResubmit(sit), policy.CanRequestFile(sit), policy.CanReplace(sit)
 	p.setButtons(rErr == nil, fErr == nil, uErr == nil)
 	setOrHide(p.why, p.whyText(rErr, fErr, uErr))
-	if d.OpenAction() == policy.ActionQueued {
+	if d.OpenAction() == policy.ActionQueued && p.c.flight(d.ID) == nil {
 		p.cancel.Show()
-		if p.busy {
-			p.cancel.Disable()
-		} else {
-			p.cancel.Enable()
-		}
+		p.cancel.Enable()
 	} else {
 		p.cancel.Hide()
 	}
+	p.renderMessage()
 	p.attempts.SetText(attemptsText(d))
 	p.audit.SetText(auditText(d))
+}
+
+// renderMessage draws the message line: the action in flight on this item
+// (time spent and the limit), else the newest action's state, else a note.
+func (p *itemPanel) renderMessage() {
+	msg, details := "", ""
+	f := p.c.flight(p.itemID)
+	switch {
+	case f != nil:
+		spent := p.c.opts.Now().Sub(f.start)
+		msg = fmt.Sprintf("%s… %s of at most %s", f.label, roundSeconds(spent), roundSeconds(p.c.opts.ActionLimit))
+		if f.stopping {
+			msg = f.label + "… stopping the wait; the outcome will be checked later with the same key."
+		}
+	case p.note != "" && p.noteItem == p.itemID:
+		msg, details = p.note, p.noteDetails
+	case p.loaded && p.detail.Action != nil:
+		a := p.detail.Action
+		lastErr, at := "", time.Time{}
+		for _, full := range p.detail.Actions {
+			if full.ID == a.ID {
+				lastErr, at = full.LastError, full.UpdatedAt
+			}
+		}
+		msg, details = actionNote(a.Kind, a.State, a.Code, lastErr, at)
+	}
+	setOrHide(p.message, msg)
+	if f != nil && !f.stopping {
+		p.stop.Show()
+	} else {
+		p.stop.Hide()
+	}
+	p.details.SetText(details)
+	if details == "" {
+		p.detailsAc.Hide()
+	} else {
+		p.detailsAc.Show()
+	}
+}
+
+func roundSeconds(d time.Duration) string {
+	return strconv.Itoa(int(d.Round(time.Second)/time.Second)) + " s"
 }
 
 // whyText says why re-submitting is not offered, and what to do instead.
 func (p *itemPanel) whyText(rErr, fErr, uErr error) string {
 	d := p.detail
 	switch {
+	case p.c.flight(d.ID) != nil:
+		return ""
 	case rErr == nil:
-		return "Re-submit runs the paid analysis again on the same file, once."
+		return "Re-submit runs the paid analysis again on the same file, once; it asks first."
 	case d.OpenAction() == policy.ActionUnknown:
-		return "An action's outcome is unknown: the next sync checks it with the same key."
+		return "An action's outcome is unknown: the console checks it with the same key when the API answers."
 	case d.OpenAction() != "":
-		return "An action is already open (" + string(d.OpenAction()) + ")."
+		return "An action is already open (" + stateWord(d.OpenAction()) + ")."
 	case d.Next.Kind == policy.NextWait:
-		return "The screening API asked us to wait: re-submit after " + clock(d.Next.Until) + "."
+		return "The screening API asked the console to wait: re-submit after " + clock(d.Next.Until) + "."
 	case fErr == nil:
 		return "Re-submit is off: a new file is needed (" + string(d.ErrorCode) + "). Request one, or upload the one the customer sent."
 	case uErr == nil:
 		return "Waiting for the customer's new file: upload it when it arrives."
 	case d.Checked():
 		return "Checked by the service; nothing to re-submit."
+	case d.Status == policy.StatusPending:
+		return "The analysis is still running; sync to see its result."
+	case d.Status == policy.StatusInvalid:
+		return "The answer was broken; sync again before acting on this item."
 	}
 	return sentence(rErr)
 }
@@ -243,12 +329,32 @@ func (p *itemPanel) renderLayers() {
 	}
 	sort.Strings(names)
 	for _, n := range names {
+		// The words sit on the window's background, not on the bar, so they
+		// keep their contrast in both themes.
 		v, name := d.Layers[n], strings.ReplaceAll(n, "_", " ")
 		bar := widget.NewProgressBar()
-		bar.TextFormatter = func() string { return fmt.Sprintf("%s  %.2f", name, v) }
+		bar.TextFormatter = func() string { return "" }
 		bar.SetValue(v)
-		p.layers.Add(bar)
+		label := widget.NewLabel(fmt.Sprintf("%s  %.2f", name, v))
+		p.layers.Add(container.NewGridWithColumns(2, label, container.NewPadded(bar)))
 	}
+}
+
+// attemptLabel names an attempt: the first try, or the console's one
+// automatic connection retry.
+func attemptLabel(op string, number int) string {
+	switch op {
+	case "resubmit":
+		op = "re-submission"
+	case "file_request":
+		op = "file request"
+	case "replacement":
+		op = "replacement upload"
+	}
+	if number > 1 {
+		return op + ", connection retry"
+	}
+	return op
 }
 
 func attemptsText(d review.Detail) string {
@@ -257,9 +363,10 @@ func attemptsText(d review.Detail) string {
 	}
 	var b strings.Builder
 	for _, a := range d.Attempts {
-		fmt.Fprintf(&b, "%s  %s #%d · connect %v · request %v · after %v · took %v → %s",
-			a.Start.Local().Format("15:04:05"), a.Operation, a.Number, short(a.ConnectTimeout), short(a.RequestTimeout),
-			short(a.SpentBefore), short(a.Elapsed), a.Class)
+		fmt.Fprintf(&b, "%s  %s · took %s (limits: connect %s, request %s)",
+			a.Start.Local().Format("15:04:05"), attemptLabel(a.Operation, a.Number),
+			humanDuration(a.Elapsed), humanDuration(a.ConnectTimeout), humanDuration(a.RequestTimeout))
+		fmt.Fprintf(&b, " → %s", strings.ReplaceAll(a.Class, "_", " "))
 		if a.Code != "" {
 			b.WriteString(" " + a.Code)
 		}
@@ -286,114 +393,6 @@ func auditText(d review.Detail) string {
 	return strings.TrimSpace(b.String())
 }
 
-func short(d time.Duration) string { return d.Round(time.Millisecond).String() }
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
-
-// act runs an action in the background and shows its outcome in one
-// sentence. The buttons are off from the click until the outcome is in:
-// together with the outbox's one-open-action rule, a double click is one
-// action.
-func (p *itemPanel) act(kind policy.ActionKind, label string, run func(ctx context.Context, id string) (review.Result, error)) {
-	if p.busy || !p.loaded {
-		return
-	}
-	id := p.itemID
-	p.busy = true
-	p.setButtons(false, false, false)
-	p.cancel.Disable()
-	setOrHide(p.message, label+"…")
-	p.c.items.showSending(id, kind)
-	p.c.background(func(ctx context.Context) func() {
-		res, err := run(ctx, id)
-		return func() {
-			p.busy = false
-			if err != nil {
-				setOrHide(p.message, sentence(err))
-			} else {
-				setOrHide(p.message, resultSentence(res))
-			}
-			p.c.reload()
-		}
-	})
-}
-
-func (p *itemPanel) onResubmit() {
-	if !p.loaded || policy.CanResubmit(p.situation()) != nil {
-		return
-	}
-	p.act(policy.ActionResubmit, "Re-submitting", p.c.wf.Resubmit)
-}
-
-// onRequestFile asks for the message to the customer, pre-filled from the
-// code, and sends the request.
-func (p *itemPanel) onRequestFile() {
-	if p.busy || !p.loaded || policy.CanRequestFile(p.situation()) != nil {
-		return
-	}
-	msg := widget.NewMultiLineEntry()
-	msg.Wrapping = fyne.TextWrapWord
-	msg.SetText(policy.Info(p.detail.ErrorCode).CustomerMessage)
-	msg.SetMinRowsVisible(4)
-	d := dialog.NewForm("Request a new file", "Send", "Cancel",
-		[]*widget.FormItem{widget.NewFormItem("Message to the customer", msg)}, func(ok bool) {
-			if ok {
-				p.requestFile(msg.Text)
-			}
-		}, p.c.win)
-	d.Resize(fyne.NewSize(520, 280))
-	d.Show()
-}
-
-func (p *itemPanel) requestFile(message string) {
-	p.act(policy.ActionFileRequest, "Requesting a new file", func(ctx context.Context, id string) (review.Result, error) {
-		return p.c.wf.RequestFile(ctx, id, message)
-	})
-}
-
-// onUpload picks the file the customer sent; the workflow checks it before
-// anything is sent.
-func (p *itemPanel) onUpload() {
-	if p.busy || !p.loaded || policy.CanReplace(p.situation()) != nil {
-		return
-	}
-	dialog.ShowFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil || r == nil {
-			return
-		}
-		path := r.URI().Path()
-		r.Close()
-		p.uploadFile(path)
-	}, p.c.win)
-}
-
-func (p *itemPanel) uploadFile(path string) {
-	p.act(policy.ActionReplacement, "Uploading", func(ctx context.Context, id string) (review.Result, error) {
-		return p.c.wf.ReplaceFile(ctx, id, path)
-	})
-}
-
-func (p *itemPanel) onCancel() {
-	if p.busy || !p.loaded || p.detail.Action == nil || p.detail.OpenAction() != policy.ActionQueued {
-		return
-	}
-	actionID := p.detail.Action.ID
-	p.busy = true
-	p.c.background(func(ctx context.Context) func() {
-		_, err := p.c.wf.Cancel(ctx, actionID)
-		return func() {
-			p.busy = false
-			if err != nil {
-				setOrHide(p.message, sentence(err))
-			} else {
-				setOrHide(p.message, "The queued action was cancelled; nothing of it reached the API.")
-			}
-			p.c.reload()
-		}
-	})
-}
+// ready: the panel shows the loaded detail of the selected item (not the
+// previous item's while the next one loads).
+func (p *itemPanel) ready() bool { return p.loaded && p.detail.ID == p.itemID }

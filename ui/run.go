@@ -8,21 +8,28 @@ import (
 )
 
 // Run opens the console window in app a and blocks until it is closed. The
-// window shows the cache at once and syncs in the background; every few
-// seconds it refreshes the connection strip (a circuit's retry time moves).
+// window shows the cache at once and syncs in the background; it follows
+// the API and the cache while open (Console.Watch), and looks at the cache
+// again whenever it comes back to the foreground.
 func Run(a fyne.App, wf Workflow, opts Options) {
 	title := "TrustScreen Reviewer"
 	if opts.Demo {
 		title += " (demo data)"
 	}
-	a.Settings().SetTheme(compactTheme{})
+	if opts.Prefs == nil {
+		opts.Prefs = a.Preferences()
+	}
+	a.Settings().SetTheme(newTheme(opts.Prefs.String(prefTheme)))
 	w := a.NewWindow(title)
 	w.Resize(fyne.NewSize(1280, 800))
 	c := NewConsole(w, wf, opts)
 	w.SetMaster()
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
+	a.Lifecycle().SetOnEnteredForeground(func() { go c.checkCache(ctx) })
+	go c.Watch(ctx)
 	go func() {
+		// The strip's clock words (a circuit's retry time) move.
 		t := time.NewTicker(5 * time.Second)
 		defer t.Stop()
 		for {
@@ -30,7 +37,7 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				fyne.Do(c.strip.refresh)
+				fyne.Do(func() { c.apply(c.strip.refresh) })
 			}
 		}
 	}()

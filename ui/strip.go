@@ -24,38 +24,53 @@ type statusStrip struct {
 	synced   *widget.Label
 	demo     *widget.Label
 	reviewer *widget.Label
-	syncBtn  *widget.Button
-	cancel   *widget.Button
+	syncBtn  *tipButton
+	cancel   *tipButton
+	panelBtn *tipButton
 	progress *widget.ProgressBarInfinite
 	pages    *widget.Label
 	content  fyne.CanvasObject
 	status   review.Status
 }
 
+func newKeyLabel(text string) *widget.Label {
+	l := widget.NewLabel(text)
+	l.TextStyle = fyne.TextStyle{Bold: true}
+	return l
+}
+
 func newStatusStrip(c *Console) *statusStrip {
 	s := &statusStrip{c: c,
 		conn:     widget.NewLabel("● Opening the cache…"),
 		synced:   widget.NewLabel(""),
-		demo:     widget.NewLabel("DEMO DATA: built-in reference service"),
+		demo:     widget.NewLabel("DEMO DATA"),
 		reviewer: widget.NewLabel(""),
 		progress: widget.NewProgressBarInfinite(),
 		pages:    widget.NewLabel(""),
 	}
+	s.pages.Truncation = fyne.TextTruncateEllipsis
+	s.synced.Truncation = fyne.TextTruncateEllipsis
+	s.conn.Truncation = fyne.TextTruncateEllipsis
 	s.demo.Importance = widget.WarningImportance
 	s.demo.TextStyle.Bold = true
 	if !c.opts.Demo {
 		s.demo.Hide()
 	}
-	s.syncBtn = widget.NewButtonWithIcon("Sync", theme.ViewRefreshIcon(), c.onSync)
-	s.cancel = widget.NewButtonWithIcon("", theme.CancelIcon(), c.onCancelSync)
+	s.syncBtn = newTipButton("Sync", theme.ViewRefreshIcon(), "Pull changed batches now, then send what waits in the outbox (key: F5)", c.onSync)
+	s.cancel = newTipButton("", theme.CancelIcon(), "Cancel the sync", c.onCancelSync)
 	s.progress.Stop()
 	s.progress.Hide()
 	s.cancel.Hide()
-	prefs := widget.NewButtonWithIcon("", theme.SettingsIcon(), c.onPreferences)
-	export := widget.NewButtonWithIcon("Export CSV", theme.DocumentSaveIcon(), c.onExport)
-	left := container.NewHBox(s.conn, s.synced, s.syncBtn, s.cancel, container.NewGridWrap(fyne.NewSize(120, 8), s.progress), s.pages)
-	right := container.NewHBox(s.demo, export, s.reviewer, prefs)
-	s.content = container.NewVBox(container.NewBorder(nil, nil, left, right), widget.NewSeparator())
+	prefs := newTipButton("", theme.SettingsIcon(), "Preferences", c.onPreferences)
+	help := newTipButton("", theme.HelpIcon(), "Keyboard shortcuts (key: ?)", c.showShortcuts)
+	export := newTipButton("Export", theme.DocumentSaveIcon(), "Export the batch shown as CSV (key: Ctrl+E)", c.onExport)
+	s.panelBtn = newTipButton("Hide panel", theme.ViewFullScreenIcon(), "Hide or show the item panel (key: p)", c.togglePanel)
+	// Two rows: the connection and the sync on the first, the rest on the
+	// second, so that an 800-pixel window holds it all.
+	row1 := container.NewBorder(nil, nil, container.NewHBox(s.syncBtn, s.cancel), container.NewHBox(s.demo, s.reviewer),
+		container.NewGridWithColumns(2, s.conn, container.NewBorder(nil, nil, nil, container.NewGridWrap(fyne.NewSize(80, 8), s.progress), s.synced)))
+	row2 := container.NewBorder(nil, nil, nil, container.NewHBox(export, s.panelBtn, help, prefs), s.pages)
+	s.content = container.NewVBox(row1, row2, widget.NewSeparator())
 	return s
 }
 
@@ -77,7 +92,7 @@ func (s *statusStrip) show() {
 	s.reviewer.SetText("reviewer: " + s.c.wf.Reviewer())
 	s.synced.SetText("")
 	if !st.LastSync.IsZero() {
-		s.synced.SetText("· synced " + clock(st.LastSync))
+		s.synced.SetText("synced " + clock(st.LastSync))
 	}
 	switch st.Conn.State {
 	case review.ConnOnline:
@@ -92,7 +107,7 @@ func (s *statusStrip) show() {
 		s.conn.SetText("● Offline: showing cached data " + from)
 	case review.ConnCircuitOpen:
 		s.conn.Importance = widget.DangerImportance
-		s.conn.SetText("● The screening API stopped answering; retrying at " + clock(st.Conn.RetryAt))
+		s.conn.SetText("● The screening API stopped answering; trying again at " + clock(st.Conn.RetryAt))
 	default:
 		s.conn.Importance = widget.MediumImportance
 		s.conn.SetText("● Showing cached data")
@@ -109,13 +124,32 @@ func (s *statusStrip) running(on bool) {
 		s.cancel.Show()
 		s.progress.Show()
 		s.progress.Start()
-		s.pages.SetText("starting…")
+		s.pages.SetText("syncing…")
 		return
 	}
 	s.syncBtn.Enable()
 	s.cancel.Hide()
 	s.progress.Stop()
 	s.progress.Hide()
+}
+
+// flushSummary says what a flush of the outbox did, in words.
+func flushSummary(fr review.FlushResult) string {
+	n := len(fr.Results)
+	msg := "Sent " + plural(n, "action") + " from the outbox"
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		word string
+	}{{fr.Done, "done"}, {fr.Failed, "refused"}, {fr.Unknown, "still unknown"}, {fr.Queued, "still queued"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.word))
+		}
+	}
+	if len(parts) > 0 {
+		msg += ": " + strings.Join(parts, ", ")
+	}
+	return msg + "."
 }
 
 // onSync pulls changed batches, then sends what waits in the outbox. The
@@ -133,7 +167,9 @@ func (c *Console) onSync() {
 	c.background(func(context.Context) func() {
 		p, err := c.wf.Sync(ctx, func(p review.SyncProgress) {
 			fyne.Do(func() {
-				c.apply(func() { c.strip.pages.SetText(fmt.Sprintf("%s · %d items", plural(p.Pages, "page"), p.Items)) })
+				c.apply(func() {
+					c.strip.pages.SetText(fmt.Sprintf("syncing: %s, %s", plural(p.Pages, "page"), plural(p.Items, "item")))
+				})
 			})
 		})
 		var fr review.FlushResult
@@ -148,15 +184,15 @@ func (c *Console) onSync() {
 			c.strip.running(false)
 			switch {
 			case err == nil:
-				msg := fmt.Sprintf("%s · %d items · %d changed", plural(p.Pages, "page"), p.Items, p.Changed)
-				if n := len(fr.Results); n > 0 {
-					msg += fmt.Sprintf(" · %d queued actions sent", n)
+				msg := fmt.Sprintf("Synced: %s, %s, %d changed.", plural(p.Pages, "page"), plural(p.Items, "item"), p.Changed)
+				if len(fr.Results) > 0 {
+					msg += " " + flushSummary(fr)
 				}
 				c.strip.pages.SetText(msg)
 			case policy.ErrorCode(err) == policy.CodeDeadlineExceeded && errors.Is(ctx.Err(), context.Canceled):
-				c.strip.pages.SetText(fmt.Sprintf("sync cancelled after %d pages", p.Pages))
+				c.strip.pages.SetText(fmt.Sprintf("Sync cancelled after %s.", plural(p.Pages, "page")))
 			default:
-				c.strip.pages.SetText("sync failed: " + string(policy.ErrorCode(err)))
+				c.strip.pages.SetText("Sync failed: " + sentence(err))
 			}
 			c.reload()
 		}
@@ -171,43 +207,77 @@ func (c *Console) onCancelSync() {
 	}
 }
 
+// themeChoices are the theme preference's values and their words.
+var themeChoices = []struct{ value, label string }{
+	{"system", "As the system says"}, {"light", "Light"}, {"dark", "Dark"},
+}
+
 func (c *Console) onPreferences() {
-	name := widget.NewEntry()
-	name.SetText(c.wf.Reviewer())
+	who := widget.NewLabel(c.wf.Reviewer())
+	who.TextStyle.Bold = true
 	api := widget.NewEntry()
 	api.SetText(c.opts.APIURL)
 	api.Validator = validateAPIURL
-	tok := widget.NewLabel(c.opts.TokenSource)
-	tok.Wrapping = fyne.TextWrapWord
+	tok := wrapped(c.opts.TokenSource)
+	var labels []string
+	for _, t := range themeChoices {
+		labels = append(labels, t.label)
+	}
+	th := widget.NewSelect(labels, nil)
+	cur := c.prefs().StringWithFallback(prefTheme, "system")
+	for _, t := range themeChoices {
+		if t.value == cur {
+			th.SetSelected(t.label)
+		}
+	}
+	adv := widget.NewCheck("After an action, go to the next item that needs me", nil)
+	adv.SetChecked(c.autoAdvance())
+	source := c.opts.ReviewerSource
+	if source == "" {
+		source = "the system user"
+	}
 	items := []*widget.FormItem{
-		widget.NewFormItem("Reviewer", name),
+		widget.NewFormItem("Reviewer", who),
 		widget.NewFormItem("API URL", api),
 		widget.NewFormItem("API token", tok),
+		widget.NewFormItem("Theme", th),
+		widget.NewFormItem("Triage", adv),
 	}
+	items[0].HintText = "from " + source + "; the audit trail names it. Start with --reviewer or REVIEWER_NAME to change it."
 	items[1].HintText = "applies at the next start; REVIEWER_API_URL or --api take precedence"
 	items[2].HintText = "read from REVIEWER_API_TOKEN or REVIEWER_API_TOKEN_FILE; never typed or saved here"
 	d := dialog.NewForm("Preferences", "Save", "Cancel", items, func(ok bool) {
 		if ok {
-			c.savePreferences(name.Text, api.Text)
+			theme := "system"
+			for _, t := range themeChoices {
+				if t.label == th.Selected {
+					theme = t.value
+				}
+			}
+			c.savePreferences(api.Text, theme, adv.Checked)
 		}
 	}, c.win)
-	d.Resize(fyne.NewSize(620, 300))
+	d.Resize(fyne.NewSize(660, 420))
 	d.Show()
 }
 
-// savePreferences applies the reviewer's name now and keeps both for the
-// next start.
-func (c *Console) savePreferences(name, apiURL string) {
-	name = strings.TrimSpace(name)
-	if name == "" || validateAPIURL(apiURL) != nil {
+// savePreferences applies the theme and the triage choice now and keeps
+// them, and the API URL for the next start.
+func (c *Console) savePreferences(apiURL, themeName string, autoAdvance bool) {
+	if validateAPIURL(apiURL) != nil {
 		return
 	}
-	c.wf.SetReviewer(name)
-	if c.opts.Save != nil {
-		c.opts.Save(name, strings.TrimSpace(apiURL))
+	p := c.prefs()
+	p.SetString(prefTheme, themeName)
+	p.SetString(prefAutoAdvance, map[bool]string{true: "on", false: "off"}[autoAdvance])
+	if a := fyne.CurrentApp(); a != nil {
+		a.Settings().SetTheme(newTheme(themeName))
 	}
 	if strings.TrimSpace(apiURL) != c.opts.APIURL {
-		c.strip.pages.SetText("the new API URL applies the next time the console starts")
+		if c.opts.SaveAPIURL != nil {
+			c.opts.SaveAPIURL(strings.TrimSpace(apiURL))
+		}
+		c.strip.pages.SetText("The new API URL applies the next time the console starts.")
 	}
 	c.strip.show()
 }

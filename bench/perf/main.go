@@ -1,0 +1,538 @@
+// Command perf is the performance suite of TrustScreen Reviewer (make
+// bench). It runs the real binary against the reference service on loopback
+// and measures each figure of issue 10 against its floor or peer in the same
+// run: the two sides alternate (A B, then B A), a warm-up run is thrown
+// away, and each figure is the ratio of one pair. It prints the minimum,
+// median and maximum ratio with the target, and exits 1 when a median
+// misses its target (with -enforce).
+//
+// The machine is shared and has two cores: absolute times drift, a ratio
+// of two runs taken back to back much less. CPU time (user + system, from
+// the kernel's accounting of each process) is steadier than wall time; both
+// are printed, and the sync is held to both.
+package main
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/trustscreen/reviewer/store"
+)
+
+type config struct {
+	bin, floorSync, floorWindow string
+	batches, perBatch           int
+	runs, warmup                int
+	display                     string
+	enforce                     bool
+	work                        string
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.bin, "bin", "bin/reviewer", "the reviewer binary")
+	flag.StringVar(&c.floorSync, "floor-sync", "bin/floor-sync", "the floor of a sync (bench/floor/sync)")
+	flag.StringVar(&c.floorWindow, "floor-window", "bin/floor-window", "a minimal Fyne window linking the same libraries (bench/floor/window)")
+	flag.IntVar(&c.batches, "batches", 10000, "batches the service seeds")
+	flag.IntVar(&c.perBatch, "items-per-batch", 10, "items in each batch")
+	flag.IntVar(&c.runs, "runs", 5, "measured runs of each figure")
+	flag.IntVar(&c.warmup, "warmup", 1, "runs thrown away first")
+	flag.StringVar(&c.display, "display", "", "an X display (Xvfb) for the window figures; none: skipped")
+	flag.BoolVar(&c.enforce, "enforce", true, "exit 1 when a median misses its target")
+	flag.Parse()
+	if err := run(c); err != nil {
+		fmt.Fprintln(os.Stderr, "perf:", err)
+		os.Exit(2)
+	}
+}
+
+// sample is one process run.
+type sample struct {
+	wall, cpu time.Duration
+	rssKB     int64
+	out       string
+}
+
+func (s sample) mb() float64 { return float64(s.rssKB) / 1024 }
+
+// proc runs a program to its end with stdout to out (nil: kept, to check).
+func proc(env []string, out *os.File, name string, args ...string) (sample, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var buf strings.Builder
+	if out != nil {
+		cmd.Stdout = out
+	} else {
+		cmd.Stdout = &buf
+	}
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		return sample{}, fmt.Errorf("%s %s: %v: %s", filepath.Base(name), strings.Join(args, " "), err, errb.String())
+	}
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	s := sample{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), out: buf.String()}
+	if ru != nil {
+		s.rssKB = ru.Maxrss
+	}
+	return s, nil
+}
+
+// figure is one line of the table.
+type figure struct {
+	name, unit    string
+	ours, theirs  []float64 // per measured run
+	ratios        []float64
+	target        float64
+	targetText    string
+	ratioIsAbsent bool // the figure is an absolute value (ours), no peer
+}
+
+func (f *figure) add(ours, theirs, ratio float64) {
+	f.ours, f.theirs, f.ratios = append(f.ours, ours), append(f.theirs, theirs), append(f.ratios, ratio)
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func (f *figure) ok() bool { return len(f.ratios) > 0 && median(f.ratios) <= f.target }
+
+type suite struct {
+	c       config
+	env     []string
+	figures []*figure
+	devnull *os.File
+}
+
+func run(c config) error {
+	if c.runs < 1 {
+		return errors.New("-runs must be at least 1")
+	}
+	work, err := os.MkdirTemp("", "reviewer-perf-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	c.work = work
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer devnull.Close()
+	var tb [16]byte
+	_, _ = rand.Read(tb[:])
+	token := hex.EncodeToString(tb[:])
+
+	fmt.Printf("TrustScreen Reviewer performance suite: %d batches x %d items, %d runs after %d warm-up, %d CPUs, %s\n",
+		c.batches, c.perBatch, c.runs, c.warmup, runtime.NumCPU(), time.Now().UTC().Format(time.RFC3339))
+	srv, url, err := startService(c, token)
+	if err != nil {
+		return err
+	}
+	defer func() { srv.Process.Signal(os.Interrupt); srv.Wait() }()
+
+	s := &suite{c: c, devnull: devnull, env: []string{"REVIEWER_API_URL=" + url, "REVIEWER_API_TOKEN=" + token,
+		"REVIEWER_NAME=perf", "LANG=en_US.UTF-8"}}
+	cache := filepath.Join(work, "reviewer.db")
+	if err := s.sync(cache); err != nil {
+		return err
+	}
+	if err := s.listing(cache); err != nil {
+		return err
+	}
+	if err := s.start(); err != nil {
+		return err
+	}
+	if c.display != "" {
+		if err := s.window(cache); err != nil {
+			return err
+		}
+	}
+	return s.report()
+}
+
+// startService runs `reviewer demo-api` with the seeded batches.
+func startService(c config, token string) (*exec.Cmd, string, error) {
+	cmd := exec.Command(c.bin, "demo-api", "--addr", "127.0.0.1:0", "--batches", strconv.Itoa(c.batches),
+		"--items-per-batch", strconv.Itoa(c.perBatch))
+	cmd.Env = append(os.Environ(), "REVIEWER_API_TOKEN="+token)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, "", err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, "", err
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	url := regexp.MustCompile(`https?://[0-9.:]+`).FindString(line)
+	if err != nil || url == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, "", fmt.Errorf("demo-api did not start: %q %v", line, err)
+	}
+	go io.Copy(io.Discard, out)
+	return cmd, url, nil
+}
+
+func removeDB(path string) {
+	for _, suf := range []string{"", "-wal", "-shm"} {
+		os.Remove(path + suf)
+	}
+}
+
+var syncLine = regexp.MustCompile(`synced (\d+) pages: (\d+) batches, (\d+) items \((\d+) changed`)
+
+// sync measures a full sync into an empty cache against the floor, its
+// peak memory, and an idle sync right after it against the full one.
+func (s *suite) sync(cache string) error {
+	c := s.c
+	wall := &figure{name: "full sync into an empty cache, wall", unit: "s", target: 2, targetText: "≤ 2.0x"}
+	cpu := &figure{name: "full sync into an empty cache, CPU", unit: "s", target: 2, targetText: "≤ 2.0x"}
+	mem := &figure{name: "peak memory of a full sync", unit: "MB", target: 60, targetText: "< 60 MB", ratioIsAbsent: true}
+	idle := &figure{name: "idle sync after a full sync (of the full sync)", unit: "s", target: 0.01, targetText: "≤ 1 %"}
+	floorDB := filepath.Join(c.work, "floor.db")
+	want := c.batches * c.perBatch
+	for i := range c.warmup + c.runs {
+		var ours, floor, again sample
+		ourSide := func() error {
+			removeDB(cache)
+			var err error
+			if ours, err = proc(append(s.env, "REVIEWER_DB="+cache), nil, c.bin, "sync"); err != nil {
+				return err
+			}
+			m := syncLine.FindStringSubmatch(ours.out)
+			if m == nil || m[3] != strconv.Itoa(want) {
+				return fmt.Errorf("full sync: %q, want %d items", ours.out, want)
+			}
+			if again, err = proc(append(s.env, "REVIEWER_DB="+cache), nil, c.bin, "sync"); err != nil {
+				return err
+			}
+			// An idle sync takes in nothing: no batch, no item, no write.
+			if m := syncLine.FindStringSubmatch(again.out); m == nil || m[1] != "1" || m[2] != "0" || m[3] != "0" || m[4] != "0" {
+				return fmt.Errorf("idle sync took something in: %q", again.out)
+			}
+			return nil
+		}
+		floorSide := func() error {
+			removeDB(floorDB)
+			var err error
+			floor, err = proc(s.env, nil, c.floorSync, "-api", urlOf(s.env), "-db", floorDB)
+			if err == nil && !strings.Contains(floor.out, fmt.Sprintf("synced %d items", want)) {
+				err = fmt.Errorf("floor sync: %q", floor.out)
+			}
+			return err
+		}
+		if err := pair(i, ourSide, floorSide); err != nil {
+			return err
+		}
+		if i < c.warmup {
+			continue
+		}
+		wall.add(ours.wall.Seconds(), floor.wall.Seconds(), ours.wall.Seconds()/floor.wall.Seconds())
+		cpu.add(ours.cpu.Seconds(), floor.cpu.Seconds(), ours.cpu.Seconds()/floor.cpu.Seconds())
+		mem.add(ours.mb(), floor.mb(), ours.mb())
+		idle.add(again.wall.Seconds(), ours.wall.Seconds(), again.wall.Seconds()/ours.wall.Seconds())
+		fmt.Printf("  sync run %d: ours %.2fs (CPU %.2fs, %.0f MB), floor %.2fs (CPU %.2fs, %.0f MB), idle %.3fs\n", i-c.warmup+1,
+			ours.wall.Seconds(), ours.cpu.Seconds(), ours.mb(), floor.wall.Seconds(), floor.cpu.Seconds(), floor.mb(), again.wall.Seconds())
+	}
+	// The listing figures run on the last cache.
+	s.figures = append(s.figures, wall, cpu, mem, idle)
+	return nil
+}
+
+func urlOf(env []string) string {
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, "REVIEWER_API_URL="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// pair runs the two sides, ours first on even runs and the peer first on
+// odd ones, so that a drift of the machine falls on both.
+func pair(i int, ours, theirs func() error) error {
+	first, second := ours, theirs
+	if i%2 == 1 {
+		first, second = theirs, ours
+	}
+	if err := first(); err != nil {
+		return err
+	}
+	return second()
+}
+
+// listing measures `items --json --needs-action` against sqlite3 -json
+// running the same SQL on the same cache, and checks that its memory does
+// not grow with the rows: the whole listing against its first 100 rows.
+func (s *suite) listing(cache string) error {
+	c := s.c
+	q, err := inlineInts(store.ItemsQuery(store.ItemFilter{NeedsAction: true}, time.Now()))
+	if err != nil {
+		return err
+	}
+	rows := &figure{name: "items --json --needs-action, wall", unit: "s", target: 2, targetText: "≤ 2.0x"}
+	mem := &figure{name: "items --json --needs-action, peak memory", unit: "MB", target: 1e9, targetText: "(shown)"}
+	flat := &figure{name: "items memory: all rows minus the first 100", unit: "MB", target: 10, targetText: "≤ 10 MB (flat)", ratioIsAbsent: true}
+	env := append(s.env, "REVIEWER_DB="+cache)
+	var n int
+	if out, err := exec.Command("sqlite3", cache, "SELECT COUNT(*) FROM ("+q+")").Output(); err != nil {
+		return fmt.Errorf("sqlite3 (install the Debian package sqlite3): %v", err)
+	} else {
+		n, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+	}
+	rows.name = fmt.Sprintf("items --json --needs-action (%d rows), wall", n)
+	for i := range c.warmup + c.runs {
+		var ours, peer, few sample
+		err := pair(i, func() error {
+			var err error
+			if ours, err = proc(env, s.devnull, c.bin, "items", "--json", "--needs-action"); err != nil {
+				return err
+			}
+			few, err = proc(env, s.devnull, c.bin, "items", "--json", "--needs-action", "--limit", "100")
+			return err
+		}, func() error {
+			var err error
+			peer, err = proc(nil, s.devnull, "sqlite3", "-json", cache, q)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if i < c.warmup {
+			continue
+		}
+		rows.add(ours.wall.Seconds(), peer.wall.Seconds(), ours.wall.Seconds()/peer.wall.Seconds())
+		mem.add(ours.mb(), peer.mb(), ours.mb()/peer.mb())
+		flat.add(ours.mb(), few.mb(), ours.mb()-few.mb())
+	}
+	s.figures = append(s.figures, rows, mem, flat)
+	return nil
+}
+
+// start measures process start: `reviewer --help` against a binary that
+// links the same libraries and exits at once, 20 starts a side per run.
+func (s *suite) start() error {
+	c := s.c
+	f := &figure{name: "process start (reviewer --help), 20 starts", unit: "s", target: 1.1, targetText: "≤ 1.1x"}
+	for i := range c.warmup + c.runs {
+		var ours, peer time.Duration
+		err := pair(i, func() error {
+			for range 20 {
+				r, err := proc(nil, s.devnull, c.bin, "--help")
+				if err != nil {
+					return err
+				}
+				ours += r.wall
+			}
+			return nil
+		}, func() error {
+			for range 20 {
+				r, err := proc(nil, s.devnull, c.floorWindow, "-exit")
+				if err != nil {
+					return err
+				}
+				peer += r.wall
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if i >= c.warmup {
+			f.add(ours.Seconds(), peer.Seconds(), ours.Seconds()/peer.Seconds())
+		}
+	}
+	s.figures = append(s.figures, f)
+	return nil
+}
+
+func (s *suite) report() error {
+	fmt.Println()
+	fmt.Println("| figure | reviewer (median) | floor / peer (median) | ratio min / median / max | target | |")
+	fmt.Println("|---|---|---|---|---|---|")
+	failed := 0
+	for _, f := range s.figures {
+		mark := "ok"
+		if !f.ok() {
+			mark = "MISSED"
+			if f.targetText != "(shown)" {
+				failed++
+			}
+		}
+		if f.targetText == "(shown)" {
+			mark = ""
+		}
+		lo, hi := slices.Min(f.ratios), slices.Max(f.ratios)
+		var ratio string
+		switch {
+		case f.ratioIsAbsent:
+			ratio = fmt.Sprintf("%.1f / %.1f / %.1f %s", lo, median(f.ratios), hi, f.unit)
+		case f.target < 0.1:
+			ratio = fmt.Sprintf("%.2f %% / %.2f %% / %.2f %%", lo*100, median(f.ratios)*100, hi*100)
+		default:
+			ratio = fmt.Sprintf("%.2fx / %.2fx / %.2fx", lo, median(f.ratios), hi)
+		}
+		fmt.Printf("| %s | %s | %s | %s | %s | %s |\n", f.name, val(median(f.ours), f.unit), val(median(f.theirs), f.unit),
+			ratio, f.targetText, mark)
+	}
+	if failed > 0 && s.c.enforce {
+		return fmt.Errorf("%d figure(s) missed their target", failed)
+	}
+	return nil
+}
+
+func val(v float64, unit string) string {
+	if unit == "s" {
+		if v < 1 {
+			return fmt.Sprintf("%.0f ms", v*1000)
+		}
+		return fmt.Sprintf("%.2f s", v)
+	}
+	return fmt.Sprintf("%.0f %s", v, unit)
+}
+
+// window measures, under the X display, the time from exec to the first
+// window mapped (seen by xev on the root window) and the resident memory
+// 5 s after start, of the reviewer on the synced cache against a minimal
+// Fyne window.
+func (s *suite) window(cache string) error {
+	c := s.c
+	if err := exec.Command("xdpyinfo", "-display", c.display).Run(); err != nil {
+		xvfb := exec.Command("Xvfb", c.display, "-screen", "0", "1600x1000x24", "-nolisten", "tcp")
+		if err := xvfb.Start(); err != nil {
+			return fmt.Errorf("no X display %s and no Xvfb: %v", c.display, err)
+		}
+		defer func() { xvfb.Process.Kill(); xvfb.Wait() }()
+		for range 100 {
+			if exec.Command("xdpyinfo", "-display", c.display).Run() == nil {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	xev := exec.Command("xev", "-display", c.display, "-root", "-event", "substructure")
+	out, err := xev.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := xev.Start(); err != nil {
+		return fmt.Errorf("xev (Debian package x11-utils): %v", err)
+	}
+	defer func() { xev.Process.Kill(); xev.Wait() }()
+	maps := make(chan time.Time, 64)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "MapNotify event") {
+				maps <- time.Now()
+			}
+		}
+	}()
+	time.Sleep(300 * time.Millisecond) // xev selects its events
+	env := append(s.env, "DISPLAY="+c.display, "REVIEWER_DB="+cache)
+	// launch returns the time to the first map and the RSS at 5 s.
+	launch := func(name string, args ...string) (time.Duration, float64, error) {
+		for len(maps) > 0 {
+			<-maps
+		}
+		cmd := exec.Command(name, args...)
+		cmd.Env = append(os.Environ(), env...)
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			return 0, 0, err
+		}
+		defer func() { cmd.Process.Kill(); cmd.Wait() }()
+		var mapped time.Duration
+		select {
+		case t := <-maps:
+			mapped = t.Sub(start)
+		case <-time.After(30 * time.Second):
+			return 0, 0, fmt.Errorf("%s mapped no window in 30 s", name)
+		}
+		time.Sleep(time.Until(start.Add(5 * time.Second)))
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s ended early: %v", name, err)
+		}
+		m := regexp.MustCompile(`VmRSS:\s+(\d+) kB`).FindSubmatch(b)
+		if m == nil {
+			return 0, 0, errors.New("no VmRSS")
+		}
+		kb, _ := strconv.Atoi(string(m[1]))
+		return mapped, float64(kb) / 1024, nil
+	}
+	startF := &figure{name: "window start to mapped", unit: "s", target: 1.2, targetText: "≤ 1.2x"}
+	rss := &figure{name: "resident memory 5 s after start (above the minimal window)", unit: "MB", target: 30,
+		targetText: "≤ +30 MB", ratioIsAbsent: true}
+	for i := range c.warmup + c.runs {
+		var ot, pt time.Duration
+		var om, pm float64
+		err := pair(i, func() (err error) {
+			ot, om, err = launch(c.bin)
+			return err
+		}, func() (err error) {
+			pt, pm, err = launch(c.floorWindow)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if i >= c.warmup {
+			startF.add(ot.Seconds(), pt.Seconds(), ot.Seconds()/pt.Seconds())
+			rss.add(om, pm, om-pm)
+		}
+	}
+	s.figures = append(s.figures, startF, rss)
+	return nil
+}
+
+// inlineInts writes a listing's integer arguments (times, for snoozes) into
+// its SQL, so that the sqlite3 shell runs the very same query.
+func inlineInts(q string, args []any) (string, error) {
+	parts := strings.Split(q, "?")
+	if len(parts)-1 != len(args) {
+		return "", fmt.Errorf("the listing's SQL has %d placeholders for %d arguments", len(parts)-1, len(args))
+	}
+	var b strings.Builder
+	for i, part := range parts {
+		b.WriteString(part)
+		if i == len(args) {
+			break
+		}
+		v, ok := args[i].(int64)
+		if !ok {
+			return "", fmt.Errorf("the listing's SQL has an argument that is not an integer: %T", args[i])
+		}
+		b.WriteString(strconv.FormatInt(v, 10))
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,222 @@
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/screenapi"
+	"github.com/trustscreen/reviewer/store"
+)
+
+// outboxOf reads `outbox --json`.
+func (h *harness) outboxOf() []map[string]any {
+	h.t.Helper()
+	out, _ := h.want(0, "outbox", "--json")
+	var box []map[string]any
+	if err := json.Unmarshal([]byte(out), &box); err != nil {
+		h.t.Fatalf("outbox --json: %v: %s", err, out)
+	}
+	return box
+}
+
+// TestUnknownOutcomeStaysUnknownWhenTheFlushCannotConnect is issue 8,
+// finding 1, end to end: an answer lost after the service ran the action,
+// then a flush while the API is unreachable. The action must stay unknown
+// and open, refuse cancel and a second action, and the flush with the API
+// back must reconcile it with the same key: one paid analysis in all.
+func TestUnknownOutcomeStaysUnknownWhenTheFlushCannotConnect(t *testing.T) {
+	for _, tc := range []struct{ cmd, code, ep string }{
+		{"replace", "DECODE_FAILED", screenapi.EPReplacement},
+		{"resubmit", "CLASSIFIER_TIMEOUT", screenapi.EPResubmit},
+	} {
+		t.Run(tc.cmd, func(t *testing.T) {
+			h := newHarness(t)
+			h.want(0, "sync")
+			id := h.srv.FindCode(tc.code)
+			args := []string{tc.cmd, id}
+			if tc.cmd == "replace" {
+				file := filepath.Join(h.dir, "scan.png")
+				os.WriteFile(file, []byte("\x89PNG\r\n\x1a\nimage"), 0o600)
+				args = append(args, file)
+			}
+			h.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultResetAfter, Endpoint: tc.ep, Times: 1})
+			h.want(4, args...)
+			if h.srv.Analyses(id) != 1 {
+				t.Fatalf("the service ran %d analyses", h.srv.Analyses(id))
+			}
+			box := h.outboxOf()
+			if len(box) != 1 || box[0]["state"] != "unknown" {
+				t.Fatalf("outbox after a lost answer: %v", box)
+			}
+			key, actionID := box[0]["idempotency_key"], box[0]["id"].(float64)
+
+			h.srv.Refuse()
+			out, _ := h.want(4, "flush")
+			if !strings.Contains(out, "1 unknown") || !strings.Contains(out, "0 still queued") {
+				t.Fatalf("flush while unreachable: %s", out)
+			}
+			if box = h.outboxOf(); len(box) != 1 || box[0]["state"] != "unknown" || box[0]["idempotency_key"] != key {
+				t.Fatalf("an unknown outcome changed state on a flush that could not connect: %v", box)
+			}
+			_, errs := h.want(3, "cancel", jsonID(actionID))
+			if !strings.Contains(errs, "may have reached the service") {
+				t.Fatalf("cancel: %s", errs)
+			}
+			if _, errs = h.want(3, args...); !strings.Contains(errs, "ACTION_OPEN") {
+				t.Fatalf("a second action beside an unknown one: %s", errs)
+			}
+
+			if err := h.srv.Accept(); err != nil {
+				t.Fatal(err)
+			}
+			out, _ = h.want(0, "flush")
+			if !strings.HasPrefix(out, "flushed 1 action: 1 done") {
+				t.Fatalf("flush: %s", out)
+			}
+			if h.srv.Analyses(id) != 1 || h.srv.Arrivals(tc.ep) != 2 {
+				t.Fatalf("%d paid analyses, %d arrivals: want 1 and 2", h.srv.Analyses(id), h.srv.Arrivals(tc.ep))
+			}
+			out, _ = h.want(0, "item", id, "--json")
+			var d struct {
+				Actions []store.Action `json:"actions"`
+			}
+			json.Unmarshal([]byte(out), &d)
+			if len(d.Actions) != 1 || d.Actions[0].Key != key || d.Actions[0].State != policy.ActionDone {
+				t.Fatalf("actions %+v, key %v", d.Actions, key)
+			}
+		})
+	}
+}
+
+func jsonID(v float64) string { return strconv.FormatInt(int64(v), 10) }
+
+// gate is a loopback proxy in front of the service that runs a hook after
+// the service answered an action (its analysis done) and before the answer
+// travels on to the console.
+type gate struct {
+	*httptest.Server
+	mu   sync.Mutex
+	hook func()
+}
+
+func newGate(t *testing.T, upstream string) *gate {
+	u, err := url.Parse(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gate{}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.ModifyResponse = func(resp *http.Response) error {
+		if resp.Request.Method != http.MethodPost {
+			return nil
+		}
+		g.mu.Lock()
+		hook := g.hook
+		g.hook = nil
+		g.mu.Unlock()
+		if hook != nil {
+			hook()
+		}
+		return nil
+	}
+	g.Server = httptest.NewServer(rp)
+	t.Cleanup(g.Close)
+	return g
+}
+
+func (g *gate) onAnswer(f func()) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.hook = f
+}
+
+// takeOver is another process whose clock is past the console's lease: it
+// flushes the cache straight at the service.
+func (h *harness) takeOver(t *testing.T, ahead time.Duration) (review.FlushResult, error) {
+	db, err := store.Open(h.env["REVIEWER_DB"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetClock(func() time.Time { return time.Now().Add(ahead) })
+	cfg := client.DefaultConfig()
+	cfg.BaseURL, cfg.Token, cfg.RetrySleep = h.srv.URL(), token, time.Millisecond
+	api, err := client.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer api.Close()
+	return review.New(db, api, cfg.Budget(), "ben").Flush(context.Background())
+}
+
+// TestASenderFencedAfterItsLeaseSaysTheCallWasMade is finding 9: a sender
+// stopped past its lease (here: its answer held back) while another process
+// took the action over and settled it. It made a call; its outcome is
+// another's to record: exit 4 with words that say so, not 3.
+func TestASenderFencedAfterItsLeaseSaysTheCallWasMade(t *testing.T) {
+	h := newHarness(t)
+	h.want(0, "sync")
+	g := newGate(t, h.srv.URL())
+	h.env["REVIEWER_API_URL"] = g.URL
+	id := h.srv.FindCode("FORENSICS_UNREACHABLE")
+	var fr review.FlushResult
+	var ferr error
+	g.onAnswer(func() { fr, ferr = h.takeOver(t, time.Hour) })
+	_, errs := h.want(4, "resubmit", id)
+	if ferr != nil || fr.Done != 1 {
+		t.Fatalf("the take-over: %+v %v", fr, ferr)
+	}
+	if !strings.Contains(errs, "OUTCOME_UNKNOWN") || !strings.Contains(errs, "was sent") || !strings.Contains(errs, "another process took it over") {
+		t.Fatalf("stderr: %s", errs)
+	}
+	if h.srv.Analyses(id) != 1 {
+		t.Fatalf("%d paid analyses", h.srv.Analyses(id))
+	}
+	if box := h.outboxOf(); len(box) != 0 {
+		t.Fatalf("outbox %v", box)
+	}
+}
+
+// TestAFlushSaysWhatItSkipped is finding 8: an action another process is
+// sending is not "0 still queued" with exit 0; it is named, with the end of
+// that process's lease.
+func TestAFlushSaysWhatItSkipped(t *testing.T) {
+	h := newHarness(t)
+	h.want(0, "sync")
+	id := h.srv.FindCode("SOURCE_UNREACHABLE")
+	h.srv.Refuse()
+	h.want(5, "resubmit", id)
+	h.srv.Accept()
+	db, err := store.Open(h.env["REVIEWER_DB"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	box, _ := db.Outbox(context.Background())
+	held, ok, err := db.ClaimAction(context.Background(), box[0].ID, time.Hour) // another process is sending it
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	out, _ := h.want(4, "flush")
+	until := held.LeaseUntil.Local().Format("15:04:05")
+	if !strings.HasPrefix(out, "flushed 0 actions: 0 done") || !strings.Contains(out, "1 skipped: being sent by another process until "+until) {
+		t.Fatalf("flush: %s", out)
+	}
+	if h.srv.Arrivals(screenapi.EPResubmit) != 0 {
+		t.Fatal("a flush sent an action another process holds")
+	}
+}

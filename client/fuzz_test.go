@@ -1,0 +1,187 @@
+package client
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/trustscreen/reviewer/policy"
+)
+
+// checkItem fails on an item that breaks the contract's invariants as the
+// console keeps them: only a scored item carries a verdict, and it always
+// carries a whole one; an error or an invalid answer always has a code.
+func checkItem(t *testing.T, it policy.Item) {
+	t.Helper()
+	valid := false
+	for _, s := range policy.Statuses() {
+		valid = valid || it.Status == s
+	}
+	if !valid {
+		t.Fatalf("status %q is not one of the contract's", it.Status)
+	}
+	if it.Checked() != (it.Status == policy.StatusScored) {
+		t.Fatalf("Checked()=%v for status %s", it.Checked(), it.Status)
+	}
+	if it.Status != policy.StatusScored {
+		if it.RiskScore != nil || it.Recommendation != "" || it.Layers != nil {
+			t.Fatalf("a %s item carries a verdict: %+v", it.Status, it)
+		}
+	} else {
+		if *it.RiskScore < 0 || *it.RiskScore > 100 || it.ErrorCode != "" {
+			t.Fatalf("a scored item out of contract: %+v", it)
+		}
+		switch it.Recommendation {
+		case policy.RecommendForward, policy.RecommendReview, policy.RecommendReject:
+		default:
+			t.Fatalf("recommendation %q", it.Recommendation)
+		}
+	}
+	if (it.Status == policy.StatusError || it.Status == policy.StatusInvalid) && it.ErrorCode == "" {
+		t.Fatalf("a %s item without a code: %+v", it.Status, it)
+	}
+	if it.Status == policy.StatusInvalid && (it.Problem == "" || it.ErrorCode != policy.CodeInvalidResponse) {
+		t.Fatalf("an invalid item must say why: %+v", it)
+	}
+}
+
+const seedItem = `{"id":"itm_1","batch_id":"bat_1","kind":"id_document","file_name":"a.jpg","media_type":"image/jpeg",
+"size_bytes":10,"status":"scored","risk_score":42,"recommendation":"review","layers":{"ela":0.4},
+"error_code":null,"error_message":null,"attempt":1,"updated_at":"2026-11-29T10:00:00Z"}`
+
+func FuzzItemDecoder(f *testing.F) {
+	for _, s := range []string{seedItem,
+		`{"id":"i","batch_id":"b","status":"error","error_code":"DECODE_FAILED","risk_score":null,"updated_at":"2026-11-29T10:00:00Z"}`,
+		`{"id":"i","status":"error","error_code":"CLASSIFIER_TIMEOUT","risk_score":55,"recommendation":"forward"}`,
+		`{"id":"i","status":"scored","risk_score":101,"recommendation":"forward"}`,
+		`{"id":"i","status":"scored","risk_score":50.5,"recommendation":"reject","layers":{"x":null}}`,
+		`{"id":"i","status":"pending","risk_score":0}`, `{"status":"passed"}`, `{}`, `null`, `[]`,
+		`{"id":"i","status":"error","error_code":""}`, `{"id":"i","status":"awaiting_file","recommendation":"review"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var raw policy.RawItem
+		if json.Unmarshal(body, &raw) != nil {
+			return // exec refuses a body that is not JSON before any item is made
+		}
+		checkItem(t, policy.Validate(raw))
+	})
+}
+
+func FuzzBatchPageDecoder(f *testing.F) {
+	for _, s := range []string{
+		`{"batches":[{"id":"bat_1","customer_ref":"C","created_at":"2026-11-29T10:00:00Z","updated_at":"2026-11-29T10:00:00Z","items":[` + seedItem + `]}],"next_cursor":"c2"}`,
+		`{"batches":[{"id":"bat_2","items":[` + seedItem + `]}],"next_cursor":null}`,
+		`{"batches":[{"id":"","items":[]}]}`, `{"batches":null}`, `{}`, `{"batches":[]}`,
+		`{"batches":[{"id":"b","items":[{"id":"i","batch_id":"b","status":"scored","risk_score":-1,"recommendation":"review"}]}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var wp wirePage
+		if json.Unmarshal(body, &wp) != nil {
+			return
+		}
+		page, err := pageFromWire(wp)
+		if err != nil {
+			if err.Code != policy.CodeInvalidResponse || err.Class != ClassBadAnswer || len(page.Batches) != 0 {
+				t.Fatalf("a refused page: %+v %+v", err, page)
+			}
+			return
+		}
+		if wp.Batches == nil || len(page.Batches) != len(*wp.Batches) {
+			t.Fatal("batches lost or invented")
+		}
+		for i, b := range page.Batches {
+			if b.ID == "" || len((*wp.Batches)[i].Items) != len(b.Items) {
+				t.Fatalf("batch %d: %+v", i, b)
+			}
+			for _, it := range b.Items {
+				checkItem(t, it)
+				if it.BatchID != b.ID {
+					t.Fatalf("item %q filed under %q in batch %q", it.ID, it.BatchID, b.ID)
+				}
+			}
+		}
+	})
+}
+
+var fuzzNow = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+
+func FuzzRetryAfter(f *testing.F) {
+	for _, s := range []string{"", "0", "60", " 120 ", "-5", "9223372036854775807", "99999999999999999999",
+		"Mon, 30 Nov 2026 09:05:00 GMT", "Fri, 31 Dec 9999 23:59:59 GMT", "Thu, 01 Jan 1970 00:00:00 GMT", "soon", "1e9"} {
+		f.Add(s, int64(30))
+	}
+	f.Fuzz(func(t *testing.T, v string, fallbackSecs int64) {
+		fallback := time.Duration(fallbackSecs%100000) * time.Second
+		got := retryAfter(v, fuzzNow, fallback)
+		if got.IsZero() {
+			if fallback > 0 {
+				t.Fatalf("%q with a fallback gave no time", v)
+			}
+			return
+		}
+		if got.Before(fuzzNow) || got.After(fuzzNow.Add(maxRetryAfter)) {
+			t.Fatalf("Retry-After %q -> %v: outside [now, now+%v]", v, got, maxRetryAfter)
+		}
+		if secs, err := strconv.Atoi(v); err == nil && secs >= 0 && secs <= 3600 && !got.Equal(fuzzNow.Add(time.Duration(secs)*time.Second)) {
+			t.Fatalf("Retry-After %q -> %v", v, got)
+		}
+	})
+}
+
+func FuzzErrorBody(f *testing.F) {
+	for _, s := range []struct {
+		status int
+		ra     string
+		body   string
+	}{
+		{429, "60", `{"error_code":"RATE_LIMITED","error_message":"slow down"}`},
+		{503, "", `{"error_code":"SERVICE_UNAVAILABLE","error_message":"x"}`},
+		{502, "", `<html>Bad Gateway</html>`},
+		{404, "", `{"error_code":"NOT_FOUND"}`},
+		{422, "", `{"error_code":"NOT_RETRYABLE","error_message":"DECODE_FAILED needs a new file"}`},
+		{401, "", ``}, {500, "", `{"error_code":12}`}, {409, "", `{"error_code":"IDEMPOTENCY_KEY_IN_USE"`},
+	} {
+		f.Add(s.status, s.ra, []byte(s.body))
+	}
+	f.Fuzz(func(t *testing.T, status int, ra string, body []byte) {
+		status = 300 + abs(status)%300 // answer errors: 3xx to 5xx
+		class, e := answerError(status, ra, body, fuzzNow)
+		if e == nil || e.Code == "" || e.Class != class || e.HTTPStatus != status {
+			t.Fatalf("%d %q: %v %+v", status, body, class, e)
+		}
+		switch class {
+		case ClassRateLimited:
+			if status != http.StatusTooManyRequests || e.RetryAfter.Before(fuzzNow) || e.RetryAfter.After(fuzzNow.Add(maxRetryAfter)) {
+				t.Fatalf("rate limit: %+v", e)
+			}
+		case ClassAnsweredNo, ClassUnknown:
+		default:
+			t.Fatalf("an answer classed %s", class)
+		}
+		reported := parseErrorBody(body).ErrorCode
+		if reported != e.ReportedCode && !(status >= 500 && reported == "" && class == ClassUnknown) {
+			t.Fatalf("reported %q, kept %q", reported, e.ReportedCode)
+		}
+		// A 5xx that is not the service's own error body may have been
+		// carried out: never an answered no, which would invite a repeat.
+		if status >= 500 && reported == "" && class != ClassUnknown {
+			t.Fatalf("bare %d classed %s", status, class)
+		}
+		_ = e.Error()
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		if n == -n { // math.MinInt
+			return 0
+		}
+		return -n
+	}
+	return n
+}

@@ -1,0 +1,46 @@
+package review
+
+import (
+	"context"
+	"time"
+
+	"github.com/trustscreen/reviewer/client"
+)
+
+// probeTimeout caps one probe: it asks for one page of nothing.
+const probeTimeout = 10 * time.Second
+
+// Probe asks the API, with one cheap call (the batches changed from now
+// on, at most one), whether it answers, and records the connection state.
+// It makes no call while the circuit is open or a rate-limit wait
+// (Retry-After) is running; it reports whether it called. The window
+// probes while idle, so that its connection strip follows the API rather
+// than the reviewer's last action.
+func (s *Service) Probe(ctx context.Context) (called bool, err error) {
+	now := s.now()
+	if h := s.api.Health(); h.CircuitOpen && now.Before(h.RetryAt) {
+		return false, nil
+	}
+	if until, err := s.db.RateLimitedUntil(ctx); err != nil {
+		return false, err
+	} else if now.Before(until) {
+		return false, nil
+	}
+	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	_, _, callErr := s.api.ListBatches(pctx, now, "", 1)
+	if ctx.Err() != nil {
+		return true, ctx.Err() // the window closed: nothing learnt
+	}
+	if e, ok := client.AsError(callErr); ok && e.Class == client.ClassUnknown {
+		// The probe itself went unanswered: the API is not answering.
+		s.setConn(ConnOffline, e.Code)
+		return true, nil
+	}
+	s.observe(callErr)
+	return true, nil
+}
+
+// CacheVersion changes whenever the cache was changed through another
+// connection, another process included (PRAGMA data_version).
+func (s *Service) CacheVersion(ctx context.Context) (int64, error) { return s.db.DataVersion(ctx) }

@@ -1,0 +1,361 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+)
+
+// flight is an action of this window that waits for the API. Only the item
+// it acts on is busy: the reviewer goes on with the others meanwhile.
+type flight struct {
+	kind     policy.ActionKind
+	label    string
+	start    time.Time
+	cancel   context.CancelFunc
+	stopping bool
+}
+
+// flight returns the action in flight on an item, or nil.
+func (c *Console) flight(itemID string) *flight {
+	if itemID == "" {
+		return nil
+	}
+	return c.flights[itemID]
+}
+
+// tick redraws the time spent on the shown item's action each second
+// while any action is in flight.
+func (c *Console) tick() {
+	if c.ticking || len(c.flights) == 0 {
+		return
+	}
+	c.ticking = true
+	time.AfterFunc(time.Second, func() {
+		fyne.Do(func() {
+			c.apply(func() {
+				c.ticking = false
+				if c.flight(c.panel.itemID) != nil {
+					c.panel.renderMessage()
+				}
+				c.tick()
+			})
+		})
+	})
+}
+
+// act runs an action in the background. Its item's buttons are off from
+// the click until the outcome is in: together with the outbox's
+// one-open-action rule, a double click is one action. The panel shows the
+// time spent and the limit, and offers "Stop waiting".
+func (p *itemPanel) act(kind policy.ActionKind, label string, run func(ctx context.Context, id string) (review.Result, error)) {
+	if !p.ready() || p.c.flight(p.itemID) != nil {
+		return
+	}
+	id := p.itemID
+	ctx, cancel := context.WithCancel(context.Background())
+	p.c.flights[id] = &flight{kind: kind, label: label, start: p.c.opts.Now(), cancel: cancel}
+	p.note, p.noteDetails, p.noteItem = "", "", ""
+	p.c.items.showSending(id, kind)
+	p.render()
+	p.c.tick()
+	p.c.background(func(context.Context) func() {
+		res, err := run(ctx, id)
+		return func() {
+			cancel()
+			delete(p.c.flights, id)
+			if err != nil {
+				p.setNote(id, err)
+			} else if p.c.autoAdvance() && p.itemID == id && res.Action.ID != 0 {
+				p.c.items.advanceFrom = id
+			}
+			p.c.reload()
+		}
+	})
+}
+
+// onStopWaiting stops waiting for the shown item's action. Its context is
+// cancelled: a request that went out is recorded as unknown and checked
+// later with the same key; one that had not gone out stays queued. It is
+// never sent again blind.
+func (p *itemPanel) onStopWaiting() {
+	f := p.c.flight(p.itemID)
+	if f == nil || f.stopping {
+		return
+	}
+	f.stopping = true
+	f.cancel()
+	p.renderMessage()
+}
+
+// onResubmit asks first: a re-submission is a paid re-run. The dialog's
+// default button confirms, so r then Enter does it.
+func (p *itemPanel) onResubmit() {
+	if !p.ready() || p.c.flight(p.itemID) != nil || policy.CanResubmit(p.situation()) != nil {
+		return
+	}
+	id, name := p.itemID, p.detail.FileName
+	p.c.confirm("Re-submit "+name+"?",
+		"This runs the paid analysis again on the same file, once. A re-run may help with "+string(p.detail.ErrorCode)+".",
+		"Re-submit", func() {
+			if p.itemID == id {
+				p.act(policy.ActionResubmit, "Re-submitting", p.c.wf.Resubmit)
+			}
+		})
+}
+
+// confirm shows a question whose default button (Enter) confirms.
+func (c *Console) confirm(title, text, action string, yes func()) {
+	l := widget.NewLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	var d *dialog.CustomDialog
+	ok := widget.NewButton(action+" (Enter)", nil)
+	ok.Importance = widget.HighImportance
+	no := widget.NewButton("Cancel (Esc)", nil)
+	d = dialog.NewCustomWithoutButtons(title, l, c.win)
+	run := func() {
+		c.onEnter = nil
+		d.Hide()
+		yes()
+	}
+	ok.OnTapped = run
+	no.OnTapped = func() { c.onEnter = nil; d.Hide() }
+	d.SetButtons([]fyne.CanvasObject{no, ok})
+	d.SetOnClosed(func() { c.onEnter = nil })
+	c.onEnter = run
+	d.Resize(fyne.NewSize(440, 180))
+	d.Show()
+}
+
+// onRequestFile asks for the message to the customer, pre-filled from the
+// code. An empty message is refused here: what is sent is what was on
+// screen.
+func (p *itemPanel) onRequestFile() {
+	if !p.ready() || p.c.flight(p.itemID) != nil || policy.CanRequestFile(p.situation()) != nil {
+		return
+	}
+	id := p.itemID
+	rd := newRequestDialog(p.c, policy.Info(p.detail.ErrorCode).CustomerMessage, func(msg string) {
+		if p.itemID == id {
+			p.requestFile(msg)
+		}
+	})
+	p.c.requestDlg = rd
+	rd.dlg.Show()
+}
+
+// requestDialog is the "Request a new file" dialog.
+type requestDialog struct {
+	msg  *widget.Entry
+	why  *widget.Label
+	send *widget.Button
+	dlg  *dialog.CustomDialog
+}
+
+func newRequestDialog(c *Console, text string, send func(string)) *requestDialog {
+	rd := &requestDialog{msg: widget.NewMultiLineEntry(), why: widget.NewLabel("")}
+	rd.msg.Wrapping = fyne.TextWrapWord
+	rd.msg.SetText(text)
+	rd.msg.SetMinRowsVisible(4)
+	rd.why.Importance = widget.DangerImportance
+	rd.send = widget.NewButton("Send", func() {
+		if strings.TrimSpace(rd.msg.Text) == "" {
+			return
+		}
+		rd.dlg.Hide()
+		send(rd.msg.Text)
+	})
+	rd.send.Importance = widget.HighImportance
+	cancel := widget.NewButton("Cancel", func() { rd.dlg.Hide() })
+	rd.msg.OnChanged = func(s string) {
+		if strings.TrimSpace(s) == "" {
+			rd.send.Disable()
+			rd.why.SetText("Write a message: the customer needs to know what to send.")
+			rd.why.Show()
+		} else {
+			rd.send.Enable()
+			rd.why.Hide()
+		}
+	}
+	rd.msg.OnChanged(text)
+	body := container.NewVBox(widget.NewLabel("Message to the customer (sent exactly as written):"), rd.msg, rd.why)
+	rd.dlg = dialog.NewCustomWithoutButtons("Request a new file", body, c.win)
+	rd.dlg.SetButtons([]fyne.CanvasObject{cancel, rd.send})
+	rd.dlg.Resize(fyne.NewSize(540, 300))
+	return rd
+}
+
+func (p *itemPanel) requestFile(message string) {
+	p.act(policy.ActionFileRequest, "Requesting a new file", func(ctx context.Context, id string) (review.Result, error) {
+		return p.c.wf.RequestFile(ctx, id, message)
+	})
+}
+
+// uploadExts are the file types the service takes.
+var uploadExts = []string{".jpg", ".jpeg", ".png", ".webp", ".pdf", ".JPG", ".JPEG", ".PNG", ".WEBP", ".PDF"}
+
+// onUpload asks for the file the customer sent: a typed or dropped path,
+// or one picked in a file dialog that starts in the last folder used and
+// shows only JPEG, PNG, WebP and PDF files. The workflow checks the file
+// before anything is sent.
+func (p *itemPanel) onUpload() { p.openUpload("") }
+
+func (p *itemPanel) openUpload(path string) {
+	if !p.ready() || p.c.flight(p.itemID) != nil || policy.CanReplace(p.situation()) != nil {
+		return
+	}
+	id := p.itemID
+	ud := newUploadDialog(p.c, path, func(path string) {
+		p.c.prefs().SetString(prefLastFolder, filepath.Dir(path))
+		if p.itemID == id {
+			p.uploadFile(path)
+		}
+	})
+	p.c.uploadDlg = ud
+	ud.dlg.Show()
+}
+
+// uploadDialog is the "Upload replacement" dialog.
+type uploadDialog struct {
+	path   *widget.Entry
+	why    *widget.Label
+	upload *widget.Button
+	dlg    *dialog.CustomDialog
+}
+
+func newUploadDialog(c *Console, path string, upload func(string)) *uploadDialog {
+	ud := &uploadDialog{path: widget.NewEntry(), why: wrapped("")}
+	ud.path.SetPlaceHolder("/path/to/the/file.jpg: type it, paste it, drop the file here, or Browse")
+	ud.why.Importance = widget.DangerImportance
+	ud.upload = widget.NewButton("Upload", func() {
+		p := strings.TrimSpace(ud.path.Text)
+		if checkPath(p) != nil {
+			return
+		}
+		ud.dlg.Hide()
+		upload(p)
+	})
+	ud.upload.Importance = widget.HighImportance
+	ud.path.OnChanged = func(s string) {
+		if err := checkPath(strings.TrimSpace(s)); err != nil {
+			ud.upload.Disable()
+			setOrHide(ud.why, capitalize(err.Error()))
+		} else {
+			ud.upload.Enable()
+			setOrHide(ud.why, "")
+		}
+	}
+	ud.path.OnSubmitted = func(string) { ud.upload.OnTapped() }
+	browse := widget.NewButton("Browse…", func() { c.browse(ud.path) })
+	cancel := widget.NewButton("Cancel", func() { ud.dlg.Hide() })
+	body := container.NewVBox(widget.NewLabel("The file the customer sent (JPEG, PNG, WebP or PDF, at most 10 MiB):"),
+		container.NewBorder(nil, nil, nil, browse, ud.path), ud.why)
+	ud.dlg = dialog.NewCustomWithoutButtons("Upload replacement", body, c.win)
+	ud.dlg.SetButtons([]fyne.CanvasObject{cancel, ud.upload})
+	ud.dlg.SetOnClosed(func() {
+		if c.uploadDlg == ud {
+			c.uploadDlg = nil
+		}
+	})
+	ud.dlg.Resize(fyne.NewSize(620, 220))
+	ud.path.SetText(path)
+	ud.path.OnChanged(path)
+	return ud
+}
+
+// checkPath says, before any upload, what is wrong with a path.
+func checkPath(p string) error {
+	if p == "" {
+		return errors.New("type the file's path, drop the file here, or press Browse")
+	}
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return errors.New("there is no readable file at " + p)
+	case fi.IsDir():
+		return errors.New(p + " is a folder, not a file")
+	case fi.Size() > policy.MaxFileSize:
+		return errors.New("the file is larger than 10 MiB, the most the service takes")
+	}
+	head := make([]byte, 512)
+	f, err := os.Open(p)
+	if err != nil {
+		return errors.New("the file cannot be read")
+	}
+	n, _ := f.Read(head)
+	f.Close()
+	if _, err := policy.CheckFile(head[:n]); err != nil {
+		return errors.New(policy.ErrorMessage(err))
+	}
+	return nil
+}
+
+// browse opens a file dialog in the last folder used, filtered to the
+// types the service takes, and puts the chosen path into entry.
+func (c *Console) browse(entry *widget.Entry) {
+	fd := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil || r == nil {
+			return
+		}
+		path := r.URI().Path()
+		r.Close()
+		entry.SetText(path)
+	}, c.win)
+	fd.SetFilter(storage.NewExtensionFileFilter(uploadExts))
+	if dir := c.prefs().String(prefLastFolder); dir != "" {
+		if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
+			fd.SetLocation(l)
+		}
+	}
+	fd.Resize(fyne.NewSize(760, 520))
+	fd.Show()
+}
+
+// onDropped takes a file dropped on the window: into the upload dialog when
+// it is open, else it opens the upload dialog for the shown item.
+func (c *Console) onDropped(_ fyne.Position, uris []fyne.URI) {
+	if len(uris) == 0 {
+		return
+	}
+	path := uris[0].Path()
+	if c.uploadDlg != nil {
+		c.uploadDlg.path.SetText(path)
+		return
+	}
+	c.panel.openUpload(path)
+}
+
+func (p *itemPanel) uploadFile(path string) {
+	p.act(policy.ActionReplacement, "Uploading", func(ctx context.Context, id string) (review.Result, error) {
+		return p.c.wf.ReplaceFile(ctx, id, path)
+	})
+}
+
+func (p *itemPanel) onCancel() {
+	if !p.ready() || p.c.flight(p.itemID) != nil || p.detail.Action == nil || p.detail.OpenAction() != policy.ActionQueued {
+		return
+	}
+	actionID, id := p.detail.Action.ID, p.itemID
+	p.cancel.Disable()
+	p.c.background(func(ctx context.Context) func() {
+		_, err := p.c.wf.Cancel(ctx, actionID)
+		return func() {
+			if err != nil {
+				p.setNote(id, err)
+			}
+			p.c.reload()
+		}
+	})
+}

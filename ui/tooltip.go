@@ -1,0 +1,141 @@
+package ui
+
+import (
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// tipDelay is how long the mouse rests on a widget before its tooltip shows.
+const tipDelay = 600 * time.Millisecond
+
+// tooltip shows a short text in a pop-up beside the mouse while it rests on
+// a widget. Fyne 2.7 has no tooltips of its own.
+type tooltip struct {
+	mu    sync.Mutex
+	gen   int
+	popup *widget.PopUp
+}
+
+// in starts the delay; text is read when it ends (it may change).
+func (t *tooltip) in(obj fyne.CanvasObject, ev *desktop.MouseEvent, text func() string) {
+	t.mu.Lock()
+	t.gen++
+	gen := t.gen
+	t.mu.Unlock()
+	pos := ev.AbsolutePosition
+	time.AfterFunc(tipDelay, func() {
+		fyne.Do(func() {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			if gen != t.gen {
+				return
+			}
+			t.showLocked(obj, pos, text())
+		})
+	})
+}
+
+func (t *tooltip) showLocked(obj fyne.CanvasObject, pos fyne.Position, text string) {
+	if text == "" {
+		return
+	}
+	c := fyne.CurrentApp().Driver().CanvasForObject(obj)
+	if c == nil {
+		return
+	}
+	l := widget.NewLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	bg := canvas.NewRectangle(theme.Color(theme.ColorNameOverlayBackground))
+	content := container.NewStack(bg, l)
+	t.popup = widget.NewPopUp(content, c)
+	w := fyne.Min(fyne.MeasureText(text, theme.TextSize(), fyne.TextStyle{}).Width+4*theme.InnerPadding(), 420)
+	t.popup.Resize(fyne.NewSize(w, l.MinSize().Height))
+	sz := t.popup.Content.MinSize()
+	w = fyne.Max(w, sz.Width)
+	t.popup.Resize(fyne.NewSize(w, sz.Height))
+	at := pos.Add(fyne.NewPos(12, 18))
+	if cs := c.Size(); at.X+w > cs.Width {
+		at.X = fyne.Max(0, cs.Width-w)
+	}
+	if cs := c.Size(); at.Y+sz.Height > cs.Height {
+		at.Y = fyne.Max(0, pos.Y-sz.Height-8)
+	}
+	t.popup.ShowAtPosition(at)
+}
+
+func (t *tooltip) out() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.gen++
+	if t.popup != nil {
+		t.popup.Hide()
+		t.popup = nil
+	}
+}
+
+// tipButton is a button with a tooltip (which names its key).
+type tipButton struct {
+	widget.Button
+	Tip string
+	tip tooltip
+}
+
+func newTipButton(label string, icon fyne.Resource, tip string, tapped func()) *tipButton {
+	b := &tipButton{Tip: tip}
+	b.Text, b.Icon, b.OnTapped = label, icon, tapped
+	b.ExtendBaseWidget(b)
+	return b
+}
+
+func (b *tipButton) MouseIn(ev *desktop.MouseEvent) {
+	b.Button.MouseIn(ev)
+	b.tip.in(b, ev, func() string { return b.Tip })
+}
+
+func (b *tipButton) MouseOut() {
+	b.Button.MouseOut()
+	b.tip.out()
+}
+
+func (b *tipButton) Tapped(ev *fyne.PointEvent) {
+	b.tip.out()
+	b.Button.Tapped(ev)
+}
+
+// tipLabel is a table cell label that shows its whole text in a tooltip
+// when the cell is too narrow for it.
+type tipLabel struct {
+	widget.Label
+	tip tooltip
+}
+
+func newTipLabel(text string) *tipLabel {
+	l := &tipLabel{}
+	l.Text = text
+	l.ExtendBaseWidget(l)
+	return l
+}
+
+// truncated reports whether the text is wider than the label.
+func (l *tipLabel) truncated() bool {
+	w := fyne.MeasureText(l.Text, theme.TextSize(), l.TextStyle).Width + 2*theme.InnerPadding()
+	return w > l.Size().Width
+}
+
+func (l *tipLabel) MouseIn(ev *desktop.MouseEvent) {
+	l.tip.in(l, ev, func() string {
+		if l.truncated() {
+			return l.Text
+		}
+		return ""
+	})
+}
+func (l *tipLabel) MouseMoved(*desktop.MouseEvent) {}
+func (l *tipLabel) MouseOut()                      { l.tip.out() }

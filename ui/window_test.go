@@ -1,0 +1,662 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/store"
+)
+
+func inBatch(v review.ItemView, batch, ref string) review.ItemView {
+	v.BatchID, v.CustomerRef = batch, ref
+	return v
+}
+
+func twoBatches() *fakeWorkflow {
+	now := time.Now()
+	return &fakeWorkflow{
+		batches: []store.BatchSummary{
+			{ID: "bat_48", CustomerRef: "CUST-7048", CreatedAt: now, Items: 1},
+			{ID: "bat_43", CustomerRef: "CUST-7043", CreatedAt: now.Add(-time.Hour), Items: 1},
+		},
+		items: []review.ItemView{
+			inBatch(errorItem("a48", "DECODE_FAILED"), "bat_48", "CUST-7048"),
+			inBatch(errorItem("a43", "INTERNAL_ERROR"), "bat_43", "CUST-7043"),
+		},
+	}
+}
+
+func key(c *Console) func(*fyne.KeyEvent) {
+	return c.win.Canvas().(interface{ OnTypedKey() func(*fyne.KeyEvent) }).OnTypedKey()
+}
+
+// Issue 9 #1: a batch found by search opens with one click (it sits on the
+// row the previous batch had) or with Enter in the search box; a click on
+// the highlighted batch leaves the all-batches view.
+func TestAClickOrEnterOnAnyBatchOpensIt(t *testing.T) {
+	wf := twoBatches()
+	c := newTestConsole(t, wf)
+	if c.batches.batchID() != "bat_48" || c.panel.itemID != "a48" {
+		t.Fatalf("start: batch %q item %q", c.batches.batchID(), c.panel.itemID)
+	}
+	c.apply(func() { c.batches.search.SetText("7043") })
+	c.Settle()
+	if len(c.batches.rows) != 1 || c.batches.rows[0].ID != "bat_43" {
+		t.Fatalf("search rows %+v", c.batches.rows)
+	}
+	c.apply(func() { c.batches.list.Select(0) }) // the click on row 0
+	c.Settle()
+	if c.batches.batchID() != "bat_43" || c.panel.itemID != "a43" || len(c.items.rows) != 1 {
+		t.Fatalf("after the click: batch %q item %q", c.batches.batchID(), c.panel.itemID)
+	}
+	// Enter in the search box opens the first match.
+	c.apply(func() { c.batches.search.SetText("7048") })
+	c.Settle()
+	c.apply(func() { c.batches.search.OnSubmitted(c.batches.search.Text) })
+	c.Settle()
+	if c.batches.batchID() != "bat_48" || c.panel.itemID != "a48" {
+		t.Fatalf("after Enter: batch %q item %q", c.batches.batchID(), c.panel.itemID)
+	}
+	// All batches, then a click on the batch that was highlighted.
+	c.apply(func() { c.batches.search.SetText("") })
+	c.Settle()
+	c.apply(func() { c.batches.all.SetChecked(true) })
+	c.Settle()
+	if c.batches.batchID() != "" || len(c.items.rows) != 2 {
+		t.Fatalf("all batches: %q, %d rows", c.batches.batchID(), len(c.items.rows))
+	}
+	c.apply(func() { c.batches.list.Select(c.batches.index("bat_48")) })
+	c.Settle()
+	if c.batches.all.Checked || c.batches.batchID() != "bat_48" || len(c.items.rows) != 1 {
+		t.Fatalf("the click did not leave all batches: %q, %d rows", c.batches.batchID(), len(c.items.rows))
+	}
+	// Keys on the focused list open the batch below.
+	c.apply(func() {
+		c.win.Canvas().Focus(c.batches.list)
+		c.batches.list.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
+	})
+	c.Settle()
+	if c.batches.batchID() != "bat_43" {
+		t.Fatalf("Down on the list: %q", c.batches.batchID())
+	}
+}
+
+// Issue 9 #6: after a click on the table (which focuses it), Up and Down
+// move the selected item and the panel follows.
+func TestArrowsAfterAClickMoveTheSelection(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED"), errorItem("b", "INTERNAL_ERROR"), errorItem("c", "CLASSIFIER_TIMEOUT")}}
+	c := newTestConsole(t, wf)
+	cv := c.win.Canvas()
+	c.apply(func() { test.TapAt(c.items.table, fyne.NewPos(40, c.items.table.MinSize().Height-10)) })
+	c.Settle()
+	if cv.Focused() != c.items.table {
+		t.Fatal("the table did not take the focus")
+	}
+	c.apply(func() { c.items.table.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown}) })
+	c.Settle()
+	if c.items.row != 1 || c.panel.itemID != "b" {
+		t.Fatalf("Down: row %d panel %q", c.items.row, c.panel.itemID)
+	}
+	c.apply(func() { c.items.table.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEnd}) })
+	c.Settle()
+	c.apply(func() { c.items.table.TypedKey(&fyne.KeyEvent{Name: fyne.KeyUp}) })
+	c.Settle()
+	if c.items.row != 1 || c.panel.itemID != "b" || !c.panel.loaded {
+		t.Fatalf("End, Up: row %d panel %q", c.items.row, c.panel.itemID)
+	}
+	// The triage keys work while the table has the focus.
+	c.apply(func() { c.items.table.TypedRune('?') })
+	if cv.Overlays().Top() == nil {
+		t.Fatal("? with the table focused did not show the shortcut sheet")
+	}
+}
+
+// Issue 9 #7: Ctrl+F focuses the batch search.
+func TestCtrlFFocusesTheBatchSearch(t *testing.T) {
+	c := newTestConsole(t, &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}})
+	cv := c.win.Canvas()
+	c.apply(func() { cv.Focus(c.items.table) })
+	sc := cv.(interface{ TypedShortcut(fyne.Shortcut) })
+	c.apply(func() {
+		sc.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault})
+	})
+	if cv.Focused() != c.batches.search {
+		t.Fatalf("Ctrl+F focused %T", cv.Focused())
+	}
+}
+
+// Issue 9 #8: a paid re-run asks first and Escape leaves it undone; ? shows
+// every shortcut; each action button's tooltip names its key.
+func TestResubmitAsksFirstAndEveryKeyIsDocumented(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "CLASSIFIER_TIMEOUT")}}
+	c := newTestConsole(t, wf)
+	cv := c.win.Canvas()
+	c.apply(func() { test.TypeOnCanvas(cv, "r") })
+	if cv.Overlays().Top() == nil {
+		t.Fatal("r did not ask")
+	}
+	c.apply(func() { key(c)(&fyne.KeyEvent{Name: fyne.KeyEscape}) })
+	c.Settle()
+	if len(wf.Calls()) != 0 || cv.Overlays().Top() != nil {
+		t.Fatalf("Escape: calls %v", wf.Calls())
+	}
+	c.apply(func() { test.TypeOnCanvas(cv, "?") })
+	top := cv.Overlays().Top()
+	if top == nil {
+		t.Fatal("? showed nothing")
+	}
+	var sheet []string
+	for _, o := range test.LaidOutObjects(top) {
+		if l, ok := o.(*widget.Label); ok {
+			sheet = append(sheet, l.Text)
+		}
+	}
+	text := strings.Join(sheet, "\n")
+	for _, k := range []string{"r", "f", "u", "x", "Esc", "Ctrl+F", "F5", "?"} {
+		found := false
+		for _, l := range sheet {
+			if strings.HasPrefix(l, k) || strings.Contains(l, " "+k) || strings.Contains(l, k+" ") {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("the sheet does not list %q:\n%s", k, text)
+		}
+	}
+	for _, b := range []*tipButton{c.panel.resubmit, c.panel.request, c.panel.upload, c.panel.cancel, c.panel.stop, c.strip.syncBtn} {
+		if !strings.Contains(b.Tip, "key") {
+			t.Fatalf("%q's tooltip names no key: %q", b.Text, b.Tip)
+		}
+	}
+}
+
+// Issue 9 #3: the panel is drawn from the item's state now: a queued
+// action sent by a flush, an unknown outcome reconciled, leave no stale
+// words behind.
+func TestThePanelIsDrawnFromTheCurrentState(t *testing.T) {
+	v := errorItem("a", "DECODE_FAILED")
+	wf := &fakeWorkflow{items: []review.ItemView{v}}
+	c := newTestConsole(t, wf)
+	wf.setAction("a", policy.ActionFileRequest, policy.ActionQueued, policy.CodeAPIUnreachable)
+	c.apply(c.reload)
+	c.Settle()
+	if !strings.Contains(c.panel.message.Text, "queued") || !c.panel.cancel.Visible() {
+		t.Fatalf("queued: %q", c.panel.message.Text)
+	}
+	if _, err := wf.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	wf.mu.Lock()
+	wf.items[0].Status, wf.items[0].ErrorCode = policy.StatusAwaitingFile, ""
+	wf.mu.Unlock()
+	c.apply(c.reload)
+	c.Settle()
+	if m := c.panel.message.Text; strings.Contains(m, "queued") || strings.Contains(m, "Not sent") || !strings.Contains(m, "done") {
+		t.Fatalf("after the flush the panel says %q", m)
+	}
+	if c.panel.cancel.Visible() || c.cell(0, c.col(t, "Action")).Text != "done" {
+		t.Fatal("the panel or the row still shows the queued action")
+	}
+	// An unknown outcome, then reconciled into a score.
+	wf.setAction("a", policy.ActionResubmit, policy.ActionUnknown, policy.CodeOutcomeUnknown)
+	c.apply(c.reload)
+	c.Settle()
+	if !strings.Contains(c.panel.message.Text, "no answer came back") {
+		t.Fatalf("unknown: %q", c.panel.message.Text)
+	}
+	wf.mu.Lock()
+	score := 62
+	wf.items[0].Status, wf.items[0].RiskScore, wf.items[0].Recommendation = policy.StatusScored, &score, policy.RecommendReview
+	wf.items[0].Action.State = policy.ActionDone
+	wf.mu.Unlock()
+	c.apply(c.reload)
+	c.Settle()
+	if m := c.panel.message.Text; strings.Contains(m, "unknown") || strings.Contains(m, "no answer") {
+		t.Fatalf("after reconciling the panel says %q", m)
+	}
+	if !strings.Contains(c.panel.verdict.Text, "62") || c.cell(0, c.col(t, "Score")).Text != "62" {
+		t.Fatalf("panel %q and row disagree", c.panel.verdict.Text)
+	}
+}
+
+// Issue 9 #4: every status × code (known, unknown, none) × action state
+// renders whole sentences: no empty slot, no " .", no known code called
+// unknown.
+func TestThePanelSpeaksInWholeSentencesForEveryState(t *testing.T) {
+	codes := []string{"", "QUANTUM_FLUX_CAPACITOR"}
+	for _, c := range policy.ItemCodes() {
+		codes = append(codes, string(c))
+	}
+	states := []policy.ActionState{"", policy.ActionQueued, policy.ActionSending, policy.ActionUnknown, policy.ActionDone, policy.ActionFailed, policy.ActionCancelled}
+	statuses := []policy.Status{policy.StatusScored, policy.StatusError, policy.StatusInvalid, policy.StatusPending, policy.StatusAwaitingFile}
+	test.NewTempApp(t)
+	w := test.NewTempWindow(t, nil)
+	wf := &fakeWorkflow{}
+	c := NewConsole(w, wf, Options{Prefs: fyne.CurrentApp().Preferences()})
+	c.Settle()
+	n := 0
+	for _, status := range statuses {
+		for _, reported := range codes {
+			for _, state := range states {
+				it := policy.Item{ID: "itm", BatchID: "bat_1", FileName: "passport-front.jpg", Kind: policy.KindIDDocument,
+					Status: status, ReportedCode: reported, Attempt: 1}
+				switch status {
+				case policy.StatusScored:
+					s := 40
+					it.RiskScore, it.Recommendation = &s, policy.RecommendReview
+				case policy.StatusError:
+					it.ErrorCode = policy.NormalizeItemCode(reported)
+					if reported == "" {
+						it.ErrorCode = policy.CodeInternal
+					}
+				case policy.StatusInvalid:
+					it = policy.MarkInvalid(it, "an error with a score")
+				}
+				v := review.ItemView{ItemRow: store.ItemRow{Item: it, CustomerRef: "CUST-1"}}
+				if state != "" {
+					v.Action = &store.ActionRef{ID: 1, Kind: policy.ActionResubmit, State: state, Code: policy.CodeAPIUnreachable}
+				}
+				v.Next = policy.NextAction(policy.Situation{Item: it, OpenAction: v.OpenAction(), Now: time.Now()})
+				d := review.Detail{ItemView: v}
+				if state != "" {
+					d.Actions = []store.Action{{ID: 1, Kind: policy.ActionResubmit, State: state, LastErrorCode: policy.CodeAPIUnreachable,
+						LastError: "API_UNREACHABLE: dial tcp 127.0.0.1:1: connect: connection refused", UpdatedAt: time.Now()}}
+				}
+				c.apply(func() {
+					c.panel.itemID, c.panel.detail, c.panel.loaded = "itm", d, true
+					c.panel.render()
+				})
+				name := string(status) + "/" + reported + "/" + string(state)
+				for _, l := range []*widget.Label{c.panel.title, c.panel.subtitle, c.panel.verdict, c.panel.explain, c.panel.reported, c.panel.nextActor, c.panel.why, c.panel.message} {
+					txt := l.Text
+					if !l.Visible() || txt == "" {
+						continue
+					}
+					n++
+					for _, bad := range []string{" .", "  ", "()", " ,", "as .", ": ."} {
+						if strings.Contains(txt, bad) {
+							t.Fatalf("%s: %q has an empty slot (%q)", name, txt, bad)
+						}
+					}
+					if strings.Contains(txt, "does not know") {
+						for _, known := range policy.ItemCodes() {
+							if strings.Contains(txt, "reported "+string(known)+",") {
+								t.Fatalf("%s: a known code is called unknown: %q", name, txt)
+							}
+						}
+					}
+					if l != c.panel.title && l != c.panel.subtitle && l != c.panel.verdict && !strings.HasSuffix(strings.TrimSpace(txt), ".") && !strings.HasSuffix(txt, ")") {
+						t.Fatalf("%s: %q does not end its sentence", name, txt)
+					}
+				}
+				if strings.Contains(c.panel.message.Text, "dial tcp") {
+					t.Fatalf("%s: raw driver text in the headline: %q", name, c.panel.message.Text)
+				}
+			}
+		}
+	}
+	if n < 500 {
+		t.Fatalf("only %d texts checked", n)
+	}
+}
+
+// Issue 9 #5: an empty message cannot be sent; what is sent is what was on
+// screen.
+func TestAnEmptyCustomerMessageIsRefusedInTheDialog(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}}
+	c := newTestConsole(t, wf)
+	c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "f") })
+	rd := c.requestDlg
+	if rd == nil || rd.send.Disabled() {
+		t.Fatal("the dialog did not open with the suggested message")
+	}
+	c.apply(func() { rd.msg.SetText("   ") })
+	if !rd.send.Disabled() || !rd.why.Visible() || rd.why.Text == "" {
+		t.Fatalf("an empty message: Send disabled %v, why %q", rd.send.Disabled(), rd.why.Text)
+	}
+	c.apply(func() { test.Tap(rd.send) })
+	c.Settle()
+	if len(wf.Calls()) != 0 {
+		t.Fatalf("an empty message was sent: %v", wf.Calls())
+	}
+	c.apply(func() { rd.msg.SetText("Please send the back of the card.") })
+	c.apply(func() { test.Tap(rd.send) })
+	c.Settle()
+	if got := wf.Calls(); len(got) != 1 || got[0] != "request a Please send the back of the card." {
+		t.Fatalf("sent %v", got)
+	}
+}
+
+// fakeClock is a clock a test moves.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (f *fakeClock) Now() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.t }
+func (f *fakeClock) Add(d time.Duration) {
+	f.mu.Lock()
+	f.t = f.t.Add(d)
+	f.mu.Unlock()
+}
+
+// Issue 9 #10: a hung call shows the time spent and the limit, leaves the
+// other items usable, and "Stop waiting" leaves it unknown without a
+// second send.
+func TestAHungCallShowsItsTimeAndCanBeLeft(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "CLASSIFIER_TIMEOUT"), errorItem("b", "INTERNAL_ERROR")}}
+	started := make(chan struct{})
+	wf.resubmit = func(ctx context.Context, id string) (review.Result, error) {
+		close(started)
+		<-ctx.Done() // the service never answers
+		a := wf.setAction(id, policy.ActionResubmit, policy.ActionUnknown, policy.CodeOutcomeUnknown)
+		return review.Result{Action: a, Err: &client.Error{Code: policy.CodeOutcomeUnknown, Class: client.ClassUnknown,
+			Message: "context canceled after the request was written"}}, nil
+	}
+	clk := &fakeClock{t: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+	c := newTestConsoleWith(t, wf, Options{Now: clk.Now, ActionLimit: 30 * time.Second})
+	c.prefs().SetString(prefAutoAdvance, "off")
+	c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "r"); key(c)(&fyne.KeyEvent{Name: fyne.KeyReturn}) })
+	<-started
+	clk.Add(12 * time.Second)
+	c.apply(c.panel.renderMessage)
+	if m := c.panel.message.Text; m != "Re-submitting… 12 s of at most 30 s" || !c.panel.stop.Visible() {
+		t.Fatalf("in flight: %q, stop visible %v", m, c.panel.stop.Visible())
+	}
+	if !c.panel.resubmit.Disabled() {
+		t.Fatal("the item in flight can be re-submitted again")
+	}
+	// Another item is usable meanwhile.
+	c.apply(func() { c.items.move(1) })
+	c.Settle2(t, func() bool { return c.panel.ready() && c.panel.itemID == "b" })
+	if c.panel.resubmit.Disabled() || c.panel.stop.Visible() || strings.Contains(c.panel.message.Text, "Re-submitting") {
+		t.Fatalf("the other item is not usable: resubmit disabled %v, message %q", c.panel.resubmit.Disabled(), c.panel.message.Text)
+	}
+	c.apply(func() { c.items.move(-1) })
+	c.Settle2(t, func() bool { return c.panel.ready() && c.panel.itemID == "a" })
+	c.apply(func() { test.Tap(c.panel.stop) })
+	c.Settle()
+	if got := wf.Calls(); len(got) != 1 {
+		t.Fatalf("calls %v: stopping the wait must not send again", got)
+	}
+	if m := c.panel.message.Text; !strings.Contains(m, "no answer came back") || !strings.Contains(m, "same key") {
+		t.Fatalf("after Stop waiting: %q", m)
+	}
+	if c.cell(0, c.col(t, "Action")).Text != "checking…" {
+		t.Fatalf("row action %q", c.cell(0, c.col(t, "Action")).Text)
+	}
+}
+
+// Settle2 waits until cond holds on the UI side: a refresh may start
+// another, and an action in flight keeps Settle waiting, so it polls.
+func (c *Console) Settle2(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		ok := false
+		c.apply(func() { ok = cond() })
+		if ok {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("the window never reached the expected state")
+}
+
+// Issue 9 #11: a message names the code once, says what happened in words
+// and ends its sentence; the raw text goes to Details.
+func TestMessagesKeepDeveloperTextInDetails(t *testing.T) {
+	err := &client.Error{Code: policy.CodeInvalidResponse, HTTPStatus: 200, Class: client.ClassBadAnswer,
+		Message: "decoding the answer: unexpected end of JSON input"}
+	head, details := explain(err)
+	if strings.Count(head, "INVALID_RESPONSE") != 1 || strings.Contains(head, "JSON") || strings.Contains(head, "HTTP") || !strings.HasSuffix(head, ".") {
+		t.Fatalf("headline %q", head)
+	}
+	if !strings.Contains(details, "unexpected end of JSON input") {
+		t.Fatalf("details %q", details)
+	}
+	head, details = explain(errors.New("sqlite3: database is locked"))
+	if strings.Contains(head, "sqlite") || !strings.Contains(details, "database is locked") {
+		t.Fatalf("%q / %q", head, details)
+	}
+	// In the panel: the headline above, the raw text in the Details area.
+	v := errorItem("a", "CLASSIFIER_TIMEOUT")
+	wf := &fakeWorkflow{items: []review.ItemView{v}}
+	wf.resubmit = func(ctx context.Context, id string) (review.Result, error) {
+		a := wf.setAction(id, policy.ActionResubmit, policy.ActionUnknown, policy.CodeInvalidResponse)
+		return review.Result{Action: a, Err: err}, nil
+	}
+	c := newTestConsole(t, wf)
+	c.apply(func() { c.panel.act(policy.ActionResubmit, "Re-submitting", wf.Resubmit) })
+	c.Settle()
+	if m := c.panel.message.Text; strings.Contains(m, "JSON") || strings.Count(m, "INVALID_RESPONSE") != 1 {
+		t.Fatalf("message %q", m)
+	}
+}
+
+// Issue 9 #12: a change another process makes to the cache is noticed and
+// the table and the panel redrawn.
+func TestTheWindowNoticesAnotherProcessChangingTheCache(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "CLASSIFIER_TIMEOUT")}}
+	c := newTestConsole(t, wf)
+	ctx := context.Background()
+	c.checkCache(ctx) // the first look sets the mark
+	wf.mu.Lock()
+	score := 62
+	wf.items[0].Status, wf.items[0].ErrorCode, wf.items[0].RiskScore, wf.items[0].Recommendation = policy.StatusScored, "", &score, policy.RecommendReview
+	wf.version++
+	wf.mu.Unlock()
+	c.checkCache(ctx)
+	c.Settle()
+	if st := c.cell(0, c.col(t, "Status")).Text; !strings.Contains(st, "scored") || !strings.Contains(c.panel.verdict.Text, "62") {
+		t.Fatalf("row %q, panel %q", st, c.panel.verdict.Text)
+	}
+}
+
+// Issue 9 #2: the strip follows the probe, and when the API answers again
+// the queued and unknown actions go out without a click.
+func TestTheStripFollowsTheAPIAndTheOutboxFlushesByItself(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "CLASSIFIER_TIMEOUT"), errorItem("b", "INTERNAL_ERROR")}}
+	c := newTestConsole(t, wf)
+	wf.setAction("a", policy.ActionResubmit, policy.ActionQueued, policy.CodeAPIUnreachable)
+	wf.setAction("b", policy.ActionResubmit, policy.ActionUnknown, policy.CodeOutcomeUnknown)
+	wf.mu.Lock()
+	wf.probeErr = errors.New("down")
+	wf.mu.Unlock()
+	ctx := context.Background()
+	if st := c.probe(ctx); st != review.ConnOffline || !strings.Contains(c.strip.conn.Text, "Offline") {
+		t.Fatalf("down: %s %q", st, c.strip.conn.Text)
+	}
+	c.Settle()
+	if strings.Contains(strings.Join(wf.Calls(), ","), "flush") {
+		t.Fatal("flushed while the API is down")
+	}
+	wf.mu.Lock()
+	wf.probeErr = nil
+	wf.mu.Unlock()
+	if st := c.probe(ctx); st != review.ConnOnline || !strings.Contains(c.strip.conn.Text, "Online") {
+		t.Fatalf("up: %s %q", st, c.strip.conn.Text)
+	}
+	c.Settle()
+	if wf.flushed != 2 || !strings.Contains(c.strip.pages.Text, "Sent 2 actions") {
+		t.Fatalf("flushed %d, strip %q", wf.flushed, c.strip.pages.Text)
+	}
+}
+
+// Also: after an action the selection moves to the next item that needs
+// the reviewer (a preference, on by default).
+func TestAfterAnActionTheSelectionMovesToTheNextItemNeedingMe(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED"), scoredItem("s", 10, policy.RecommendForward), errorItem("b", "INTERNAL_ERROR")}}
+	c := newTestConsole(t, wf)
+	c.apply(func() { c.panel.requestFile("Please send it again.") })
+	c.Settle2(t, func() bool { return c.panel.ready() && c.panel.itemID == "b" })
+	if c.items.row != 2 {
+		t.Fatalf("row %d", c.items.row)
+	}
+	c.prefs().SetString(prefAutoAdvance, "off")
+	c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "r"); key(c)(&fyne.KeyEvent{Name: fyne.KeyReturn}) })
+	c.Settle()
+	if c.panel.itemID != "b" {
+		t.Fatalf("with the preference off the selection moved to %q", c.panel.itemID)
+	}
+}
+
+// Issue 9 #14, #15, #13: all batches show the customer; the file name takes
+// the spare width; a narrow table drops the least needed columns first.
+func TestColumnsFitTheWidthAndAllBatchesShowTheCustomer(t *testing.T) {
+	wf := twoBatches()
+	c := newTestConsole(t, wf)
+	if c.items.hasColumn("Customer") {
+		t.Fatal("a customer column inside one batch")
+	}
+	c.apply(func() { c.batches.all.SetChecked(true) })
+	c.Settle()
+	if !c.items.hasColumn("Customer") {
+		t.Fatal("no customer column across all batches")
+	}
+	refs := map[string]bool{}
+	for r := range c.items.rows {
+		refs[c.cell(r, c.col(t, "Customer")).Text] = true
+	}
+	if !refs["CUST-7048"] || !refs["CUST-7043"] {
+		t.Fatalf("customer cells %v", refs)
+	}
+	c.apply(func() { c.items.table.Resize(fyne.NewSize(1000, 400)) })
+	file := c.items.cols[0]
+	for _, col := range c.items.cols[1:] {
+		if col.width > file.width {
+			t.Fatalf("%s (%v) is wider than the file name (%v)", col.title, col.width, file.width)
+		}
+	}
+	c.apply(func() { c.items.table.Resize(fyne.NewSize(560, 400)) })
+	var total float32
+	for _, col := range c.items.cols {
+		total += col.width
+	}
+	if total > 560 || c.items.hasColumn("Action") || !c.items.hasColumn("Code") || !c.items.hasColumn("Status") || !c.items.hasColumn("Score") {
+		t.Fatalf("at 560 px: %v wide, columns %v", total, c.items.cols)
+	}
+}
+
+// Issue 9 #13: the whole window fits 800×600, and the panel can collapse.
+func TestTheWindowFits800x600(t *testing.T) {
+	c := newTestConsole(t, twoBatches())
+	if m := c.win.Content().MinSize(); m.Width > 800 || m.Height > 600 {
+		t.Fatalf("the window needs %v", m)
+	}
+	c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "p") })
+	if c.panel.content.Visible() {
+		t.Fatal("p did not hide the panel")
+	}
+	c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "p") })
+	if !c.panel.content.Visible() {
+		t.Fatal("p did not show the panel again")
+	}
+}
+
+// Issue 9 #18: one vocabulary: the status filter says what the rows say.
+func TestTheStatusFilterSpeaksTheRowsWords(t *testing.T) {
+	c := newTestConsole(t, &fakeWorkflow{})
+	for _, o := range c.items.status.Options {
+		if strings.Contains(o, "_") {
+			t.Fatalf("raw status %q in the filter", o)
+		}
+	}
+	for _, s := range policy.Statuses() {
+		it := policy.Item{Status: s}
+		if s == policy.StatusScored {
+			n := 5
+			it.RiskScore, it.Recommendation = &n, policy.RecommendForward
+		}
+		text, _ := statusLook(it)
+		if !strings.Contains(text, statusWord(s)) {
+			t.Fatalf("row %q does not use the word %q", text, statusWord(s))
+		}
+	}
+	if plural(1, "action") != "1 action" || humanDuration(29999*time.Millisecond) != "30 s" || humanDuration(1234*time.Millisecond) != "1.2 s" {
+		t.Fatal("words")
+	}
+	if attemptLabel("resubmit", 2) != "re-submission, connection retry" {
+		t.Fatal(attemptLabel("resubmit", 2))
+	}
+}
+
+// Issue 9 #19: the export is named after the customer and the date, and
+// only its owner can read it.
+func TestExportIsNamedForPeopleAndPrivate(t *testing.T) {
+	if n := exportName("CUST-7048", time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)); n != "CUST-7048-2026-11-30.csv" {
+		t.Fatal(n)
+	}
+	if n := exportName("a/b c", time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)); n != "a-b-c-2026-01-02.csv" {
+		t.Fatal(n)
+	}
+	c := newTestConsole(t, &fakeWorkflow{})
+	path := filepath.Join(t.TempDir(), "out.csv")
+	if err := os.WriteFile(path, nil, 0o644); err != nil { // as the save dialog leaves it
+		t.Fatal(err)
+	}
+	if _, err := c.writeExport(context.Background(), path, ""); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", fi.Mode().Perm())
+	}
+}
+
+// Issue 9 #17: a path can be typed; a refused file is explained in words.
+func TestTheUploadDialogTakesATypedPathAndExplainsARefusal(t *testing.T) {
+	dir := t.TempDir()
+	txt := filepath.Join(dir, "note.jpg")
+	if err := os.WriteFile(txt, []byte("this is not a photo\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := checkPath(txt)
+	if err == nil || !strings.Contains(err.Error(), "plain text") || strings.Contains(err.Error(), "starts with") {
+		t.Fatalf("%v", err)
+	}
+	jpg := filepath.Join(dir, "new.jpg")
+	if err := os.WriteFile(jpg, []byte("\xFF\xD8\xFF\xE0rest"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}}
+	c := newTestConsole(t, wf)
+	c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "u") })
+	ud := c.uploadDlg
+	if ud == nil || !ud.upload.Disabled() {
+		t.Fatal("the upload dialog did not open with Upload off")
+	}
+	c.apply(func() { ud.path.SetText(txt) })
+	if !ud.upload.Disabled() || !strings.Contains(ud.why.Text, "plain text") {
+		t.Fatalf("refusal %q", ud.why.Text)
+	}
+	// A dropped file lands in the open dialog.
+	c.apply(func() { c.onDropped(fyne.NewPos(1, 1), []fyne.URI{storageURI(jpg)}) })
+	if ud.path.Text != jpg || ud.upload.Disabled() {
+		t.Fatalf("drop: %q, upload disabled %v", ud.path.Text, ud.upload.Disabled())
+	}
+	c.apply(func() { test.Tap(ud.upload) })
+	c.Settle()
+	if got := wf.Calls(); len(got) != 1 || got[0] != "replace a" {
+		t.Fatalf("calls %v", got)
+	}
+	if c.prefs().String(prefLastFolder) != dir {
+		t.Fatalf("last folder %q", c.prefs().String(prefLastFolder))
+	}
+}
+
+func storageURI(path string) fyne.URI { return storage.NewFileURI(path) }
