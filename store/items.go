@@ -341,7 +341,9 @@ func ItemsQuery(f ItemFilter, now time.Time) (string, []any) {
 		args = append(args, like, like, like)
 	}
 	from := listFrom
-	if f.BatchID != "" {
+	if _, sorted := sortColumns[f.SortBy]; f.BatchID != "" || sorted {
+		// One batch, or a sort of its own: the batch walk would not spare
+		// the sort, and it makes SQLite probe an index per batch.
 		from = itemFrom
 	}
 	q := "SELECT " + itemColumns + from
