@@ -75,6 +75,10 @@ type Env struct {
 	// Saved reads a saved window preference (PrefReviewer, PrefAPIURL);
 	// nil when there are none. Only the window command asks.
 	Saved func(key string) string
+	// Stdin is where a bulk action's confirmation is read; Interactive
+	// says whether it is a terminal (nil: Stdin is checked).
+	Stdin       io.Reader
+	Interactive func() bool
 }
 
 const usage = `usage: reviewer [global flags] [command] [flags]
@@ -88,6 +92,11 @@ commands:
   resubmit ID                     re-run the analysis of an item whose code a re-run may help
   request-file ID --message TEXT  ask the customer for a new file
   replace ID FILE                 upload the file the customer sent
+  resubmit --retryable [--batch ID] [--code C] [--yes|--dry-run] [--concurrency N]
+                                  re-submit every retryable item in error, after showing the plan and its cost
+  request-file --non-retryable [--batch ID] [--code C] [--message CODE=TEXT]... [--yes|--dry-run]
+                                  ask the customers for new files, after showing the plan
+  cancel-run RUN_ID               cancel the actions of a bulk run not yet sent
   outbox [--json]                 actions not done yet
   flush                           send queued actions, reconcile unknown ones
   cancel ACTION_ID                cancel a queued action
@@ -213,7 +222,12 @@ func (r *runner) run(args []string) (int, error) {
 	case "item":
 		return r.item(cmdArgs)
 	case "resubmit", "request-file", "replace":
+		if isBulk(cmd, cmdArgs) {
+			return r.bulk(cmd, cmdArgs)
+		}
 		return r.action(cmd, cmdArgs)
+	case "cancel-run":
+		return r.cancelRun(cmdArgs)
 	case "outbox":
 		return r.outbox(cmdArgs)
 	case "flush":

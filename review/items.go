@@ -20,6 +20,7 @@ type ItemView struct {
 	// Holder is another reviewer's live claim on the item (nil: nobody
 	// else holds it): its actions are off, with that reason.
 	Holder *policy.Claim
+	Aged   // risk band and age (triage.go)
 }
 
 // Detail is an item with its history.
@@ -34,7 +35,7 @@ type Detail struct {
 func (s *Service) view(r store.ItemRow, sit policy.Situation) ItemView {
 	sit.Item, sit.OpenAction = r.Item, r.OpenAction()
 	return ItemView{ItemRow: r, Retryable: r.Status == policy.StatusError && policy.Retryable(r.ErrorCode), Next: policy.NextAction(sit),
-		Holder: r.HeldByOther(s.who(), sit.Now)}
+		Aged: s.aged(r, sit.Now), Holder: r.HeldByOther(s.who(), sit.Now)}
 }
 
 // Items lists items from the cache; it works with the API down. A long

@@ -316,8 +316,8 @@ func (db *DB) CreateRun(ctx context.Context, kind policy.ActionKind, reviewer st
 // for the item's one open action is ACTION_OPEN.
 func insertQueued(ctx context.Context, tx *sql.Tx, now time.Time, a Action) (Action, error) {
 	res, err := tx.ExecContext(ctx, `INSERT INTO actions(item_id, kind, idempotency_key, state, reviewer, message,
-		file_name, created_at, updated_at) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)`,
-		a.ItemID, string(a.Kind), a.Key, a.Reviewer, nullStr(a.Message), nullStr(a.FileName), ms(now), ms(now))
+		file_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ItemID, string(a.Kind), a.Key, string(policy.InitialActionState), a.Reviewer, nullStr(a.Message), nullStr(a.FileName), ms(now), ms(now))
 	if isUniqueViolation(err) {
 		return a, policy.Errorf(policy.CodeActionOpen, "item %s already has an open action", a.ItemID)
 	}
@@ -325,7 +325,7 @@ func insertQueued(ctx context.Context, tx *sql.Tx, now time.Time, a Action) (Act
 		return a, err
 	}
 	a.ID, _ = res.LastInsertId()
-	a.State, a.CreatedAt, a.UpdatedAt = policy.ActionQueued, now, now
+	a.State, a.CreatedAt, a.UpdatedAt = policy.InitialActionState, now, now
 	return a, nil
 }
 
@@ -347,36 +347,33 @@ func (db *DB) RunActions(ctx context.Context, runID int64) ([]Action, error) {
 	return queryActions(ctx, db.db, `id IN (SELECT action_id FROM bulk_run_actions WHERE run_id = ?) ORDER BY id`, runID)
 }
 
-// CancelRun cancels, as one group, the actions of a run that are still
-// queued: nothing of them reached the API. Actions already sent, or being
-// sent, are left alone: only the service's answer ends them.
+// CancelRun cancels, as one group, the actions of a run that the action
+// machine lets the reviewer withdraw (those still queued: nothing of them
+// reached the API). Actions already sent, or being sent, are left alone:
+// only the service's answer ends them.
 func (db *DB) CancelRun(ctx context.Context, runID int64, reviewer string) ([]Action, error) {
 	var out []Action
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		out = nil
 		now := db.now()
-		rows, err := tx.QueryContext(ctx, `UPDATE actions SET state = 'cancelled', lease_until = NULL, updated_at = ?
-			WHERE state = 'queued' AND id IN (SELECT action_id FROM bulk_run_actions WHERE run_id = ?)
-			RETURNING `+actionColumns, ms(now), runID)
+		cur, err := queryActions(ctx, tx, `state IN `+sqlStates(policy.StatesAllowing(policy.EventCancel))+`
+			AND id IN (SELECT action_id FROM bulk_run_actions WHERE run_id = ?) ORDER BY id`, runID)
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			a, err := scanAction(rows)
+		for _, c := range cur {
+			to, ok := policy.Transition(c.State, policy.EventCancel)
+			if !ok {
+				continue
+			}
+			a, err := moveAction(ctx, tx, c, to, now, `lease_until = NULL`)
 			if err != nil {
-				rows.Close()
 				return err
 			}
-			out = append(out, a)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, a := range out {
 			if err := audit(ctx, tx, now, reviewer, a.ItemID, a.ID, "cancelled", fmt.Sprintf("with bulk run %d", runID)); err != nil {
 				return err
 			}
+			out = append(out, a)
 		}
 		return audit(ctx, tx, now, reviewer, "", 0, fmt.Sprintf("bulk run %d: %d not yet sent cancelled", runID, len(out)), "")
 	})
