@@ -17,10 +17,10 @@ type ItemView struct {
 	Retryable bool
 	Next      policy.Next
 	Notes     int // how many notes it has, the ones on their way included (team.go)
+	Aged          // risk band and age (triage.go)
 	// Holder is another reviewer's live claim on the item (nil: nobody
 	// else holds it): its actions are off, with that reason.
 	Holder *policy.Claim
-	Aged   // risk band and age (triage.go)
 }
 
 // Detail is an item with its history.

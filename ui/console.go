@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
 
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/store"
@@ -298,14 +299,14 @@ func (c *Console) showShortcuts() {
 	if c.win.Canvas().Overlays().Top() != nil {
 		return
 	}
-	grid := container.NewGridWithColumns(2)
+	grid := container.New(layout.NewFormLayout())
 	for _, s := range shortcutSheet {
 		k := newKeyLabel(s[0])
 		grid.Add(k)
 		grid.Add(wrapped(s[1]))
 	}
 	d := dialog.NewCustom("Keyboard shortcuts", "Close", container.NewVScroll(grid), c.win)
-	d.Resize(fyne.NewSize(640, 520))
+	d.Resize(fyne.NewSize(680, 600))
 	d.Show()
 }
 

@@ -100,6 +100,14 @@ func (p *itemPanel) show(id string) {
 	if id != p.noteItem {
 		p.note, p.noteDetails, p.noteItem = "", "", ""
 	}
+	if id != p.itemID {
+		// Until the new item is loaded, nothing of the previous one may
+		// be acted on or read as this one's state.
+		p.itemID = id
+		p.setButtons(false, false, false)
+		p.cancel.Hide()
+		p.renderMessage()
+	}
 	p.itemID = id
 	p.gen++
 	gen := p.gen

@@ -379,12 +379,6 @@ func (t *itemTable) selectItem(id string) bool {
 // The workflow the window runs on offers the team features.
 var _ TeamWorkflow = (*review.Service)(nil)
 
-func init() {
-	codeWords[policy.CodeItemChanged] = "The item changed since you saw it"
-	codeWords[policy.CodeClaimed] = "Another reviewer holds this item"
-	codeWords[policy.CodeNotOffered] = "This service does not offer it"
-}
-
 // renderConflict puts who or what changed the item in the message line,
 // when the newest action was refused with ITEM_CHANGED or CLAIMED: the
 // panel already shows the item as it is now.
