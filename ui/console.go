@@ -210,6 +210,7 @@ func (c *Console) bindKeys() {
 	cv.SetOnTypedRune(func(r rune) { c.onRune(r) })
 	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.focusSearch() })
 	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.onExport() })
+	c.addBulkShortcuts() // bulk.go
 }
 
 func (c *Console) focusSearch() {
