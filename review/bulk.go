@@ -424,7 +424,9 @@ func (s *Service) SendRun(ctx context.Context, runID int64, opts RunOptions) (Ru
 				mu.Unlock()
 				res, err := s.send(ctx, id)
 				mu.Lock()
-				if err != nil {
+				if errors.Is(err, store.ErrFenced) { // sent; another process took it over and records it
+					state[id], errs[id] = res.Action.State, err
+				} else if err != nil {
 					if fatal == nil {
 						fatal = err
 					}

@@ -340,6 +340,17 @@ func TestAnEmptyCustomerMessageIsRefusedInTheDialog(t *testing.T) {
 	if got := wf.Calls(); len(got) != 1 || got[0] != "request a Please send the back of the card." {
 		t.Fatalf("sent %v", got)
 	}
+	// Escape closes the dialog even with the focus in the message box.
+	wf2 := &fakeWorkflow{items: []review.ItemView{errorItem("b", "DECODE_FAILED")}}
+	c2 := newTestConsole(t, wf2)
+	c2.apply(func() { test.TypeOnCanvas(c2.win.Canvas(), "f") })
+	if c2.win.Canvas().Focused() != c2.requestDlg.msg {
+		t.Fatal("the message box does not have the focus")
+	}
+	c2.apply(func() { c2.requestDlg.msg.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) })
+	if c2.win.Canvas().Overlays().Top() != nil || len(wf2.Calls()) != 0 {
+		t.Fatal("Escape in the message box did not close the dialog")
+	}
 }
 
 // fakeClock is a clock a test moves.
@@ -397,7 +408,7 @@ func TestAHungCallShowsItsTimeAndCanBeLeft(t *testing.T) {
 	if m := c.panel.message.Text; !strings.Contains(m, "no answer came back") || !strings.Contains(m, "same key") {
 		t.Fatalf("after Stop waiting: %q", m)
 	}
-	if c.cell(0, c.col(t, "Action")).Text != "checking…" {
+	if c.cell(0, c.col(t, "Action")).Text != "unknown" {
 		t.Fatalf("row action %q", c.cell(0, c.col(t, "Action")).Text)
 	}
 }
@@ -639,6 +650,9 @@ func TestTheUploadDialogTakesATypedPathAndExplainsARefusal(t *testing.T) {
 	ud := c.uploadDlg
 	if ud == nil || !ud.upload.Disabled() {
 		t.Fatal("the upload dialog did not open with Upload off")
+	}
+	if c.win.Canvas().Focused() != ud.path {
+		t.Fatal("the path box does not have the focus: typing goes nowhere")
 	}
 	c.apply(func() { ud.path.SetText(txt) })
 	if !ud.upload.Disabled() || !strings.Contains(ud.why.Text, "plain text") {
