@@ -213,8 +213,9 @@ func (c *Console) bindKeys() {
 	cv.SetOnTypedRune(func(r rune) { c.onRune(r) })
 	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.focusSearch() })
 	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.onExport() })
-	c.addBulkShortcuts() // bulk.go
-	c.addViewShortcuts() // views.go
+	c.addBulkShortcuts()   // bulk.go
+	c.addViewShortcuts()   // views.go
+	c.addSnoozeShortcuts() // snooze.go
 }
 
 func (c *Console) focusSearch() {

@@ -117,3 +117,12 @@ func (c *Console) onSaveView() {
 		})
 	}, c.win)
 }
+
+// snoozedView is the snoozed items' own filter, oldest first, across all
+// batches.
+func snoozedView() (review.View, store.ItemFilter) {
+	v := review.View{Name: "Snoozed", Filter: review.ViewFilter{Snoozed: true, SortBy: "since"}}
+	f := store.ItemFilter{SortBy: "since"}
+	f.Snoozed = true
+	return v, f
+}

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -72,9 +73,25 @@ func TestCtrlDigitAppliesTheViews(t *testing.T) {
 	if got := c.currentView(); got != wf.saved[0].Filter {
 		t.Fatalf("the view in force reads back as %+v", got)
 	}
+	c.apply(func() { c.applyView(snoozedView()) }) // Ctrl+0
+	c.Settle()
+	if f = wf.lastFilter(); !f.Snoozed || f.NeedsAction || f.Code != "" || !c.currentView().Snoozed {
+		t.Fatalf("snoozed filter: %+v", f)
+	}
 	c.onView(8) // Ctrl+9 with no ninth view: nothing changes
 	c.Settle()
-	if c.view.name != "Timeouts" {
+	if c.view.name != "Snoozed" {
 		t.Fatalf("view %q", c.view.name)
+	}
+}
+
+func TestSnoozeOffersTheNextSevenDaysByName(t *testing.T) {
+	now := time.Date(2026, 11, 30, 15, 0, 0, 0, time.Local) // a Monday
+	labels, days := snoozeDays(now)
+	if len(labels) != 7 || labels[0] != "Tuesday 1 Dec" || labels[6] != "Monday 7 Dec" {
+		t.Fatalf("%q", labels)
+	}
+	if days[0].Hour() != 9 || !days[0].After(now) {
+		t.Fatalf("%v", days[0])
 	}
 }
