@@ -9,11 +9,13 @@ import (
 
 // Triage columns (issue 12): the risk band beside the score, and how long
 // the item has been in its status. Both are words first; colour only adds
-// to them. A narrow table drops them before any other column.
+// to them. They need the room the panel leaves when hidden (or a wide
+// window): a narrow table drops them first, so that issue 9's layout
+// (the file name widest, the recommendation kept) holds.
 
 func init() {
-	allColumns = insertAfter(allColumns, "Score", column{"Band", "score", 64, 5, bandCell})
-	allColumns = insertAfter(allColumns, "Status", column{"Age", "since", 96, 6, ageCell})
+	allColumns = insertAfter(allColumns, "Score", column{"Band", "score", 60, 5, bandCell})
+	allColumns = insertAfter(allColumns, "Status", column{"Age", "since", 80, 6, ageCell})
 }
 
 func insertAfter(cols []column, title string, c column) []column {
