@@ -95,3 +95,14 @@ func TestSnoozeOffersTheNextSevenDaysByName(t *testing.T) {
 		t.Fatalf("%v", days[0])
 	}
 }
+
+func TestNewItemsThatNeedYou(t *testing.T) {
+	before := map[string]bool{"a": true, "b": true}
+	after := map[string]bool{"b": true, "c": true, "d": true}
+	if n := newlyNeeding(before, after); n != 2 || newItemsText(n) != " 2 new items need you (Ctrl+1 shows them)." {
+		t.Fatalf("%d %q", n, newItemsText(n))
+	}
+	if newlyNeeding(nil, after) != 0 || newItemsText(0) != "" || newItemsText(1) != " 1 new item needs you (Ctrl+1 shows it)." {
+		t.Fatal("a failed read before the sync claimed news")
+	}
+}
