@@ -248,7 +248,7 @@ func (p *itemPanel) render() {
 	rErr, fErr, uErr := policy.CanResubmit(sit), policy.CanRequestFile(sit), policy.CanReplace(sit)
 	p.setButtons(rErr == nil, fErr == nil, uErr == nil)
 	setOrHide(p.why, p.whyText(rErr, fErr, uErr))
-	if d.OpenAction() == policy.ActionQueued && p.c.flight(d.ID) == nil {
+	if policy.Cancellable(d.OpenAction()) && p.c.flight(d.ID) == nil {
 		p.cancel.Show()
 		p.cancel.Enable()
 	} else {
