@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
@@ -263,4 +264,31 @@ func (r *runner) cancelRun(args []string) (int, error) {
 	}
 	fmt.Fprintf(r.env.Stdout, "bulk run %d: %s not yet sent cancelled\n", id, plural(len(out), "action", "actions"))
 	return ExitOK, nil
+}
+
+// configureTriage reads the triage numbers from the environment:
+// REVIEWER_RISK_BANDS (lower bounds of medium, high, critical: 40,70,85),
+// REVIEWER_AGE_WARN (48h) and REVIEWER_AGE_OVERDUE (120h).
+func (r *runner) configureTriage(svc *review.Service) error {
+	t := review.DefaultTriageSettings()
+	if v, ok := r.env.Lookup("REVIEWER_RISK_BANDS"); ok && v != "" {
+		b, err := policy.ParseBands(v)
+		if err != nil {
+			return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_RISK_BANDS: %s", policy.ErrorMessage(err))
+		}
+		t.Bands = b
+	}
+	for name, dst := range map[string]*time.Duration{"REVIEWER_AGE_WARN": &t.Ageing.Warn, "REVIEWER_AGE_OVERDUE": &t.Ageing.Overdue} {
+		if v, ok := r.env.Lookup(name); ok && v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return policy.Errorf(policy.CodeInvalidInput, "%s=%q is not a positive Go duration such as 48h", name, v)
+			}
+			*dst = d
+		}
+	}
+	if err := svc.SetTriage(t); err != nil {
+		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_AGE_WARN, REVIEWER_AGE_OVERDUE: %s", policy.ErrorMessage(err))
+	}
+	return nil
 }

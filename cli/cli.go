@@ -322,6 +322,11 @@ func (r *runner) open() (*review.Service, func(), error) {
 		db.Close()
 		return nil, nil, err
 	}
+	if err := r.configureTriage(svc); err != nil { // bulk.go
+		api.Close()
+		db.Close()
+		return nil, nil, err
+	}
 	return svc, func() { api.Close(); db.Close() }, nil
 }
 

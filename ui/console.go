@@ -84,6 +84,8 @@ type Console struct {
 	right   *container.Split
 	body    *fyne.Container
 
+	view viewState // the saved view in force (views.go)
+
 	jobs sync.WaitGroup // background work, for Settle
 	// applyMu serialises widget updates. Fyne's driver runs them all on
 	// its one UI goroutine anyway; the headless test driver runs them on
@@ -211,6 +213,9 @@ func (c *Console) bindKeys() {
 	cv.SetOnTypedRune(func(r rune) { c.onRune(r) })
 	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.focusSearch() })
 	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.onExport() })
+	c.addBulkShortcuts()   // bulk.go
+	c.addViewShortcuts()   // views.go
+	c.addSnoozeShortcuts() // snooze.go
 }
 
 func (c *Console) focusSearch() {

@@ -278,6 +278,7 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 // filter is what the filters select.
 func (t *itemTable) filter() store.ItemFilter {
 	f := store.ItemFilter{BatchID: t.c.batches.batchID(), NeedsAction: t.needs.Checked, SortBy: t.sortBy, Desc: t.desc}
+	f.TriageFilter = t.c.view.extra // views.go: snoozed, overdue
 	if i := t.status.SelectedIndex(); i > 0 {
 		f.Status = statusFilter[i].status
 	}
