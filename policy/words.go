@@ -19,6 +19,11 @@ var codeWords = map[Code]string{
 	CodeIdempotencyKeyReused: "The screening API saw this key with a different request",
 	CodeServiceUnavailable:   "The screening API is unavailable for now",
 	CodeInternal:             "Something failed inside the console or the service",
+	CodeActionOpen:           "The item already has an open action",
+	CodeRateLimitWait:        "The screening API asked the console to wait before the next call",
+	CodeInvalidFile:          "The file was refused before anything was sent",
+	CodeConflict:             "The item or the action is not in a state that allows this",
+	CodeInvalidInput:         "The input or the configuration is not valid",
 }
 
 // Headline is one sentence for a person about a code: what happened, in
