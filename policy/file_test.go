@@ -93,3 +93,22 @@ func TestCheckFileSaysWhatTheFileIs(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Every code the console knows has words; none reads " ()." or names the
+// code twice.
+func TestEveryCodeHasAHeadline(t *testing.T) {
+	codes := append(policy.ItemCodes(), policy.CodeUnauthenticated, policy.CodeForbidden, policy.CodeNotFound, policy.CodeValidationFailed, policy.CodeNotRetryable,
+		policy.CodeIdempotencyKeyInUse, policy.CodeIdempotencyKeyReused, policy.CodeRateLimited, policy.CodeServiceUnavailable, policy.CodeAPIUnreachable,
+		policy.CodeOutcomeUnknown, policy.CodeTLSUntrusted, policy.CodeInvalidResponse, policy.CodeDeadlineExceeded, policy.CodeCircuitOpen, policy.CodeActionOpen,
+		policy.CodeRateLimitWait, policy.CodeInvalidFile, policy.CodeInvalidInput, policy.CodeConflict)
+	for _, c := range codes {
+		h := policy.Headline(c)
+		if h == "" || !strings.HasSuffix(h, ".") || strings.Contains(h, " .") || strings.Count(h, string(c)) > 1 ||
+			strings.Contains(h, "answered with an error") {
+			t.Fatalf("%s: %q", c, h)
+		}
+	}
+	if policy.Headline("") != "" {
+		t.Fatal("a headline for no code")
+	}
+}

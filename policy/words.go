@@ -22,6 +22,11 @@ var codeWords = map[Code]string{
 	CodeItemChanged:          "The item changed since you saw it",
 	CodeClaimed:              "Another reviewer holds this item",
 	CodeNotOffered:           "This service does not offer it",
+	CodeActionOpen:           "The item already has an open action",
+	CodeRateLimitWait:        "The screening API asked the console to wait before the next call",
+	CodeInvalidFile:          "The file was refused before anything was sent",
+	CodeConflict:             "The item or the action is not in a state that allows this",
+	CodeInvalidInput:         "The input or the configuration is not valid",
 }
 
 // Headline is one sentence for a person about a code: what happened, in

@@ -44,3 +44,13 @@ func (s *Service) Probe(ctx context.Context) (called bool, err error) {
 // CacheVersion changes whenever the cache was changed through another
 // connection, another process included (PRAGMA data_version).
 func (s *Service) CacheVersion(ctx context.Context) (int64, error) { return s.db.DataVersion(ctx) }
+
+// ReviewerFromService reports whether the reviewer's name is the one the
+// service gave (GET /v1/me, now or when last reached) rather than this
+// console's --reviewer, REVIEWER_NAME or system user. No call is made.
+func (s *Service) ReviewerFromService() bool {
+	s.team.mu.Lock()
+	name := s.team.identity.Reviewer
+	s.team.mu.Unlock()
+	return name != "" && name == s.who()
+}

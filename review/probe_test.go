@@ -62,12 +62,35 @@ func TestAnUnknownOutcomeDoesNotTurnTheConnectionOffline(t *testing.T) {
 	ctx := context.Background()
 	id := e.srv.FindCode("CLASSIFIER_TIMEOUT")
 	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultHang, Endpoint: screenapi.EPResubmit, Times: 1})
-	res, err := e.svc.Resubmit(ctx, id)
+	// The reviewer stops waiting once the request is at the service.
+	sent := e.srv.Arrivals(screenapi.EPResubmit)
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		for e.srv.Arrivals(screenapi.EPResubmit) == sent && actx.Err() == nil {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+	}()
+	res, err := e.svc.Resubmit(actx, id)
 	if err != nil || res.Action.State != policy.ActionUnknown {
 		t.Fatalf("%+v %v", res, err)
 	}
 	st, _ := e.svc.Status(ctx)
 	if st.Conn.State != review.ConnOnline {
 		t.Fatalf("one unknown outcome turned the connection %s", st.Conn.State)
+	}
+}
+
+// The window says where the reviewer's name came from: after a sync with a
+// 1.1 service, from the service.
+func TestReviewerFromService(t *testing.T) {
+	e := setup(t)
+	if e.svc.ReviewerFromService() {
+		t.Fatal("from the service before it was asked")
+	}
+	e.sync(t)
+	if e.svc.APIVersion() == "1.1" && !e.svc.ReviewerFromService() {
+		t.Fatalf("the service named %q, but the window would say it came from the console", e.svc.Reviewer())
 	}
 }

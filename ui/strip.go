@@ -240,6 +240,9 @@ func (c *Console) onPreferences() {
 	if source == "" {
 		source = "the system user"
 	}
+	if fs, ok := c.wf.(interface{ ReviewerFromService() bool }); ok && fs.ReviewerFromService() {
+		source = "the screening service (GET /v1/me)"
+	}
 	items := []*widget.FormItem{
 		widget.NewFormItem("Reviewer", who),
 		widget.NewFormItem("API URL", api),
@@ -247,7 +250,7 @@ func (c *Console) onPreferences() {
 		widget.NewFormItem("Theme", th),
 		widget.NewFormItem("Triage", adv),
 	}
-	items[0].HintText = "from " + source + "; the audit trail names it. Start with --reviewer or REVIEWER_NAME to change it."
+	items[0].HintText = "from " + source + "; the audit trail names it. It is not edited here."
 	items[1].HintText = "applies at the next start; REVIEWER_API_URL or --api take precedence"
 	items[2].HintText = "read from REVIEWER_API_TOKEN or REVIEWER_API_TOKEN_FILE; never typed or saved here"
 	d := dialog.NewForm("Preferences", "Save", "Cancel", items, func(ok bool) {
