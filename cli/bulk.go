@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
+	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/store"
@@ -166,19 +168,19 @@ func (r *runner) printPlan(p review.Plan) {
 	w := r.env.Stdout
 	fmt.Fprintln(w, p.Headline())
 	if lines := p.SkipLines(); len(lines) > 0 {
-		fmt.Fprintf(w, "left out: %s\n", strings.Join(lines, "; "))
+		fmt.Fprintf(w, "left out: %s\n", safetext.Sentence(strings.Join(lines, "; ")))
 	}
 	if !p.WaitUntil.IsZero() {
 		fmt.Fprintf(w, "the API asked us to wait until %s: the actions stay queued until then\n", p.WaitUntil.Local().Format("15:04:05"))
 	}
 	for _, c := range p.Codes() {
 		if msg, ok := p.Messages[c]; ok {
-			fmt.Fprintf(w, "message for %s: %s\n", c, safeMessage(msg))
+			fmt.Fprintf(w, "message for %s: %s\n", show(string(c)), safeMessage(msg))
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, it := range p.Items {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", cell(it.ItemID), cell(it.BatchID), cell(it.FileName), it.Code)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", cell(it.ItemID), cell(it.BatchID), cell(it.FileName), cell(string(it.Code)))
 	}
 	tw.Flush()
 }
@@ -218,14 +220,14 @@ func (r *runner) reportRun(run review.Run, res review.RunResult) (int, error) {
 		case policy.ActionUnknown:
 			line = fmt.Sprintf("%s: outcome unknown (key %s); 'reviewer flush' reconciles it with the same key", show(a.ItemID), a.Key)
 		case policy.ActionFailed:
-			line = fmt.Sprintf("%s: refused by the API: %s %s", show(a.ItemID), a.LastErrorCode, show(a.LastError))
+			line = fmt.Sprintf("%s: refused by the API: %s %s", show(a.ItemID), show(string(a.LastErrorCode)), show(a.LastError))
 		}
 		fmt.Fprintln(w, line)
 	}
 	p := res.Progress
 	summary := fmt.Sprintf("bulk run %d: %d done, %d refused by the API, %d unknown, %d still queued", run.ID, p.Done, p.Failed, p.Unknown, p.Queued)
 	if res.Stopped != "" {
-		summary += "; stopped sending: " + res.Stopped
+		summary += "; stopped sending: " + safetext.Sentence(res.Stopped)
 	}
 	fmt.Fprintln(w, summary)
 	switch {
@@ -262,4 +264,31 @@ func (r *runner) cancelRun(args []string) (int, error) {
 	}
 	fmt.Fprintf(r.env.Stdout, "bulk run %d: %s not yet sent cancelled\n", id, plural(len(out), "action", "actions"))
 	return ExitOK, nil
+}
+
+// configureTriage reads the triage numbers from the environment:
+// REVIEWER_RISK_BANDS (lower bounds of medium, high, critical: 40,70,85),
+// REVIEWER_AGE_WARN (48h) and REVIEWER_AGE_OVERDUE (120h).
+func (r *runner) configureTriage(svc *review.Service) error {
+	t := review.DefaultTriageSettings()
+	if v, ok := r.env.Lookup("REVIEWER_RISK_BANDS"); ok && v != "" {
+		b, err := policy.ParseBands(v)
+		if err != nil {
+			return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_RISK_BANDS: %s", policy.ErrorMessage(err))
+		}
+		t.Bands = b
+	}
+	for name, dst := range map[string]*time.Duration{"REVIEWER_AGE_WARN": &t.Ageing.Warn, "REVIEWER_AGE_OVERDUE": &t.Ageing.Overdue} {
+		if v, ok := r.env.Lookup(name); ok && v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return policy.Errorf(policy.CodeInvalidInput, "%s=%q is not a positive Go duration such as 48h", name, v)
+			}
+			*dst = d
+		}
+	}
+	if err := svc.SetTriage(t); err != nil {
+		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_AGE_WARN, REVIEWER_AGE_OVERDUE: %s", policy.ErrorMessage(err))
+	}
+	return nil
 }

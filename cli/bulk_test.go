@@ -104,3 +104,17 @@ func TestBulkRequestFileWithAMessagePerCode(t *testing.T) {
 		t.Fatalf("an item still waits for its request (%q), or an analysis was paid:\n%s", id, out)
 	}
 }
+
+func TestTriageNumbersFromTheEnvironment(t *testing.T) {
+	h := newHarness(t)
+	for k, v := range map[string]string{"REVIEWER_RISK_BANDS": "70,40,85", "REVIEWER_AGE_WARN": "soon", "REVIEWER_AGE_OVERDUE": "1h"} {
+		h.env[k] = v
+		_, errs := h.want(cli.ExitUsage, "sync")
+		if !strings.Contains(errs, k) {
+			t.Fatalf("%s=%s: %s", k, v, errs)
+		}
+		delete(h.env, k)
+	}
+	h.env["REVIEWER_RISK_BANDS"], h.env["REVIEWER_AGE_WARN"], h.env["REVIEWER_AGE_OVERDUE"] = "10,20,30", "1h", "2h"
+	h.want(0, "sync")
+}

@@ -171,10 +171,10 @@ type runner struct {
 func (r *runner) fail(err error) {
 	var u usageError
 	if errors.As(err, &u) {
-		fmt.Fprintf(r.env.Stderr, "reviewer: %s (see reviewer -h)\n", safetext.Line(u.msg, safetext.Message))
+		fmt.Fprintf(r.env.Stderr, "reviewer: %s (see reviewer -h)\n", safetext.Sentence(u.msg))
 		return
 	}
-	fmt.Fprintf(r.env.Stderr, "reviewer: %s\n", safetext.Line(describe(err), safetext.Message))
+	fmt.Fprintf(r.env.Stderr, "reviewer: %s\n", safetext.Sentence(describe(err)))
 }
 
 type usageError struct{ msg string }
@@ -318,6 +318,11 @@ func (r *runner) open() (*review.Service, func(), error) {
 	}
 	svc := review.New(db, api, r.g.cfg.Budget(), r.g.reviewer)
 	if err := r.configureTeam(svc); err != nil { // team.go
+		api.Close()
+		db.Close()
+		return nil, nil, err
+	}
+	if err := r.configureTriage(svc); err != nil { // bulk.go
 		api.Close()
 		db.Close()
 		return nil, nil, err
@@ -472,6 +477,15 @@ func describe(err error) string {
 	code := string(policy.ErrorCode(err))
 	// Wrapped errors repeat the code; say it once, first.
 	msg := code + ": " + strings.ReplaceAll(err.Error(), code+": ", "")
+	details := ""
+	if e, ok := client.AsError(err); ok {
+		// The API's failures lead with words; what the parser or the
+		// network said follows as details, never as the headline.
+		msg = strings.Replace(err.Error(), e.Error(), strings.TrimSuffix(policy.Headline(e.Code), "."), 1)
+		if details = e.Message; e.HTTPStatus != 0 {
+			details = strings.TrimSpace(fmt.Sprintf("%s (HTTP %d)", details, e.HTTPStatus))
+		}
+	}
 	switch exitFor(err) {
 	case ExitReadFailed:
 		msg += "; the cache keeps what it had"
@@ -488,6 +502,9 @@ func describe(err error) string {
 		if !strings.Contains(msg, "flush") {
 			msg += "; run 'reviewer flush' to reconcile it with the same key"
 		}
+	}
+	if details != "" {
+		msg += "; details: " + details
 	}
 	return msg
 }

@@ -476,7 +476,7 @@ func exportError(err error) error {
 	case errors.As(err, &exists):
 		return policy.Errorf(policy.CodeConflict, "%v; add --force to replace it", err)
 	case errors.As(err, &link), errors.As(err, &nr):
-		return policy.Errorf(policy.CodeConflict, "%v; nothing written", err)
+		return policy.Errorf(policy.CodeInvalidFile, "%v; nothing written", err)
 	}
 	return err
 }

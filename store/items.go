@@ -382,7 +382,7 @@ func ItemsQuery(f ItemFilter, now time.Time) (string, []any) {
 		where = append(where, "i.status = 'error' AND i.error_code IN "+retryableList())
 	}
 	if f.NeedsAction {
-		where = append(where, `(a.state IN `+reconcileSQL+` OR (i.status = 'error' AND (a.state IS NULL OR a.state NOT IN `+openSQL+`)))`)
+		where = append(where, needsActionSQL)
 	}
 	where, args = f.TriageFilter.where(where, args, now, f.NeedsAction)
 	if s := strings.TrimSpace(f.Search); s != "" {
@@ -391,7 +391,9 @@ func ItemsQuery(f ItemFilter, now time.Time) (string, []any) {
 		args = append(args, like, like, like)
 	}
 	from := listFrom
-	if f.BatchID != "" {
+	if _, sorted := sortColumns[f.SortBy]; f.BatchID != "" || sorted {
+		// One batch, or a sort of its own: the batch walk would not spare
+		// the sort, and it makes SQLite probe an index per batch.
 		from = itemFrom
 	}
 	q := "SELECT " + itemColumns + from

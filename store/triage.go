@@ -109,28 +109,6 @@ func (db *DB) ItemsByID(ctx context.Context, ids []string) ([]ItemRow, error) {
 	return out, nil
 }
 
-// SetReportedSince records the service's status_since of items (contract
-// 1.1): it replaces what the cache had recorded for the same status.
-func (db *DB) SetReportedSince(ctx context.Context, items []policy.Item, since func(policy.Item) time.Time) error {
-	return db.tx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO item_status_since(item_id, status, since, reported) VALUES (?, ?, ?, 1)
-			ON CONFLICT(item_id) DO UPDATE SET since = excluded.since, reported = 1
-			WHERE item_status_since.status = excluded.status AND item_status_since.since <> excluded.since`)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		for _, it := range items {
-			if t := since(it); !t.IsZero() {
-				if _, err := st.ExecContext(ctx, it.ID, string(it.Status), ms(t)); err != nil {
-					return fmt.Errorf("item %s: %w", it.ID, err)
-				}
-			}
-		}
-		return nil
-	})
-}
-
 // OldestWaiting returns, per batch, when its longest-waiting item (not
 // scored, not snoozed now) entered its status. Batches with none are absent.
 func (db *DB) OldestWaiting(ctx context.Context, batchIDs []string) (map[string]time.Time, error) {
@@ -289,8 +267,12 @@ func (db *DB) CreateRun(ctx context.Context, kind policy.ActionKind, reviewer st
 			if err == nil {
 				a, err = insertQueued(ctx, tx, now, a)
 			}
+			if err == nil {
+				err = setActionRevision(ctx, tx, a.ID, sit.Item.Revision) // sent as If-Match
+			}
 			var pe *policy.Error
-			if errors.As(err, &pe) { // a judgement on the item: leave it out
+			var coded interface{ ConsoleCode() policy.Code }
+			if errors.As(err, &pe) || errors.As(err, &coded) { // a judgement on the item: leave it out
 				refused = append(refused, Refusal{ItemID: a.ItemID, Err: err})
 				continue
 			}

@@ -74,11 +74,16 @@ func (p *itemPanel) act(kind policy.ActionKind, label string, run func(ctx conte
 	p.c.background(func(context.Context) func() {
 		res, err := run(ctx, id)
 		return func() {
+			stopped := p.c.flights[id] != nil && p.c.flights[id].stopping
 			cancel()
 			delete(p.c.flights, id)
+			if p.itemID == id {
+				p.renderMessage() // the wait is over, whatever comes next
+			}
 			if err != nil {
 				p.setNote(id, err)
-			} else if p.c.autoAdvance() && p.itemID == id && res.Action.ID != 0 {
+			} else if p.c.autoAdvance() && p.itemID == id && res.Action.ID != 0 && !stopped {
+				// (After Stop waiting the reviewer stays to see the outcome.)
 				p.c.items.advanceFrom = id
 			}
 			p.c.reload()
@@ -154,19 +159,19 @@ func (p *itemPanel) onRequestFile() {
 	})
 	p.c.requestDlg = rd
 	rd.dlg.Show()
+	p.c.win.Canvas().Focus(rd.msg)
 }
 
 // requestDialog is the "Request a new file" dialog.
 type requestDialog struct {
-	msg  *widget.Entry
+	msg  *escEntry
 	why  *widget.Label
 	send *widget.Button
 	dlg  *dialog.CustomDialog
 }
 
 func newRequestDialog(c *Console, text string, send func(string)) *requestDialog {
-	rd := &requestDialog{msg: widget.NewMultiLineEntry(), why: widget.NewLabel("")}
-	rd.msg.Wrapping = fyne.TextWrapWord
+	rd := &requestDialog{msg: newEscEntry(true), why: widget.NewLabel("")}
 	rd.msg.SetText(text)
 	rd.msg.SetMinRowsVisible(4)
 	rd.why.Importance = widget.DangerImportance
@@ -193,6 +198,7 @@ func newRequestDialog(c *Console, text string, send func(string)) *requestDialog
 	body := container.NewVBox(widget.NewLabel("Message to the customer (sent exactly as written):"), rd.msg, rd.why)
 	rd.dlg = dialog.NewCustomWithoutButtons("Request a new file", body, c.win)
 	rd.dlg.SetButtons([]fyne.CanvasObject{cancel, rd.send})
+	rd.msg.onEsc = rd.dlg.Hide
 	rd.dlg.Resize(fyne.NewSize(540, 300))
 	return rd
 }
@@ -225,18 +231,19 @@ func (p *itemPanel) openUpload(path string) {
 	})
 	p.c.uploadDlg = ud
 	ud.dlg.Show()
+	p.c.win.Canvas().Focus(ud.path)
 }
 
 // uploadDialog is the "Upload replacement" dialog.
 type uploadDialog struct {
-	path   *widget.Entry
+	path   *escEntry
 	why    *widget.Label
 	upload *widget.Button
 	dlg    *dialog.CustomDialog
 }
 
 func newUploadDialog(c *Console, path string, upload func(string)) *uploadDialog {
-	ud := &uploadDialog{path: widget.NewEntry(), why: wrapped("")}
+	ud := &uploadDialog{path: newEscEntry(false), why: wrapped("")}
 	ud.path.SetPlaceHolder("/path/to/the/file.jpg: type it, paste it, drop the file here, or Browse")
 	ud.why.Importance = widget.DangerImportance
 	ud.upload = widget.NewButton("Upload", func() {
@@ -251,6 +258,10 @@ func newUploadDialog(c *Console, path string, upload func(string)) *uploadDialog
 	ud.path.OnChanged = func(s string) {
 		if err := checkPath(strings.TrimSpace(s)); err != nil {
 			ud.upload.Disable()
+			if strings.TrimSpace(s) == "" {
+				setOrHide(ud.why, "") // the placeholder says what to do
+				return
+			}
 			setOrHide(ud.why, capitalize(err.Error()))
 		} else {
 			ud.upload.Enable()
@@ -264,6 +275,7 @@ func newUploadDialog(c *Console, path string, upload func(string)) *uploadDialog
 		container.NewBorder(nil, nil, nil, browse, ud.path), ud.why)
 	ud.dlg = dialog.NewCustomWithoutButtons("Upload replacement", body, c.win)
 	ud.dlg.SetButtons([]fyne.CanvasObject{cancel, ud.upload})
+	ud.path.onEsc = ud.dlg.Hide
 	ud.dlg.SetOnClosed(func() {
 		if c.uploadDlg == ud {
 			c.uploadDlg = nil
@@ -304,7 +316,7 @@ func checkPath(p string) error {
 
 // browse opens a file dialog in the last folder used, filtered to the
 // types the service takes, and puts the chosen path into entry.
-func (c *Console) browse(entry *widget.Entry) {
+func (c *Console) browse(entry *escEntry) {
 	fd := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil || r == nil {
 			return
@@ -344,7 +356,7 @@ func (p *itemPanel) uploadFile(path string) {
 }
 
 func (p *itemPanel) onCancel() {
-	if !p.ready() || p.c.flight(p.itemID) != nil || p.detail.Action == nil || p.detail.OpenAction() != policy.ActionQueued {
+	if !p.ready() || p.c.flight(p.itemID) != nil || p.detail.Action == nil || !policy.Cancellable(p.detail.OpenAction()) {
 		return
 	}
 	actionID, id := p.detail.Action.ID, p.itemID

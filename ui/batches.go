@@ -61,7 +61,7 @@ func newBatchList(c *Console) *batchList {
 	b.list = &keyList{}
 	b.list.Length = func() int { return len(b.rows) }
 	b.list.CreateItem = func() fyne.CanvasObject {
-		title := widget.NewLabel("CUST-0000  Jan 00 00:00")
+		title := newTipLabel("CUST-0000  Jan 00 00:00") // whole on hover when cut
 		title.TextStyle.Bold = true
 		title.Truncation = fyne.TextTruncateEllipsis
 		return container.NewVBox(title, widget.NewLabel("0 ✓ · 0 ✗"), widget.NewLabel("0 awaiting file"))
@@ -72,7 +72,7 @@ func newBatchList(c *Console) *batchList {
 		}
 		r := b.rows[id]
 		box := o.(*fyne.Container)
-		box.Objects[0].(*widget.Label).SetText(fmt.Sprintf("%s  %s", r.CustomerRef, dayClock(r.CreatedAt)))
+		box.Objects[0].(*tipLabel).SetText(fmt.Sprintf("%s  %s", r.CustomerRef, dayClock(r.CreatedAt)))
 		first, second := countsText(r)
 		box.Objects[1].(*widget.Label).SetText(first)
 		setOrHide(box.Objects[2].(*widget.Label), second)

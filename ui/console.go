@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
 
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/store"
@@ -82,6 +83,8 @@ type Console struct {
 	panel   *itemPanel
 	right   *container.Split
 	body    *fyne.Container
+
+	view viewState // the saved view in force (views.go)
 
 	jobs sync.WaitGroup // background work, for Settle
 	// applyMu serialises widget updates. Fyne's driver runs them all on
@@ -210,6 +213,9 @@ func (c *Console) bindKeys() {
 	cv.SetOnTypedRune(func(r rune) { c.onRune(r) })
 	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.focusSearch() })
 	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.onExport() })
+	c.addBulkShortcuts()   // bulk.go
+	c.addViewShortcuts()   // views.go
+	c.addSnoozeShortcuts() // snooze.go
 }
 
 func (c *Console) focusSearch() {
@@ -267,6 +273,8 @@ func (c *Console) onRune(r rune) {
 		c.panel.onCancel()
 	case 'p':
 		c.togglePanel()
+	case 'n', 'N':
+		c.panel.team.onNext() // team.go
 	case '/':
 		c.focusSearch()
 	case '?':
@@ -283,6 +291,7 @@ var shortcutSheet = [][2]string{
 	{"f", "request a new file from the customer"},
 	{"u", "upload the replacement the customer sent (or drop the file on the window)"},
 	{"x", "cancel the item's queued action"},
+	{"n", "next: claim and open the oldest item that needs a reviewer and nobody holds"},
 	{"Esc", "stop waiting for an action (it is checked later, never sent again blind); close a dialog"},
 	{"Ctrl+F or /", "search batches (Enter opens the first match)"},
 	{"Ctrl+E", "export the batch as CSV"},
@@ -295,14 +304,14 @@ func (c *Console) showShortcuts() {
 	if c.win.Canvas().Overlays().Top() != nil {
 		return
 	}
-	grid := container.NewGridWithColumns(2)
+	grid := container.New(layout.NewFormLayout())
 	for _, s := range shortcutSheet {
 		k := newKeyLabel(s[0])
 		grid.Add(k)
 		grid.Add(wrapped(s[1]))
 	}
 	d := dialog.NewCustom("Keyboard shortcuts", "Close", container.NewVScroll(grid), c.win)
-	d.Resize(fyne.NewSize(640, 520))
+	d.Resize(fyne.NewSize(680, 600))
 	d.Show()
 }
 

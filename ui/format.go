@@ -90,7 +90,7 @@ func actionText(v review.ItemView) string {
 func stateWord(s policy.ActionState) string {
 	switch s {
 	case policy.ActionUnknown:
-		return "checking…"
+		return "unknown"
 	case policy.ActionFailed:
 		return "refused"
 	case policy.ActionSending:
@@ -112,41 +112,8 @@ func kindWord(k policy.ActionKind) string {
 	return "action"
 }
 
-// codeWords says in words what a code of the API, or of the console, means
-// for a person. The code itself is named once, in brackets, by headline.
-var codeWords = map[policy.Code]string{
-	policy.CodeAPIUnreachable:       "The screening API could not be reached",
-	policy.CodeCircuitOpen:          "The screening API stopped answering, so calls are paused for a while",
-	policy.CodeOutcomeUnknown:       "The request went out but no answer came back",
-	policy.CodeDeadlineExceeded:     "There was no time left to make the call",
-	policy.CodeTLSUntrusted:         "The screening API's certificate is not trusted, so nothing was sent",
-	policy.CodeInvalidResponse:      "The screening API sent an answer the console cannot read",
-	policy.CodeRateLimited:          "The screening API asked the console to slow down",
-	policy.CodeUnauthenticated:      "The screening API did not accept the console's token",
-	policy.CodeForbidden:            "The screening API does not allow this reviewer to do that",
-	policy.CodeNotFound:             "The screening API does not know this item",
-	policy.CodeValidationFailed:     "The screening API found the request malformed",
-	policy.CodeNotRetryable:         "The screening API says a re-run cannot help this item",
-	policy.CodeIdempotencyKeyInUse:  "The first request with this key is still running at the screening API",
-	policy.CodeIdempotencyKeyReused: "The screening API saw this key with a different request",
-	policy.CodeServiceUnavailable:   "The screening API is unavailable for now",
-	policy.CodeInternal:             "Something failed inside the console or the service",
-}
-
 // headlineFor is one sentence naming the code once.
-func headlineFor(code policy.Code) string {
-	if code == "" {
-		return ""
-	}
-	w, ok := codeWords[code]
-	if !ok {
-		if info := policy.Info(code); info.Code == code {
-			return info.Explanation
-		}
-		w = "The screening API answered with an error"
-	}
-	return w + " (" + string(code) + ")."
-}
+func headlineFor(code policy.Code) string { return policy.Headline(code) }
 
 // explain turns an error into a headline for a person (what happened, in
 // words, with the code named once) and the raw text (parser, driver or SQL

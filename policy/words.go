@@ -1,0 +1,43 @@
+package policy
+
+// codeWords says in words what a code of the API, or of the console, means
+// for a person. The code itself is named once, in brackets, by headline.
+var codeWords = map[Code]string{
+	CodeAPIUnreachable:       "The screening API could not be reached",
+	CodeCircuitOpen:          "The screening API stopped answering, so calls are paused for a while",
+	CodeOutcomeUnknown:       "The request went out but no answer came back",
+	CodeDeadlineExceeded:     "There was no time left to make the call",
+	CodeTLSUntrusted:         "The screening API's certificate is not trusted, so nothing was sent",
+	CodeInvalidResponse:      "The screening API sent an answer the console cannot read",
+	CodeRateLimited:          "The screening API asked the console to slow down",
+	CodeUnauthenticated:      "The screening API did not accept the console's token",
+	CodeForbidden:            "The screening API does not allow this reviewer to do that",
+	CodeNotFound:             "The screening API does not know this item",
+	CodeValidationFailed:     "The screening API found the request malformed",
+	CodeNotRetryable:         "The screening API says a re-run cannot help this item",
+	CodeIdempotencyKeyInUse:  "The first request with this key is still running at the screening API",
+	CodeIdempotencyKeyReused: "The screening API saw this key with a different request",
+	CodeServiceUnavailable:   "The screening API is unavailable for now",
+	CodeInternal:             "Something failed inside the console or the service",
+	CodeItemChanged:          "The item changed since you saw it",
+	CodeClaimed:              "Another reviewer holds this item",
+	CodeNotOffered:           "This service does not offer it",
+}
+
+// Headline is one sentence for a person about a code: what happened, in
+// words, naming the code once in brackets ("" for no code). The window's
+// messages and the command line's stderr both lead with it; raw parser,
+// driver or SQL text goes after it, as details, never in it.
+func Headline(code Code) string {
+	if code == "" {
+		return ""
+	}
+	w, ok := codeWords[code]
+	if !ok {
+		if info := Info(code); info.Code == code {
+			return info.Explanation
+		}
+		w = "The screening API answered with an error"
+	}
+	return w + " (" + string(code) + ")."
+}
