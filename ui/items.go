@@ -270,6 +270,7 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 		return
 	}
 	text, imp := t.cols[id.Col].text(t.rows[id.Row])
+	text = t.c.selectionMark(id.Row, id.Col, text) // select.go
 	l.Importance = imp
 	l.Truncation = fyne.TextTruncateEllipsis
 	l.SetText(text)
