@@ -13,8 +13,12 @@ import (
 // reviewer now and did not before it, said in the strip with the key that
 // shows them (Ctrl+1: needs my action, oldest first).
 
-// needsYou is the set of items that need the reviewer, across all batches.
+// needsYou is the set of items that need the reviewer, across all
+// batches; nil before the first sync.
 func (c *Console) needsYou(ctx context.Context) map[string]bool {
+	if st, err := c.wf.Status(ctx); err != nil || st.LastSync.IsZero() {
+		return nil // a first sync brings everything: that is no news
+	}
 	f := store.ItemFilter{NeedsAction: true, Limit: 5000}
 	rows, err := c.wf.Items(ctx, f)
 	if err != nil {
