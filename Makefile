@@ -104,7 +104,8 @@ bench-build: deps
 # A few seconds of the suite at a tiny scale, so that it cannot rot: every
 # step runs and is checked, no target is enforced (at this scale the process
 # start is the whole figure), no window.
-bench-smoke: deps-bench bench-build
+bench-smoke: deps bench-build
+	$(call apt_install,sqlite3)
 	./bin/perf -batches 50 -runs 1 -warmup 0 -enforce=false
 
 screenshot: deps-shot build

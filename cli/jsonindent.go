@@ -18,15 +18,18 @@ func appendIndent(dst, src []byte, prefix, indent string) []byte {
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		if inString {
-			dst = append(dst, c)
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
+			// Copy up to the closing quote in one go.
+			j := i
+			for j < len(src) && (escaped || src[j] != '"') {
+				escaped = !escaped && src[j] == '\\'
+				j++
+			}
+			if j < len(src) {
+				j++ // the quote
 				inString = false
 			}
+			dst = append(dst, src[i:j]...)
+			i = j - 1
 			continue
 		}
 		switch c {

@@ -138,11 +138,8 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 			return err
 		}
 		defer bs.Close()
-		is, err := tx.PrepareContext(ctx, upsertItemSQL)
-		if err != nil {
-			return err
-		}
-		defer is.Close()
+		rows := newItemRows(tx)
+		defer rows.close()
 		pos, err := getState(ctx, tx, keyPosition)
 		if err != nil {
 			return err
@@ -155,13 +152,14 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 			}
 			k, _ := res.RowsAffected()
 			n.Batches += int(k)
+			// A batch's items go in one statement: one trip through
+			// database/sql, cgo and a statement journal per batch, not per item.
+			k, err = rows.upsert(ctx, b.Items)
+			if err != nil {
+				return fmt.Errorf("batch %s: %w", b.ID, err)
+			}
+			n.Items += int(k)
 			for _, it := range b.Items {
-				res, err := is.ExecContext(ctx, itemArgs(it)...)
-				if err != nil {
-					return fmt.Errorf("item %s: %w", it.ID, err)
-				}
-				k, _ := res.RowsAffected()
-				n.Items += int(k)
 				if err := applyNotes(ctx, tx, it); err != nil {
 					return err
 				}
@@ -174,6 +172,58 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 		return nil
 	})
 	return n, err
+}
+
+// itemRows upserts items several to a statement, with a statement prepared
+// once per transaction for each row count.
+type itemRows struct {
+	tx    *sql.Tx
+	stmts map[int]*sql.Stmt
+	args  []any
+}
+
+func newItemRows(tx *sql.Tx) *itemRows { return &itemRows{tx: tx, stmts: map[int]*sql.Stmt{}} }
+
+func (r *itemRows) close() {
+	for _, st := range r.stmts {
+		st.Close()
+	}
+}
+
+// upsertItemsSQL is upsertItemSQL for n rows.
+func upsertItemsSQL(n int) string {
+	i := strings.Index(upsertItemSQL, "VALUES (")
+	j := strings.Index(upsertItemSQL, "\n\tON CONFLICT")
+	row := upsertItemSQL[i+len("VALUES ") : j]
+	return upsertItemSQL[:i] + "VALUES " + strings.Repeat(row+", ", n-1) + row + upsertItemSQL[j:]
+}
+
+// upsert writes items and returns how many rows it changed.
+func (r *itemRows) upsert(ctx context.Context, items []policy.Item) (int64, error) {
+	var changed int64
+	for len(items) > 0 {
+		chunk := items[:min(len(items), 10)]
+		items = items[len(chunk):]
+		st := r.stmts[len(chunk)]
+		if st == nil {
+			var err error
+			if st, err = r.tx.PrepareContext(ctx, upsertItemsSQL(len(chunk))); err != nil {
+				return changed, err
+			}
+			r.stmts[len(chunk)] = st
+		}
+		r.args = r.args[:0]
+		for _, it := range chunk {
+			r.args = append(r.args, itemArgs(it)...)
+		}
+		res, err := st.ExecContext(ctx, r.args...)
+		if err != nil {
+			return changed, err
+		}
+		k, _ := res.RowsAffected()
+		changed += k
+	}
+	return changed, nil
 }
 
 // dropHeld removes from a page the batches the cache already holds exactly

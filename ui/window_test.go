@@ -385,18 +385,24 @@ func TestAHungCallShowsItsTimeAndCanBeLeft(t *testing.T) {
 	c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "r"); key(c)(&fyne.KeyEvent{Name: fyne.KeyReturn}) })
 	<-started
 	clk.Add(12 * time.Second)
-	c.apply(c.panel.renderMessage)
-	if m := c.panel.message.Text; m != "Re-submitting… 12 s of at most 30 s" || !c.panel.stop.Visible() {
-		t.Fatalf("in flight: %q, stop visible %v", m, c.panel.stop.Visible())
+	var m string
+	var stop, disabled bool
+	c.apply(func() {
+		c.panel.renderMessage()
+		m, stop, disabled = c.panel.message.Text, c.panel.stop.Visible(), c.panel.resubmit.Disabled()
+	})
+	if m != "Re-submitting… 12 s of at most 30 s" || !stop {
+		t.Fatalf("in flight: %q, stop visible %v", m, stop)
 	}
-	if !c.panel.resubmit.Disabled() {
+	if !disabled {
 		t.Fatal("the item in flight can be re-submitted again")
 	}
 	// Another item is usable meanwhile.
 	c.apply(func() { c.items.move(1) })
 	c.Settle2(t, func() bool { return c.panel.ready() && c.panel.itemID == "b" })
-	if c.panel.resubmit.Disabled() || c.panel.stop.Visible() || strings.Contains(c.panel.message.Text, "Re-submitting") {
-		t.Fatalf("the other item is not usable: resubmit disabled %v, message %q", c.panel.resubmit.Disabled(), c.panel.message.Text)
+	c.apply(func() { m, stop, disabled = c.panel.message.Text, c.panel.stop.Visible(), c.panel.resubmit.Disabled() })
+	if disabled || stop || strings.Contains(m, "Re-submitting") {
+		t.Fatalf("the other item is not usable: resubmit disabled %v, message %q", disabled, m)
 	}
 	c.apply(func() { c.items.move(-1) })
 	c.Settle2(t, func() bool { return c.panel.ready() && c.panel.itemID == "a" })
@@ -405,7 +411,7 @@ func TestAHungCallShowsItsTimeAndCanBeLeft(t *testing.T) {
 	if got := wf.Calls(); len(got) != 1 {
 		t.Fatalf("calls %v: stopping the wait must not send again", got)
 	}
-	if m := c.panel.message.Text; !strings.Contains(m, "no answer came back") || !strings.Contains(m, "same key") {
+	if m := c.panel.message.Text; !strings.Contains(m, "no answer came back") || !strings.Contains(m, "same key") { // settled: no writer left
 		t.Fatalf("after Stop waiting: %q", m)
 	}
 	if c.cell(0, c.col(t, "Action")).Text != "unknown" {
@@ -490,22 +496,30 @@ func TestTheStripFollowsTheAPIAndTheOutboxFlushesByItself(t *testing.T) {
 	wf.probeErr = errors.New("down")
 	wf.mu.Unlock()
 	ctx := context.Background()
-	if st := c.probe(ctx); st != review.ConnOffline || !strings.Contains(c.strip.conn.Text, "Offline") {
-		t.Fatalf("down: %s %q", st, c.strip.conn.Text)
+	if st := c.probe(ctx); st != review.ConnOffline {
+		t.Fatalf("down: %s", st)
 	}
 	c.Settle()
+	if txt := c.strip.conn.Text; !strings.Contains(txt, "Offline") {
+		t.Fatalf("down: %q", txt)
+	}
 	if strings.Contains(strings.Join(wf.Calls(), ","), "flush") {
 		t.Fatal("flushed while the API is down")
 	}
 	wf.mu.Lock()
 	wf.probeErr = nil
 	wf.mu.Unlock()
-	if st := c.probe(ctx); st != review.ConnOnline || !strings.Contains(c.strip.conn.Text, "Online") {
-		t.Fatalf("up: %s %q", st, c.strip.conn.Text)
+	if st := c.probe(ctx); st != review.ConnOnline {
+		t.Fatalf("up: %s", st)
 	}
-	c.Settle()
-	if wf.flushed != 2 || !strings.Contains(c.strip.pages.Text, "Sent 2 actions") {
-		t.Fatalf("flushed %d, strip %q", wf.flushed, c.strip.pages.Text)
+	c.Settle() // the flush it started, and the redraw after it
+	var conn, pages string
+	c.apply(func() { conn, pages = c.strip.conn.Text, c.strip.pages.Text })
+	wf.mu.Lock()
+	flushed := wf.flushed
+	wf.mu.Unlock()
+	if !strings.Contains(conn, "Online") || flushed != 2 || !strings.Contains(pages, "Sent 2 actions") {
+		t.Fatalf("strip %q, flushed %d, %q", conn, flushed, pages)
 	}
 }
 
