@@ -281,6 +281,7 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 		t.loadMore() // the reviewer scrolls towards the end of what is read
 	}
 	text, imp := t.cols[id.Col].text(t.rows[id.Row])
+	text = t.c.selectionMark(id.Row, id.Col, text) // select.go
 	l.Importance = imp
 	l.Truncation = fyne.TextTruncateEllipsis
 	l.SetText(text)
