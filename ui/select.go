@@ -104,7 +104,8 @@ func (c *Console) onExtend(delta int) {
 	c.showSelection()
 }
 
-// onSelectAll selects every row in view.
+// onSelectAll selects every row in view (the rows read so far; with no
+// selection a bulk action takes every item the filters list).
 func (c *Console) onSelectAll() {
 	for _, r := range c.items.rows {
 		c.multi.ids[r.ID] = true
@@ -114,7 +115,7 @@ func (c *Console) onSelectAll() {
 
 func (c *Console) showSelection() {
 	t := c.items
-	text := plural(len(t.rows), "item")
+	text := t.countText()
 	if n := len(c.multi.ids); n > 0 {
 		text += fmt.Sprintf(" · %d selected (Ctrl+Shift+R re-submits them, Ctrl+Shift+N asks for new files)", n)
 	}
