@@ -321,7 +321,7 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 // filter is what the filters select.
 func (t *itemTable) filter() store.ItemFilter {
 	f := store.ItemFilter{BatchID: t.c.batches.batchID(), NeedsAction: t.needs.Checked, SortBy: t.sortBy, Desc: t.desc}
-	f.TriageFilter = t.c.view.extra // views.go: snoozed, overdue
+	f.TriageFilter = t.c.view.extra // views.go: snoozed, overdue, the news
 	if i := t.status.SelectedIndex(); i > 0 {
 		f.Status = statusFilter[i].status
 	}
@@ -331,6 +331,7 @@ func (t *itemTable) filter() store.ItemFilter {
 	if f.BatchID == "" {
 		f.Limit = pageRows
 	}
+	t.c.keepIDs(&f) // newitems.go
 	return f
 }
 
@@ -365,6 +366,9 @@ func (t *itemTable) loadMore() {
 func (t *itemTable) countText() string {
 	if t.more {
 		return plural(len(t.rows), "item") + " so far (more as you scroll)"
+	}
+	if t.shown.IDs != nil {
+		return plural(len(t.rows), "item") + " · new from the last sync (pick a batch or a filter to see all)"
 	}
 	return plural(len(t.rows), "item")
 }
