@@ -24,7 +24,7 @@ func main() {
 		// (go-sqlite3, net/http) is a switch of OS threads. Undo it.
 		runtime.UnlockOSThread()
 	}
-	os.Exit(cli.Run(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Lookup: os.LookupEnv,
+	os.Exit(cli.Run(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Lookup: os.LookupEnv, Stdin: os.Stdin,
 		OpenWindow: openWindow, Saved: func(k string) string { return theApp(false).Preferences().String(k) }}))
 }
 

@@ -116,8 +116,8 @@ func (r *runner) printJSON(v any) error {
 func (r *runner) streamJSON(each func(emit func(any) error) error) error {
 	w := bufio.NewWriterSize(r.env.Stdout, 64<<10)
 	var elem bytes.Buffer
-	enc := json.NewEncoder(&elem)
-	enc.SetIndent("  ", "  ")
+	enc := json.NewEncoder(&elem) // compact; appendIndent lays it out
+	var out []byte
 	n := 0
 	err := each(func(v any) error {
 		elem.Reset()
@@ -129,8 +129,8 @@ func (r *runner) streamJSON(each func(emit func(any) error) error) error {
 			sep = "[\n  "
 		}
 		n++
-		w.WriteString(sep)
-		_, err := w.Write(bytes.TrimSuffix(elem.Bytes(), []byte("\n")))
+		out = appendIndent(append(out[:0], sep...), bytes.TrimSuffix(elem.Bytes(), []byte("\n")), "  ", "  ")
+		_, err := w.Write(out)
 		return err
 	})
 	if err != nil {
@@ -476,7 +476,7 @@ func exportError(err error) error {
 	case errors.As(err, &exists):
 		return policy.Errorf(policy.CodeConflict, "%v; add --force to replace it", err)
 	case errors.As(err, &link), errors.As(err, &nr):
-		return policy.Errorf(policy.CodeConflict, "%v; nothing written", err)
+		return policy.Errorf(policy.CodeInvalidFile, "%v; nothing written", err)
 	}
 	return err
 }

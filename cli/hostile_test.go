@@ -176,6 +176,11 @@ func TestServiceTextIsEscapedForPeopleAndExactInJSON(t *testing.T) {
 	// An error line names the id escaped, on one line.
 	_, errs := h.want(1, "item", "itm_\x1b[2Jnope\nsecond")
 	checkPrintable(t, "an error line", errs)
+	// A 10,000-character id is cut; the rest of the sentence stays.
+	_, errs = h.want(1, "item", strings.Repeat("A", 10000))
+	if len(errs) > 1500 || !strings.Contains(errs, "(10000 chars)") || !strings.Contains(errs, "sync") {
+		t.Fatalf("long id: %q", errs)
+	}
 	// JSON keeps the exact values.
 	out, _ = h.want(0, "items", "--batch", "=2+2", "--json")
 	for _, id := range ids[:3] {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -218,5 +219,71 @@ func TestAFlushSaysWhatItSkipped(t *testing.T) {
 	}
 	if h.srv.Arrivals(screenapi.EPResubmit) != 0 {
 		t.Fatal("a flush sent an action another process holds")
+	}
+}
+
+// TestThreeFlushesAtOnceAddUpToTheActions is finding 8 through the command
+// line: three `reviewer flush` at once over forty queued actions. Each
+// prints only what it sent, and their "done" add up to forty.
+func TestThreeFlushesAtOnceAddUpToTheActions(t *testing.T) {
+	h := newHarness(t)
+	h.want(0, "sync")
+	out, _ := h.want(0, "items", "--retryable", "--json")
+	var items []map[string]any
+	json.Unmarshal([]byte(out), &items)
+	if len(items) < 40 {
+		t.Fatalf("%d retryable items", len(items))
+	}
+	h.srv.Refuse()
+	for _, it := range items[:40] {
+		h.want(5, "resubmit", it["id"].(string))
+	}
+	if err := h.srv.Accept(); err != nil {
+		t.Fatal(err)
+	}
+	type run struct {
+		code        int
+		out, errOut string
+	}
+	runs := make([]run, 3)
+	var wg sync.WaitGroup
+	for i := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code, out, errs := h.run("flush")
+			runs[i] = run{code, out, errs}
+		}()
+	}
+	wg.Wait()
+	line := regexp.MustCompile(`^flushed (\d+) actions?: (\d+) done, 0 refused by the API, 0 unknown, 0 still queued`)
+	done := 0
+	for _, r := range runs {
+		m := line.FindStringSubmatch(r.out)
+		if m == nil || r.errOut != "" || (r.code != 0 && r.code != 4) {
+			t.Fatalf("flush: exit %d: %q %q", r.code, r.out, r.errOut)
+		}
+		n, _ := strconv.Atoi(m[2])
+		if m[1] != m[2] {
+			t.Errorf("sent %s, done %s: %s", m[1], m[2], r.out)
+		}
+		if (n == 1) != strings.HasPrefix(r.out, "flushed 1 action:") {
+			t.Errorf("plural: %s", r.out)
+		}
+		if r.code == 4 && !strings.Contains(r.out, "skipped: being sent by another process until") {
+			t.Errorf("exit 4 without saying why: %s", r.out)
+		}
+		done += n
+	}
+	if done != 40 {
+		t.Fatalf("the flushes report %d done for 40 actions: %q %q %q", done, runs[0].out, runs[1].out, runs[2].out)
+	}
+	for _, it := range items[:40] {
+		if n := h.srv.Analyses(it["id"].(string)); n != 1 {
+			t.Fatalf("%s analysed %d times", it["id"], n)
+		}
+	}
+	if box := h.outboxOf(); len(box) != 0 {
+		t.Fatalf("outbox %v", box)
 	}
 }

@@ -48,7 +48,7 @@ func newWireService(t *testing.T, status int, body string) *wireService {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := &wireService{ln: ln, reqs: make(chan seen, 8)}
+	ws := &wireService{ln: ln, reqs: make(chan seen, 32)}
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
@@ -285,4 +285,51 @@ func TestWireErrorBody(t *testing.T) {
 		t.Errorf("status %d", e.HTTPStatus)
 	}
 	ws.next(t)
+}
+
+// Contract 1.1 on the wire: If-Match carries the revision the reviewer saw,
+// quoted, on every POST on an item, and only when there is one; claims,
+// notes and /v1/me by their own methods, paths and bodies.
+func TestWireTeam(t *testing.T) {
+	ws := newWireService(t, 200, `{"id":"itm_1","batch_id":"b","status":"pending","revision":4,"reviewer":"ana","author":"ana","text":"t"}`)
+	c := ws.client(t)
+	ctx := context.Background()
+	type want struct {
+		method, path, ifMatch, key string
+		body                       map[string]any
+	}
+	for _, tc := range []struct {
+		call func()
+		want want
+	}{
+		{func() { c.Resubmit(ctx, "itm_1", "k1", client.IfMatch(3)) }, want{"POST", "/v1/items/itm_1/resubmissions", `"3"`, "k1", nil}},
+		{func() { c.Resubmit(ctx, "itm_1", "k2") }, want{"POST", "/v1/items/itm_1/resubmissions", "", "k2", nil}},
+		{func() { c.Resubmit(ctx, "itm_1", "k3", client.IfMatch(0)) }, want{"POST", "/v1/items/itm_1/resubmissions", "", "k3", nil}},
+		{func() { c.RequestFile(ctx, "itm_1", "k4", policy.CodeDecodeFailed, "m", client.IfMatch(12)) },
+			want{"POST", "/v1/items/itm_1/file-requests", `"12"`, "k4", map[string]any{"reason": "DECODE_FAILED", "message": "m"}}},
+		{func() { c.Replace(ctx, "itm_1", "k5", "a.png", []byte("\x89PNG"), client.IfMatch(7)) }, want{"POST", "/v1/items/itm_1/replacement", `"7"`, "k5", nil}},
+		{func() { c.AddNote(ctx, "itm_1", "k6", "hello", client.IfMatch(8)) }, want{"POST", "/v1/items/itm_1/notes", `"8"`, "k6", map[string]any{"text": "hello"}}},
+		{func() { c.Claim(ctx, "itm_1", 15*time.Minute) }, want{"PUT", "/v1/items/itm_1/claim", "", "", map[string]any{"ttl_seconds": 900.0}}},
+		{func() { c.Release(ctx, "itm_1") }, want{"DELETE", "/v1/items/itm_1/claim", "", "", nil}},
+		{func() { c.Me(ctx) }, want{"GET", "/v1/me", "", "", nil}},
+	} {
+		tc.call()
+		r, w := ws.next(t), tc.want
+		checkCommon(t, r, w.method, w.path, w.key)
+		if got := r.Header.Values("If-Match"); w.ifMatch == "" && len(got) != 0 || w.ifMatch != "" && (len(got) != 1 || got[0] != w.ifMatch) {
+			t.Errorf("%s %s: If-Match %q, want %q", w.method, w.path, got, w.ifMatch)
+		}
+		if w.body == nil {
+			continue
+		}
+		var body map[string]any
+		if err := json.Unmarshal(r.Body, &body); err != nil || len(body) != len(w.body) {
+			t.Errorf("%s %s: body %q, want %v", w.method, w.path, r.Body, w.body)
+		}
+		for k, v := range w.body {
+			if body[k] != v {
+				t.Errorf("%s %s: body %v, want %s=%v", w.method, w.path, body, k, v)
+			}
+		}
+	}
 }

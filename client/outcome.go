@@ -83,11 +83,6 @@ func (e *Error) Error() string {
 // ConsoleCode lets policy.ErrorCode read the code.
 func (e *Error) ConsoleCode() policy.Code { return e.Code }
 
-// Reached reports whether the request may have reached the service.
-func (e *Error) Reached() bool {
-	return e.Class == ClassUnknown || e.Class == ClassAnsweredNo || e.Class == ClassRateLimited || e.Class == ClassBadAnswer
-}
-
 // AsError returns the *Error in err's chain, if any.
 func AsError(err error) (*Error, bool) {
 	var e *Error

@@ -2,11 +2,6 @@ package client_test
 
 import (
 	"context"
-	"encoding/json"
-	"io"
-	"net"
-	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -150,95 +145,11 @@ func TestVersion10IsNotOffered(t *testing.T) {
 	}
 }
 
-// wireRecorder is a loopback server that records each request and answers
-// with a canned body, to check what the client puts on the wire.
-type wireRecorder struct {
-	mu   sync.Mutex
-	reqs []recorded
-}
-
-type recorded struct {
-	method, path, ifMatch, key string
-	body                       map[string]any
-}
-
-func (w *wireRecorder) start(t *testing.T, status int, answer string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		_ = json.Unmarshal(b, &body)
-		w.mu.Lock()
-		w.reqs = append(w.reqs, recorded{r.Method, r.URL.Path, r.Header.Get("If-Match"), r.Header.Get("Idempotency-Key"), body})
-		w.mu.Unlock()
-		rw.Header().Set("Content-Type", "application/json")
-		rw.WriteHeader(status)
-		_, _ = io.WriteString(rw, answer)
-	})}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { srv.Close() })
-	return "http://" + ln.Addr().String()
-}
-
-func TestTheWire(t *testing.T) {
-	rec := &wireRecorder{}
-	url := rec.start(t, 200, `{"id":"itm_1","batch_id":"b","status":"pending","revision":4,"reviewer":"ana","author":"ana","text":"t"}`)
-	c, err := client.New(testConfig(url))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx := context.Background()
-	c.Resubmit(ctx, "itm_1", "k1", client.IfMatch(3))
-	c.Resubmit(ctx, "itm_1", "k2")
-	c.Resubmit(ctx, "itm_1", "k3", client.IfMatch(0))
-	c.RequestFile(ctx, "itm_1", "k4", policy.CodeDecodeFailed, "m", client.IfMatch(12))
-	c.Replace(ctx, "itm_1", "k5", "a.png", []byte("\x89PNG"), client.IfMatch(7))
-	c.AddNote(ctx, "itm_1", "k6", "hello", client.IfMatch(8))
-	c.Claim(ctx, "itm_1", 15*time.Minute)
-	c.Release(ctx, "itm_1")
-	c.Me(ctx)
-	want := []recorded{
-		{"POST", "/v1/items/itm_1/resubmissions", `"3"`, "k1", nil},
-		{"POST", "/v1/items/itm_1/resubmissions", "", "k2", nil},
-		{"POST", "/v1/items/itm_1/resubmissions", "", "k3", nil},
-		{"POST", "/v1/items/itm_1/file-requests", `"12"`, "k4", map[string]any{"reason": "DECODE_FAILED", "message": "m"}},
-		{"POST", "/v1/items/itm_1/replacement", `"7"`, "k5", nil},
-		{"POST", "/v1/items/itm_1/notes", `"8"`, "k6", map[string]any{"text": "hello"}},
-		{"PUT", "/v1/items/itm_1/claim", "", "", map[string]any{"ttl_seconds": 900.0}},
-		{"DELETE", "/v1/items/itm_1/claim", "", "", nil},
-		{"GET", "/v1/me", "", "", nil},
-	}
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	if len(rec.reqs) != len(want) {
-		t.Fatalf("%d requests, want %d: %+v", len(rec.reqs), len(want), rec.reqs)
-	}
-	for i, w := range want {
-		g := rec.reqs[i]
-		if g.method != w.method || g.path != w.path || g.ifMatch != w.ifMatch || g.key != w.key {
-			t.Errorf("request %d: got %s %s If-Match %q key %q, want %s %s %q %q", i, g.method, g.path, g.ifMatch, g.key, w.method, w.path, w.ifMatch, w.key)
-		}
-		for k, v := range w.body {
-			if g.body[k] != v {
-				t.Errorf("request %d: body %v, want %s=%v", i, g.body, k, v)
-			}
-		}
-	}
-}
-
 func TestClaimedAnswerIsNotRetriedAndCarriesTheItem(t *testing.T) {
 	// A claim is a PUT: the same connection-level rule holds, one retry
 	// when nothing was written, none after an answer.
-	rec := &wireRecorder{}
-	url := rec.start(t, 409, `{"error_code":"CLAIMED","error_message":"ben holds it","item":{"id":"itm_1","batch_id":"b","status":"pending","revision":5,"claim":{"reviewer":"ben","expires_at":"2026-11-29T10:19:00Z"}}}`)
-	c, _ := client.New(testConfig(url))
-	defer c.Close()
-	_, as, err := c.Claim(context.Background(), "itm_1", time.Minute)
+	ws := newWireService(t, 409, `{"error_code":"CLAIMED","error_message":"ben holds it","item":{"id":"itm_1","batch_id":"b","status":"pending","revision":5,"claim":{"reviewer":"ben","expires_at":"2026-11-29T10:19:00Z"}}}`)
+	_, as, err := ws.client(t).Claim(context.Background(), "itm_1", time.Minute)
 	e := mustClientErr(t, err, client.ClassAnsweredNo, policy.CodeClaimed)
 	if len(as) != 1 || e.Item == nil || e.Item.Claim.Reviewer != "ben" || e.Item.Revision != 5 {
 		t.Fatalf("%d attempts, %+v", len(as), e)

@@ -58,6 +58,8 @@ func (b Budget) Deadline(now time.Time) time.Time {
 	return now.Add(b.RequestCap + b.Reserve)
 }
 
-// Lease is how long a "sending" action holds its item before a flush may
-// treat it as an unknown outcome: the request cap plus the reserve.
-func (b Budget) Lease() time.Duration { return b.RequestCap + b.Reserve }
+// Lease is how long a sender holds an action before another process may
+// take it over as an unknown outcome: the whole operation (the request cap
+// and the reserve in which its outcome is recorded) and one more reserve,
+// so that a sender still recording is never taken over.
+func (b Budget) Lease() time.Duration { return b.RequestCap + 2*b.Reserve }

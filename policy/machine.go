@@ -123,6 +123,13 @@ func StatesAllowing(ev ActionEvent) []ActionState {
 	return statesWhere(func(s ActionState) bool { _, ok := Transition(s, ev); return ok })
 }
 
+// Cancellable reports whether the reviewer may withdraw an action in this
+// state: the machine says, not a spelled-out state.
+func Cancellable(s ActionState) bool {
+	_, ok := Transition(s, EventCancel)
+	return ok
+}
+
 // MayHaveRun reports whether an action in this state may have been carried
 // out by the service without the console knowing its answer: it must be
 // reconciled with its key, never repeated with a new one or cancelled.

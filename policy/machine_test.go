@@ -136,3 +136,11 @@ func TestOnceMaybeSentNeverQueuedOrCancelled(t *testing.T) {
 		t.Fatalf("walked only %d transitions", seen)
 	}
 }
+
+func TestOnlyAQueuedActionIsCancellable(t *testing.T) {
+	for _, s := range policy.ActionStates() {
+		if got, want := policy.Cancellable(s), s == policy.ActionQueued; got != want {
+			t.Errorf("Cancellable(%s) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -71,9 +71,9 @@ type point struct {
 
 // pickPoint chooses a kill point at random: a random moment of the run
 // (start-up, opening the cache, claiming), the k-th request arriving at
-// the service (the call in flight), or the k-th answer leaving it (the
-// outcome being recorded).
-func pickPoint(rng *rand.Rand, svc *service, calls int, startup time.Duration) point {
+// the service (the call in flight), or within tail after the k-th answer
+// left it (the outcome being recorded).
+func pickPoint(rng *rand.Rand, svc *service, calls int, startup, tail time.Duration) point {
 	svc.mu.Lock()
 	arrived, answered := svc.arrived, svc.answered
 	svc.mu.Unlock()
@@ -87,7 +87,7 @@ func pickPoint(rng *rand.Rand, svc *service, calls int, startup time.Duration) p
 				return svc.awaitOr(stop, func() bool { return svc.arrived >= arrived+k })
 			}}
 	}
-	return point{name: fmt.Sprintf("after answer %d", k), delay: time.Duration(rng.Int64N(int64(20 * time.Millisecond))),
+	return point{name: fmt.Sprintf("after answer %d", k), delay: time.Duration(rng.Int64N(int64(tail))),
 		event: func(stop <-chan struct{}) bool {
 			return svc.awaitOr(stop, func() bool { return svc.answered >= answered+k })
 		}}
@@ -229,7 +229,7 @@ func TestKillDuringFlush(t *testing.T) {
 		offline.must(cli.ExitQueued, "replace", f[1], pdfPath)
 		want[r], want[f[0]], want[f[1]] = "resubmit", "file_request", "replacement"
 
-		p := pickPoint(rng, svc, 3, spin)
+		p := pickPoint(rng, svc, 3, spin, 10*time.Millisecond)
 		killed, out := killAt(t, con.child("flush"), p)
 		if killed {
 			landed++
@@ -285,7 +285,7 @@ func TestKillDuringAnAction(t *testing.T) {
 			kind, args = "replacement", []string{"replace", id, pdfPath}
 		}
 		item := args[1]
-		p := pickPoint(rng, svc, 1, spin)
+		p := pickPoint(rng, svc, 1, spin, 5*time.Millisecond)
 		killed, out := killAt(t, con.child(args...), p)
 		if killed {
 			landed++
@@ -436,7 +436,7 @@ func TestKillDuringSync(t *testing.T) {
 				svc.Touch(it.ID, func(*policy.RawItem) {})
 			}
 		}
-		p := pickPoint(rng, svc, 3, spin)
+		p := pickPoint(rng, svc, 3, spin, 20*time.Millisecond)
 		killed, out := killAt(t, con.child("sync"), p)
 		if killed {
 			landed++

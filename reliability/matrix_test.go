@@ -23,7 +23,8 @@ type call struct {
 	endpoint string                    // where the service counts its arrivals
 	find     func(policy.RawItem) bool // the kind of item it acts on (nil: sync)
 	args     func(file, item string) []string
-	cutAt    int // limit_data upstream: the byte at which the request is cut
+	cutAt    int  // limit_data upstream: the byte at which the request is cut
+	inBody   bool // ... inside the body: the service starts the handler
 }
 
 var calls = []call{
@@ -33,13 +34,13 @@ var calls = []call{
 		args: func(_, id string) []string { return []string{"resubmit", id} }},
 	// The headers of a file request are about 320 bytes and its body about
 	// 420: the cut at 450 falls inside the JSON body.
-	{name: "file request", endpoint: screenapi.EPFileRequest, find: needsFile, cutAt: 450,
+	{name: "file request", endpoint: screenapi.EPFileRequest, find: needsFile, cutAt: 450, inBody: true,
 		args: func(_, id string) []string {
 			return []string{"request-file", id, "--message", customerMessage}
 		}},
 	// The file is 8 KiB: the cut at 2 KiB falls inside the multipart body,
 	// after the service has read the headers and started the handler.
-	{name: "replacement", endpoint: screenapi.EPReplacement, find: needsFile, cutAt: 2048,
+	{name: "replacement", endpoint: screenapi.EPReplacement, find: needsFile, cutAt: 2048, inBody: true,
 		args: func(file, id string) []string { return []string{"replace", id, file} }},
 }
 
@@ -232,6 +233,15 @@ func actionCell(t *testing.T, r *row, c call, f fault) {
 	r.exit, r.state = res.code, act.State
 	r.arrivals, r.paid = svc.Arrivals(c.endpoint), svc.Analyses(id)
 	r.check(t, r.class == f.want, "class %q, want %q", r.class, f.want)
+	if f.typ == "limit_data" && f.stream == "upstream" {
+		// The cell tests what it means to: a cut in the headers never
+		// reaches the handler, a cut in the body does.
+		want := 0
+		if c.inBody {
+			want = 1
+		}
+		r.check(t, r.arrivals == want, "the request cut at byte %d arrived %d times, want %d", c.cutAt, r.arrivals, want)
+	}
 	r.check(t, act.State == stateFor(r.class), "state %s after class %s", act.State, r.class)
 	r.check(t, res.code == exitFor(act.State), "exit %d for state %s: %s", res.code, act.State, oneLine(res.stderr))
 	r.check(t, res.code == 0 || strings.Count(strings.TrimSpace(res.stderr), "\n") == 0, "stderr is more than one line: %q", res.stderr)
@@ -314,10 +324,9 @@ func syncCell(t *testing.T, r *row, c call, f fault) {
 	if r.class == "ok" {
 		r.check(t, res.code == cli.ExitOK, "sync: %s", res)
 	} else {
-		// A failed read is a failed read (issue 8 #4): not "outcome
-		// unknown, run flush" (4), not "queued" (5): there is no action.
-		r.check(t, res.code != cli.ExitOK && res.code != cli.ExitUnknown && res.code != cli.ExitQueued,
-			"a failed sync exits %d", res.code)
+		// A failed read is a failed read (issue 8 #4): its own status, not
+		// "outcome unknown, run flush" (4), not "queued" (5): there is no action.
+		r.check(t, res.code == cli.ExitReadFailed, "a failed sync exits %d, want %d", res.code, cli.ExitReadFailed)
 		r.check(t, !strings.Contains(res.stderr, "flush") && !strings.Contains(res.stderr, "queued"),
 			"a failed sync talks of actions: %s", oneLine(res.stderr))
 		r.check(t, strings.Count(strings.TrimSpace(res.stderr), "\n") == 0, "stderr is more than one line: %q", res.stderr)
@@ -386,5 +395,81 @@ func TestReconcileWhileTheServiceStillRuns(t *testing.T) {
 	}
 	if n := svc.Analyses(id); n != 1 {
 		t.Errorf("%d paid analyses for one action", n)
+	}
+}
+
+// TestFlushManyThroughAFault: a flush of seven queued actions through a
+// proxy that resets every answer. The service does the work of the first
+// five; the console's circuit opens after five failures, and the last two
+// are not sent. Then a flush through the same fault, then a healthy one.
+// An action whose request reached the service never goes back to the
+// queue, an action never sent is not called unknown, and each action ends
+// with one effect.
+func TestFlushManyThroughAFault(t *testing.T) {
+	t.Parallel()
+	svc := startService(t, screenapi.Options{})
+	px := newProxy(t, svc.Addr())
+	dir := t.TempDir()
+	con := newConsole(t, dir, px.url)
+	con.at(svc.url).must(cli.ExitOK, "sync")
+	offline := con.at(deadURL(t))
+	offline.env["REVIEWER_RETRY_SLEEP"] = "1ms"
+	used := map[string]bool{}
+	kind := map[string]string{}
+	for _, id := range svc.pick(t, 3, used, retryable) {
+		offline.must(cli.ExitQueued, "resubmit", id)
+		kind[id] = "resubmit"
+	}
+	for _, id := range svc.pick(t, 2, used, needsFile) {
+		offline.must(cli.ExitQueued, "request-file", id, "--message", "Please send a new photo.")
+		kind[id] = "file_request"
+	}
+	pdfPath := writeFile(t, dir, "scan.pdf", pdf(4<<10))
+	for _, id := range svc.pick(t, 2, used, needsFile) {
+		offline.must(cli.ExitQueued, "replace", id, pdfPath)
+		kind[id] = "replacement"
+	}
+
+	check := func(when string) {
+		t.Helper()
+		for _, a := range actions(t, con.db()) {
+			arrived := svc.keyArrivals(a.key) > 0
+			switch {
+			case arrived && a.state != "unknown" && a.state != "done":
+				t.Errorf("%s: action %d (%s) reached the service and is %s", when, a.id, a.kind, a.state)
+			case !arrived && a.state != "queued":
+				t.Errorf("%s: action %d (%s) never reached the service and is %s", when, a.id, a.kind, a.state)
+			}
+			if n := svc.Analyses(a.item) + svc.FileRequests(a.item); n > 1 {
+				t.Errorf("%s: action %d (%s): %d effects", when, a.id, a.kind, n)
+			}
+		}
+	}
+	px.add(t, toxic{Type: "reset_peer", Stream: "downstream", Attributes: map[string]any{"timeout": 0}})
+	for _, when := range []string{"the first flush through the fault", "the second"} {
+		f := con.run("flush")
+		svc.quiet(t)
+		if f.code != cli.ExitUnknown {
+			t.Errorf("%s: %s", when, f)
+		}
+		t.Logf("%s: exit %d %s", when, f.code, oneLine(f.stdout+f.stderr))
+		check(when)
+	}
+	px.heal()
+	if f := con.run("flush"); f.code != cli.ExitOK {
+		t.Errorf("the healthy flush: %s", f)
+	}
+	svc.quiet(t)
+	for _, a := range actions(t, con.db()) {
+		effects := svc.Analyses(a.item)
+		if a.kind == "file_request" {
+			effects = svc.FileRequests(a.item)
+		}
+		if a.state != "done" || effects != 1 {
+			t.Errorf("action %d (%s): %s with %d effects", a.id, a.kind, a.state, effects)
+		}
+	}
+	if len(kind) != 7 {
+		t.Fatalf("%d items", len(kind))
 	}
 }

@@ -105,9 +105,9 @@ func (s *Service) act(ctx context.Context, a store.Action, file []byte, check fu
 	return s.send(ctx, a.ID)
 }
 
-// lease is how long a sending action holds its item: the operation's
-// deadline plus the reserve. A lease that runs out means the sender died.
-func (s *Service) lease() time.Duration { return s.budget.Lease() + s.budget.Reserve }
+// lease is how long a sending action holds its item (policy.Budget.Lease).
+// A lease that runs out means the sender died or stalled.
+func (s *Service) lease() time.Duration { return s.budget.Lease() }
 
 // send claims an action and sends it once, with its stored key. When the
 // claim fails, the Result says why (Skip) and no call is made. An error

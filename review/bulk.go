@@ -171,10 +171,10 @@ func (p Plan) Codes() []policy.Code {
 	return out
 }
 
-// SetClaimCheck tells the workflow who holds an item (contract 1.1): it
+// SetClaimCheck replaces how a bulk plan tells who else holds an item: it
 // returns the other reviewer's name when someone else holds the item at
 // now, "" otherwise. Bulk plans leave such items out ("1 is claimed by
-// Ben"). Without it nothing counts as claimed.
+// Ben"). By default the claim the cache holds (contract 1.1) says.
 func (s *Service) SetClaimCheck(f func(r store.ItemRow, me string, now time.Time) string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -187,12 +187,25 @@ func (s *Service) claimCheck() func(store.ItemRow, string, time.Time) string {
 	return s.claimedBy
 }
 
+func heldBy(check func(store.ItemRow, string, time.Time) string, r store.ItemRow, me string, now time.Time) string {
+	if check != nil {
+		return check(r, me, now)
+	}
+	if c := r.HeldByOther(me, now); c != nil {
+		return c.Reviewer
+	}
+	return ""
+}
+
 func (s *Service) selected(ctx context.Context, sel Selection) ([]store.ItemRow, error) {
 	if sel.IDs != nil {
 		return s.db.ItemsByID(ctx, sel.IDs)
 	}
 	f := sel.Filter
 	f.Limit, f.Offset = 0, 0
+	if f.SortBy == "" {
+		f.SortBy = "since" // the longest waiting go out first
+	}
 	return s.db.Items(ctx, f)
 }
 
@@ -228,8 +241,8 @@ func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKin
 		sit := policy.Situation{Item: r.Item, OpenAction: r.OpenAction(), Now: now}
 		reason := skip(sit)
 		detail := ""
-		if reason == "" && claimed != nil {
-			if who := claimed(r, me, now); who != "" {
+		if reason == "" {
+			if who := heldBy(claimed, r, me, now); who != "" {
 				reason, detail = policy.SkipClaimed, who
 			}
 		}
@@ -283,7 +296,7 @@ func (s *Service) Confirm(ctx context.Context, p Plan) (Run, error) {
 			actions[i].Message = p.Messages[it.Code]
 		}
 	}
-	run, created, refused, err := s.db.CreateRun(ctx, p.Kind, s.who(), actions, check)
+	run, created, refused, err := s.db.CreateRun(ctx, p.Kind, s.who(), actions, s.notHeldByOther(check))
 	if err != nil {
 		return Run{}, err
 	}
@@ -411,7 +424,9 @@ func (s *Service) SendRun(ctx context.Context, runID int64, opts RunOptions) (Ru
 				mu.Unlock()
 				res, err := s.send(ctx, id)
 				mu.Lock()
-				if err != nil {
+				if errors.Is(err, store.ErrFenced) { // sent; another process took it over and records it
+					state[id], errs[id] = res.Action.State, err
+				} else if err != nil {
 					if fatal == nil {
 						fatal = err
 					}

@@ -400,3 +400,45 @@ func bulkCrash(svc *review.Service) {
 	}})
 	fmt.Println("the run ended before the kill")
 }
+
+// TestBulkLeavesOutWhatAnotherReviewerHolds runs on a 1.1 service with two
+// reviewers: Ben's claim keeps his item out of Ana's plan, and a claim made
+// between her plan and her confirmation keeps that one out of the run.
+func TestBulkLeavesOutWhatAnotherReviewerHolds(t *testing.T) {
+	tm := setupTeam(t, "")
+	ctx := context.Background()
+	held := tm.srv.FindCode("CLASSIFIER_TIMEOUT")
+	if _, err := tm.ben.svc.Claim(ctx, held, 15*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tm.ana.svc.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	p, err := tm.ana.svc.PlanResubmit(ctx, inError)
+	if err != nil || !strings.Contains(strings.Join(p.SkipLines(), "; "), "1 is claimed by ben") {
+		t.Fatalf("%q %v", p.SkipLines(), err)
+	}
+	for _, it := range p.Items {
+		if it.ItemID == held {
+			t.Fatal("Ben's item is in Ana's plan")
+		}
+	}
+	late := p.Items[0].ItemID
+	if _, err := tm.ben.svc.Claim(ctx, late, 15*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tm.ana.svc.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	run, err := tm.ana.svc.Confirm(ctx, p)
+	if err != nil || len(run.Refused) != 1 || run.Refused[0].ItemID != late || policy.ErrorCode(run.Refused[0].Err) != policy.CodeClaimed {
+		t.Fatalf("refused %+v %v", run.Refused, err)
+	}
+	res, err := tm.ana.svc.SendRun(ctx, run.ID, review.RunOptions{})
+	if err != nil || res.Progress.Done != len(p.Items)-1 {
+		t.Fatalf("%+v %v", res.Progress, err)
+	}
+	if tm.srv.Analyses(held) != 0 || tm.srv.Analyses(late) != 0 || tm.srv.TotalAnalyses() != len(p.Items)-1 {
+		t.Fatalf("analyses: held %d late %d total %d", tm.srv.Analyses(held), tm.srv.Analyses(late), tm.srv.TotalAnalyses())
+	}
+}

@@ -17,6 +17,10 @@ type ItemView struct {
 	Retryable bool
 	Next      policy.Next
 	Notes     int // how many notes it has, the ones on their way included (team.go)
+	Aged          // risk band and age (triage.go)
+	// Holder is another reviewer's live claim on the item (nil: nobody
+	// else holds it): its actions are off, with that reason.
+	Holder *policy.Claim
 }
 
 // Detail is an item with its history.
@@ -30,7 +34,8 @@ type Detail struct {
 
 func (s *Service) view(r store.ItemRow, sit policy.Situation) ItemView {
 	sit.Item, sit.OpenAction = r.Item, r.OpenAction()
-	return ItemView{ItemRow: r, Retryable: r.Status == policy.StatusError && policy.Retryable(r.ErrorCode), Next: policy.NextAction(sit)}
+	return ItemView{ItemRow: r, Retryable: r.Status == policy.StatusError && policy.Retryable(r.ErrorCode), Next: policy.NextAction(sit),
+		Aged: s.aged(r, sit.Now), Holder: r.HeldByOther(s.who(), sit.Now)}
 }
 
 // Items lists items from the cache; it works with the API down. A long

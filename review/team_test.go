@@ -3,6 +3,7 @@ package review_test
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"os"
@@ -61,6 +62,9 @@ func openConsole(t testing.TB, url, tok, path string, now func() time.Time) *con
 	cfg := client.DefaultConfig()
 	cfg.BaseURL, cfg.Token = url, client.Secret(tok)
 	cfg.Timeout, cfg.Reserve, cfg.RetrySleep = 2*time.Second, 20*time.Millisecond, time.Millisecond
+	if d, err := time.ParseDuration(os.Getenv("REVIEW_CLIENT_TIMEOUT")); err == nil {
+		cfg.Timeout = d // a helper process that must still be waiting when it is killed
+	}
 	api, err := client.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -354,6 +358,10 @@ func TestAClaimRefusesOthersAndExpires(t *testing.T) {
 	if _, err := tm.ana.svc.Claim(ctx, other, 2*time.Minute); err != nil {
 		t.Fatal(err)
 	}
+	// Her own claim is no obstacle to her own action.
+	if res, err := tm.ana.svc.Resubmit(ctx, other); err != nil || res.Action.State != policy.ActionDone {
+		t.Fatalf("ana on her own claim: %+v %v", res, err)
+	}
 	if it, err := tm.ana.svc.Release(ctx, other); err != nil || it.Claim != nil || tm.srv.ClaimOf(other) != "" {
 		t.Fatalf("release: %+v %v", it.Claim, err)
 	}
@@ -467,6 +475,7 @@ func TestANoteKilledDuringItsSendArrivesOnce(t *testing.T) {
 	tm.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultHangAfter, Endpoint: screenapi.EPNote, Times: 1})
 	tm.ana.close()
 	cmd := teamHelper(tm, tm.ana, anaTok, "team-note", id, time.Now())
+	cmd.Env = append(cmd.Env, "REVIEW_CLIENT_TIMEOUT=60s")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -544,4 +553,41 @@ func TestOwnNoteDoesNotTurnOwnActionIntoItemChanged(t *testing.T) {
 	if err != nil || res.Action.State != policy.ActionDone || tm.srv.Analyses(id) != 1 {
 		t.Fatalf("%+v %v", res, err)
 	}
+}
+
+func TestNotesReachTheAuditAndTheExport(t *testing.T) {
+	tm := setupTeam(t, "")
+	ctx := context.Background()
+	id := tm.srv.FindCode("DECODE_FAILED")
+	if _, err := tm.ben.svc.AddNote(ctx, id, "=HYPERLINK(\"x\") is what the customer typed"); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := tm.ben.svc.Item(ctx, id)
+	events := map[string]bool{}
+	for _, e := range d.Audit {
+		events[e.Event] = events[e.Event] || e.Reviewer == "ben"
+	}
+	if !events["note written"] || !events["note added"] {
+		t.Fatalf("audit %+v", d.Audit)
+	}
+	var buf bytes.Buffer
+	if _, err := tm.ben.svc.ExportCSV(ctx, &buf, d.BatchID); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := recs[0][len(recs[0])-1]; h != "notes" {
+		t.Fatalf("last column %q", h)
+	}
+	for _, r := range recs[1:] {
+		if r[2] == id {
+			if cell := r[len(r)-1]; !strings.HasPrefix(cell, "ben (") || !strings.Contains(cell, "is what the customer typed") {
+				t.Fatalf("notes cell %q", cell)
+			}
+			return
+		}
+	}
+	t.Fatal("item not exported")
 }

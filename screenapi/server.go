@@ -2,8 +2,9 @@
 // of ../shared/screening-api.md, in-process, on loopback. The tests run the
 // console against it over real sockets, and `reviewer demo-api` and
 // `reviewer --demo` serve it to people. It exists as its own package because
-// it is a second program (a server), not a part of the console, and the
-// console's packages must never depend on it.
+// it is a second program (a server), not a part of the console: of the
+// console's packages only cli imports it, to serve `demo-api` and `--demo`;
+// the workflow, the client, the cache and the window never do.
 //
 // It keeps deterministic seeded data, idempotency keys with the contract's
 // replay / 409 / 422 rules, a count of paid analyses per item and of

@@ -338,6 +338,10 @@ var (
 	openSQL      = sqlStates(policy.OpenActionStates())
 	claimableSQL = sqlStates(policy.StatesAllowing(policy.EventClaim))
 	reconcileSQL = sqlStates(statesWhere(policy.ActionState.NeedsReconcile))
+	// needsActionSQL: an item (i) whose newest action (a) needs
+	// reconciling, or an error with no open action: what policy.NextAction
+	// calls reconcile, resubmit, request_file or wait.
+	needsActionSQL = `(a.state IN ` + reconcileSQL + ` OR (i.status = 'error' AND (a.state IS NULL OR a.state NOT IN ` + openSQL + `)))`
 )
 
 func statesWhere(pred func(policy.ActionState) bool) []policy.ActionState {
@@ -354,12 +358,17 @@ func statesWhere(pred func(policy.ActionState) bool) []policy.ActionState {
 func sqlStates(states []policy.ActionState) string {
 	q := make([]string, len(states))
 	for i, s := range states {
-		for _, r := range s {
-			if (r < 'a' || r > 'z') && r != '_' {
-				panic(fmt.Sprintf("action state %q cannot be written into SQL", s))
-			}
-		}
-		q[i] = "'" + string(s) + "'"
+		q[i] = sqlState(s)
 	}
 	return "(" + strings.Join(q, ",") + ")"
+}
+
+// sqlState writes a state as an SQL literal: 'queued'.
+func sqlState(s policy.ActionState) string {
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && r != '_' {
+			panic(fmt.Sprintf("action state %q cannot be written into SQL", s))
+		}
+	}
+	return "'" + string(s) + "'"
 }

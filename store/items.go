@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,10 +56,9 @@ const upsertItemSQL = `INSERT INTO items(id, batch_id, kind, file_name, media_ty
 func itemArgs(it policy.Item) []any {
 	var score, layers any
 	if it.Status == policy.StatusScored && it.RiskScore != nil {
-		score = *it.RiskScore
+		score = int64(*it.RiskScore)
 		if len(it.Layers) > 0 {
-			b, _ := json.Marshal(it.Layers)
-			layers = string(b)
+			layers = layersJSON(it.Layers)
 		}
 	}
 	var rec any
@@ -69,7 +71,46 @@ func itemArgs(it policy.Item) []any {
 	}
 	return []any{it.ID, it.BatchID, string(it.Kind), it.FileName, it.MediaType, it.SizeBytes, string(it.Status),
 		score, rec, layers, code, nullStr(it.ReportedCode), nullStr(it.ErrorMessage), nullStr(it.Problem),
-		it.Attempt, ms(it.UpdatedAt), it.Revision, nullMS(it.StatusSince), claimReviewer(it), claimExpires(it)}
+		int64(it.Attempt), ms(it.UpdatedAt), it.Revision, nullMS(it.StatusSince), claimReviewer(it), claimExpires(it)}
+}
+
+// layersJSON is json.Marshal(layers), byte for byte, without its
+// reflection and sorting allocations for the common case (plain names,
+// numbers printed without an exponent); anything else goes to json.Marshal.
+func layersJSON(layers map[string]float64) string {
+	var names [8]string
+	keys := names[:0]
+	for k := range layers {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b := make([]byte, 0, 16*len(keys)+2)
+	b = append(b, '{')
+	for i, k := range keys {
+		v := layers[k]
+		if a := math.Abs(v); !plainName(k) || (a != 0 && (a < 1e-6 || a >= 1e21)) {
+			j, _ := json.Marshal(layers)
+			return string(j)
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, k...)
+		b = append(b, '"', ':')
+		b = strconv.AppendFloat(b, v, 'f', -1, 64)
+	}
+	return string(append(b, '}'))
+}
+
+func plainName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // ApplyPage writes one page of batches and their items in one transaction
@@ -97,11 +138,8 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 			return err
 		}
 		defer bs.Close()
-		is, err := tx.PrepareContext(ctx, upsertItemSQL)
-		if err != nil {
-			return err
-		}
-		defer is.Close()
+		rows := newItemRows(tx)
+		defer rows.close()
 		pos, err := getState(ctx, tx, keyPosition)
 		if err != nil {
 			return err
@@ -114,13 +152,14 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 			}
 			k, _ := res.RowsAffected()
 			n.Batches += int(k)
+			// A batch's items go in one statement: one trip through
+			// database/sql, cgo and a statement journal per batch, not per item.
+			k, err = rows.upsert(ctx, b.Items)
+			if err != nil {
+				return fmt.Errorf("batch %s: %w", b.ID, err)
+			}
+			n.Items += int(k)
 			for _, it := range b.Items {
-				res, err := is.ExecContext(ctx, itemArgs(it)...)
-				if err != nil {
-					return fmt.Errorf("item %s: %w", it.ID, err)
-				}
-				k, _ := res.RowsAffected()
-				n.Items += int(k)
 				if err := applyNotes(ctx, tx, it); err != nil {
 					return err
 				}
@@ -133,6 +172,58 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 		return nil
 	})
 	return n, err
+}
+
+// itemRows upserts items several to a statement, with a statement prepared
+// once per transaction for each row count.
+type itemRows struct {
+	tx    *sql.Tx
+	stmts map[int]*sql.Stmt
+	args  []any
+}
+
+func newItemRows(tx *sql.Tx) *itemRows { return &itemRows{tx: tx, stmts: map[int]*sql.Stmt{}} }
+
+func (r *itemRows) close() {
+	for _, st := range r.stmts {
+		st.Close()
+	}
+}
+
+// upsertItemsSQL is upsertItemSQL for n rows.
+func upsertItemsSQL(n int) string {
+	i := strings.Index(upsertItemSQL, "VALUES (")
+	j := strings.Index(upsertItemSQL, "\n\tON CONFLICT")
+	row := upsertItemSQL[i+len("VALUES ") : j]
+	return upsertItemSQL[:i] + "VALUES " + strings.Repeat(row+", ", n-1) + row + upsertItemSQL[j:]
+}
+
+// upsert writes items and returns how many rows it changed.
+func (r *itemRows) upsert(ctx context.Context, items []policy.Item) (int64, error) {
+	var changed int64
+	for len(items) > 0 {
+		chunk := items[:min(len(items), 10)]
+		items = items[len(chunk):]
+		st := r.stmts[len(chunk)]
+		if st == nil {
+			var err error
+			if st, err = r.tx.PrepareContext(ctx, upsertItemsSQL(len(chunk))); err != nil {
+				return changed, err
+			}
+			r.stmts[len(chunk)] = st
+		}
+		r.args = r.args[:0]
+		for _, it := range chunk {
+			r.args = append(r.args, itemArgs(it)...)
+		}
+		res, err := st.ExecContext(ctx, r.args...)
+		if err != nil {
+			return changed, err
+		}
+		k, _ := res.RowsAffected()
+		changed += k
+	}
+	return changed, nil
 }
 
 // dropHeld removes from a page the batches the cache already holds exactly
@@ -173,7 +264,8 @@ func (db *DB) dropHeld(ctx context.Context, batches []policy.Batch) ([]policy.Ba
 }
 
 const heldItemSQL = `SELECT COUNT(*) FROM items WHERE id = ? AND batch_id = ? AND (updated_at > ? OR (updated_at = ?
-	AND status IS ? AND risk_score IS ? AND error_code IS ? AND reported_code IS ? AND attempt IS ? AND problem IS ?))`
+	AND status IS ? AND risk_score IS ? AND error_code IS ? AND reported_code IS ? AND attempt IS ? AND problem IS ?
+	AND revision IS ? AND claim_reviewer IS ? AND claim_expires_at IS ?))`
 
 // holds reports whether the cache holds batch b exactly as sent.
 func (db *DB) holds(ctx context.Context, b policy.Batch) (bool, error) {
@@ -189,7 +281,8 @@ func (db *DB) holds(ctx context.Context, b policy.Batch) (bool, error) {
 	for _, it := range b.Items {
 		a := itemArgs(it)
 		// id, batch, then updated_at twice and the compared state.
-		if err := db.db.QueryRowContext(ctx, heldItemSQL, a[0], a[1], a[15], a[15], a[6], a[7], a[10], a[11], a[14], a[13]).Scan(&k); err != nil || k == 0 {
+		if err := db.db.QueryRowContext(ctx, heldItemSQL, a[0], a[1], a[15], a[15], a[6], a[7], a[10], a[11], a[14], a[13],
+			a[16], a[18], a[19]).Scan(&k); err != nil || k == 0 {
 			return false, err
 		}
 	}
@@ -289,7 +382,7 @@ func ItemsQuery(f ItemFilter, now time.Time) (string, []any) {
 		where = append(where, "i.status = 'error' AND i.error_code IN "+retryableList())
 	}
 	if f.NeedsAction {
-		where = append(where, `(a.state IN `+reconcileSQL+` OR (i.status = 'error' AND (a.state IS NULL OR a.state NOT IN `+openSQL+`)))`)
+		where = append(where, needsActionSQL)
 	}
 	where, args = f.TriageFilter.where(where, args, now, f.NeedsAction)
 	if s := strings.TrimSpace(f.Search); s != "" {
@@ -298,7 +391,9 @@ func ItemsQuery(f ItemFilter, now time.Time) (string, []any) {
 		args = append(args, like, like, like)
 	}
 	from := listFrom
-	if f.BatchID != "" {
+	if _, sorted := sortColumns[f.SortBy]; f.BatchID != "" || sorted {
+		// One batch, or a sort of its own: the batch walk would not spare
+		// the sort, and it makes SQLite probe an index per batch.
 		from = itemFrom
 	}
 	q := "SELECT " + itemColumns + from

@@ -45,6 +45,22 @@ func TestSchemaFollowsTheActionMachine(t *testing.T) {
 			t.Errorf("index %s covers %v, the machine's open states are %v", idx, m, policy.OpenActionStates())
 		}
 	}
+	// The purge of a replacement's file when its action ends (00003): on
+	// exactly the states with no way out, and never a way back into an
+	// open one.
+	var closed []policy.ActionState
+	for _, st := range policy.ActionStates() {
+		if !st.Open() {
+			closed = append(closed, st)
+		}
+	}
+	when := regexp.MustCompile(`NEW\.state IN \(([^)]*)\)`)
+	for trig, want := range map[string][]policy.ActionState{"action_files_purge": closed, "action_files_no_reopen": policy.OpenActionStates()} {
+		m := when.FindStringSubmatch(sqlOf("trigger", trig))
+		if m == nil || !slices.Equal(states(m[1]), want) {
+			t.Errorf("trigger %s fires on %v, the machine says %v", trig, m, want)
+		}
+	}
 	if got := states(openSQL); !slices.Equal(got, policy.OpenActionStates()) {
 		t.Errorf("openSQL %s", openSQL)
 	}

@@ -119,3 +119,29 @@ func TestEachItemStreamsTheListingInOrder(t *testing.T) {
 		t.Fatalf("stopped after %d rows: %v", n, err)
 	}
 }
+
+// Items go several to a statement; a batch of any size is written whole,
+// and a repeat of it changes nothing.
+func TestApplyPageWritesBatchesOfAnySize(t *testing.T) {
+	db := MustOpenDB(t)
+	ctx := context.Background()
+	for _, size := range []int{1, 10, 23} {
+		id := fmt.Sprintf("b%d", size)
+		bt := batchOf(id, t0.Add(time.Duration(size)*time.Second))
+		for k := range size {
+			bt.Items = append(bt.Items, scored(fmt.Sprintf("%s_%02d", id, k), id, k, bt.UpdatedAt))
+		}
+		if n, err := db.ApplyPage(ctx, []policy.Batch{bt}); err != nil || n.Items != size {
+			t.Fatalf("size %d: %+v %v", size, n, err)
+		}
+		rows, _ := db.Items(ctx, store.ItemFilter{BatchID: id})
+		if len(rows) != size || *rows[size-1].RiskScore != size-1 {
+			t.Fatalf("size %d: %d rows stored", size, len(rows))
+		}
+		bt.Items[size-1] = scored(bt.Items[size-1].ID, id, 99, bt.UpdatedAt.Add(time.Second))
+		bt.UpdatedAt = bt.UpdatedAt.Add(time.Second)
+		if n, err := db.ApplyPage(ctx, []policy.Batch{bt}); err != nil || n.Items != 1 {
+			t.Fatalf("size %d, one item changed: %+v %v", size, n, err)
+		}
+	}
+}

@@ -354,7 +354,7 @@ func (db *DB) NoteCounts(ctx context.Context) (map[string]int, error) {
 // updated_at when the service reports none).
 func (db *DB) NextCandidates(ctx context.Context, me string, now time.Time, limit int) ([]string, error) {
 	rows, err := db.db.QueryContext(ctx, `SELECT i.id FROM items i`+newestAction+`
-		WHERE (a.state = 'unknown' OR (i.status = 'error' AND (a.state IS NULL OR a.state NOT IN ('queued','sending'))))
+		WHERE `+needsActionSQL+`
 		  AND (i.claim_reviewer IS NULL OR i.claim_reviewer = ? OR i.claim_expires_at <= ?)
 		ORDER BY COALESCE(i.status_since, i.updated_at), i.id LIMIT ?`, me, ms(now), limit)
 	if err != nil {

@@ -109,28 +109,6 @@ func (db *DB) ItemsByID(ctx context.Context, ids []string) ([]ItemRow, error) {
 	return out, nil
 }
 
-// SetReportedSince records the service's status_since of items (contract
-// 1.1): it replaces what the cache had recorded for the same status.
-func (db *DB) SetReportedSince(ctx context.Context, items []policy.Item, since func(policy.Item) time.Time) error {
-	return db.tx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO item_status_since(item_id, status, since, reported) VALUES (?, ?, ?, 1)
-			ON CONFLICT(item_id) DO UPDATE SET since = excluded.since, reported = 1
-			WHERE item_status_since.status = excluded.status AND item_status_since.since <> excluded.since`)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		for _, it := range items {
-			if t := since(it); !t.IsZero() {
-				if _, err := st.ExecContext(ctx, it.ID, string(it.Status), ms(t)); err != nil {
-					return fmt.Errorf("item %s: %w", it.ID, err)
-				}
-			}
-		}
-		return nil
-	})
-}
-
 // OldestWaiting returns, per batch, when its longest-waiting item (not
 // scored, not snoozed now) entered its status. Batches with none are absent.
 func (db *DB) OldestWaiting(ctx context.Context, batchIDs []string) (map[string]time.Time, error) {
@@ -289,8 +267,12 @@ func (db *DB) CreateRun(ctx context.Context, kind policy.ActionKind, reviewer st
 			if err == nil {
 				a, err = insertQueued(ctx, tx, now, a)
 			}
+			if err == nil {
+				err = setActionRevision(ctx, tx, a.ID, sit.Item.Revision) // sent as If-Match
+			}
 			var pe *policy.Error
-			if errors.As(err, &pe) { // a judgement on the item: leave it out
+			var coded interface{ ConsoleCode() policy.Code }
+			if errors.As(err, &pe) || errors.As(err, &coded) { // a judgement on the item: leave it out
 				refused = append(refused, Refusal{ItemID: a.ItemID, Err: err})
 				continue
 			}
@@ -316,8 +298,8 @@ func (db *DB) CreateRun(ctx context.Context, kind policy.ActionKind, reviewer st
 // for the item's one open action is ACTION_OPEN.
 func insertQueued(ctx context.Context, tx *sql.Tx, now time.Time, a Action) (Action, error) {
 	res, err := tx.ExecContext(ctx, `INSERT INTO actions(item_id, kind, idempotency_key, state, reviewer, message,
-		file_name, created_at, updated_at) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)`,
-		a.ItemID, string(a.Kind), a.Key, a.Reviewer, nullStr(a.Message), nullStr(a.FileName), ms(now), ms(now))
+		file_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ItemID, string(a.Kind), a.Key, string(policy.InitialActionState), a.Reviewer, nullStr(a.Message), nullStr(a.FileName), ms(now), ms(now))
 	if isUniqueViolation(err) {
 		return a, policy.Errorf(policy.CodeActionOpen, "item %s already has an open action", a.ItemID)
 	}
@@ -325,7 +307,7 @@ func insertQueued(ctx context.Context, tx *sql.Tx, now time.Time, a Action) (Act
 		return a, err
 	}
 	a.ID, _ = res.LastInsertId()
-	a.State, a.CreatedAt, a.UpdatedAt = policy.ActionQueued, now, now
+	a.State, a.CreatedAt, a.UpdatedAt = policy.InitialActionState, now, now
 	return a, nil
 }
 
@@ -347,36 +329,33 @@ func (db *DB) RunActions(ctx context.Context, runID int64) ([]Action, error) {
 	return queryActions(ctx, db.db, `id IN (SELECT action_id FROM bulk_run_actions WHERE run_id = ?) ORDER BY id`, runID)
 }
 
-// CancelRun cancels, as one group, the actions of a run that are still
-// queued: nothing of them reached the API. Actions already sent, or being
-// sent, are left alone: only the service's answer ends them.
+// CancelRun cancels, as one group, the actions of a run that the action
+// machine lets the reviewer withdraw (those still queued: nothing of them
+// reached the API). Actions already sent, or being sent, are left alone:
+// only the service's answer ends them.
 func (db *DB) CancelRun(ctx context.Context, runID int64, reviewer string) ([]Action, error) {
 	var out []Action
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		out = nil
 		now := db.now()
-		rows, err := tx.QueryContext(ctx, `UPDATE actions SET state = 'cancelled', lease_until = NULL, updated_at = ?
-			WHERE state = 'queued' AND id IN (SELECT action_id FROM bulk_run_actions WHERE run_id = ?)
-			RETURNING `+actionColumns, ms(now), runID)
+		cur, err := queryActions(ctx, tx, `state IN `+sqlStates(policy.StatesAllowing(policy.EventCancel))+`
+			AND id IN (SELECT action_id FROM bulk_run_actions WHERE run_id = ?) ORDER BY id`, runID)
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			a, err := scanAction(rows)
+		for _, c := range cur {
+			to, ok := policy.Transition(c.State, policy.EventCancel)
+			if !ok {
+				continue
+			}
+			a, err := moveAction(ctx, tx, c, to, now, `lease_until = NULL`)
 			if err != nil {
-				rows.Close()
 				return err
 			}
-			out = append(out, a)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, a := range out {
 			if err := audit(ctx, tx, now, reviewer, a.ItemID, a.ID, "cancelled", fmt.Sprintf("with bulk run %d", runID)); err != nil {
 				return err
 			}
+			out = append(out, a)
 		}
 		return audit(ctx, tx, now, reviewer, "", 0, fmt.Sprintf("bulk run %d: %d not yet sent cancelled", runID, len(out)), "")
 	})

@@ -39,14 +39,21 @@ func TestEnteredStatusIsRecordedWhenTheStatusChanges(t *testing.T) {
 	if got := entered(); !got.Equal(t3) {
 		t.Fatalf("new status: %v", got)
 	}
-	// The service's status_since, where given, wins for the same status.
+	// The service's status_since, where given (contract 1.1), wins.
 	reported := t3.Add(-30 * time.Minute)
-	it := scored("i1", "b1", 12, t3)
-	if err := db.SetReportedSince(ctx, []policy.Item{it}, func(policy.Item) time.Time { return reported }); err != nil {
-		t.Fatal(err)
-	}
+	it := scored("i1", "b1", 12, t3.Add(time.Minute))
+	it.StatusSince = reported
+	db.ApplyPage(ctx, []policy.Batch{batchOf("b1", t3.Add(time.Minute), it)})
 	if got := entered(); !got.Equal(reported) {
 		t.Fatalf("reported: %v", got)
+	}
+	// A new status with its status_since.
+	t4 := t3.Add(time.Hour)
+	next := failed("i1", "b1", policy.CodeInternal, t4)
+	next.StatusSince = t4.Add(-time.Minute)
+	db.ApplyPage(ctx, []policy.Batch{batchOf("b1", t4, next)})
+	if got := entered(); !got.Equal(t4.Add(-time.Minute)) {
+		t.Fatalf("new status, reported: %v", got)
 	}
 }
 

@@ -356,7 +356,7 @@ func (p *itemPanel) uploadFile(path string) {
 }
 
 func (p *itemPanel) onCancel() {
-	if !p.ready() || p.c.flight(p.itemID) != nil || p.detail.Action == nil || p.detail.OpenAction() != policy.ActionQueued {
+	if !p.ready() || p.c.flight(p.itemID) != nil || p.detail.Action == nil || !policy.Cancellable(p.detail.OpenAction()) {
 		return
 	}
 	actionID, id := p.detail.Action.ID, p.itemID

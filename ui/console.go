@@ -84,6 +84,8 @@ type Console struct {
 	right   *container.Split
 	body    *fyne.Container
 
+	view viewState // the saved view in force (views.go)
+
 	jobs sync.WaitGroup // background work, for Settle
 	// applyMu serialises widget updates. Fyne's driver runs them all on
 	// its one UI goroutine anyway; the headless test driver runs them on
@@ -211,6 +213,9 @@ func (c *Console) bindKeys() {
 	cv.SetOnTypedRune(func(r rune) { c.onRune(r) })
 	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.focusSearch() })
 	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.onExport() })
+	c.addBulkShortcuts()   // bulk.go
+	c.addViewShortcuts()   // views.go
+	c.addSnoozeShortcuts() // snooze.go
 }
 
 func (c *Console) focusSearch() {
@@ -268,6 +273,8 @@ func (c *Console) onRune(r rune) {
 		c.panel.onCancel()
 	case 'p':
 		c.togglePanel()
+	case 'n', 'N':
+		c.panel.team.onNext() // team.go
 	case '/':
 		c.focusSearch()
 	case '?':
@@ -284,6 +291,7 @@ var shortcutSheet = [][2]string{
 	{"f", "request a new file from the customer"},
 	{"u", "upload the replacement the customer sent (or drop the file on the window)"},
 	{"x", "cancel the item's queued action"},
+	{"n", "next: claim and open the oldest item that needs a reviewer and nobody holds"},
 	{"Esc", "stop waiting for an action (it is checked later, never sent again blind); close a dialog"},
 	{"Ctrl+F or /", "search batches (Enter opens the first match)"},
 	{"Ctrl+E", "export the batch as CSV"},

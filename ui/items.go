@@ -61,7 +61,10 @@ var allColumns = []column{
 	}},
 }
 
-func statusCell(v review.ItemView) (string, widget.Importance) { return statusLook(v.Item) }
+func statusCell(v review.ItemView) (string, widget.Importance) {
+	text, imp := statusLook(v.Item)
+	return withHolder(v, text, imp) // team.go: "Ben is on this until 10:19"
+}
 
 // statusFilter lists the status filter's choices in the rows' words.
 var statusFilter = []struct {
@@ -130,6 +133,7 @@ type itemTable struct {
 	desc    bool
 	row     int // selected row, -1 none
 	gen     int
+	wantID  string // team.go: select this item after the next refresh (Next)
 	content fyne.CanvasObject
 	// advanceFrom: after the action on this item, the next refresh moves
 	// the selection to the next item that needs the reviewer.
@@ -274,6 +278,7 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 // filter is what the filters select.
 func (t *itemTable) filter() store.ItemFilter {
 	f := store.ItemFilter{BatchID: t.c.batches.batchID(), NeedsAction: t.needs.Checked, SortBy: t.sortBy, Desc: t.desc}
+	f.TriageFilter = t.c.view.extra // views.go: snoozed, overdue
 	if i := t.status.SelectedIndex(); i > 0 {
 		f.Status = statusFilter[i].status
 	}
@@ -316,6 +321,9 @@ func (t *itemTable) refresh() {
 			keep := ""
 			if t.row >= 0 && t.row < len(t.rows) {
 				keep = t.rows[t.row].ID
+			}
+			if t.wantID != "" {
+				keep, t.wantID = t.wantID, ""
 			}
 			advance := t.advanceFrom != "" && t.advanceFrom == keep
 			t.advanceFrom = ""

@@ -39,6 +39,7 @@ type itemPanel struct {
 	reported  *widget.Label
 	nextActor *widget.Label
 	layers    *fyne.Container
+	team      *teamView // team.go: claim, notes, Next
 	resubmit  *tipButton
 	request   *tipButton
 	upload    *tipButton
@@ -84,9 +85,10 @@ func newItemPanel(c *Console) *itemPanel {
 		container.NewTabItem("Attempts", container.NewVScroll(p.attempts)),
 		container.NewTabItem("Audit", container.NewVScroll(p.audit)),
 	)
+	p.team = newTeamView(p)
 	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.explain, p.reported, p.nextActor, p.layers,
 		container.NewGridWithColumns(2, p.resubmit, p.request), container.NewGridWithColumns(2, p.upload, p.cancel),
-		p.why, p.message, p.stop, p.detailsAc, widget.NewSeparator())
+		p.why, p.message, p.stop, p.detailsAc, p.team.content, widget.NewSeparator())
 	p.content = container.NewVSplit(container.NewVScroll(top), history)
 	p.content.(*container.Split).Offset = 0.68
 	p.setButtons(false, false, false)
@@ -127,6 +129,7 @@ func (p *itemPanel) show(id string) {
 				return
 			}
 			p.detail, p.loaded = d, true
+			p.team.opened(d) // team.go: claim on open, release the previous one
 			p.render()
 		}
 	})
@@ -219,6 +222,7 @@ func (p *itemPanel) render() {
 		p.stop.Hide()
 		p.setButtons(false, false, false)
 		p.renderMessage()
+		p.team.render()
 		return
 	}
 	d := p.detail
@@ -244,7 +248,7 @@ func (p *itemPanel) render() {
 	rErr, fErr, uErr := policy.CanResubmit(sit), policy.CanRequestFile(sit), policy.CanReplace(sit)
 	p.setButtons(rErr == nil, fErr == nil, uErr == nil)
 	setOrHide(p.why, p.whyText(rErr, fErr, uErr))
-	if d.OpenAction() == policy.ActionQueued && p.c.flight(d.ID) == nil {
+	if policy.Cancellable(d.OpenAction()) && p.c.flight(d.ID) == nil {
 		p.cancel.Show()
 		p.cancel.Enable()
 	} else {
@@ -253,6 +257,7 @@ func (p *itemPanel) render() {
 	p.renderMessage()
 	p.attempts.SetText(attemptsText(d))
 	p.audit.SetText(auditText(d))
+	p.team.render() // team.go: another reviewer's claim turns the actions off
 }
 
 // renderMessage draws the message line: the action in flight on this item

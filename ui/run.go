@@ -43,4 +43,5 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 	}()
 	c.Start()
 	w.ShowAndRun()
+	c.ReleaseClaims(2 * time.Second) // team.go: best effort; expiry covers a crash
 }

@@ -165,6 +165,7 @@ func (c *Console) onSync() {
 	c.mu.Unlock()
 	c.strip.running(true)
 	c.background(func(context.Context) func() {
+		before := c.needsYou(ctx) // newitems.go
 		p, err := c.wf.Sync(ctx, func(p review.SyncProgress) {
 			fyne.Do(func() {
 				c.apply(func() {
@@ -173,8 +174,10 @@ func (c *Console) onSync() {
 			})
 		})
 		var fr review.FlushResult
+		fresh := 0
 		if err == nil {
 			fr, _ = c.wf.Flush(ctx)
+			fresh = newlyNeeding(before, c.needsYou(ctx))
 		}
 		return func() {
 			c.mu.Lock()
@@ -188,6 +191,7 @@ func (c *Console) onSync() {
 				if len(fr.Results) > 0 {
 					msg += " " + flushSummary(fr)
 				}
+				msg += newItemsText(fresh)
 				c.strip.pages.SetText(msg)
 			case policy.ErrorCode(err) == policy.CodeDeadlineExceeded && errors.Is(ctx.Err(), context.Canceled):
 				c.strip.pages.SetText(fmt.Sprintf("Sync cancelled after %s.", plural(p.Pages, "page")))

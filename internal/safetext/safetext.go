@@ -140,3 +140,42 @@ func CSVCell(v string) string {
 	}
 	return v
 }
+
+// Sentence is Line for a message that quotes values: each word (a run
+// without spaces) longer than Value characters is cut on its own, so that
+// a 10,000-character id in "no item … in the cache; run sync" leaves the
+// rest of the sentence readable; then the whole is cut at Message
+// characters, at a word.
+func Sentence(s string) string {
+	if fast(s, Value) {
+		return s
+	}
+	words := strings.Split(s, " ")
+	total := 0
+	for i, w := range words {
+		words[i] = Line(w, Value)
+		total += utf8.RuneCountInString(words[i]) + 1
+	}
+	if total-1 <= Message {
+		return strings.Join(words, " ")
+	}
+	suffix := " … (" + strconv.Itoa(utf8.RuneCountInString(s)) + " chars)"
+	budget := Message - utf8.RuneCountInString(suffix)
+	var b strings.Builder
+	n := 0
+	for i, w := range words {
+		wn := utf8.RuneCountInString(w)
+		if i > 0 {
+			wn++
+		}
+		if n+wn > budget {
+			break
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+		n += wn
+	}
+	return b.String() + suffix
+}

@@ -101,6 +101,23 @@ func TestLine(t *testing.T) {
 	}
 }
 
+func TestSentenceCutsLongWordsAndKeepsTheRest(t *testing.T) {
+	msg := "NOT_FOUND: no item " + strings.Repeat("A", 10000) + " in the cache; run sync\n\x1b[2J"
+	got := Sentence(msg)
+	if !strings.HasSuffix(got, `in the cache; run sync\n\x1b[2J`) || !strings.Contains(got, "… (10000 chars)") ||
+		utf8.RuneCountInString(got) > Message {
+		t.Fatalf("%q", got)
+	}
+	checkPrintable(t, msg, got)
+	long := strings.Repeat("word ", 1000)
+	if got := Sentence(long); utf8.RuneCountInString(got) > Message || !strings.HasSuffix(got, "… (5000 chars)") {
+		t.Fatalf("%q", got)
+	}
+	if got := Sentence("plain message"); got != "plain message" {
+		t.Fatalf("%q", got)
+	}
+}
+
 func FuzzLine(f *testing.F) {
 	for _, s := range []string{"", "itm_0001", "a\nb\r\n", "\x1b[31mred\x1b[0m", "\x1b]8;;http://x\x07link", "\u202eevil",
 		"\\x1b", "bad\xff\xfe", strings.Repeat("é", 300), "\u2066iso\u2069", "\u00ad", "\U000e0041tag"} {
@@ -119,6 +136,11 @@ func FuzzLine(f *testing.F) {
 		}
 		if n := utf8.RuneCountInString(out); n > limit {
 			t.Fatalf("%d runes > %d", n, limit)
+		}
+		sent := Sentence(s)
+		checkPrintable(t, s, sent)
+		if n := utf8.RuneCountInString(sent); n > Message {
+			t.Fatalf("Sentence: %d runes", n)
 		}
 		full := Line(s, 1<<30)
 		back, ok := unescape(full)

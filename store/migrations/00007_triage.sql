@@ -36,18 +36,23 @@ CREATE TABLE item_status_since (
     reported INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX item_status_since_since ON item_status_since(since);
-INSERT INTO item_status_since(item_id, status, since) SELECT id, status, updated_at FROM items;
+INSERT INTO item_status_since(item_id, status, since, reported)
+    SELECT id, status, COALESCE(status_since, updated_at), status_since IS NOT NULL FROM items;
 -- +goose StatementBegin
 CREATE TRIGGER items_since_insert AFTER INSERT ON items BEGIN
-    INSERT INTO item_status_since(item_id, status, since) VALUES (NEW.id, NEW.status, NEW.updated_at)
-    ON CONFLICT(item_id) DO UPDATE SET status = excluded.status, since = excluded.since, reported = 0
-    WHERE item_status_since.status <> excluded.status;
+    INSERT INTO item_status_since(item_id, status, since, reported)
+    VALUES (NEW.id, NEW.status, COALESCE(NEW.status_since, NEW.updated_at), NEW.status_since IS NOT NULL)
+    ON CONFLICT(item_id) DO UPDATE SET status = excluded.status, since = excluded.since, reported = excluded.reported;
 END;
 -- +goose StatementEnd
+-- A new status starts a new age; a status_since the service reports (or
+-- corrects) for the same status replaces what the cache had recorded.
 -- +goose StatementBegin
-CREATE TRIGGER items_since_update AFTER UPDATE OF status ON items WHEN OLD.status <> NEW.status BEGIN
-    INSERT INTO item_status_since(item_id, status, since) VALUES (NEW.id, NEW.status, NEW.updated_at)
-    ON CONFLICT(item_id) DO UPDATE SET status = excluded.status, since = excluded.since, reported = 0;
+CREATE TRIGGER items_since_update AFTER UPDATE OF status, status_since ON items
+WHEN OLD.status IS NOT NEW.status OR (NEW.status_since IS NOT NULL AND NEW.status_since IS NOT OLD.status_since) BEGIN
+    INSERT INTO item_status_since(item_id, status, since, reported)
+    VALUES (NEW.id, NEW.status, COALESCE(NEW.status_since, NEW.updated_at), NEW.status_since IS NOT NULL)
+    ON CONFLICT(item_id) DO UPDATE SET status = excluded.status, since = excluded.since, reported = excluded.reported;
 END;
 -- +goose StatementEnd
 

@@ -1,0 +1,294 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/trustscreen/reviewer/internal/safetext"
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/store"
+)
+
+// Bulk actions on the command line:
+//
+//	reviewer resubmit --retryable [--batch ID] [--code C] [--yes | --dry-run]
+//	reviewer request-file --non-retryable [--batch ID] [--code C] [--message CODE=TEXT]... [--yes | --dry-run]
+//
+// The plan and its cost are printed first. On a terminal the reviewer is
+// asked; --yes skips asking; --dry-run only prints the plan. Without a
+// terminal and without --yes nothing is queued: spending paid analyses
+// needs a person's yes (exit 2).
+
+// isBulk reports whether an action command asks for a bulk action.
+func isBulk(cmd string, args []string) bool {
+	flagName := map[string]string{"resubmit": "retryable", "request-file": "non-retryable"}[cmd]
+	if flagName == "" {
+		return false
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name := strings.TrimLeft(a, "-")
+		if strings.HasPrefix(a, "-") && (name == flagName || strings.HasPrefix(name, flagName+"=")) {
+			return true
+		}
+	}
+	return false
+}
+
+// messageFlags collects --message CODE=TEXT.
+type messageFlags map[policy.Code]string
+
+func (m messageFlags) String() string { return "" }
+
+func (m messageFlags) Set(v string) error {
+	code, text, ok := strings.Cut(v, "=")
+	if !ok || strings.TrimSpace(text) == "" {
+		return fmt.Errorf("--message wants CODE=TEXT, such as DECODE_FAILED='Please send a sharper photo.'")
+	}
+	m[policy.Code(strings.TrimSpace(code))] = text
+	return nil
+}
+
+// interactive reports whether the reviewer can be asked on a terminal.
+func (r *runner) interactive() bool {
+	if r.env.Interactive != nil {
+		return r.env.Interactive()
+	}
+	f, ok := r.env.Stdin.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func (r *runner) bulk(cmd string, args []string) (int, error) {
+	fs := r.flags(cmd)
+	var sel bool
+	if cmd == "resubmit" {
+		fs.BoolVar(&sel, "retryable", false, "every item in error whose code a re-run may help")
+	} else {
+		fs.BoolVar(&sel, "non-retryable", false, "every item in error whose code needs a new file")
+	}
+	batch := fs.String("batch", "", "only this batch")
+	code := fs.String("code", "", "only this error code")
+	yes := fs.Bool("yes", false, "do not ask: confirm the plan as printed")
+	dry := fs.Bool("dry-run", false, "only print the plan; queue nothing")
+	concurrency := fs.Int("concurrency", r.bulkConcurrency(), "actions in flight at once (REVIEWER_BULK_CONCURRENCY)")
+	messages := messageFlags{}
+	if cmd == "request-file" {
+		fs.Var(messages, "message", "CODE=TEXT: the message for the customers of one code (repeatable; default: the prefilled one)")
+	}
+	if _, err := r.parse(fs, args, 0); err != nil {
+		return ExitUsage, err
+	}
+	if *yes && *dry {
+		return ExitUsage, usagef("--yes and --dry-run contradict each other")
+	}
+	if *concurrency < 1 || *concurrency > 16 {
+		return ExitUsage, usagef("--concurrency %d: want 1 to 16", *concurrency)
+	}
+	if *code != "" && !policy.IsItemCode(policy.Code(*code)) {
+		return ExitUsage, usagef("--code %q is not an item error code", *code)
+	}
+	svc, ctx, done, err := r.session()
+	if err != nil {
+		return exitFor(err), err
+	}
+	defer done()
+	selection := review.Selection{Filter: store.ItemFilter{Status: policy.StatusError, BatchID: *batch, Code: policy.Code(*code)}}
+	var plan review.Plan
+	if cmd == "resubmit" {
+		plan, err = svc.PlanResubmit(ctx, selection)
+	} else {
+		plan, err = svc.PlanRequestFiles(ctx, selection)
+	}
+	if err != nil {
+		return exitFor(err), err
+	}
+	for c, text := range messages {
+		if err := plan.SetMessage(c, text); err != nil {
+			return ExitUsage, usagef("--message %s: %s", c, policy.ErrorMessage(err))
+		}
+	}
+	r.printPlan(plan)
+	switch {
+	case len(plan.Items) == 0:
+		fmt.Fprintln(r.env.Stdout, "nothing to do: no call made")
+		return ExitOK, nil
+	case *dry:
+		fmt.Fprintln(r.env.Stdout, "dry run: nothing queued, no call made")
+		return ExitOK, nil
+	case !*yes && !r.interactive():
+		return ExitUsage, usagef("not confirmed: %s; run it on a terminal to be asked, or pass --yes (--dry-run only prints the plan)",
+			strings.ToLower(plan.Headline()[:1])+plan.Headline()[1:])
+	case !*yes:
+		ok, err := r.ask(plan)
+		if err != nil {
+			return ExitFailure, err
+		}
+		if !ok {
+			fmt.Fprintln(r.env.Stdout, "not confirmed: nothing queued, no call made")
+			return ExitRefused, nil
+		}
+	}
+	run, err := svc.Confirm(ctx, plan)
+	if err != nil {
+		return exitFor(err), err
+	}
+	fmt.Fprintf(r.env.Stdout, "bulk run %d: %d queued (undo what is not sent yet: reviewer cancel-run %d)\n", run.ID, len(run.Actions), run.ID)
+	res, err := svc.SendRun(ctx, run.ID, review.RunOptions{Concurrency: *concurrency})
+	if err != nil {
+		return exitFor(err), err
+	}
+	return r.reportRun(run, res)
+}
+
+func (r *runner) bulkConcurrency() int {
+	if v, ok := r.env.Lookup("REVIEWER_BULK_CONCURRENCY"); ok && v != "" {
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
+		}
+		return 0 // refused by the range check, naming the flag
+	}
+	return review.DefaultBulkConcurrency
+}
+
+func (r *runner) printPlan(p review.Plan) {
+	w := r.env.Stdout
+	fmt.Fprintln(w, p.Headline())
+	if lines := p.SkipLines(); len(lines) > 0 {
+		fmt.Fprintf(w, "left out: %s\n", safetext.Sentence(strings.Join(lines, "; ")))
+	}
+	if !p.WaitUntil.IsZero() {
+		fmt.Fprintf(w, "the API asked us to wait until %s: the actions stay queued until then\n", p.WaitUntil.Local().Format("15:04:05"))
+	}
+	for _, c := range p.Codes() {
+		if msg, ok := p.Messages[c]; ok {
+			fmt.Fprintf(w, "message for %s: %s\n", show(string(c)), safeMessage(msg))
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, it := range p.Items {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", cell(it.ItemID), cell(it.BatchID), cell(it.FileName), cell(string(it.Code)))
+	}
+	tw.Flush()
+}
+
+func safeMessage(s string) string { return show(s) }
+
+// ask asks the reviewer on the terminal; only "y" or "yes" is a yes.
+func (r *runner) ask(p review.Plan) (bool, error) {
+	fmt.Fprintf(r.env.Stdout, "%s. Go ahead? [y/N] ", p.Headline())
+	if r.env.Stdin == nil {
+		return false, nil
+	}
+	line, err := bufio.NewReader(r.env.Stdin).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true, nil
+	}
+	return false, nil
+}
+
+// reportRun prints each item's outcome and returns the worst exit status:
+// unknown, then queued, then refused by the API (as flush does).
+func (r *runner) reportRun(run review.Run, res review.RunResult) (int, error) {
+	w := r.env.Stdout
+	for _, f := range run.Refused {
+		fmt.Fprintf(w, "%s: left out, %s\n", show(f.ItemID), show(policy.ErrorMessage(f.Err)))
+	}
+	for _, it := range res.Items {
+		a := it.Action
+		line := fmt.Sprintf("%s: %s", show(a.ItemID), a.State)
+		switch a.State {
+		case policy.ActionQueued:
+			line = fmt.Sprintf("%s: still queued, nothing sent; 'reviewer flush' sends it, 'reviewer cancel-run %d' withdraws it", show(a.ItemID), run.ID)
+		case policy.ActionUnknown:
+			line = fmt.Sprintf("%s: outcome unknown (key %s); 'reviewer flush' reconciles it with the same key", show(a.ItemID), a.Key)
+		case policy.ActionFailed:
+			line = fmt.Sprintf("%s: refused by the API: %s %s", show(a.ItemID), show(string(a.LastErrorCode)), show(a.LastError))
+		}
+		fmt.Fprintln(w, line)
+	}
+	p := res.Progress
+	summary := fmt.Sprintf("bulk run %d: %d done, %d refused by the API, %d unknown, %d still queued", run.ID, p.Done, p.Failed, p.Unknown, p.Queued)
+	if res.Stopped != "" {
+		summary += "; stopped sending: " + safetext.Sentence(res.Stopped)
+	}
+	fmt.Fprintln(w, summary)
+	switch {
+	case p.Unknown > 0:
+		return ExitUnknown, nil
+	case p.Queued > 0:
+		return ExitQueued, nil
+	case p.Failed > 0:
+		return ExitAnswerNo, nil
+	case len(run.Refused) > 0:
+		return ExitRefused, nil
+	}
+	return ExitOK, nil
+}
+
+// cancelRun withdraws the actions of a bulk run that are still queued.
+func (r *runner) cancelRun(args []string) (int, error) {
+	pos, err := r.parse(r.flags("cancel-run"), args, 1)
+	if err != nil {
+		return ExitUsage, err
+	}
+	id, err := strconv.ParseInt(pos[0], 10, 64)
+	if err != nil {
+		return ExitUsage, usagef("cancel-run takes a bulk run id")
+	}
+	svc, ctx, done, err := r.session()
+	if err != nil {
+		return exitFor(err), err
+	}
+	defer done()
+	out, err := svc.CancelRun(ctx, id)
+	if err != nil {
+		return exitFor(err), err
+	}
+	fmt.Fprintf(r.env.Stdout, "bulk run %d: %s not yet sent cancelled\n", id, plural(len(out), "action", "actions"))
+	return ExitOK, nil
+}
+
+// configureTriage reads the triage numbers from the environment:
+// REVIEWER_RISK_BANDS (lower bounds of medium, high, critical: 40,70,85),
+// REVIEWER_AGE_WARN (48h) and REVIEWER_AGE_OVERDUE (120h).
+func (r *runner) configureTriage(svc *review.Service) error {
+	t := review.DefaultTriageSettings()
+	if v, ok := r.env.Lookup("REVIEWER_RISK_BANDS"); ok && v != "" {
+		b, err := policy.ParseBands(v)
+		if err != nil {
+			return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_RISK_BANDS: %s", policy.ErrorMessage(err))
+		}
+		t.Bands = b
+	}
+	for name, dst := range map[string]*time.Duration{"REVIEWER_AGE_WARN": &t.Ageing.Warn, "REVIEWER_AGE_OVERDUE": &t.Ageing.Overdue} {
+		if v, ok := r.env.Lookup(name); ok && v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return policy.Errorf(policy.CodeInvalidInput, "%s=%q is not a positive Go duration such as 48h", name, v)
+			}
+			*dst = d
+		}
+	}
+	if err := svc.SetTriage(t); err != nil {
+		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_AGE_WARN, REVIEWER_AGE_OVERDUE: %s", policy.ErrorMessage(err))
+	}
+	return nil
+}

@@ -1,0 +1,200 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/store"
+)
+
+// fakeBulk is a bulk workflow whose run sends the first `send` actions
+// and leaves the rest queued, as when the API stops answering halfway.
+type fakeBulk struct {
+	mu        sync.Mutex
+	send      int
+	confirmed review.Plan
+	progress  []review.RunProgress
+	cancelled int
+}
+
+func (f *fakeBulk) PlanResubmit(context.Context, review.Selection) (review.Plan, error) {
+	return review.Plan{}, nil
+}
+func (f *fakeBulk) PlanRequestFiles(context.Context, review.Selection) (review.Plan, error) {
+	return review.Plan{}, nil
+}
+
+func (f *fakeBulk) Confirm(_ context.Context, p review.Plan) (review.Run, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.confirmed = p
+	run := review.Run{BulkRun: store.BulkRun{ID: 7, Kind: p.Kind, Confirmed: len(p.Items)}}
+	for i, it := range p.Items {
+		run.Actions = append(run.Actions, store.Action{ID: int64(i + 1), ItemID: it.ItemID, Kind: p.Kind, State: policy.ActionQueued,
+			Message: p.Messages[it.Code]})
+	}
+	return run, nil
+}
+
+func (f *fakeBulk) SendRun(_ context.Context, _ int64, opts review.RunOptions) (review.RunResult, error) {
+	f.mu.Lock()
+	p := f.confirmed
+	f.mu.Unlock()
+	res := review.RunResult{Progress: review.RunProgress{Total: len(p.Items), Queued: len(p.Items)}}
+	for i, it := range p.Items {
+		a := store.Action{ID: int64(i + 1), ItemID: it.ItemID, State: policy.ActionQueued}
+		if i < f.send {
+			a.State = policy.ActionDone
+			res.Progress.Done++
+			res.Progress.Queued--
+			opts.Progress(res.Progress)
+		}
+		res.Items = append(res.Items, review.ItemResult{Action: a})
+	}
+	if f.send < len(p.Items) {
+		res.Stopped = "the API stopped answering"
+	}
+	return res, nil
+}
+
+func (f *fakeBulk) CancelRun(context.Context, int64) ([]store.Action, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []store.Action
+	for i, it := range f.confirmed.Items {
+		if i >= f.send {
+			out = append(out, store.Action{ID: int64(i + 1), ItemID: it.ItemID, State: policy.ActionCancelled})
+		}
+	}
+	f.cancelled = len(out)
+	return out, nil
+}
+
+func planOf(kind policy.ActionKind, n int) review.Plan {
+	p := review.Plan{Kind: kind, Skipped: []review.Skipped{
+		{ItemID: "s1", Reason: policy.SkipNeedsFile}, {ItemID: "s2", Reason: policy.SkipNeedsFile}, {ItemID: "s3", Reason: policy.SkipNeedsFile},
+		{ItemID: "s4", Reason: policy.SkipClaimed, Detail: "Ben"},
+		{ItemID: "s5", Reason: policy.SkipActionOpen}, {ItemID: "s6", Reason: policy.SkipActionOpen},
+	}}
+	if kind == policy.ActionFileRequest {
+		p.Messages = map[policy.Code]string{policy.CodeDecodeFailed: policy.Info(policy.CodeDecodeFailed).CustomerMessage}
+	}
+	for i := range n {
+		code := policy.CodeClassifierTimeout
+		if kind == policy.ActionFileRequest {
+			code = policy.CodeDecodeFailed
+		}
+		p.Items = append(p.Items, review.PlanItem{ItemID: fmt.Sprintf("itm_%02d", i), Code: code})
+	}
+	return p
+}
+
+func waitEnded(t *testing.T, b *bulkScreen) {
+	t.Helper()
+	select {
+	case <-b.ended:
+	case <-time.After(time.Minute):
+		t.Fatal("the run did not end")
+	}
+}
+
+func TestBulkDialogShowsThePlanThenProgressThenUndo(t *testing.T) {
+	test.NewTempApp(t)
+	wf := &fakeBulk{send: 5}
+	b := newBulkScreen(wf, planOf(policy.ActionResubmit, 12))
+	w := test.NewTempWindow(t, b.content)
+	w.Resize(w.Content().MinSize().Max(w.Canvas().Size()))
+	if b.headline.Text != "Re-submit 12 items: 12 paid analyses" {
+		t.Fatalf("headline %q", b.headline.Text)
+	}
+	if b.skipped.Text != "Left out: 3 need a new file; 2 already have an action waiting; 1 is claimed by Ben." {
+		t.Fatalf("skipped %q", b.skipped.Text)
+	}
+	if b.confirm.Text != "Re-submit 12 (12 paid)" || b.undo.Visible() || b.results.Visible() {
+		t.Fatal("before confirming: the confirm button names the cost and nothing else shows")
+	}
+	test.Tap(b.confirm)
+	waitEnded(t, b)
+	if !b.confirm.Disabled() || b.bar.Value != 5 || b.bar.Max != 12 {
+		t.Fatalf("after the run: confirm disabled %v, bar %v/%v", b.confirm.Disabled(), b.bar.Value, b.bar.Max)
+	}
+	if !strings.Contains(b.status.Text, "5 done") || !strings.Contains(b.status.Text, "7 queued") || !strings.Contains(b.status.Text, "the API stopped answering") {
+		t.Fatalf("status %q", b.status.Text)
+	}
+	if !b.undo.Visible() || b.undo.Text != "Cancel the 7 not yet sent" || len(b.shown) != 12 {
+		t.Fatalf("undo %q visible %v, %d results", b.undo.Text, b.undo.Visible(), len(b.shown))
+	}
+	test.Tap(b.failuresOnly)
+	if len(b.shown) != 7 || !strings.Contains(resultLine(b.shown[0]), "not sent yet") {
+		t.Fatalf("failures only: %d", len(b.shown))
+	}
+	test.Tap(b.undo)
+	select {
+	case <-b.undone:
+	case <-time.After(time.Minute):
+		t.Fatal("the undo did not end")
+	}
+	wf.mu.Lock()
+	defer wf.mu.Unlock()
+	if wf.cancelled != 7 || !strings.Contains(b.status.Text, "Cancelled 7") || !strings.Contains(resultLine(b.shown[0]), "cancelled, nothing sent") {
+		t.Fatalf("after undo: %d cancelled, status %q", wf.cancelled, b.status.Text)
+	}
+}
+
+func TestBulkFileRequestMessageIsEditedOnceForAll(t *testing.T) {
+	test.NewTempApp(t)
+	wf := &fakeBulk{send: 3}
+	b := newBulkScreen(wf, planOf(policy.ActionFileRequest, 3))
+	test.NewTempWindow(t, b.content)
+	if !strings.Contains(b.headline.Text, "no paid analysis") || b.confirm.Text != "Request 3 new files" {
+		t.Fatalf("%q %q", b.headline.Text, b.confirm.Text)
+	}
+	e := b.messages[policy.CodeDecodeFailed]
+	if e == nil || e.Text != policy.Info(policy.CodeDecodeFailed).CustomerMessage {
+		t.Fatal("the message is not prefilled for its code")
+	}
+	e.SetText("   ")
+	test.Tap(b.confirm)
+	if b.confirm.Disabled() || !strings.Contains(b.status.Text, "cannot be empty") {
+		t.Fatalf("an empty message was taken: %q", b.status.Text)
+	}
+	e.SetText("Please send a sharper photo.")
+	test.Tap(b.confirm)
+	waitEnded(t, b)
+	if wf.confirmed.Messages[policy.CodeDecodeFailed] != "Please send a sharper photo." || b.undo.Visible() {
+		t.Fatalf("confirmed %q", wf.confirmed.Messages)
+	}
+}
+
+func TestBandAndAgeColumnsSayItInWords(t *testing.T) {
+	score := 91
+	scored := review.ItemView{ItemRow: store.ItemRow{Item: policy.Item{Status: policy.StatusScored, RiskScore: &score,
+		Recommendation: policy.RecommendReject}}, Aged: review.Aged{Band: policy.BandCritical, Age: "2 h"}}
+	failed := review.ItemView{ItemRow: store.ItemRow{Item: policy.Item{Status: policy.StatusError, ErrorCode: policy.CodeInternal}},
+		Aged: review.Aged{AgeLevel: policy.AgeOverdue, Age: "6 d · overdue", Snoozed: true}}
+	if text, _ := bandCell(scored); text != "critical" {
+		t.Fatalf("band %q", text)
+	}
+	if text, _ := bandCell(failed); text != "—" {
+		t.Fatalf("an error with a band %q", text)
+	}
+	if text, _ := ageCell(failed); text != "6 d · overdue · snoozed" {
+		t.Fatalf("age %q", text)
+	}
+	titles := []string{}
+	for _, c := range allColumns {
+		titles = append(titles, c.title)
+	}
+	got := strings.Join(titles, ",")
+	if !strings.Contains(got, "Status,Age") || !strings.Contains(got, "Score,Band") {
+		t.Fatalf("columns %s", got)
+	}
+}

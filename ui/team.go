@@ -1,0 +1,398 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/store"
+)
+
+// Working as a team (contract 1.1) in the window. Opening an item that
+// needs a reviewer claims it; the claim is renewed while the item stays
+// open and released when the reviewer moves on or closes the window (best
+// effort: expiry covers a crash). An item another reviewer holds says "Ben
+// is on this until 10:19" in its row and in the panel, with its action
+// buttons off for that reason. Next (N) claims and opens the oldest item
+// nobody holds. Notes show in the panel and are written there, also
+// offline. A workflow without TeamWorkflow (a 1.0 test fake) shows none of
+// this.
+
+// TeamWorkflow is what working as a team needs; a *review.Service is one.
+type TeamWorkflow interface {
+	Claim(ctx context.Context, itemID string, ttl time.Duration) (policy.Item, error)
+	Release(ctx context.Context, itemID string) (policy.Item, error)
+	Next(ctx context.Context) (review.NextResult, error)
+	AddNote(ctx context.Context, itemID, text string) (review.NoteResult, error)
+	APIVersion() string
+	ClaimTTL() time.Duration
+}
+
+func (c *Console) teamWF() TeamWorkflow {
+	tw, _ := c.wf.(TeamWorkflow)
+	return tw
+}
+
+// teamView is the team part of the item panel.
+type teamView struct {
+	p       *itemPanel
+	claim   *widget.Label
+	notes   *widget.Label
+	entry   *widget.Entry
+	add     *widget.Button
+	next    *tipButton
+	content *fyne.Container
+
+	// UI goroutine only:
+	held       string      // the item this window holds a claim on
+	renew      *time.Timer // renews the held claim at half its length
+	said       string      // what the last claim or Next said (offline, not offered)
+	saidItem   string
+	claiming   string // an item whose claim is on its way
+	releaseGen int
+}
+
+func newTeamView(p *itemPanel) *teamView {
+	v := &teamView{p: p, claim: wrapped(""), notes: wrapped("")}
+	v.claim.TextStyle.Bold = true
+	v.entry = widget.NewMultiLineEntry()
+	v.entry.SetPlaceHolder("A note for the other reviewers (never shown to the customer)")
+	v.entry.Wrapping = fyne.TextWrapWord
+	v.entry.SetMinRowsVisible(2)
+	v.add = widget.NewButtonWithIcon("Add note", theme.DocumentCreateIcon(), v.onAddNote)
+	v.next = newTipButton("Next", theme.MediaSkipNextIcon(), "Claim and open the oldest item that needs a reviewer and nobody holds (key: n)", v.onNext)
+	v.content = container.NewVBox(v.claim, container.NewBorder(nil, nil, nil, v.next, widget.NewLabel("Notes")), v.notes,
+		v.entry, v.add)
+	v.content.Hide()
+	return v
+}
+
+// holderText is the sentence for another reviewer's claim.
+func holderText(c policy.Claim) string {
+	name := c.Reviewer
+	if r, n := utf8.DecodeRuneInString(name); n > 0 {
+		name = string(unicode.ToUpper(r)) + name[n:]
+	}
+	return fmt.Sprintf("%s is on this until %s", name, clock(c.ExpiresAt))
+}
+
+// withHolder adds another reviewer's claim to a row's status.
+func withHolder(v review.ItemView, text string, imp widget.Importance) (string, widget.Importance) {
+	if v.Holder == nil {
+		return text, imp
+	}
+	return text + " · " + holderText(*v.Holder), widget.WarningImportance
+}
+
+// render draws the claim and the notes; at the end of itemPanel.render, so
+// that a claim by someone else turns the action buttons off with its reason.
+func (v *teamView) render() {
+	tw := v.p.c.teamWF()
+	if tw == nil {
+		v.content.Hide()
+		return
+	}
+	v.content.Show()
+	if !v.p.loaded {
+		v.claim.SetText("")
+		v.notes.SetText("")
+		v.add.Disable()
+		return
+	}
+	d := v.p.detail
+	now := v.p.c.opts.Now()
+	me := v.p.c.wf.Reviewer()
+	v.claim.Importance = widget.MediumImportance
+	switch {
+	case d.HeldByOther(me, now) != nil:
+		text := holderText(*d.HeldByOther(me, now))
+		v.claim.SetText(text)
+		v.claim.Importance = widget.WarningImportance
+		v.p.setButtons(false, false, false)
+		setOrHide(v.p.why, text+": the actions are off until the claim ends or is released.")
+	case v.saidItem == d.ID && v.said != "":
+		v.claim.SetText(v.said)
+	case d.HeldBy(me, now):
+		v.claim.SetText("You are on this until " + clock(d.Claim.ExpiresAt) + ".")
+	case tw.APIVersion() == "1.0":
+		v.claim.SetText("Claims and notes: this service does not offer them.")
+	default:
+		v.claim.SetText("")
+	}
+	v.renderConflict(d)
+	v.notes.SetText(notesText(d.NoteRows))
+	if tw.APIVersion() == "1.0" {
+		v.add.Disable()
+		v.entry.Disable()
+	} else {
+		v.add.Enable()
+		v.entry.Enable()
+	}
+	v.claim.Refresh()
+}
+
+func notesText(ns []store.NoteRow) string {
+	if len(ns) == 0 {
+		return "No notes."
+	}
+	var b strings.Builder
+	for i, n := range ns {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s · %s: %s", n.Author, n.CreatedAt.Local().Format("Jan 2 15:04"), n.Text)
+		switch n.State {
+		case policy.ActionDone:
+		case policy.ActionFailed:
+			fmt.Fprintf(&b, " (refused: %s)", n.LastErrorCode)
+		default:
+			b.WriteString(" (waiting to be sent)")
+		}
+	}
+	return b.String()
+}
+
+// needsClaim reports whether opening the item claims it: it needs a
+// reviewer.
+func needsClaim(d review.Detail) bool {
+	switch d.Next.Kind {
+	case policy.NextResubmit, policy.NextRequestFile, policy.NextReconcile, policy.NextWait:
+		return true
+	}
+	return d.Status == policy.StatusAwaitingFile
+}
+
+// opened is called when the panel shows an item: the claim held on another
+// item is released, and this one is claimed when it needs a reviewer.
+func (v *teamView) opened(d review.Detail) {
+	tw := v.p.c.teamWF()
+	if tw == nil {
+		return
+	}
+	if v.held != "" && v.held != d.ID {
+		v.releaseHeld()
+	}
+	if v.saidItem != d.ID {
+		v.said, v.saidItem = "", ""
+	}
+	now := v.p.c.opts.Now()
+	me := v.p.c.wf.Reviewer()
+	switch {
+	case tw.APIVersion() == "1.0", d.HeldByOther(me, now) != nil, v.claiming == d.ID:
+	case d.HeldBy(me, now):
+		v.held = d.ID
+		v.scheduleRenew(d.ID, d.Claim.ExpiresAt.Sub(now)/2)
+	case needsClaim(d):
+		v.claimItem(d.ID)
+	}
+}
+
+// claimItem claims (or renews) an item in the background.
+func (v *teamView) claimItem(id string) {
+	tw := v.p.c.teamWF()
+	v.claiming = id
+	v.p.c.background(func(ctx context.Context) func() {
+		it, err := tw.Claim(ctx, id, 0)
+		return func() {
+			v.claiming = ""
+			v.saidItem, v.said = id, ""
+			switch {
+			case err == nil && it.Claim != nil:
+				if v.p.itemID != id { // the reviewer moved on meanwhile
+					v.held = id
+					v.releaseHeld()
+					return
+				}
+				v.held = id
+				v.scheduleRenew(id, it.Claim.ExpiresAt.Sub(v.p.c.opts.Now())/2)
+			case policy.ErrorCode(err) == policy.CodeClaimed:
+				// The cache knows the holder now: render says who.
+			case policy.ErrorCode(err) == policy.CodeNotOffered || client.IsNotOffered(err):
+				v.said = "Claims: this service does not offer them."
+			case err != nil:
+				v.said = "Offline: no claim is possible now; a queued action still carries the revision you saw, and the service refuses it if the item changed."
+			}
+			if v.p.itemID == id {
+				v.p.refresh()
+			}
+		}
+	})
+}
+
+func (v *teamView) scheduleRenew(id string, after time.Duration) {
+	if v.renew != nil {
+		v.renew.Stop()
+	}
+	if after < time.Second {
+		after = time.Second
+	}
+	v.renew = time.AfterFunc(after, func() {
+		fyne.Do(func() {
+			v.p.c.apply(func() {
+				if v.held == id && v.p.itemID == id {
+					v.claimItem(id)
+				}
+			})
+		})
+	})
+}
+
+// releaseHeld releases the claim this window holds, in the background.
+func (v *teamView) releaseHeld() {
+	id := v.held
+	v.held = ""
+	if v.renew != nil {
+		v.renew.Stop()
+		v.renew = nil
+	}
+	tw := v.p.c.teamWF()
+	if id == "" || tw == nil {
+		return
+	}
+	v.p.c.background(func(ctx context.Context) func() {
+		_, _ = tw.Release(ctx, id) // best effort: expiry covers the rest
+		return nil
+	})
+}
+
+// ReleaseClaims releases the claim this window holds and waits for it
+// (closing the window), at most for timeout.
+func (c *Console) ReleaseClaims(timeout time.Duration) {
+	tw := c.teamWF()
+	v := c.panel.team
+	id := v.held
+	v.held = ""
+	if v.renew != nil {
+		v.renew.Stop()
+	}
+	if tw == nil || id == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	_, _ = tw.Release(ctx, id)
+}
+
+// onNext claims and opens the oldest item nobody holds.
+func (v *teamView) onNext() {
+	tw := v.p.c.teamWF()
+	if tw == nil {
+		return
+	}
+	v.next.Disable()
+	v.p.c.background(func(ctx context.Context) func() {
+		res, err := tw.Next(ctx)
+		return func() {
+			v.next.Enable()
+			if err != nil {
+				v.p.c.showError("Next item", err)
+				return
+			}
+			if res.Item == nil {
+				v.saidItem, v.said = v.p.itemID, res.Why
+				v.p.render()
+				return
+			}
+			id := res.Item.ID
+			if v.held != "" && v.held != id {
+				v.releaseHeld()
+			}
+			if res.Claimed {
+				v.held = id
+				if c := res.Item.Claim; c != nil {
+					v.scheduleRenew(id, c.ExpiresAt.Sub(v.p.c.opts.Now())/2)
+				}
+				v.saidItem, v.said = id, ""
+			} else {
+				v.saidItem, v.said = id, "Next: "+res.Why+"."
+			}
+			v.p.c.openItem(id, res.Item.BatchID)
+		}
+	})
+}
+
+// onAddNote sends the note in the entry (queued when offline).
+func (v *teamView) onAddNote() {
+	tw := v.p.c.teamWF()
+	text := v.entry.Text
+	id := v.p.itemID
+	if tw == nil || id == "" || strings.TrimSpace(text) == "" {
+		return
+	}
+	v.add.Disable()
+	v.p.c.background(func(ctx context.Context) func() {
+		res, err := tw.AddNote(ctx, id, text)
+		return func() {
+			v.add.Enable()
+			if err != nil {
+				v.p.setNote(id, err)
+				v.p.render()
+				return
+			}
+			v.entry.SetText("")
+			if res.Note.State == policy.ActionQueued {
+				v.saidItem, v.said = id, "Your note waits in the outbox: it is sent once when the API answers."
+			}
+			v.p.refresh()
+		}
+	})
+}
+
+// openItem selects an item in the table, opening its batch first when the
+// table lists another one (or all batches, when its batch is not listed).
+func (c *Console) openItem(id, batchID string) {
+	if c.items.selectItem(id) {
+		return
+	}
+	c.items.wantID = id
+	if i := c.batches.index(batchID); i >= 0 {
+		c.batches.open(i)
+		c.batches.list.ScrollTo(i)
+		return
+	}
+	c.batches.all.SetChecked(true) // its callback refreshes the items
+}
+
+// selectItem selects an item's row (which opens it) when the table shows
+// it; false when it does not.
+func (t *itemTable) selectItem(id string) bool {
+	for i := range t.rows {
+		if t.rows[i].ID == id {
+			t.table.Select(widget.TableCellID{Row: i, Col: 0})
+			return true
+		}
+	}
+	return false
+}
+
+// The workflow the window runs on offers the team features.
+var _ TeamWorkflow = (*review.Service)(nil)
+
+// renderConflict puts who or what changed the item in the message line,
+// when the newest action was refused with ITEM_CHANGED or CLAIMED: the
+// panel already shows the item as it is now.
+func (v *teamView) renderConflict(d review.Detail) {
+	a := d.Action
+	if a == nil || a.State != policy.ActionFailed || (a.Code != policy.CodeItemChanged && a.Code != policy.CodeClaimed) ||
+		v.p.c.flight(d.ID) != nil || (v.p.note != "" && v.p.noteItem == d.ID) {
+		return
+	}
+	for _, full := range d.Actions {
+		if full.ID == a.ID && full.LastError != "" {
+			setOrHide(v.p.message, fmt.Sprintf("The %s was not run: %s. Shown here as it is now.", kindWord(a.Kind), full.LastError))
+			v.p.detailsAc.Hide()
+			return
+		}
+	}
+}

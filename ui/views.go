@@ -1,0 +1,128 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/store"
+)
+
+// Saved views (issue 12): Ctrl+1…9 apply the built-in views ("Needs my
+// action, oldest first", "Overdue") and then the saved ones, in order;
+// Ctrl+Shift+V saves the filters and sort in force under a name.
+
+// ViewsWorkflow is what views need (a *review.Service has it).
+type ViewsWorkflow interface {
+	Views(ctx context.Context) ([]review.View, error)
+	SaveView(ctx context.Context, name string, f review.ViewFilter) error
+	ItemFilter(v review.ViewFilter) store.ItemFilter
+}
+
+// viewState is the view in force: its name and the filters the table's own
+// widgets do not show (snoozed, overdue).
+type viewState struct {
+	name   string
+	extra  store.TriageFilter
+	filter review.ViewFilter
+}
+
+func (c *Console) addViewShortcuts() {
+	cv := c.win.Canvas()
+	keys := []fyne.KeyName{fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4, fyne.Key5, fyne.Key6, fyne.Key7, fyne.Key8, fyne.Key9}
+	for i, k := range keys {
+		cv.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.onView(i) })
+	}
+	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyV, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift},
+		func(fyne.Shortcut) { c.onSaveView() })
+}
+
+// onView applies the n-th view (0-based).
+func (c *Console) onView(n int) {
+	vw, ok := c.wf.(ViewsWorkflow)
+	if !ok {
+		return
+	}
+	c.background(func(ctx context.Context) func() {
+		views, err := vw.Views(ctx)
+		if err != nil || n >= len(views) {
+			return nil
+		}
+		v := views[n]
+		f := vw.ItemFilter(v.Filter)
+		return func() { c.applyView(v, f) }
+	})
+}
+
+// applyView sets the table's filters and sort to a view's.
+func (c *Console) applyView(v review.View, f store.ItemFilter) {
+	c.view = viewState{name: v.Name, extra: f.TriageFilter, filter: v.Filter}
+	t := c.items
+	t.sortBy, t.desc = f.SortBy, f.Desc
+	status := 0
+	for i, s := range statusFilter {
+		if s.status == f.Status {
+			status = i
+		}
+	}
+	t.status.SetSelectedIndex(status)
+	if f.Code == "" {
+		t.code.SetSelectedIndex(0)
+	} else {
+		t.code.SetSelected(string(f.Code))
+	}
+	t.needs.SetChecked(f.NeedsAction)
+	if f.BatchID == "" && c.batches.batchID() != "" {
+		c.batches.all.SetChecked(true)
+	}
+	t.refresh()
+}
+
+// currentView is the filters and sort in force, as a view keeps them.
+func (c *Console) currentView() review.ViewFilter {
+	f := c.items.filter()
+	return review.ViewFilter{BatchID: f.BatchID, Status: f.Status, Code: f.Code, NeedsAction: f.NeedsAction,
+		Snoozed: c.view.filter.Snoozed, Overdue: c.view.filter.Overdue, SortBy: f.SortBy, Desc: f.Desc}
+}
+
+// onSaveView asks for a name and keeps the filters and sort in force.
+func (c *Console) onSaveView() {
+	vw, ok := c.wf.(ViewsWorkflow)
+	if !ok || c.win.Canvas().Overlays().Top() != nil {
+		return
+	}
+	cur := c.currentView()
+	name := widget.NewEntry()
+	name.SetPlaceHolder("Timeouts today")
+	dialog.ShowForm("Save this view", "Save", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
+		if !ok {
+			return
+		}
+		n := name.Text
+		c.background(func(ctx context.Context) func() {
+			err := vw.SaveView(ctx, n, cur)
+			return func() {
+				if err != nil {
+					dialog.ShowError(fmt.Errorf("%s", policy.ErrorMessage(err)), c.win)
+					return
+				}
+				c.view.name = n
+			}
+		})
+	}, c.win)
+}
+
+// snoozedView is the snoozed items' own filter, oldest first, across all
+// batches.
+func snoozedView() (review.View, store.ItemFilter) {
+	v := review.View{Name: "Snoozed", Filter: review.ViewFilter{Snoozed: true, SortBy: "since"}}
+	f := store.ItemFilter{SortBy: "since"}
+	f.Snoozed = true
+	return v, f
+}
