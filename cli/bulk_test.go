@@ -82,6 +82,8 @@ func TestBulkResubmitWithYesWhileTheAPIIsDownQueuesAndCanBeUndone(t *testing.T) 
 	if m == nil || !strings.Contains(out, "bulk run 1: "+m[1]+" actions not yet sent cancelled") {
 		t.Fatalf("undo: %s (plan %v)", out, m)
 	}
+	h.want(1, "cancel-run", "99")
+	h.want(2, "cancel-run", "x")
 	h.srv.Accept()
 	if out, _ := h.want(0, "flush"); !strings.Contains(out, "flushed 0 actions") {
 		t.Fatalf("cancelled actions were sent: %s", out)

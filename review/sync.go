@@ -76,6 +76,7 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 		p.Held += n.Held
 		p.Batches -= n.Held
 		p.Items -= n.HeldItems
+		p.Invalid -= n.HeldInvalid
 		for _, b := range f.page.Batches {
 			p.Batches++
 			p.Items += len(b.Items)

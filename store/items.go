@@ -22,8 +22,9 @@ type Applied struct {
 	// Held is how many batches of the page the cache already held exactly
 	// as sent: the batches of the position's own instant, which an
 	// "at or after" request returns again. They are not written.
-	Held      int
-	HeldItems int // the items of those batches
+	Held        int
+	HeldItems   int // the items of those batches
+	HeldInvalid int // of which invalid answers
 }
 
 const upsertBatchSQL = `INSERT INTO batches(id, customer_ref, created_at, updated_at) VALUES (?, ?, ?, ?)
@@ -128,7 +129,7 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 		return n, err
 	}
 	ctx = context.WithoutCancel(ctx)
-	batches, n.Held, n.HeldItems, err = db.dropHeld(ctx, batches)
+	batches, n.Held, n.HeldItems, n.HeldInvalid, err = db.dropHeld(ctx, batches)
 	if err != nil || len(batches) == 0 {
 		return n, err
 	}
@@ -232,24 +233,27 @@ func (r *itemRows) upsert(ctx context.Context, items []policy.Item) (int64, erro
 // is held when its row and every item of it would be left as they are by
 // the upserts (same updated_at, same state), and no other item is filed
 // under it.
-func (db *DB) dropHeld(ctx context.Context, batches []policy.Batch) ([]policy.Batch, int, int, error) {
+func (db *DB) dropHeld(ctx context.Context, batches []policy.Batch) (out []policy.Batch, held, items, invalid int, err error) {
 	pos, err := getState(ctx, db.db, keyPosition)
 	if err != nil || pos == 0 {
-		return batches, 0, 0, err
+		return batches, 0, 0, 0, err
 	}
-	var out []policy.Batch
-	held, items := 0, 0
 	for i, b := range batches {
 		if ms(b.UpdatedAt) <= pos {
 			same, err := db.holds(ctx, b)
 			if err != nil {
-				return nil, 0, 0, err
+				return nil, 0, 0, 0, err
 			}
 			if same {
 				if held == 0 {
 					out = append(make([]policy.Batch, 0, len(batches)), batches[:i]...)
 				}
 				held, items = held+1, items+len(b.Items)
+				for _, it := range b.Items {
+					if it.Status == policy.StatusInvalid {
+						invalid++
+					}
+				}
 				continue
 			}
 		}
@@ -258,9 +262,9 @@ func (db *DB) dropHeld(ctx context.Context, batches []policy.Batch) ([]policy.Ba
 		}
 	}
 	if held == 0 {
-		return batches, 0, 0, nil
+		return batches, 0, 0, 0, nil
 	}
-	return out, held, items, nil
+	return out, held, items, invalid, nil
 }
 
 const heldItemSQL = `SELECT COUNT(*) FROM items WHERE id = ? AND batch_id = ? AND (updated_at > ? OR (updated_at = ?

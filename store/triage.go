@@ -338,6 +338,12 @@ func (db *DB) CancelRun(ctx context.Context, runID int64, reviewer string) ([]Ac
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		out = nil
 		now := db.now()
+		var one int
+		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM bulk_runs WHERE id = ?`, runID).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+			return notFound("bulk run", fmt.Sprint(runID))
+		} else if err != nil {
+			return err
+		}
 		cur, err := queryActions(ctx, tx, `state IN `+sqlStates(policy.StatesAllowing(policy.EventCancel))+`
 			AND id IN (SELECT action_id FROM bulk_run_actions WHERE run_id = ?) ORDER BY id`, runID)
 		if err != nil {

@@ -165,6 +165,9 @@ func TestCreateRunQueuesInOneGoAndCancelsAsAGroup(t *testing.T) {
 	if _, ok, err := db.ClaimAction(ctx, created[0].ID, time.Minute); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
+	if _, err := db.CancelRun(ctx, 999, "ana"); policy.ErrorCode(err) != policy.CodeNotFound {
+		t.Fatalf("cancelling a run that does not exist: %v", err)
+	}
 	cancelled, err := db.CancelRun(ctx, run.ID, "ana")
 	if err != nil || len(cancelled) != 3 {
 		t.Fatalf("%d cancelled %v", len(cancelled), err)

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/store"
 )
 
@@ -43,6 +44,7 @@ type batchList struct {
 	all      *widget.Check
 	list     *keyList
 	rows     []store.BatchSummary
+	ages     map[string]review.Aged // oldest waiting item per batch (newitems.go)
 	selected string
 	gen      int
 	content  fyne.CanvasObject
@@ -74,6 +76,7 @@ func newBatchList(c *Console) *batchList {
 		box := o.(*fyne.Container)
 		box.Objects[0].(*tipLabel).SetText(fmt.Sprintf("%s  %s", r.CustomerRef, dayClock(r.CreatedAt)))
 		first, second := countsText(r)
+		second = withAge(second, b.ages[r.ID])
 		box.Objects[1].(*widget.Label).SetText(first)
 		setOrHide(box.Objects[2].(*widget.Label), second)
 	}
@@ -123,7 +126,7 @@ func (b *batchList) setHeights() {
 	pad := theme.Padding()
 	for i, r := range b.rows {
 		h := 2*line + pad
-		if _, second := countsText(r); second != "" {
+		if _, second := countsText(r); withAge(second, b.ages[r.ID]) != "" {
 			h = 3*line + 2*pad
 		}
 		b.list.SetItemHeight(i, h)
@@ -136,6 +139,7 @@ func (b *batchList) refresh() {
 	gen := b.gen
 	b.c.background(func(ctx context.Context) func() {
 		rows, err := b.c.wf.Batches(ctx, search, batchLimit)
+		ages := b.c.batchAges(ctx, rows)
 		return func() {
 			if gen != b.gen {
 				return
@@ -144,7 +148,7 @@ func (b *batchList) refresh() {
 				b.c.strip.pages.SetText("cache: " + sentence(err))
 				return
 			}
-			b.rows = rows
+			b.rows, b.ages = rows, ages
 			b.setHeights()
 			if b.selected == "" && len(rows) > 0 {
 				b.selected = rows[0].ID

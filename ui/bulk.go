@@ -257,6 +257,9 @@ func (c *Console) onBulk(kind policy.ActionKind) {
 		return
 	}
 	sel := review.Selection{Filter: c.items.filter()}
+	if ids := c.multi.list(); len(ids) > 0 {
+		sel = review.Selection{IDs: ids}
+	}
 	c.background(func(ctx context.Context) func() {
 		var p review.Plan
 		var err error

@@ -84,7 +84,8 @@ type Console struct {
 	right   *container.Split
 	body    *fyne.Container
 
-	view viewState // the saved view in force (views.go)
+	view  viewState   // the saved view in force (views.go)
+	multi multiSelect // the rows selected for a bulk action (select.go)
 
 	jobs sync.WaitGroup // background work, for Settle
 	// applyMu serialises widget updates. Fyne's driver runs them all on
@@ -216,6 +217,7 @@ func (c *Console) bindKeys() {
 	c.addBulkShortcuts()   // bulk.go
 	c.addViewShortcuts()   // views.go
 	c.addSnoozeShortcuts() // snooze.go
+	c.addSelectShortcuts() // select.go
 }
 
 func (c *Console) focusSearch() {

@@ -132,6 +132,10 @@ func (f *fakeWorkflow) Items(_ context.Context, flt store.ItemFilter) ([]review.
 			out = append(out, copyView(it))
 		}
 	}
+	out = out[min(flt.Offset, len(out)):]
+	if flt.Limit > 0 && len(out) > flt.Limit {
+		out = out[:flt.Limit]
+	}
 	return out, nil
 }
 func (f *fakeWorkflow) Item(_ context.Context, id string) (review.Detail, error) {

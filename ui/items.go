@@ -138,7 +138,15 @@ type itemTable struct {
 	// advanceFrom: after the action on this item, the next refresh moves
 	// the selection to the next item that needs the reviewer.
 	advanceFrom string
+	// The rows are read from the cache a page at a time as the table
+	// scrolls (pageRows each): shown is the filter of the loaded rows,
+	// more says the last page was full, loading that one is on its way.
+	shown         store.ItemFilter
+	more, loading bool
 }
+
+// pageRows is how many rows the table reads from the cache at a time.
+const pageRows = 500
 
 func newItemTable(c *Console) *itemTable {
 	t := &itemTable{c: c, row: -1, count: widget.NewLabel(""), cols: allColumns}
@@ -269,7 +277,11 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 		l.SetText("")
 		return
 	}
+	if id.Row >= len(t.rows)-pageRows/5 {
+		t.loadMore() // the reviewer scrolls towards the end of what is read
+	}
 	text, imp := t.cols[id.Col].text(t.rows[id.Row])
+	text = t.c.selectionMark(id.Row, id.Col, text) // select.go
 	l.Importance = imp
 	l.Truncation = fyne.TextTruncateEllipsis
 	l.SetText(text)
@@ -286,9 +298,44 @@ func (t *itemTable) filter() store.ItemFilter {
 		f.Code = policy.Code(t.code.Selected)
 	}
 	if f.BatchID == "" {
-		f.Limit = 2000
+		f.Limit = pageRows
 	}
 	return f
+}
+
+// loadMore reads the next page of the listing and appends it; a refresh
+// meanwhile (a new filter, a sync) makes it drop what it read.
+func (t *itemTable) loadMore() {
+	if !t.more || t.loading {
+		return
+	}
+	t.loading = true
+	f, gen := t.shown, t.gen
+	f.Offset = len(t.rows)
+	t.c.background(func(ctx context.Context) func() {
+		rows, err := t.c.wf.Items(ctx, f)
+		return func() {
+			if gen != t.gen {
+				return
+			}
+			t.loading = false
+			if err != nil {
+				t.count.SetText(sentence(err))
+				return
+			}
+			t.rows = append(t.rows, rows...)
+			t.more = len(rows) == f.Limit
+			t.count.SetText(t.countText())
+			t.table.Refresh()
+		}
+	})
+}
+
+func (t *itemTable) countText() string {
+	if t.more {
+		return plural(len(t.rows), "item") + " so far (more as you scroll)"
+	}
+	return plural(len(t.rows), "item")
 }
 
 // needsReviewer: the reviewer is the one to act on this item next.
@@ -329,7 +376,8 @@ func (t *itemTable) refresh() {
 			t.advanceFrom = ""
 			old := t.rows
 			t.rows = rows
-			t.count.SetText(plural(len(rows), "item"))
+			t.shown, t.more, t.loading = f, f.Limit > 0 && len(rows) == f.Limit, false
+			t.count.SetText(t.countText())
 			t.table.Refresh()
 			target := -1
 			for i, r := range rows {

@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
@@ -104,5 +105,40 @@ func TestNewItemsThatNeedYou(t *testing.T) {
 	}
 	if newlyNeeding(nil, after) != 0 || newItemsText(0) != "" || newItemsText(1) != " 1 new item needs you (Ctrl+1 shows it)." {
 		t.Fatal("a failed read before the sync claimed news")
+	}
+}
+
+// agesFake adds the oldest wait per batch to the window tests' fake.
+type agesFake struct{ *fakeWorkflow }
+
+func (agesFake) OldestWaiting(context.Context, []string) (map[string]review.Aged, error) {
+	return map[string]review.Aged{
+		"bat_48": {AgeLevel: policy.AgeOverdue, Age: "6 d · overdue"},
+		"bat_43": {AgeLevel: policy.AgeFresh, Age: "3 h"},
+	}, nil
+}
+
+func TestTheBatchListShowsTheOldestOverdueAge(t *testing.T) {
+	t.Setenv("LANG", "en_US.UTF-8")
+	a := test.NewTempApp(t)
+	w := test.NewTempWindow(t, nil)
+	w.Resize(fyne.NewSize(1280, 800))
+	c := NewConsole(w, agesFake{twoBatches()}, Options{Prefs: a.Preferences()})
+	c.apply(c.reload)
+	c.Settle()
+	second := func(i int) string {
+		row := c.batches.list.CreateItem()
+		c.batches.list.UpdateItem(i, row)
+		l := row.(*fyne.Container).Objects[2].(*widget.Label)
+		if !l.Visible() {
+			return ""
+		}
+		return l.Text
+	}
+	if got := second(0); got != "oldest 6 d · overdue" {
+		t.Fatalf("overdue batch: %q", got)
+	}
+	if got := second(1); got != "" {
+		t.Fatalf("a fresh batch shows an age: %q", got)
 	}
 }
