@@ -101,7 +101,10 @@ func Open(path string) (*DB, error) {
 		return nil, err
 	}
 	sub, _ := fs.Sub(migrations, "migrations")
-	p, err := goose.NewProvider(goose.DialectSQLite3, sdb, sub)
+	// Migrations are numbered per change and land in any order (each one
+	// touches its own tables or indexes): a cache already at 00007 still
+	// takes a 00005 that arrives later.
+	p, err := goose.NewProvider(goose.DialectSQLite3, sdb, sub, goose.WithAllowOutofOrder(true))
 	if err != nil {
 		sdb.Close()
 		return nil, err
