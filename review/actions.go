@@ -171,6 +171,11 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 			item = &it
 		}
 	}
+	if callErr == nil && item != nil {
+		if bad := s.foreignAnswer(ctx, a.ItemID, *item); bad != nil {
+			callErr, item = bad, nil
+		}
+	}
 	if s.afterCall != nil {
 		s.afterCall(a)
 	}

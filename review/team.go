@@ -178,7 +178,7 @@ func (s *Service) explainConflict(ctx context.Context, apply **policy.Item, deta
 	}
 	before, _ := s.db.Item(ctx, itemID)
 	ce := &ConflictError{Code: e.Code, Item: e.Item, cause: err}
-	if e.Item != nil && e.Item.ID == itemID {
+	if e.Item != nil && s.foreignAnswer(ctx, itemID, *e.Item) == nil {
 		*apply = e.Item
 	}
 	ce.Sentence = s.conflictSentence(before.Item, sent, e)
@@ -332,6 +332,9 @@ func (s *Service) claimOutcome(ctx context.Context, itemID, op string, it policy
 	rctx, cancel := recordCtx(ctx)
 	defer cancel()
 	_ = s.db.RecordAttempts(rctx, itemID, op, evidence(attempts))
+	if err == nil {
+		err = s.foreignAnswer(rctx, itemID, it)
+	}
 	if err == nil {
 		detail := "released"
 		if it.Claim != nil {
