@@ -43,14 +43,12 @@ func (s *Service) Resubmit(ctx context.Context, itemID string) (Result, error) {
 // RequestFile asks the customer for a new file, for an item whose code a
 // re-run cannot help. An empty message takes the one policy suggests.
 func (s *Service) RequestFile(ctx context.Context, itemID, message string) (Result, error) {
-	message = strings.TrimSpace(message)
-	if message == "" {
-		sit, err := s.db.Situation(ctx, itemID)
-		if err != nil {
-			return Result{}, err
-		}
-		message = policy.Info(sit.Item.ErrorCode).CustomerMessage
+	// What is sent is what the reviewer wrote: an empty message is refused,
+	// never swapped for a default the reviewer did not see.
+	if strings.TrimSpace(message) == "" {
+		return Result{}, policy.Errorf(policy.CodeInvalidInput, "a file request needs a message for the customer; nothing was sent")
 	}
+	message = strings.TrimSpace(message)
 	return s.act(ctx, store.Action{ItemID: itemID, Kind: policy.ActionFileRequest, Message: message}, nil, policy.CanRequestFile)
 }
 
@@ -169,6 +167,11 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 				it.UpdatedAt = fr.CreatedAt
 			}
 			item = &it
+		}
+	}
+	if callErr == nil && item != nil {
+		if bad := s.foreignAnswer(ctx, a.ItemID, *item); bad != nil {
+			callErr, item = bad, nil
 		}
 	}
 	if s.afterCall != nil {

@@ -202,7 +202,7 @@ func TestEveryCodeEveryAction(t *testing.T) {
 				if e.srv.Analyses(id) != 1 {
 					t.Fatalf("analyses %d", e.srv.Analyses(id))
 				}
-				if _, err := e.svc.RequestFile(ctx, id, ""); policy.ErrorCode(err) != policy.CodeConflict {
+				if _, err := e.svc.RequestFile(ctx, id, "Please send a new photo."); policy.ErrorCode(err) != policy.CodeConflict {
 					t.Fatalf("request file on a scored item: %v", err)
 				}
 				return
@@ -213,7 +213,15 @@ func TestEveryCodeEveryAction(t *testing.T) {
 			if e.srv.Arrivals(screenapi.EPResubmit) != 0 {
 				t.Fatal("a refused re-submission reached the API")
 			}
-			res, err = e.svc.RequestFile(ctx, id, "")
+			for _, empty := range []string{"", " \n\t"} {
+				if _, err := e.svc.RequestFile(ctx, id, empty); policy.ErrorCode(err) != policy.CodeInvalidInput {
+					t.Fatalf("an empty message %q: %v, want it refused", empty, err)
+				}
+			}
+			if e.srv.FileRequests(id) != 0 {
+				t.Fatal("an empty file request reached the API")
+			}
+			res, err = e.svc.RequestFile(ctx, id, policy.Info(code).CustomerMessage)
 			if err != nil || res.Action.State != policy.ActionDone || res.Item.Status != policy.StatusAwaitingFile {
 				t.Fatalf("request file: %+v %v", res, err)
 			}

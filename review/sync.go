@@ -117,7 +117,12 @@ func (s *Service) fetchPages(ctx context.Context, since time.Time) <-chan fetche
 	go func() {
 		defer close(out)
 		cursor := ""
+		// The cursors already asked for: a service that hands one out
+		// again would page in a circle for ever (and rewrite the same
+		// batches); that is a broken answer, not more pages.
+		asked := map[string]bool{}
 		for ctx.Err() == nil {
+			asked[cursor] = true
 			page, attempts, err := s.api.ListBatches(ctx, since, cursor, s.pageSize)
 			if ctx.Err() == nil { // a call the reviewer cancelled says nothing about the API
 				s.observe(err)
@@ -128,6 +133,15 @@ func (s *Service) fetchPages(ctx context.Context, since time.Time) <-chan fetche
 				return
 			}
 			if err != nil || page.NextCursor == "" {
+				return
+			}
+			if asked[page.NextCursor] {
+				loop := &client.Error{Code: policy.CodeInvalidResponse, Class: client.ClassBadAnswer, HTTPStatus: 200,
+					Message: fmt.Sprintf("the service handed out a page cursor it had already given (%q): its pages would never end", page.NextCursor)}
+				select {
+				case out <- fetched{err: loop}:
+				case <-ctx.Done():
+				}
 				return
 			}
 			cursor = page.NextCursor

@@ -178,7 +178,7 @@ func (s *Service) explainConflict(ctx context.Context, apply **policy.Item, deta
 	}
 	before, _ := s.db.Item(ctx, itemID)
 	ce := &ConflictError{Code: e.Code, Item: e.Item, cause: err}
-	if e.Item != nil && e.Item.ID == itemID {
+	if e.Item != nil && s.foreignAnswer(ctx, itemID, *e.Item) == nil {
 		*apply = e.Item
 	}
 	ce.Sentence = s.conflictSentence(before.Item, sent, e)
@@ -284,11 +284,22 @@ func (s *Service) notOfferedLocally(what string) error {
 }
 
 // offline says what being unable to reach the API means for a claim.
-func offlineClaim(err error) error {
-	if e, ok := client.AsError(err); ok && e.Class != client.ClassAnsweredNo && e.Class != client.ClassRateLimited && e.Class != client.ClassBadAnswer {
-		return fmt.Errorf("no claim is possible offline; a queued action still carries If-Match as its guard: %w", err)
+func offlineClaim(op, itemID string, err error) error {
+	e, ok := client.AsError(err)
+	if !ok {
+		return err
 	}
-	return err
+	switch e.Class {
+	case client.ClassAnsweredNo, client.ClassRateLimited, client.ClassBadAnswer:
+		return err
+	case client.ClassUnknown:
+		// It may have reached the service. A claim or a release has no
+		// key and no place in the outbox, so no flush settles it; doing
+		// it again does (a claim renews the reviewer's own, never doubles).
+		return fmt.Errorf("the %s may have reached the service; run 'reviewer %s %s' again to settle it (no flush does): %w",
+			op, op, itemID, err)
+	}
+	return fmt.Errorf("no %s is possible offline; a queued action still carries If-Match as its guard: %w", op, err)
 }
 
 // Claim claims an item for the reviewer, or renews their claim, for ttl
@@ -333,6 +344,9 @@ func (s *Service) claimOutcome(ctx context.Context, itemID, op string, it policy
 	defer cancel()
 	_ = s.db.RecordAttempts(rctx, itemID, op, evidence(attempts))
 	if err == nil {
+		err = s.foreignAnswer(rctx, itemID, it)
+	}
+	if err == nil {
 		detail := "released"
 		if it.Claim != nil {
 			detail = "until " + it.Claim.ExpiresAt.Local().Format("15:04")
@@ -352,7 +366,7 @@ func (s *Service) claimOutcome(ctx context.Context, itemID, op string, it policy
 		}
 		return *apply, err
 	}
-	return policy.Item{}, offlineClaim(err)
+	return policy.Item{}, offlineClaim(op, itemID, err)
 }
 
 // NextResult is the item Next picked, and whether it is the reviewer's.

@@ -2,8 +2,10 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -143,5 +145,38 @@ func TestApplyPageWritesBatchesOfAnySize(t *testing.T) {
 		if n, err := db.ApplyPage(ctx, []policy.Batch{bt}); err != nil || n.Items != 1 {
 			t.Fatalf("size %d, one item changed: %+v %v", size, n, err)
 		}
+	}
+}
+
+// A migration that lands after a higher-numbered one (each helper has its
+// own number) still applies to a cache that already took the higher one.
+func TestAMigrationThatLandsLateStillApplies(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache.db")
+	db, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	raw, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As a cache made before 00005 existed: without it, its index still there.
+	if _, err := raw.Exec(`DELETE FROM goose_db_version WHERE version_id = 5;
+		CREATE INDEX items_status ON items(status, error_code)`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	db, err = store.Open(path)
+	if err != nil {
+		t.Fatalf("a cache without 00005: %v", err)
+	}
+	db.Close()
+	raw, _ = sql.Open("sqlite3", path)
+	defer raw.Close()
+	var n int
+	raw.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'items_status'`).Scan(&n)
+	if n != 0 {
+		t.Fatal("00005 did not run")
 	}
 }

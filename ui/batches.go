@@ -74,7 +74,7 @@ func newBatchList(c *Console) *batchList {
 		}
 		r := b.rows[id]
 		box := o.(*fyne.Container)
-		box.Objects[0].(*tipLabel).SetText(fmt.Sprintf("%s  %s", r.CustomerRef, dayClock(r.CreatedAt)))
+		box.Objects[0].(*tipLabel).SetText(fmt.Sprintf("%s  %s", shown(r.CustomerRef), dayClock(r.CreatedAt)))
 		first, second := countsText(r)
 		second = withAge(second, b.ages[r.ID])
 		box.Objects[1].(*widget.Label).SetText(first)

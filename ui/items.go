@@ -34,8 +34,10 @@ const (
 )
 
 var allColumns = []column{
-	{"File", "file", fileMin, 0, func(v review.ItemView) (string, widget.Importance) { return v.FileName, widget.MediumImportance }},
-	{"Customer", "", 96, 0, func(v review.ItemView) (string, widget.Importance) { return v.CustomerRef, widget.MediumImportance }},
+	{"File", "file", fileMin, 0, func(v review.ItemView) (string, widget.Importance) { return shown(v.FileName), widget.MediumImportance }},
+	{"Customer", "", 96, 0, func(v review.ItemView) (string, widget.Importance) {
+		return shown(v.CustomerRef), widget.MediumImportance
+	}},
 	{"Kind", "kind", 48, 7, func(v review.ItemView) (string, widget.Importance) {
 		if v.Kind == policy.KindSelfie {
 			return "selfie", widget.MediumImportance

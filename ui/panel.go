@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 )
@@ -187,15 +188,15 @@ func reportedText(it policy.Item) string {
 		return ""
 	}
 	if it.Status == policy.StatusInvalid {
-		return "The service reported " + rc + " alongside the broken answer."
+		return "The service reported " + shown(rc) + " alongside the broken answer."
 	}
 	if policy.IsItemCode(policy.Code(rc)) || rc == string(it.ErrorCode) {
 		return "" // a code the console knows: it is the one shown
 	}
 	if it.Status == policy.StatusError && it.ErrorCode != "" {
-		return "The service reported " + rc + ", which the console does not know; it is treated as " + string(it.ErrorCode) + "."
+		return "The service reported " + shown(rc) + ", which the console does not know; it is treated as " + string(it.ErrorCode) + "."
 	}
-	return "The service reported " + rc + ", which the console does not know."
+	return "The service reported " + shown(rc) + ", which the console does not know."
 }
 
 // verdictText is the headline of the item's state.
@@ -228,18 +229,18 @@ func (p *itemPanel) render() {
 		return
 	}
 	d := p.detail
-	p.title.SetText(d.FileName)
+	p.title.SetText(shown(d.FileName))
 	kind := "ID document"
 	if d.Kind == policy.KindSelfie {
 		kind = "Selfie"
 	}
-	p.subtitle.SetText(fmt.Sprintf("%s · %s · %s · attempt %d", kind, d.ID, d.CustomerRef, d.Attempt))
+	p.subtitle.SetText(fmt.Sprintf("%s · %s · %s · attempt %d", kind, shown(d.ID), shown(d.CustomerRef), d.Attempt))
 	text, imp := verdictText(d.Item)
 	p.verdict.Importance = imp
 	p.verdict.SetText(withBand(text, d.ItemView)) // triage.go
 	p.triage.Importance, text = panelTriage(d.ItemView)
 	setOrHide(p.triage, text)
-	p.explain.SetText(policy.Describe(d.Item))
+	p.explain.SetText(safetext.Line(policy.Describe(d.Item), safetext.Message))
 	setOrHide(p.reported, reportedText(d.Item))
 	next := ""
 	if d.Status == policy.StatusError || d.Status == policy.StatusInvalid {
