@@ -36,6 +36,7 @@ type itemPanel struct {
 	title     *widget.Label
 	subtitle  *widget.Label
 	verdict   *widget.Label
+	triage    *widget.Label // the band of a score, or the age of a wait (triage.go)
 	explain   *widget.Label
 	reported  *widget.Label
 	nextActor *widget.Label
@@ -64,7 +65,7 @@ func wrapped(text string) *widget.Label {
 func newItemPanel(c *Console) *itemPanel {
 	p := &itemPanel{c: c,
 		title: wrapped("No item selected"), subtitle: wrapped(""),
-		verdict: wrapped(""), explain: wrapped(""), reported: wrapped(""), nextActor: wrapped(""),
+		verdict: wrapped(""), triage: wrapped(""), explain: wrapped(""), reported: wrapped(""), nextActor: wrapped(""),
 		layers: container.NewVBox(), why: wrapped(""), message: wrapped(""), details: wrapped(""),
 		attempts: wrapped(""), audit: wrapped(""),
 	}
@@ -87,7 +88,7 @@ func newItemPanel(c *Console) *itemPanel {
 		container.NewTabItem("Audit", container.NewVScroll(p.audit)),
 	)
 	p.team = newTeamView(p)
-	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.explain, p.reported, p.nextActor, p.layers,
+	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.triage, p.explain, p.reported, p.nextActor, p.layers,
 		container.NewGridWithColumns(2, p.resubmit, p.request), container.NewGridWithColumns(2, p.upload, p.cancel),
 		p.why, p.message, p.stop, p.detailsAc, p.team.content, widget.NewSeparator())
 	p.content = container.NewVSplit(container.NewVScroll(top), history)
@@ -215,6 +216,7 @@ func verdictText(it policy.Item) (string, widget.Importance) {
 func (p *itemPanel) render() {
 	if !p.loaded {
 		p.title.SetText("No item selected")
+		p.triage.Hide()
 		for _, l := range []*widget.Label{p.subtitle, p.verdict, p.explain, p.reported, p.nextActor, p.why, p.attempts, p.audit} {
 			l.SetText("")
 		}
@@ -235,7 +237,9 @@ func (p *itemPanel) render() {
 	p.subtitle.SetText(fmt.Sprintf("%s · %s · %s · attempt %d", kind, shown(d.ID), shown(d.CustomerRef), d.Attempt))
 	text, imp := verdictText(d.Item)
 	p.verdict.Importance = imp
-	p.verdict.SetText(text)
+	p.verdict.SetText(withBand(text, d.ItemView)) // triage.go
+	p.triage.Importance, text = panelTriage(d.ItemView)
+	setOrHide(p.triage, text)
 	p.explain.SetText(safetext.Line(policy.Describe(d.Item), safetext.Message))
 	setOrHide(p.reported, reportedText(d.Item))
 	next := ""
