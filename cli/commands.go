@@ -33,9 +33,11 @@ func (r *runner) sync(args []string) (int, error) {
 	defer done()
 	p, err := svc.Sync(ctx, nil)
 	if err != nil {
-		if _, ok := client.AsError(err); ok {
+		if _, ok := client.AsError(err); ok || ctx.Err() != nil {
 			// The API did not give the page: a failed read, whatever the
-			// fault (unreachable, reset, timeout, a truncated page).
+			// fault (unreachable, reset, timeout, a truncated page), or
+			// the reviewer's Ctrl-C stopped it; either way nothing is
+			// queued and running it again resumes it.
 			err = readError{err}
 		}
 		return exitFor(err), err

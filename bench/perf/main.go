@@ -41,7 +41,13 @@ type config struct {
 	display                     string
 	enforce                     bool
 	work                        string
+	only                        map[string]bool // figure groups to run (empty: all)
+	cache                       string          // a synced cache to list from (no service, no sync)
 }
+
+// measures reports whether the group of figures (sync, listing, start,
+// window) is to be measured.
+func (c config) measures(group string) bool { return len(c.only) == 0 || c.only[group] }
 
 func main() {
 	var c config
@@ -54,7 +60,26 @@ func main() {
 	flag.IntVar(&c.warmup, "warmup", 1, "runs thrown away first")
 	flag.StringVar(&c.display, "display", "", "an X display (Xvfb) for the window figures; none: skipped")
 	flag.BoolVar(&c.enforce, "enforce", true, "exit 1 when a median misses its target")
+	only := flag.String("only", "", "comma-separated groups of figures to measure: sync, listing, start, window (default: all)")
+	flag.StringVar(&c.cache, "cache", "", "list from this synced cache (a copy of it) instead of syncing one (-only listing)")
 	flag.Parse()
+	for _, g := range strings.Split(*only, ",") {
+		if g = strings.TrimSpace(g); g == "" {
+			continue
+		}
+		if !slices.Contains([]string{"sync", "listing", "start", "window"}, g) {
+			fmt.Fprintf(os.Stderr, "perf: -only %q: want sync, listing, start or window\n", g)
+			os.Exit(2)
+		}
+		if c.only == nil {
+			c.only = map[string]bool{}
+		}
+		c.only[g] = true
+	}
+	if c.cache != "" && (len(c.only) != 1 || !c.only["listing"]) {
+		fmt.Fprintln(os.Stderr, "perf: -cache goes with -only listing")
+		os.Exit(2)
+	}
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "perf:", err)
 		os.Exit(2)
@@ -152,25 +177,45 @@ func run(c config) error {
 
 	fmt.Printf("TrustScreen Reviewer performance suite: %d batches x %d items, %d runs after %d warm-up, %d CPUs, %s\n",
 		c.batches, c.perBatch, c.runs, c.warmup, runtime.NumCPU(), time.Now().UTC().Format(time.RFC3339))
-	srv, url, err := startService(c, token)
-	if err != nil {
-		return err
+	cache := filepath.Join(work, "reviewer.db")
+	url := "http://127.0.0.1:1" // -cache: no service; nothing listed calls it
+	if c.cache != "" {
+		if err := copyDB(c.cache, cache); err != nil {
+			return err
+		}
+	} else {
+		srv, u, err := startService(c, token)
+		if err != nil {
+			return err
+		}
+		defer func() { srv.Process.Signal(os.Interrupt); srv.Wait() }()
+		url = u
 	}
-	defer func() { srv.Process.Signal(os.Interrupt); srv.Wait() }()
-
 	s := &suite{c: c, devnull: devnull, env: []string{"REVIEWER_API_URL=" + url, "REVIEWER_API_TOKEN=" + token,
 		"REVIEWER_NAME=perf", "LANG=en_US.UTF-8"}}
-	cache := filepath.Join(work, "reviewer.db")
-	if err := s.sync(cache); err != nil {
-		return err
+	switch {
+	case c.cache != "":
+	case c.measures("sync"):
+		if err := s.sync(cache); err != nil {
+			return err
+		}
+	case c.measures("listing") || c.measures("window"):
+		// The cache the other figures need, synced once and not measured.
+		if _, err := proc(append(s.env, "REVIEWER_DB="+cache), nil, c.bin, "sync"); err != nil {
+			return err
+		}
 	}
-	if err := s.listing(cache); err != nil {
-		return err
+	if c.measures("listing") {
+		if err := s.listing(cache); err != nil {
+			return err
+		}
 	}
-	if err := s.start(); err != nil {
-		return err
+	if c.measures("start") {
+		if err := s.start(); err != nil {
+			return err
+		}
 	}
-	if c.display != "" {
+	if c.display != "" && c.measures("window") {
 		if err := s.window(cache); err != nil {
 			return err
 		}
@@ -200,6 +245,29 @@ func startService(c config, token string) (*exec.Cmd, string, error) {
 	}
 	go io.Copy(io.Discard, out)
 	return cmd, url, nil
+}
+
+// copyDB copies a cache (checkpointed: its -wal is not copied) to dst.
+func copyDB(src, dst string) error {
+	if out, err := exec.Command("sqlite3", src, "PRAGMA wal_checkpoint(TRUNCATE)").CombinedOutput(); err != nil {
+		return fmt.Errorf("checkpoint %s: %v: %s", src, err, out)
+	}
+	// Copied in small pieces: the runner's own peak memory would show in
+	// its children's (ru_maxrss carries over a fork).
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 func removeDB(path string) {
