@@ -45,6 +45,10 @@ func (r *runner) sync(args []string) (int, error) {
 	}
 	fmt.Fprintf(r.env.Stdout, "synced %d pages: %d batches, %d items (%d changed, %d invalid answers stored as invalid)\n",
 		p.Pages, p.Batches, p.Items, p.Changed, p.Invalid)
+	if p.Ahead > 0 {
+		fmt.Fprintf(r.env.Stdout, "warning: %d batches dated more than %v ahead of this computer's clock (the service's clock is wrong): kept, but the sync position was not moved to their date\n",
+			p.Ahead, policy.MaxClockSkew)
+	}
 	return ExitOK, nil
 }
 
