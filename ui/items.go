@@ -129,6 +129,7 @@ func (t *keyTable) Resize(s fyne.Size) {
 // itemTable is the sortable items table in the middle.
 type itemTable struct {
 	c       *Console
+	hold    bool // while a view sets several filters at once: one refresh at the end
 	table   *keyTable
 	status  *widget.Select
 	code    *widget.Select
@@ -381,8 +382,8 @@ func needsReviewer(v review.ItemView) bool {
 }
 
 func (t *itemTable) refresh() {
-	if t.c.batches == nil || t.c.panel == nil {
-		return // still being built
+	if t.c.batches == nil || t.c.panel == nil || t.hold {
+		return // still being built, or a view is setting its filters
 	}
 	if all := t.c.batches.batchID() == ""; all != (len(t.cols) > 0 && t.hasColumn("Customer")) {
 		t.layoutColumns()

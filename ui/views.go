@@ -67,6 +67,10 @@ func (c *Console) onView(n int) {
 func (c *Console) applyView(v review.View, f store.ItemFilter) {
 	c.view = viewState{name: v.Name, extra: f.TriageFilter, filter: v.Filter}
 	t := c.items
+	// Each filter widget refreshes the table when it changes; a view sets
+	// several, so they are held and the table reads the cache once, with
+	// all of them. (Several reads in flight finished in any order.)
+	t.hold = true
 	t.sortBy, t.desc = f.SortBy, f.Desc
 	status := 0
 	for i, s := range statusFilter {
@@ -84,6 +88,7 @@ func (c *Console) applyView(v review.View, f store.ItemFilter) {
 	if f.BatchID == "" && c.batches.batchID() != "" {
 		c.batches.all.SetChecked(true)
 	}
+	t.hold = false
 	sc := scopeOf(t.filter())
 	c.view.scope = &sc
 	t.refresh()

@@ -41,6 +41,12 @@ func (v *viewsFake) ItemFilter(f review.ViewFilter) store.ItemFilter {
 	return out
 }
 
+func (f *fakeWorkflow) filtersSoFar() []store.ItemFilter {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]store.ItemFilter(nil), f.filters...)
+}
+
 func (f *fakeWorkflow) lastFilter() store.ItemFilter {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -69,8 +75,12 @@ func TestCtrlDigitAppliesTheViews(t *testing.T) {
 	if f = wf.lastFilter(); !f.NeedsAction || f.OlderThan != 0 || f.SortBy != "since" || !c.items.needs.Checked {
 		t.Fatalf("needs-action view: %+v", f)
 	}
+	calls := len(wf.filtersSoFar())
 	c.onView(2) // Ctrl+3: the first saved view
 	c.Settle()
+	if n := len(wf.filtersSoFar()) - calls; n != 1 {
+		t.Fatalf("applying a view read the cache %d times, want once with all its filters", n)
+	}
 	if f = wf.lastFilter(); f.Status != policy.StatusError || f.Code != policy.CodeClassifierTimeout || f.SortBy != "score" || !f.Desc || f.NeedsAction {
 		t.Fatalf("saved view: %+v", f)
 	}
