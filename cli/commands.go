@@ -34,15 +34,21 @@ func (r *runner) sync(args []string) (int, error) {
 	defer done()
 	p, err := svc.Sync(ctx, nil)
 	if err != nil {
-		if _, ok := client.AsError(err); ok {
+		if _, ok := client.AsError(err); ok || ctx.Err() != nil {
 			// The API did not give the page: a failed read, whatever the
-			// fault (unreachable, reset, timeout, a truncated page).
+			// fault (unreachable, reset, timeout, a truncated page), or
+			// the reviewer's Ctrl-C stopped it; either way nothing is
+			// queued and running it again resumes it.
 			err = readError{err}
 		}
 		return exitFor(err), err
 	}
 	fmt.Fprintf(r.env.Stdout, "synced %d pages: %d batches, %d items (%d changed, %d invalid answers stored as invalid)\n",
 		p.Pages, p.Batches, p.Items, p.Changed, p.Invalid)
+	if p.Ahead > 0 {
+		fmt.Fprintf(r.env.Stdout, "warning: %d batches dated more than %v ahead of this computer's clock (the service's clock is wrong): kept, but the sync position was not moved to their date\n",
+			p.Ahead, policy.MaxClockSkew)
+	}
 	return ExitOK, nil
 }
 

@@ -205,3 +205,31 @@ type Batch struct {
 	UpdatedAt   time.Time
 	Items       []Item
 }
+
+// MaxClockSkew is how far ahead of the console's clock a date from the
+// service may be. A batch dated further ahead (a broken or hostile clock)
+// must never become the sync position: every later "updated_since" would
+// skip every real change until that date.
+const MaxClockSkew = 5 * time.Minute
+
+// AheadOf reports whether t is further ahead of now than MaxClockSkew.
+func AheadOf(t, now time.Time) bool { return t.After(now.Add(MaxClockSkew)) }
+
+// HoldBackFuture checks the dates of a batch as received at now. An item
+// dated further ahead than MaxClockSkew broke the contract: it becomes
+// invalid (no verdict), its problem names the date it carried, and it is
+// dated now, so that the next real change of it replaces it. It reports
+// whether the batch itself is dated ahead; such a batch is kept as sent
+// but must not move the sync position (store.ApplyPage).
+func HoldBackFuture(b *Batch, now time.Time) (ahead bool) {
+	now = now.UTC()
+	for i, it := range b.Items {
+		if AheadOf(it.UpdatedAt, now) {
+			it = MarkInvalid(it, fmt.Sprintf("updated_at %s is in the future (more than %v ahead of the console's clock)",
+				it.UpdatedAt.Format(time.RFC3339), MaxClockSkew))
+			it.UpdatedAt = now
+			b.Items[i] = it
+		}
+	}
+	return AheadOf(b.UpdatedAt, now)
+}

@@ -179,7 +179,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 	}
 	s.observe(callErr)
 	fin := outcome(item, callErr)
-	callErr = s.explainConflict(ctx, &fin.Applied, &fin.Err, a.ItemID, rev, callErr) // team.go: 412 and 409 apply the item
+	callErr = s.explainConflict(ctx, &fin.Applied, &fin.Err, a.ItemID, rev, a.CreatedAt, callErr) // team.go: 412 and 409 apply the item
 	fin.Claim = a.Sends
 	fin.Attempts = evidence(attempts)
 	rctx, rcancel := recordCtx(ctx)

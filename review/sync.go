@@ -20,6 +20,11 @@ type SyncProgress struct {
 	// they are (the newest instant of the last sync: "updated_since" is at
 	// or after); they are not written nor counted in Batches and Items.
 	Held int
+	// Ahead is how many batches came dated further ahead of the console's
+	// clock than policy.MaxClockSkew: they are stored, but the sync
+	// position does not move to their date (their items dated ahead are
+	// stored as invalid).
+	Ahead int
 }
 
 // Sync pulls the batches changed since the newest one in the cache, page by
@@ -63,6 +68,12 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 				return p, cancelled()
 			}
 			return p, fmt.Errorf("sync stopped after %d pages: %w", p.Pages, f.err)
+		}
+		now := s.now()
+		for i := range f.page.Batches {
+			if policy.HoldBackFuture(&f.page.Batches[i], now) {
+				p.Ahead++
+			}
 		}
 		n, err := s.db.ApplyPage(ctx, f.page.Batches)
 		if err != nil {

@@ -170,23 +170,66 @@ func (s *Service) notHeldByOther(check func(policy.Situation) error) func(policy
 }
 
 // explainConflict turns a 412 or a 409 CLAIMED into a ConflictError, and
-// sets the item of the answer to be applied with the outcome.
-func (s *Service) explainConflict(ctx context.Context, apply **policy.Item, detail *string, itemID string, sent int64, err error) error {
+// sets the item of the answer to be applied with the outcome. sent is the
+// revision the reviewer acted on (an action's If-Match; 0: what the cache
+// holds now) and queued when they did (an action's queued time; zero: now).
+func (s *Service) explainConflict(ctx context.Context, apply **policy.Item, detail *string, itemID string, sent int64, queued time.Time, err error) error {
 	e, ok := client.AsConflict(err)
 	if !ok {
 		return err
 	}
-	before, _ := s.db.Item(ctx, itemID)
+	// What the cache holds, read even when the caller's context has ended:
+	// the sentence is part of recording the outcome.
+	rctx, cancel := recordCtx(ctx)
+	defer cancel()
+	v := seen{revision: sent, at: queued}
+	if before, rerr := s.db.Item(rctx, itemID); rerr == nil {
+		v.item, v.cached = before.Item, true
+	}
 	ce := &ConflictError{Code: e.Code, Item: e.Item, cause: err}
 	if e.Item != nil && s.foreignAnswer(ctx, itemID, *e.Item) == nil {
 		*apply = e.Item
 	}
-	ce.Sentence = s.conflictSentence(before.Item, sent, e)
+	ce.Sentence = s.conflictSentence(v, e)
 	*detail = ce.Sentence
 	return ce
 }
 
-func (s *Service) conflictSentence(before policy.Item, sent int64, e *client.Error) string {
+// seen is what the console knows of the item the reviewer acted on.
+type seen struct {
+	item     policy.Item // the item as the cache holds it now
+	cached   bool        // false: the cache could not be read, item is empty
+	revision int64       // the revision the reviewer acted on (0: the cached one)
+	at       time.Time   // when they acted on it (zero: now, on the cached item)
+}
+
+// acted is the revision the reviewer acted on, 0 when not known.
+func (v seen) acted() int64 {
+	if v.revision > 0 {
+		return v.revision
+	}
+	if v.cached {
+		return v.item.Revision
+	}
+	return 0
+}
+
+// newSince is the moment after which a note is news to the reviewer, and
+// whether there is one. While the cache holds the revision they acted on,
+// it is that revision's time. A sync may have moved the cache on since an
+// action was queued (it then holds the very change that refused it, note
+// and all), and a note is not stamped at its revision's instant: it is
+// older by however long the service took between the two. Then the cached
+// time says nothing of what the reviewer saw, and the queued time does: a
+// note written after it was news to them.
+func (v seen) newSince() (time.Time, bool) {
+	if v.cached && (v.revision == 0 || v.item.Revision <= v.revision) {
+		return v.item.UpdatedAt, true
+	}
+	return v.at, !v.at.IsZero()
+}
+
+func (s *Service) conflictSentence(v seen, e *client.Error) string {
 	now := s.now()
 	it := e.Item
 	if e.Code == policy.CodeClaimed {
@@ -198,26 +241,28 @@ func (s *Service) conflictSentence(before policy.Item, sent int64, e *client.Err
 	if it == nil {
 		return "the item changed since you saw it; sync to see how"
 	}
+	before := v.item
 	ago := agoText(now.Sub(it.UpdatedAt))
+	since, sinceKnown := v.newSince()
 	var what string
 	switch {
-	case it.Attempt > before.Attempt && (it.Status == policy.StatusScored || it.Status == policy.StatusError || it.Status == policy.StatusInvalid):
+	// Without the cached item there is nothing to compare with: an empty
+	// one would make any answer look re-analysed or changed in status.
+	case v.cached && it.Attempt > before.Attempt && (it.Status == policy.StatusScored || it.Status == policy.StatusError || it.Status == policy.StatusInvalid):
 		what = "re-analysed " + ago + ": now " + stateText(*it)
-	case it.Status != before.Status && it.Status == policy.StatusAwaitingFile:
+	case v.cached && it.Status != before.Status && it.Status == policy.StatusAwaitingFile:
 		what = "a new file was requested from the customer " + ago
-	case it.Status != before.Status:
+	case v.cached && it.Status != before.Status:
 		what = "changed " + ago + ": now " + stateText(*it)
-	case len(it.Notes) > 0 && !it.Notes[len(it.Notes)-1].CreatedAt.Before(before.UpdatedAt):
+	case sinceKnown && len(it.Notes) > 0 && !it.Notes[len(it.Notes)-1].CreatedAt.Before(since):
 		n := it.Notes[len(it.Notes)-1]
 		what = titled(n.Author) + " added a note " + agoText(now.Sub(n.CreatedAt))
 	case it.Claim != nil:
 		what = "claimed by " + it.Claim.Reviewer + " " + ago
+	case v.acted() > 0:
+		what = fmt.Sprintf("changed %s: now %s (revision %d; you saw %d)", ago, stateText(*it), it.Revision, v.acted())
 	default:
-		saw := sent
-		if saw == 0 {
-			saw = before.Revision
-		}
-		what = fmt.Sprintf("changed %s: now %s (revision %d; you saw %d)", ago, stateText(*it), it.Revision, saw)
+		what = fmt.Sprintf("changed %s: now %s (revision %d)", ago, stateText(*it), it.Revision)
 	}
 	if c := it.HeldByOther(s.who(), now); c != nil && !strings.HasPrefix(what, "claimed") {
 		what += "; " + claimSentence(*c)
@@ -284,11 +329,22 @@ func (s *Service) notOfferedLocally(what string) error {
 }
 
 // offline says what being unable to reach the API means for a claim.
-func offlineClaim(err error) error {
-	if e, ok := client.AsError(err); ok && e.Class != client.ClassAnsweredNo && e.Class != client.ClassRateLimited && e.Class != client.ClassBadAnswer {
-		return fmt.Errorf("no claim is possible offline; a queued action still carries If-Match as its guard: %w", err)
+func offlineClaim(op, itemID string, err error) error {
+	e, ok := client.AsError(err)
+	if !ok {
+		return err
 	}
-	return err
+	switch e.Class {
+	case client.ClassAnsweredNo, client.ClassRateLimited, client.ClassBadAnswer:
+		return err
+	case client.ClassUnknown:
+		// It may have reached the service. A claim or a release has no
+		// key and no place in the outbox, so no flush settles it; doing
+		// it again does (a claim renews the reviewer's own, never doubles).
+		return fmt.Errorf("the %s may have reached the service; run 'reviewer %s %s' again to settle it (no flush does): %w",
+			op, op, itemID, err)
+	}
+	return fmt.Errorf("no %s is possible offline; a queued action still carries If-Match as its guard: %w", op, err)
 }
 
 // Claim claims an item for the reviewer, or renews their claim, for ttl
@@ -348,14 +404,14 @@ func (s *Service) claimOutcome(ctx context.Context, itemID, op string, it policy
 	}
 	var apply *policy.Item
 	var detail string
-	err = s.explainConflict(rctx, &apply, &detail, itemID, 0, err)
+	err = s.explainConflict(rctx, &apply, &detail, itemID, 0, time.Time{}, err)
 	if apply != nil {
 		if aerr := s.db.ApplyItem(rctx, *apply, s.who(), op+": refused by the API: "+string(policy.ErrorCode(err)), detail); aerr != nil {
 			return policy.Item{}, aerr
 		}
 		return *apply, err
 	}
-	return policy.Item{}, offlineClaim(err)
+	return policy.Item{}, offlineClaim(op, itemID, err)
 }
 
 // NextResult is the item Next picked, and whether it is the reviewer's.
@@ -456,7 +512,7 @@ func (s *Service) sendNote(ctx context.Context, id int64) (NoteResult, error) {
 		if client.IsNotOffered(callErr) {
 			s.setVersion(rctx, "1.0")
 		}
-		callErr = s.explainConflict(rctx, &f.Item, &f.Err, n.ItemID, 0, callErr)
+		callErr = s.explainConflict(rctx, &f.Item, &f.Err, n.ItemID, 0, time.Time{}, callErr)
 	}
 	done, err := s.db.FinishNote(rctx, n.ID, f)
 	if err != nil {

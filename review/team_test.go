@@ -30,15 +30,25 @@ const anaTok, benTok = "team-token-ana", "team-token-ben"
 
 // fakeClock runs with real time, plus whatever the test added: operation
 // deadlines stay real while claims and "2 min ago" see the added time.
+// With step set, every reading also moves it on by step, as a loaded
+// machine may between two readings of one request.
 type fakeClock struct {
 	mu     sync.Mutex
 	offset time.Duration
+	step   time.Duration
 }
 
 func (c *fakeClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.offset += c.step
 	return time.Now().Add(c.offset)
+}
+
+func (c *fakeClock) SetStep(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.step = d
 }
 func (c *fakeClock) Add(d time.Duration) {
 	c.mu.Lock()
@@ -264,53 +274,82 @@ func TestTwoProcessesTwoReviewersPayForOneAnalysis(t *testing.T) {
 	}
 }
 
+// A re-submission queued offline on revision 3 meets ben's note (revision
+// 4) on flush, hours later, and says so: whether or not ana synced before
+// flushing (then her cache holds revision 4 already and is not what she
+// saw), and whether the service stamped the note and the item's change in
+// one instant or a moment apart (a reading of the clock each, as on a
+// loaded machine: the note is older than the revision it made).
 func TestActionQueuedOfflineOnAnOldRevisionIsRefusedOnFlush(t *testing.T) {
-	tm := setupTeam(t, "")
-	ctx := context.Background()
-	id := tm.srv.FindCode("SOURCE_UNREACHABLE")
-	// The item is at revision 3 when ana looks at it.
-	tm.srv.Touch(id, func(*policy.RawItem) {})
-	tm.srv.Touch(id, func(*policy.RawItem) {})
-	if _, err := tm.ana.svc.Sync(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	if d, _ := tm.ana.svc.Item(ctx, id); d.Revision != 3 {
-		t.Fatalf("revision %d", d.Revision)
-	}
-	tm.srv.Refuse()
-	res, err := tm.ana.svc.Resubmit(ctx, id)
-	if err != nil || res.Action.State != policy.ActionQueued {
-		t.Fatalf("%+v %v", res, err)
-	}
-	if err := tm.srv.Accept(); err != nil {
-		t.Fatal(err)
-	}
-	// Meanwhile ben moves it to revision 4 with a note.
-	if _, err := tm.ben.svc.AddNote(ctx, id, "Customer is sending a sharper scan."); err != nil {
-		t.Fatal(err)
-	}
-	if tm.srv.Revision(id) != 4 {
-		t.Fatalf("revision %d", tm.srv.Revision(id))
-	}
-	// Hours later ana syncs (her cache is at 4 now) and flushes: the action
-	// still carries the revision it was queued on.
-	tm.clk.Add(3 * time.Hour)
-	if _, err := tm.ana.svc.Sync(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	fr, err := tm.ana.svc.Flush(ctx)
-	if err != nil || fr.Failed != 1 {
-		t.Fatalf("%+v %v", fr, err)
-	}
-	ce := conflict(t, fr.Results[0].Err, policy.CodeItemChanged)
-	if !strings.Contains(ce.Sentence, "Ben added a note") {
-		t.Fatalf("sentence %q", ce.Sentence)
-	}
-	if tm.srv.Analyses(id) != 0 || tm.srv.Arrivals(screenapi.EPResubmit) != 1 {
-		t.Fatalf("analyses %d arrivals %d: nothing may be paid", tm.srv.Analyses(id), tm.srv.Arrivals(screenapi.EPResubmit))
-	}
-	if out, _ := tm.ana.svc.Outbox(ctx); len(out) != 0 {
-		t.Fatalf("outbox %+v", out)
+	for _, tc := range []struct {
+		name   string
+		step   time.Duration // the service's clock moves on between two readings
+		synced bool          // ana syncs before flushing
+	}{
+		{"synced, one instant", 0, true},
+		{"synced, note stamped before its revision", time.Millisecond, true},
+		{"not synced, note stamped before its revision", time.Millisecond, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tm := setupTeam(t, "")
+			ctx := context.Background()
+			id := tm.srv.FindCode("SOURCE_UNREACHABLE")
+			// The item is at revision 3 when ana looks at it.
+			tm.srv.Touch(id, func(*policy.RawItem) {})
+			tm.srv.Touch(id, func(*policy.RawItem) {})
+			if _, err := tm.ana.svc.Sync(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			if d, _ := tm.ana.svc.Item(ctx, id); d.Revision != 3 {
+				t.Fatalf("revision %d", d.Revision)
+			}
+			tm.srv.Refuse()
+			res, err := tm.ana.svc.Resubmit(ctx, id)
+			if err != nil || res.Action.State != policy.ActionQueued {
+				t.Fatalf("%+v %v", res, err)
+			}
+			if err := tm.srv.Accept(); err != nil {
+				t.Fatal(err)
+			}
+			// Meanwhile ben moves it to revision 4 with a note.
+			tm.clk.SetStep(tc.step)
+			if _, err := tm.ben.svc.AddNote(ctx, id, "Customer is sending a sharper scan."); err != nil {
+				t.Fatal(err)
+			}
+			tm.clk.SetStep(0)
+			if tm.srv.Revision(id) != 4 {
+				t.Fatalf("revision %d", tm.srv.Revision(id))
+			}
+			notes := tm.srv.Notes(id)
+			if it, _ := tm.srv.Item(id); tc.step > 0 && (len(notes) != 1 || !notes[0].CreatedAt.Before(it.UpdatedAt)) {
+				t.Fatalf("the note should be older than its revision: %+v, item at %s", notes, it.UpdatedAt)
+			}
+			// Hours later ana syncs (her cache is at 4 now) and flushes: the
+			// action still carries the revision it was queued on.
+			tm.clk.Add(3 * time.Hour)
+			if tc.synced {
+				if _, err := tm.ana.svc.Sync(ctx, nil); err != nil {
+					t.Fatal(err)
+				}
+				if d, _ := tm.ana.svc.Item(ctx, id); d.Revision != 4 {
+					t.Fatalf("revision %d", d.Revision)
+				}
+			}
+			fr, err := tm.ana.svc.Flush(ctx)
+			if err != nil || fr.Failed != 1 {
+				t.Fatalf("%+v %v", fr, err)
+			}
+			ce := conflict(t, fr.Results[0].Err, policy.CodeItemChanged)
+			if ce.Sentence != "Ben added a note 3 h ago" {
+				t.Fatalf("sentence %q", ce.Sentence)
+			}
+			if tm.srv.Analyses(id) != 0 || tm.srv.Arrivals(screenapi.EPResubmit) != 1 {
+				t.Fatalf("analyses %d arrivals %d: nothing may be paid", tm.srv.Analyses(id), tm.srv.Arrivals(screenapi.EPResubmit))
+			}
+			if out, _ := tm.ana.svc.Outbox(ctx); len(out) != 0 {
+				t.Fatalf("outbox %+v", out)
+			}
+		})
 	}
 }
 

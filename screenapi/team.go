@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net/http"
 	"strconv"
@@ -70,8 +71,19 @@ type fileVersion struct {
 func (s *Server) v11() bool { return s.opts.APIVersion != Version10 }
 
 func (s *Server) seedTeam(it *policy.RawItem, created time.Time) {
-	s.team[it.ID] = &itemTeam{revision: 1, status: it.Status, statusSince: it.UpdatedAt,
+	s.team[it.ID] = &itemTeam{revision: 1, status: it.Status, statusSince: it.UpdatedAt.Add(-seedWait(it.ID)),
 		files: []fileVersion{{Version: 1, FileName: it.FileName, MediaType: it.MediaType, SizeBytes: it.SizeBytes, UploadedAt: created}}}
+}
+
+// seedWait is how long before its last update a seeded item entered its
+// status: 0 to 9 days, spread by its id (not by the seed's random source,
+// whose sequence the rest of the data follows), so that the demo has
+// fresh, warning and overdue items, the same on every run.
+func seedWait(id string) time.Duration {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	const span = 9 * 24 * 60 // minutes
+	return time.Duration(h.Sum32()%span) * time.Minute
 }
 
 // changed records a change the service made to an item (s.mu held): the

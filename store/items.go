@@ -115,7 +115,8 @@ func plainName(s string) bool {
 }
 
 // ApplyPage writes one page of batches and their items in one transaction
-// and advances the sync position to the newest change it holds. It writes
+// and advances the sync position to the newest change it holds, never past
+// the console's clock plus policy.MaxClockSkew. It writes
 // only what changed, and reports how much that was.
 //
 // The page is written under a context that cannot be cancelled: go-sqlite3
@@ -146,6 +147,10 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 			return err
 		}
 		newest := pos
+		// A batch dated ahead of the console's clock (beyond the allowed
+		// skew) is kept, but never becomes the position: every later sync
+		// would ask for changes after a date that has not come.
+		limit := db.now()
 		for _, b := range batches {
 			res, err := bs.ExecContext(ctx, b.ID, b.CustomerRef, ms(b.CreatedAt), ms(b.UpdatedAt))
 			if err != nil {
@@ -165,7 +170,9 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 					return err
 				}
 			}
-			newest = max(newest, ms(b.UpdatedAt))
+			if !policy.AheadOf(b.UpdatedAt, limit) {
+				newest = max(newest, ms(b.UpdatedAt))
+			}
 		}
 		if newest != pos {
 			return setState(ctx, tx, keyPosition, newest)

@@ -60,6 +60,10 @@ type DB struct {
 	db   *sql.DB
 	path string
 	now  func() time.Time
+	// file is the cache file held open from Open to Close: it carries the
+	// migration lock (migratelock_unix.go), and closing it while SQLite
+	// works would drop SQLite's own locks.
+	file *os.File
 }
 
 // DefaultPath is the cache in the user's config directory.
@@ -86,10 +90,18 @@ func Open(path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cache file: %w", err)
 	}
-	f.Close()
 	if err := tighten(path); err != nil {
+		f.Close()
 		return nil, err
 	}
+	// One process at a time migrates: another one opening the same new
+	// cache waits, then finds it migrated.
+	unlock, err := lockMigrations(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	defer unlock()
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
 	q.Set("_foreign_keys", "on")
@@ -98,6 +110,7 @@ func Open(path string) (*DB, error) {
 	q.Set("_txlock", "immediate") // writers queue at BEGIN, not deadlock at COMMIT
 	sdb, err := sql.Open(driverName, "file:"+path+"?"+q.Encode())
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
 	sub, _ := fs.Sub(migrations, "migrations")
@@ -107,13 +120,15 @@ func Open(path string) (*DB, error) {
 	p, err := goose.NewProvider(goose.DialectSQLite3, sdb, sub, goose.WithAllowOutofOrder(true))
 	if err != nil {
 		sdb.Close()
+		f.Close()
 		return nil, err
 	}
 	if _, err := p.Up(context.Background()); err != nil {
 		sdb.Close()
+		f.Close()
 		return nil, fmt.Errorf("migrating the cache: %w", err)
 	}
-	return &DB{db: sdb, path: path, now: time.Now}, nil
+	return &DB{db: sdb, path: path, now: time.Now, file: f}, nil
 }
 
 // tighten makes the cache and its WAL files 0600: the cache holds the
@@ -149,7 +164,11 @@ func (db *DB) SetClock(now func() time.Time) { db.now = now }
 // Close closes the cache.
 func (db *DB) Close() error {
 	db.closeWatcher()
-	return db.db.Close()
+	err := db.db.Close()
+	if db.file != nil {
+		db.file.Close() // after SQLite's descriptors: see DB.file
+	}
+	return err
 }
 
 // tx runs fn in one IMMEDIATE transaction.

@@ -33,6 +33,9 @@ func (t Triage) Snoozed(now time.Time) bool { return now.Before(t.SnoozedUntil) 
 type TriageFilter struct {
 	Snoozed   bool          // only items snoozed now
 	OlderThan time.Duration // only items waiting (not scored) in their status at least this long
+	// IDs, when not nil, keeps only these items (the new items a sync
+	// brought that need the reviewer); an empty list keeps none.
+	IDs []string
 }
 
 const triageColumns = ` ss.since, sz.until, sz.reason`
@@ -65,6 +68,16 @@ func (f TriageFilter) where(where []string, args []any, now time.Time, needsActi
 	if f.OlderThan > 0 {
 		where = append(where, "i.status <> 'scored' AND ss.since <= ?")
 		args = append(args, ms(now.Add(-f.OlderThan)))
+	}
+	switch {
+	case f.IDs == nil:
+	case len(f.IDs) == 0:
+		where = append(where, "0")
+	default:
+		where = append(where, "i.id IN (?"+strings.Repeat(",?", len(f.IDs)-1)+")")
+		for _, id := range f.IDs {
+			args = append(args, id)
+		}
 	}
 	return where, args
 }

@@ -94,6 +94,16 @@ func TestSnoozeComesBackByItselfAndIsAudited(t *testing.T) {
 	if woken, _ := db.WakeDue(ctx); len(woken) != 0 {
 		t.Fatalf("woken early: %v", woken)
 	}
+	// Only the listed items (the news of a sync), and with another filter.
+	if got := fmt.Sprint(ids(store.ItemFilter{TriageFilter: store.TriageFilter{IDs: []string{"i2", "nope"}}})); got != "[i2]" {
+		t.Fatalf("ids filter: %s", got)
+	}
+	if got := ids(store.ItemFilter{NeedsAction: true, TriageFilter: store.TriageFilter{IDs: []string{"i1"}}}); len(got) != 0 {
+		t.Fatalf("ids filter with needs action, i1 snoozed: %v", got)
+	}
+	if got := ids(store.ItemFilter{TriageFilter: store.TriageFilter{IDs: []string{}}}); len(got) != 0 {
+		t.Fatalf("an empty ids filter keeps %v", got)
+	}
 	now = tuesday // the date comes
 	if got := fmt.Sprint(ids(store.ItemFilter{NeedsAction: true})); got != "[i1 i2]" {
 		t.Fatalf("needs action on the date: %s", got)

@@ -108,6 +108,11 @@ type Console struct {
 	version    int64
 }
 
+// rightOffset is the items table's share beside the panel: at 1280 pixels
+// it holds the file, status with age, score with band, recommendation, code
+// and action columns whole.
+const rightOffset = 0.73
+
 // batchLimit is how many of the newest batches the list shows.
 const batchLimit = 500
 
@@ -126,7 +131,7 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	c.panel = newItemPanel(c)
 
 	c.right = container.NewHSplit(c.items.content, c.panel.content)
-	c.right.Offset = 0.69
+	c.right.Offset = rightOffset
 	main := container.NewHSplit(c.batches.content, c.right)
 	main.Offset = 0.16
 	c.body = container.NewStack(main)
@@ -202,7 +207,7 @@ func (c *Console) togglePanel() {
 		c.right.Offset = 1
 	} else {
 		c.right.Trailing.Show()
-		c.right.Offset = 0.69
+		c.right.Offset = rightOffset
 	}
 	c.right.Refresh()
 	c.strip.panelBtn.SetText(map[bool]string{true: "Show panel", false: "Hide panel"}[c.panelOff])

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -128,7 +129,7 @@ func (f *fakeWorkflow) Items(_ context.Context, flt store.ItemFilter) ([]review.
 	f.filters = append(f.filters, flt)
 	var out []review.ItemView
 	for _, it := range f.items {
-		if flt.BatchID == "" || flt.BatchID == it.BatchID {
+		if (flt.BatchID == "" || flt.BatchID == it.BatchID) && (flt.IDs == nil || slices.Contains(flt.IDs, it.ID)) {
 			out = append(out, copyView(it))
 		}
 	}

@@ -11,9 +11,17 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 )
+
+// shown makes text from the service (ids, file names, customer references,
+// messages) safe to draw: control and bidi characters escaped, one line, a
+// long value cut (internal/safetext, the same escaper the command line
+// uses). A file named "gpj.exe" with a right-to-left override must read as
+// what it is.
+func shown(s string) string { return safetext.Line(s, safetext.Value) }
 
 func clock(t time.Time) string { return t.Local().Format("15:04") }
 

@@ -24,13 +24,21 @@ type column struct {
 	text func(review.ItemView) (string, widget.Importance)
 }
 
-// fileMin is the narrowest the file column gets; it takes the spare width.
-const fileMin = 120
+// fileMin is the width the file column asks for; it takes the spare width.
+// Before a column with a drop of keepDrop or less goes (the recommendation,
+// the action), it gives up width down to fileFloor.
+const (
+	fileMin   = 120
+	fileFloor = 80
+	keepDrop  = 2
+)
 
 var allColumns = []column{
-	{"File", "file", fileMin, 0, func(v review.ItemView) (string, widget.Importance) { return v.FileName, widget.MediumImportance }},
-	{"Customer", "", 96, 0, func(v review.ItemView) (string, widget.Importance) { return v.CustomerRef, widget.MediumImportance }},
-	{"Kind", "kind", 48, 4, func(v review.ItemView) (string, widget.Importance) {
+	{"File", "file", fileMin, 0, func(v review.ItemView) (string, widget.Importance) { return shown(v.FileName), widget.MediumImportance }},
+	{"Customer", "", 96, 0, func(v review.ItemView) (string, widget.Importance) {
+		return shown(v.CustomerRef), widget.MediumImportance
+	}},
+	{"Kind", "kind", 48, 7, func(v review.ItemView) (string, widget.Importance) {
 		if v.Kind == policy.KindSelfie {
 			return "selfie", widget.MediumImportance
 		}
@@ -47,7 +55,7 @@ var allColumns = []column{
 		}
 		return string(v.ErrorCode), widget.MediumImportance
 	}},
-	{"Retry", "", 44, 3, func(v review.ItemView) (string, widget.Importance) {
+	{"Retry", "", 44, 6, func(v review.ItemView) (string, widget.Importance) {
 		if v.Retryable {
 			return "yes", widget.MediumImportance
 		}
@@ -128,6 +136,7 @@ type itemTable struct {
 	count   *widget.Label
 	rows    []review.ItemView
 	cols    []column
+	alts    map[string]string // a column's title → the sort key of the column merged into it (triage.go)
 	width   float32
 	sortBy  string
 	desc    bool
@@ -182,9 +191,9 @@ func newItemTable(c *Console) *itemTable {
 			return
 		}
 		col := t.cols[id.Col]
-		b.SetText(col.title + t.sortMark(col.sort))
+		b.SetText(t.headerText(col))
 		b.Importance = widget.LowImportance
-		b.OnTapped = func() { t.onSort(col.sort) }
+		b.OnTapped = func() { t.onHeader(col) }
 	}
 	t.table.OnSelected = t.onSelected
 	t.table.onKey = t.onKey
@@ -208,6 +217,7 @@ func newItemTable(c *Console) *itemTable {
 func (t *itemTable) layoutColumns() {
 	all := t.c.batches != nil && t.c.batches.batchID() == ""
 	var cols []column
+	t.alts = map[string]string{}
 	for _, col := range allColumns {
 		if col.title == "Customer" && !all {
 			continue
@@ -226,21 +236,36 @@ func (t *itemTable) layoutColumns() {
 		}
 		return s
 	}
-	for sum(cols) > width {
+	for {
+		// Drop columns while they do not fit; and while the file name
+		// would be narrower than another column, drop the least needed
+		// ones that hold no other column's words (drop > keepDrop).
+		over := sum(cols) > width
+		if !over && cols[0].width+width-sum(cols) >= widest(cols[1:]) {
+			break
+		}
 		worst, at := 0, -1
 		for i, c := range cols {
-			if c.drop > worst {
+			if _, merges := merges[c.title]; c.drop > worst && (over || (c.drop > keepDrop && !merges)) {
 				worst, at = c.drop, i
 			}
 		}
 		if at < 0 {
 			break
 		}
+		if worst <= keepDrop && cols[0].width > fileFloor {
+			// Before a column worth keeping goes, the file name gives up
+			// its width (its tooltip shows it whole).
+			cols[0].width -= min(sum(cols)-width, cols[0].width-fileFloor)
+			continue
+		}
+		gone := cols[at]
 		cols = append(cols[:at:at], cols[at+1:]...)
+		t.mergeInto(cols, gone) // triage.go
 	}
 	if spare := width - sum(cols); spare > 0 {
 		cols[0].width += spare
-	} else if total := sum(cols); total > 0 {
+	} else if total := sum(cols); spare < 0 && total > 0 {
 		// Narrower still: every column gives up the same share (a cut
 		// text shows whole in its tooltip).
 		f := width / total
@@ -253,6 +278,14 @@ func (t *itemTable) layoutColumns() {
 		t.table.SetColumnWidth(i, col.width)
 	}
 	t.table.Refresh()
+}
+
+// widest is the width of the widest column.
+func widest(cols []column) (w float32) {
+	for _, c := range cols {
+		w = max(w, c.width)
+	}
+	return w
 }
 
 func (t *itemTable) sortMark(key string) string {
@@ -290,7 +323,7 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 // filter is what the filters select.
 func (t *itemTable) filter() store.ItemFilter {
 	f := store.ItemFilter{BatchID: t.c.batches.batchID(), NeedsAction: t.needs.Checked, SortBy: t.sortBy, Desc: t.desc}
-	f.TriageFilter = t.c.view.extra // views.go: snoozed, overdue
+	f.TriageFilter = t.c.view.extra // views.go: snoozed, overdue, the news
 	if i := t.status.SelectedIndex(); i > 0 {
 		f.Status = statusFilter[i].status
 	}
@@ -300,6 +333,7 @@ func (t *itemTable) filter() store.ItemFilter {
 	if f.BatchID == "" {
 		f.Limit = pageRows
 	}
+	t.c.keepIDs(&f) // newitems.go
 	return f
 }
 
@@ -334,6 +368,9 @@ func (t *itemTable) loadMore() {
 func (t *itemTable) countText() string {
 	if t.more {
 		return plural(len(t.rows), "item") + " so far (more as you scroll)"
+	}
+	if t.shown.IDs != nil {
+		return plural(len(t.rows), "item") + " · new from the last sync (pick a batch or a filter to see all)"
 	}
 	return plural(len(t.rows), "item")
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
@@ -10,8 +11,8 @@ import (
 )
 
 // "5 new items need you" (issue 12): after a sync, the items that need the
-// reviewer now and did not before it, said in the strip with the key that
-// shows them (Ctrl+1: needs my action, oldest first).
+// reviewer now and did not before it, said in the strip as a link that
+// shows exactly them.
 
 // needsYou is the set of items that need the reviewer, across all
 // batches; nil before the first sync.
@@ -33,29 +34,83 @@ func (c *Console) needsYou(ctx context.Context) map[string]bool {
 	return out
 }
 
-// newlyNeeding counts what needs the reviewer after and did not before; a
-// failed read before says nothing (nil): no claim of news.
-func newlyNeeding(before, after map[string]bool) int {
+// newlyNeeding lists, sorted, what needs the reviewer after and did not
+// before; a failed read before says nothing (nil): no claim of news.
+func newlyNeeding(before, after map[string]bool) []string {
 	if before == nil {
-		return 0
+		return nil
 	}
-	n := 0
+	var ids []string
 	for id := range after {
 		if !before[id] {
-			n++
+			ids = append(ids, id)
 		}
 	}
-	return n
+	sort.Strings(ids)
+	return ids
 }
 
+// newItemsText is the words of the link that shows the news.
 func newItemsText(n int) string {
 	switch n {
 	case 0:
 		return ""
 	case 1:
-		return " 1 new item needs you (Ctrl+1 shows it)."
+		return "1 new item needs you: show it"
 	}
-	return fmt.Sprintf(" %d new items need you (Ctrl+1 shows them).", n)
+	return fmt.Sprintf("%d new items need you: show them", n)
+}
+
+// newItemsView is the view the link applies: exactly the items of the
+// news that still need the reviewer, across all batches, newest first.
+func newItemsView(ids []string) (review.View, store.ItemFilter) {
+	v := review.View{Name: "New items that need you", Filter: review.ViewFilter{NeedsAction: true, SortBy: "since", Desc: true}}
+	f := store.ItemFilter{NeedsAction: true, SortBy: "since", Desc: true}
+	f.IDs = append([]string{}, ids...)
+	return v, f
+}
+
+// showNews shows the link to the news of the last sync, or hides it.
+func (s *statusStrip) showNews(ids []string) {
+	s.newIDs = ids
+	if len(ids) == 0 {
+		s.news.Hide()
+	} else {
+		s.news.SetText(newItemsText(len(ids)))
+		s.news.Show()
+	}
+	s.row2.Refresh() // lays the row out again: the link takes its room
+}
+
+// onNews shows exactly the new items that need the reviewer.
+func (c *Console) onNews() {
+	if len(c.strip.newIDs) == 0 || c.win.Canvas().Overlays().Top() != nil {
+		return
+	}
+	c.applyView(newItemsView(c.strip.newIDs))
+}
+
+// scope is what the reviewer picks by hand; a change of it ends a view's
+// list of ids (the news), which would otherwise hide items without a word.
+type scope struct {
+	batchID     string
+	status      policy.Status
+	code        policy.Code
+	needsAction bool
+}
+
+func scopeOf(f store.ItemFilter) scope {
+	return scope{batchID: f.BatchID, status: f.Status, code: f.Code, needsAction: f.NeedsAction}
+}
+
+// keepIDs drops the view's list of ids from f (and from the view) once the
+// reviewer picked another batch or filter than the view's.
+func (c *Console) keepIDs(f *store.ItemFilter) {
+	if c.view.extra.IDs == nil || c.view.scope == nil || scopeOf(*f) == *c.view.scope {
+		return
+	}
+	c.view = viewState{}
+	f.TriageFilter = store.TriageFilter{}
 }
 
 // AgesWorkflow tells how long each batch's longest-waiting item has waited
@@ -82,14 +137,15 @@ func (c *Console) batchAges(ctx context.Context, rows []store.BatchSummary) map[
 	return ages
 }
 
-// withAge adds a batch's oldest wait to its second line when it is past
-// the warning threshold: "oldest 6 d · overdue".
-func withAge(line string, a review.Aged) string {
+// withAge adds a batch's oldest wait when it is past the warning
+// threshold ("oldest 6 d · overdue"): in place of an empty second line, or
+// on a line of its own below it, so that both fit the narrow list whole.
+func withAge(line string, a review.Aged) (second, third string) {
 	if a.AgeLevel != policy.AgeWarn && a.AgeLevel != policy.AgeOverdue {
-		return line
+		return line, ""
 	}
 	if line == "" {
-		return "oldest " + a.Age
+		return "oldest " + a.Age, ""
 	}
-	return line + " · oldest " + a.Age
+	return line, "oldest " + a.Age
 }

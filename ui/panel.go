@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 )
@@ -35,6 +36,7 @@ type itemPanel struct {
 	title     *widget.Label
 	subtitle  *widget.Label
 	verdict   *widget.Label
+	triage    *widget.Label // the band of a score, or the age of a wait (triage.go)
 	explain   *widget.Label
 	reported  *widget.Label
 	nextActor *widget.Label
@@ -63,7 +65,7 @@ func wrapped(text string) *widget.Label {
 func newItemPanel(c *Console) *itemPanel {
 	p := &itemPanel{c: c,
 		title: wrapped("No item selected"), subtitle: wrapped(""),
-		verdict: wrapped(""), explain: wrapped(""), reported: wrapped(""), nextActor: wrapped(""),
+		verdict: wrapped(""), triage: wrapped(""), explain: wrapped(""), reported: wrapped(""), nextActor: wrapped(""),
 		layers: container.NewVBox(), why: wrapped(""), message: wrapped(""), details: wrapped(""),
 		attempts: wrapped(""), audit: wrapped(""),
 	}
@@ -86,7 +88,7 @@ func newItemPanel(c *Console) *itemPanel {
 		container.NewTabItem("Audit", container.NewVScroll(p.audit)),
 	)
 	p.team = newTeamView(p)
-	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.explain, p.reported, p.nextActor, p.layers,
+	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.triage, p.explain, p.reported, p.nextActor, p.layers,
 		container.NewGridWithColumns(2, p.resubmit, p.request), container.NewGridWithColumns(2, p.upload, p.cancel),
 		p.why, p.message, p.stop, p.detailsAc, p.team.content, widget.NewSeparator())
 	p.content = container.NewVSplit(container.NewVScroll(top), history)
@@ -186,15 +188,15 @@ func reportedText(it policy.Item) string {
 		return ""
 	}
 	if it.Status == policy.StatusInvalid {
-		return "The service reported " + rc + " alongside the broken answer."
+		return "The service reported " + shown(rc) + " alongside the broken answer."
 	}
 	if policy.IsItemCode(policy.Code(rc)) || rc == string(it.ErrorCode) {
 		return "" // a code the console knows: it is the one shown
 	}
 	if it.Status == policy.StatusError && it.ErrorCode != "" {
-		return "The service reported " + rc + ", which the console does not know; it is treated as " + string(it.ErrorCode) + "."
+		return "The service reported " + shown(rc) + ", which the console does not know; it is treated as " + string(it.ErrorCode) + "."
 	}
-	return "The service reported " + rc + ", which the console does not know."
+	return "The service reported " + shown(rc) + ", which the console does not know."
 }
 
 // verdictText is the headline of the item's state.
@@ -214,6 +216,7 @@ func verdictText(it policy.Item) (string, widget.Importance) {
 func (p *itemPanel) render() {
 	if !p.loaded {
 		p.title.SetText("No item selected")
+		p.triage.Hide()
 		for _, l := range []*widget.Label{p.subtitle, p.verdict, p.explain, p.reported, p.nextActor, p.why, p.attempts, p.audit} {
 			l.SetText("")
 		}
@@ -226,16 +229,18 @@ func (p *itemPanel) render() {
 		return
 	}
 	d := p.detail
-	p.title.SetText(d.FileName)
+	p.title.SetText(shown(d.FileName))
 	kind := "ID document"
 	if d.Kind == policy.KindSelfie {
 		kind = "Selfie"
 	}
-	p.subtitle.SetText(fmt.Sprintf("%s · %s · %s · attempt %d", kind, d.ID, d.CustomerRef, d.Attempt))
+	p.subtitle.SetText(fmt.Sprintf("%s · %s · %s · attempt %d", kind, shown(d.ID), shown(d.CustomerRef), d.Attempt))
 	text, imp := verdictText(d.Item)
 	p.verdict.Importance = imp
-	p.verdict.SetText(text)
-	p.explain.SetText(policy.Describe(d.Item))
+	p.verdict.SetText(withBand(text, d.ItemView)) // triage.go
+	p.triage.Importance, text = panelTriage(d.ItemView)
+	setOrHide(p.triage, text)
+	p.explain.SetText(safetext.Line(policy.Describe(d.Item), safetext.Message))
 	setOrHide(p.reported, reportedText(d.Item))
 	next := ""
 	if d.Status == policy.StatusError || d.Status == policy.StatusInvalid {

@@ -29,6 +29,9 @@ type statusStrip struct {
 	panelBtn *tipButton
 	progress *widget.ProgressBarInfinite
 	pages    *widget.Label
+	news     *widget.Hyperlink // "5 new items need you: show them" (newitems.go)
+	newIDs   []string
+	row2     *fyne.Container
 	content  fyne.CanvasObject
 	status   review.Status
 }
@@ -49,6 +52,9 @@ func newStatusStrip(c *Console) *statusStrip {
 		pages:    widget.NewLabel(""),
 	}
 	s.pages.Truncation = fyne.TextTruncateEllipsis
+	s.news = widget.NewHyperlink("", nil)
+	s.news.OnTapped = c.onNews
+	s.news.Hide()
 	s.synced.Truncation = fyne.TextTruncateEllipsis
 	s.conn.Truncation = fyne.TextTruncateEllipsis
 	s.demo.Importance = widget.WarningImportance
@@ -69,8 +75,8 @@ func newStatusStrip(c *Console) *statusStrip {
 	// second, so that an 800-pixel window holds it all.
 	row1 := container.NewBorder(nil, nil, container.NewHBox(s.syncBtn, s.cancel), container.NewHBox(s.demo, s.reviewer),
 		container.NewGridWithColumns(2, s.conn, container.NewBorder(nil, nil, nil, container.NewGridWrap(fyne.NewSize(80, 8), s.progress), s.synced)))
-	row2 := container.NewBorder(nil, nil, nil, container.NewHBox(export, s.panelBtn, help, prefs), s.pages)
-	s.content = container.NewVBox(row1, row2, widget.NewSeparator())
+	s.row2 = container.NewBorder(nil, nil, s.news, container.NewHBox(export, s.panelBtn, help, prefs), s.pages)
+	s.content = container.NewVBox(row1, s.row2, widget.NewSeparator())
 	return s
 }
 
@@ -174,7 +180,7 @@ func (c *Console) onSync() {
 			})
 		})
 		var fr review.FlushResult
-		fresh := 0
+		var fresh []string
 		if err == nil {
 			fr, _ = c.wf.Flush(ctx)
 			fresh = newlyNeeding(before, c.needsYou(ctx))
@@ -191,8 +197,8 @@ func (c *Console) onSync() {
 				if len(fr.Results) > 0 {
 					msg += " " + flushSummary(fr)
 				}
-				msg += newItemsText(fresh)
 				c.strip.pages.SetText(msg)
+				c.strip.showNews(fresh) // newitems.go
 			case policy.ErrorCode(err) == policy.CodeDeadlineExceeded && errors.Is(ctx.Err(), context.Canceled):
 				c.strip.pages.SetText(fmt.Sprintf("Sync cancelled after %s.", plural(p.Pages, "page")))
 			default:

@@ -9,13 +9,44 @@ import (
 
 // Triage columns (issue 12): the risk band beside the score, and how long
 // the item has been in its status. Both are words first; colour only adds
-// to them. They need the room the panel leaves when hidden (or a wide
-// window): a narrow table drops them first, so that issue 9's layout
-// (the file name widest, the recommendation kept) holds.
+// to them. When the table is wide they have columns of their own; when it
+// is narrow (the default 1280-pixel window with the panel open) those
+// columns go first, and their words move into the score and status cells
+// ("73 · high", "→ awaiting file · 6 d · overdue"), so that they are never
+// lost: issue 9's layout (the file name widest, the recommendation kept)
+// holds around them.
 
 func init() {
-	allColumns = insertAfter(allColumns, "Score", column{"Band", "score", 60, 5, bandCell})
-	allColumns = insertAfter(allColumns, "Status", column{"Age", "since", 80, 6, ageCell})
+	allColumns = insertAfter(allColumns, "Score", column{"Band", "score", 60, 4, bandCell})
+	allColumns = insertAfter(allColumns, "Status", column{"Age", "since", 80, 5, ageCell})
+}
+
+// merges: a dropped column's words go into its host column, which grows by
+// grow and shows text instead of its own.
+var merges = map[string]struct {
+	host string
+	grow float32
+	text func(review.ItemView) (string, widget.Importance)
+}{
+	"Band": {"Score", 53, scoreBandCell},  // "69 · medium" whole
+	"Age":  {"Status", 97, statusAgeCell}, // "→ awaiting file · 6 d · overdue" whole
+}
+
+// mergeInto moves a dropped column's words into its host, if it has one.
+func (t *itemTable) mergeInto(cols []column, gone column) {
+	m, ok := merges[gone.title]
+	if !ok {
+		return
+	}
+	for i := range cols {
+		if cols[i].title == m.host {
+			cols[i].width += m.grow
+			cols[i].text = m.text
+			if gone.sort != cols[i].sort {
+				t.alts[m.host] = gone.sort
+			}
+		}
+	}
 }
 
 func insertAfter(cols []column, title string, c column) []column {
@@ -29,9 +60,10 @@ func insertAfter(cols []column, title string, c column) []column {
 	return append(cols, c)
 }
 
-// bandCell is the band in words; an item with no verdict has none ("—").
-func bandCell(v review.ItemView) (string, widget.Importance) {
-	switch v.Band {
+// bandLook is a band's word and colour: low green, medium plain, high
+// amber, critical red. An item with no verdict has no band ("").
+func bandLook(b policy.Band) (string, widget.Importance) {
+	switch b {
 	case policy.BandCritical:
 		return "critical", widget.DangerImportance
 	case policy.BandHigh:
@@ -39,9 +71,36 @@ func bandCell(v review.ItemView) (string, widget.Importance) {
 	case policy.BandMedium:
 		return "medium", widget.MediumImportance
 	case policy.BandLow:
-		return "low", widget.MediumImportance
+		return "low", widget.SuccessImportance
+	}
+	return "", widget.MediumImportance
+}
+
+// band is the item's band, only for a checked item: whatever the view
+// says, an error, an invalid answer or a missing one has none.
+func band(v review.ItemView) policy.Band {
+	if !v.Checked() {
+		return ""
+	}
+	return v.Band
+}
+
+// bandCell is the band in words; an item with no verdict has none ("—").
+func bandCell(v review.ItemView) (string, widget.Importance) {
+	if text, imp := bandLook(band(v)); text != "" {
+		return text, imp
 	}
 	return "—", widget.MediumImportance
+}
+
+// scoreBandCell is the score with its band beside it, coloured by the
+// band: "73 · high". An item that was not checked shows a dash, plain.
+func scoreBandCell(v review.ItemView) (string, widget.Importance) {
+	word, imp := bandLook(band(v))
+	if word == "" {
+		return scoreText(v.Item), widget.MediumImportance
+	}
+	return scoreText(v.Item) + " · " + word, imp
 }
 
 // ageCell is the age in words, "overdue" spelled out; a snoozed item says so.
@@ -53,11 +112,107 @@ func ageCell(v review.ItemView) (string, widget.Importance) {
 	if v.Snoozed {
 		text += " · snoozed"
 	}
-	switch v.AgeLevel {
+	return text, ageImportance(v.AgeLevel)
+}
+
+func ageImportance(l policy.AgeLevel) widget.Importance {
+	switch l {
 	case policy.AgeOverdue:
-		return text, widget.DangerImportance
+		return widget.DangerImportance
 	case policy.AgeWarn:
-		return text, widget.WarningImportance
+		return widget.WarningImportance
 	}
-	return text, widget.MediumImportance
+	return widget.MediumImportance
+}
+
+// statusAgeCell is the status with the age after it ("✗ error · 6 d ·
+// overdue"), before any claim by another reviewer; the cell takes the
+// stronger of the two colours (an age only ever warns, never passes).
+func statusAgeCell(v review.ItemView) (string, widget.Importance) {
+	text, imp := statusLook(v.Item)
+	if age, aimp := ageCell(v); v.Age != "" {
+		text += " · " + age
+		if severity(aimp) > severity(imp) {
+			imp = aimp
+		}
+	}
+	return withHolder(v, text, imp) // team.go
+}
+
+func severity(imp widget.Importance) int {
+	switch imp {
+	case widget.DangerImportance:
+		return 3
+	case widget.WarningImportance:
+		return 2
+	case widget.SuccessImportance:
+		return 1
+	}
+	return 0
+}
+
+// headerText is a column's header with its sort mark; a column with
+// another merged in names both ("Status · age ▲" sorts by age).
+func (t *itemTable) headerText(col column) string {
+	alt, ok := t.alts[col.title]
+	if !ok {
+		return col.title + t.sortMark(col.sort)
+	}
+	return col.title + t.sortMark(col.sort) + " · " + mergedWord(alt) + t.sortMark(alt)
+}
+
+func mergedWord(sortKey string) string {
+	if sortKey == "since" {
+		return "age"
+	}
+	return sortKey
+}
+
+// onHeader sorts by a column; the header of a column with another merged
+// in goes round both: its own key up, down, then the other's up, down.
+func (t *itemTable) onHeader(col column) {
+	alt, ok := t.alts[col.title]
+	if !ok {
+		t.onSort(col.sort)
+		return
+	}
+	switch {
+	case t.sortBy == col.sort && !t.desc:
+		t.desc = true
+	case t.sortBy == col.sort:
+		t.sortBy, t.desc = alt, false
+	case t.sortBy == alt && !t.desc:
+		t.desc = true
+	default:
+		t.sortBy, t.desc = col.sort, false
+	}
+	t.refresh()
+}
+
+// panelTriage is the panel's line under the verdict: the band of a risk
+// score in its colour ("Risk band: high"), or how long a
+// waiting item has been in its status ("In this status for 6 d ·
+// overdue"); "" for neither. A checked item has no age and an unchecked
+// one no band, so one line says either.
+func panelTriage(v review.ItemView) (widget.Importance, string) {
+	if word, imp := bandLook(band(v)); word != "" {
+		return imp, "Risk band: " + word + "."
+	}
+	if v.Age == "" {
+		return widget.MediumImportance, ""
+	}
+	text := "In this status for " + v.Age
+	if v.Snoozed {
+		text += " · snoozed"
+	}
+	return ageImportance(v.AgeLevel), text + "."
+}
+
+// withBand puts the band beside the risk score in the panel's verdict:
+// "risk score 73 · high".
+func withBand(verdict string, v review.ItemView) string {
+	if word, _ := bandLook(band(v)); word != "" {
+		return verdict + " · " + word
+	}
+	return verdict
 }

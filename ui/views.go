@@ -31,6 +31,9 @@ type viewState struct {
 	name   string
 	extra  store.TriageFilter
 	filter review.ViewFilter
+	// scope: the batch and filters the view set, once set (newitems.go:
+	// picking others ends a list of ids).
+	scope *scope
 }
 
 func (c *Console) addViewShortcuts() {
@@ -81,6 +84,8 @@ func (c *Console) applyView(v review.View, f store.ItemFilter) {
 	if f.BatchID == "" && c.batches.batchID() != "" {
 		c.batches.all.SetChecked(true)
 	}
+	sc := scopeOf(t.filter())
+	c.view.scope = &sc
 	t.refresh()
 }
 

@@ -2,6 +2,9 @@ package ui
 
 import (
 	"context"
+	"fmt"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,10 +41,10 @@ func (v *viewsFake) ItemFilter(f review.ViewFilter) store.ItemFilter {
 	return out
 }
 
-func (v *viewsFake) lastFilter() store.ItemFilter {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.filters[len(v.filters)-1]
+func (f *fakeWorkflow) lastFilter() store.ItemFilter {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.filters[len(f.filters)-1]
 }
 
 func TestCtrlDigitAppliesTheViews(t *testing.T) {
@@ -99,12 +102,65 @@ func TestSnoozeOffersTheNextSevenDaysByName(t *testing.T) {
 
 func TestNewItemsThatNeedYou(t *testing.T) {
 	before := map[string]bool{"a": true, "b": true}
-	after := map[string]bool{"b": true, "c": true, "d": true}
-	if n := newlyNeeding(before, after); n != 2 || newItemsText(n) != " 2 new items need you (Ctrl+1 shows them)." {
-		t.Fatalf("%d %q", n, newItemsText(n))
+	after := map[string]bool{"b": true, "d": true, "c": true}
+	if ids := newlyNeeding(before, after); fmt.Sprint(ids) != "[c d]" || newItemsText(len(ids)) != "2 new items need you: show them" {
+		t.Fatalf("%v %q", ids, newItemsText(len(ids)))
 	}
-	if newlyNeeding(nil, after) != 0 || newItemsText(0) != "" || newItemsText(1) != " 1 new item needs you (Ctrl+1 shows it)." {
+	if newlyNeeding(nil, after) != nil || newItemsText(0) != "" || newItemsText(1) != "1 new item needs you: show it" {
 		t.Fatal("a failed read before the sync claimed news")
+	}
+}
+
+// Issue 12: after a sync, "2 new items need you" is a link; a click shows
+// exactly those items, across all batches; picking a batch by hand shows
+// all of it again.
+func TestTheNewsOfASyncIsALinkThatShowsExactlyThem(t *testing.T) {
+	wf := twoBatches()
+	wf.status.LastSync = time.Now().Add(-time.Hour) // not the first sync: news is news
+	c := newTestConsole(t, wf)
+	if c.strip.news.Visible() {
+		t.Fatal("news before any sync")
+	}
+	fresh := []review.ItemView{
+		inBatch(errorItem("n48", "CLASSIFIER_TIMEOUT"), "bat_48", "CUST-7048"),
+		inBatch(errorItem("n43", "DECODE_FAILED"), "bat_43", "CUST-7043"),
+		inBatch(scoredItem("s43", 20, policy.RecommendForward), "bat_43", "CUST-7043"), // needs nobody
+	}
+	wf.afterSync = append(append([]review.ItemView{}, wf.items...), fresh...)
+	c.apply(c.onSync)
+	c.Settle()
+	if !c.strip.news.Visible() || c.strip.news.Text != "2 new items need you: show them" {
+		t.Fatalf("news link: visible %v, %q", c.strip.news.Visible(), c.strip.news.Text)
+	}
+	if strings.Contains(c.strip.pages.Text, "Ctrl+1") {
+		t.Fatalf("the strip still points at a key: %q", c.strip.pages.Text)
+	}
+	link := c.strip.news
+	c.apply(func() { test.TapAt(link, fyne.NewPos(link.Size().Width/2, link.Size().Height/2)) })
+	c.Settle()
+	var got []string
+	for _, r := range c.items.rows {
+		got = append(got, r.ID)
+	}
+	sort.Strings(got)
+	f := wf.lastFilter()
+	if fmt.Sprint(got) != "[n43 n48]" || f.BatchID != "" || !f.NeedsAction || fmt.Sprint(f.IDs) != "[n43 n48]" {
+		t.Fatalf("the click shows %v (filter %+v)", got, f)
+	}
+	if !strings.Contains(c.items.count.Text, "new from the last sync") {
+		t.Fatalf("count %q does not say the list is the news", c.items.count.Text)
+	}
+	// A batch picked by hand: all of it, not only its news.
+	c.apply(func() { c.batches.list.Select(c.batches.index("bat_43")) })
+	c.Settle()
+	if f := wf.lastFilter(); f.IDs != nil || f.BatchID != "bat_43" || len(c.items.rows) != 3 {
+		t.Fatalf("after picking a batch: filter %+v, %d rows", f, len(c.items.rows))
+	}
+	// A sync with nothing new takes the link away.
+	c.apply(c.onSync)
+	c.Settle()
+	if c.strip.news.Visible() {
+		t.Fatalf("news after a sync that brought none: %q", c.strip.news.Text)
 	}
 }
 
@@ -140,5 +196,9 @@ func TestTheBatchListShowsTheOldestOverdueAge(t *testing.T) {
 	}
 	if got := second(1); got != "" {
 		t.Fatalf("a fresh batch shows an age: %q", got)
+	}
+	// With a second line of its own, the age goes on a third: each whole.
+	if second, third := withAge("1 awaiting file", review.Aged{AgeLevel: policy.AgeOverdue, Age: "8 d · overdue"}); second != "1 awaiting file" || third != "oldest 8 d · overdue" {
+		t.Fatalf("%q / %q", second, third)
 	}
 }

@@ -688,3 +688,33 @@ func TestTheUploadDialogTakesATypedPathAndExplainsARefusal(t *testing.T) {
 }
 
 func storageURI(path string) fyne.URI { return storage.NewFileURI(path) }
+
+// Text from the service is drawn as what it is: control and bidi characters
+// escaped, one line, in the row and the panel (issue 8 #10, for the window).
+func TestServiceTextIsDrawnEscaped(t *testing.T) {
+	v := errorItem("a", "SHADY\x1b[2J_CODE")
+	v.FileName = "invoice\u202egpj.exe"
+	v.CustomerRef = "CUST-1\nline two"
+	wf := &fakeWorkflow{items: []review.ItemView{v}}
+	c := newTestConsole(t, wf)
+	c.Settle()
+	if c.panel.itemID != "a" || !c.panel.loaded {
+		t.Fatalf("panel on %q", c.panel.itemID)
+	}
+	texts := map[string]string{
+		"file cell": c.cell(0, c.col(t, "File")).Text,
+		"title":     c.panel.title.Text,
+		"subtitle":  c.panel.subtitle.Text,
+		"reported":  c.panel.reported.Text,
+	}
+	for where, s := range texts {
+		for _, r := range s {
+			if r < 0x20 || r == 0x7f || r == '\u202e' {
+				t.Errorf("%s %q holds %U raw", where, s, r)
+			}
+		}
+	}
+	if !strings.Contains(texts["file cell"], `\u202e`) || !strings.Contains(texts["subtitle"], `CUST-1\nline two`) || !strings.Contains(texts["reported"], `\x1b`) {
+		t.Fatalf("escaped texts %q", texts)
+	}
+}
