@@ -92,9 +92,9 @@ commands:
   request-file --non-retryable [--batch ID] [--code C] [--message CODE=TEXT]... [--yes|--dry-run]
                                   ask the customers for new files, after showing the plan
   cancel-run RUN_ID               cancel the actions of a bulk run not yet sent
-  outbox [--json]                 actions not done yet
+  outbox [--json]                 actions and notes not done yet (paid or free)
   flush                           send queued actions, reconcile unknown ones
-  cancel ACTION_ID                cancel a queued action
+  cancel ACTION_ID | nNOTE_ID     cancel a queued action, or a queued note (n12)
   export --csv FILE [--batch ID] [--force]
                                   write items as CSV to a new file (--force: replace it)
   me [--json]                     who the service says you are (offline: as last known)
