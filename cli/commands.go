@@ -39,7 +39,7 @@ func (r *runner) sync(args []string) (int, error) {
 			// fault (unreachable, reset, timeout, a truncated page), or
 			// the reviewer's Ctrl-C stopped it; either way nothing is
 			// queued and running it again resumes it.
-			err = readError{err}
+			err = readError{err: err}
 		}
 		return exitFor(err), err
 	}
