@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,27 +117,39 @@ func (r *runner) printJSON(v any) error {
 	return enc.Encode(v)
 }
 
-// streamJSON writes the values that each emits as one JSON array, in the
-// layout of printJSON, one element at a time: a listing of any length is
-// written in flat memory. A listing that fails part-way leaves the array
-// unclosed, so that no reader takes it for the whole.
-func (r *runner) streamJSON(each func(emit func(any) error) error) error {
+// streamItemsJSON writes the items of a listing as one JSON array, in the
+// layout of printJSON (what printJSON would write for a []itemJSON), one
+// element at a time: a listing of any length is written in flat memory. A
+// listing that fails part-way leaves the array unclosed, so that no reader
+// takes it for the whole.
+func (r *runner) streamItemsJSON(ctx context.Context, svc *review.Service, f store.ItemFilter) error {
 	w := bufio.NewWriterSize(r.env.Stdout, 64<<10)
-	var elem bytes.Buffer
-	enc := json.NewEncoder(&elem) // compact; appendIndent lays it out
-	var out []byte
+	var slow *slowItemJSON
 	n := 0
-	err := each(func(v any) error {
-		elem.Reset()
-		if err := enc.Encode(v); err != nil {
-			return err
+	err := svc.EachItem(ctx, f, func(v review.ItemView) error {
+		if w.Available() < 4<<10 {
+			if err := w.Flush(); err != nil {
+				return err
+			}
 		}
-		sep := ",\n  "
+		out := w.AvailableBuffer()
 		if n == 0 {
-			sep = "[\n  "
+			out = append(out, "[\n  "...)
+		} else {
+			out = append(out, ",\n  "...)
+		}
+		head := len(out)
+		out, ok := appendItemJSON(out, &v)
+		if !ok {
+			if slow == nil {
+				slow = newSlowItemJSON()
+			}
+			var err error
+			if out, err = slow.append(out[:head], v); err != nil {
+				return err
+			}
 		}
 		n++
-		out = appendIndent(append(out[:0], sep...), bytes.TrimSuffix(elem.Bytes(), []byte("\n")), "  ", "  ")
 		_, err := w.Write(out)
 		return err
 	})
@@ -150,6 +163,28 @@ func (r *runner) streamJSON(each func(emit func(any) error) error) error {
 		w.WriteString("\n]\n")
 	}
 	return w.Flush()
+}
+
+// slowItemJSON writes an element of `items --json` the way appendItemJSON
+// stands for: toJSON, encoding/json, appendIndent. It takes the rows that
+// appendItemJSON cannot write exactly as it does, and gives its errors.
+type slowItemJSON struct {
+	elem bytes.Buffer
+	enc  *json.Encoder
+}
+
+func newSlowItemJSON() *slowItemJSON {
+	s := &slowItemJSON{}
+	s.enc = json.NewEncoder(&s.elem) // compact; appendIndent lays it out
+	return s
+}
+
+func (s *slowItemJSON) append(dst []byte, v review.ItemView) ([]byte, error) {
+	s.elem.Reset()
+	if err := s.enc.Encode(toJSON(v)); err != nil {
+		return dst, err
+	}
+	return appendIndent(dst, bytes.TrimSuffix(s.elem.Bytes(), []byte("\n")), "  ", "  "), nil
 }
 
 func (r *runner) items(args []string) (int, error) {
@@ -183,9 +218,7 @@ func (r *runner) items(args []string) (int, error) {
 	}
 	defer done()
 	if *asJSON {
-		if err := r.streamJSON(func(emit func(any) error) error {
-			return svc.EachItem(ctx, f, func(v review.ItemView) error { return emit(toJSON(v)) })
-		}); err != nil {
+		if err := r.streamItemsJSON(ctx, svc, f); err != nil {
 			return ExitFailure, err
 		}
 		return ExitOK, nil

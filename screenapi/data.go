@@ -76,7 +76,14 @@ func round2(v float64) float64 { return float64(int(v*100+0.5)) / 100 }
 
 func (s *Server) seed() {
 	rng := rand.New(rand.NewSource(s.opts.Seed))
+	// Batches are 9 minutes apart from a fixed start, so the data is the
+	// same on every run; a large seed starts early enough that its newest
+	// batch is still in the past (a date ahead of the console's clock is a
+	// broken answer, and the console treats it so).
 	base := time.Date(2026, 11, 29, 7, 0, 0, 0, time.UTC)
+	if last := s.opts.Now().UTC().Add(-time.Hour - time.Duration(s.opts.Batches)*9*time.Minute); last.Before(base) {
+		base = last.Truncate(time.Hour)
+	}
 	n := 0
 	for b := 0; b < s.opts.Batches; b++ {
 		created := base.Add(time.Duration(b) * 9 * time.Minute)

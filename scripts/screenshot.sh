@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs `reviewer --demo` under Xvfb and writes screenshots of the window into
 # the given folder: an error item selected (re-submit offered), a scored
-# item selected, an error that needs a new file, the shortcut sheet, and the
-# whole window at 800x600 with the panel shown.
+# item selected, an error that needs a new file, the shortcut sheet, the
+# whole window at 800x600 with the panel shown, and ageing (an item awaiting
+# its file, overdue, with the bands beside the scores). SHOT_DISPLAY picks
+# the Xvfb display number (default 97).
 set -euo pipefail
 bin=${1:-bin/reviewer}
 out=${2:-docs}
@@ -32,3 +34,6 @@ shot screenshot-shortcuts.png      # the sheet of every key
 xdotool key Escape; sleep 0.5
 xdotool windowsize "$win" 800 600; sleep 2
 import -window "$win" "$out/screenshot-800x600.png"; echo "wrote $out/screenshot-800x600.png"
+xdotool windowsize "$win" 1280 800; sleep 2
+xdotool key Down Down; sleep 2
+shot screenshot-ageing.png         # fifth item: awaiting its file, overdue

@@ -447,8 +447,9 @@ func (db *DB) EachItem(ctx context.Context, f ItemFilter, fn func(ItemRow) error
 		return err
 	}
 	defer rows.Close()
+	var sc itemScan
 	for rows.Next() {
-		r, err := scanItem(rows)
+		r, err := sc.scan(rows)
 		if err != nil {
 			return err
 		}
@@ -486,35 +487,56 @@ func getItem(ctx context.Context, q querier, id string) (ItemRow, error) {
 type scanner interface{ Scan(dest ...any) error }
 
 func scanItem(s scanner) (ItemRow, error) {
-	var r ItemRow
-	var score sql.NullInt64
-	var rec, layers, code, reported, msg, problem sql.NullString
-	var updated int64
-	var aID sql.NullInt64
-	var aKind, aState, aKey, aCode sql.NullString
-	var tm teamColumns
-	var tr triageScan
-	err := s.Scan(append([]any{&r.ID, &r.BatchID, &r.Kind, &r.FileName, &r.MediaType, &r.SizeBytes, &r.Status, &score, &rec,
-		&layers, &code, &reported, &msg, &problem, &r.Attempt, &updated, &r.CustomerRef,
-		&aID, &aKind, &aState, &aKey, &aCode, &r.Revision, &tm.since, &tm.reviewer, &tm.expires}, tr.dest()...)...)
-	if err != nil {
-		return r, err
+	var sc itemScan
+	return sc.scan(s)
+}
+
+// itemScan holds the destinations of an item row's columns. A listing
+// scans every row into the same one: database/sql's Scan takes pointers,
+// and a row's variables handed to it would each go to the heap, row after
+// row.
+type itemScan struct {
+	r                          ItemRow // the columns scanned as they are; nothing else is set in it
+	score                      sql.NullInt64
+	rec                        sql.NullString
+	layers                     sql.NullString
+	code                       sql.NullString
+	reported, msg, problem     sql.NullString
+	updated                    int64
+	aID                        sql.NullInt64
+	aKind, aState, aKey, aCode sql.NullString
+	tm                         teamColumns
+	tr                         triageScan
+	dest                       []any
+}
+
+func (sc *itemScan) scan(s scanner) (ItemRow, error) {
+	if sc.dest == nil {
+		r := &sc.r
+		sc.dest = append([]any{&r.ID, &r.BatchID, &r.Kind, &r.FileName, &r.MediaType, &r.SizeBytes, &r.Status, &sc.score, &sc.rec,
+			&sc.layers, &sc.code, &sc.reported, &sc.msg, &sc.problem, &r.Attempt, &sc.updated, &r.CustomerRef,
+			&sc.aID, &sc.aKind, &sc.aState, &sc.aKey, &sc.aCode, &r.Revision, &sc.tm.since, &sc.tm.reviewer, &sc.tm.expires},
+			sc.tr.dest()...)
 	}
-	tm.apply(&r.Item)
-	r.Triage = tr.triage()
-	r.UpdatedAt = fromMS(updated)
-	r.ErrorCode, r.ReportedCode, r.ErrorMessage, r.Problem = policy.Code(code.String), reported.String, msg.String, problem.String
-	if r.Status == policy.StatusScored && score.Valid {
-		v := int(score.Int64)
+	if err := s.Scan(sc.dest...); err != nil {
+		return ItemRow{}, err
+	}
+	r := sc.r
+	sc.tm.apply(&r.Item)
+	r.Triage = sc.tr.triage()
+	r.UpdatedAt = fromMS(sc.updated)
+	r.ErrorCode, r.ReportedCode, r.ErrorMessage, r.Problem = policy.Code(sc.code.String), sc.reported.String, sc.msg.String, sc.problem.String
+	if r.Status == policy.StatusScored && sc.score.Valid {
+		v := int(sc.score.Int64)
 		r.RiskScore = &v
-		r.Recommendation = policy.Recommendation(rec.String)
-		if layers.Valid {
-			_ = json.Unmarshal([]byte(layers.String), &r.Layers)
+		r.Recommendation = policy.Recommendation(sc.rec.String)
+		if sc.layers.Valid {
+			_ = json.Unmarshal([]byte(sc.layers.String), &r.Layers)
 		}
 	}
-	if aID.Valid {
-		r.Action = &ActionRef{ID: aID.Int64, Kind: policy.ActionKind(aKind.String), State: policy.ActionState(aState.String),
-			Key: aKey.String, Code: policy.Code(aCode.String)}
+	if sc.aID.Valid {
+		r.Action = &ActionRef{ID: sc.aID.Int64, Kind: policy.ActionKind(sc.aKind.String), State: policy.ActionState(sc.aState.String),
+			Key: sc.aKey.String, Code: policy.Code(sc.aCode.String)}
 	}
 	return r, nil
 }

@@ -66,7 +66,7 @@ func newBatchList(c *Console) *batchList {
 		title := newTipLabel("CUST-0000  Jan 00 00:00") // whole on hover when cut
 		title.TextStyle.Bold = true
 		title.Truncation = fyne.TextTruncateEllipsis
-		return container.NewVBox(title, widget.NewLabel("0 ✓ · 0 ✗"), widget.NewLabel("0 awaiting file"))
+		return container.NewVBox(title, widget.NewLabel("0 ✓ · 0 ✗"), widget.NewLabel("0 awaiting file"), widget.NewLabel("oldest 0 d"))
 	}
 	b.list.UpdateItem = func(id widget.ListItemID, o fyne.CanvasObject) {
 		if id >= len(b.rows) {
@@ -76,9 +76,10 @@ func newBatchList(c *Console) *batchList {
 		box := o.(*fyne.Container)
 		box.Objects[0].(*tipLabel).SetText(fmt.Sprintf("%s  %s", shown(r.CustomerRef), dayClock(r.CreatedAt)))
 		first, second := countsText(r)
-		second = withAge(second, b.ages[r.ID])
+		second, third := withAge(second, b.ages[r.ID]) // newitems.go
 		box.Objects[1].(*widget.Label).SetText(first)
 		setOrHide(box.Objects[2].(*widget.Label), second)
+		setOrHide(box.Objects[3].(*widget.Label), third)
 	}
 	b.list.OnSelected = b.onSelected
 	b.list.onKey = func(ev *fyne.KeyEvent) bool {
@@ -126,8 +127,12 @@ func (b *batchList) setHeights() {
 	pad := theme.Padding()
 	for i, r := range b.rows {
 		h := 2*line + pad
-		if _, second := countsText(r); withAge(second, b.ages[r.ID]) != "" {
-			h = 3*line + 2*pad
+		_, second := countsText(r)
+		second, third := withAge(second, b.ages[r.ID])
+		for _, more := range []string{second, third} {
+			if more != "" {
+				h += line + pad
+			}
 		}
 		b.list.SetItemHeight(i, h)
 	}

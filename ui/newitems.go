@@ -137,14 +137,15 @@ func (c *Console) batchAges(ctx context.Context, rows []store.BatchSummary) map[
 	return ages
 }
 
-// withAge adds a batch's oldest wait to its second line when it is past
-// the warning threshold: "oldest 6 d · overdue".
-func withAge(line string, a review.Aged) string {
+// withAge adds a batch's oldest wait when it is past the warning
+// threshold ("oldest 6 d · overdue"): in place of an empty second line, or
+// on a line of its own below it, so that both fit the narrow list whole.
+func withAge(line string, a review.Aged) (second, third string) {
 	if a.AgeLevel != policy.AgeWarn && a.AgeLevel != policy.AgeOverdue {
-		return line
+		return line, ""
 	}
 	if line == "" {
-		return "oldest " + a.Age
+		return "oldest " + a.Age, ""
 	}
-	return line + " · oldest " + a.Age
+	return line, "oldest " + a.Age
 }

@@ -197,4 +197,8 @@ func TestTheBatchListShowsTheOldestOverdueAge(t *testing.T) {
 	if got := second(1); got != "" {
 		t.Fatalf("a fresh batch shows an age: %q", got)
 	}
+	// With a second line of its own, the age goes on a third: each whole.
+	if second, third := withAge("1 awaiting file", review.Aged{AgeLevel: policy.AgeOverdue, Age: "8 d · overdue"}); second != "1 awaiting file" || third != "oldest 8 d · overdue" {
+		t.Fatalf("%q / %q", second, third)
+	}
 }
