@@ -92,9 +92,9 @@ commands:
   request-file --non-retryable [--batch ID] [--code C] [--message CODE=TEXT]... [--yes|--dry-run]
                                   ask the customers for new files, after showing the plan
   cancel-run RUN_ID               cancel the actions of a bulk run not yet sent
-  outbox [--json]                 actions not done yet
+  outbox [--json]                 actions and notes not done yet (paid or free)
   flush                           send queued actions, reconcile unknown ones
-  cancel ACTION_ID                cancel a queued action
+  cancel ACTION_ID | nNOTE_ID     cancel a queued action, or a queued note (n12)
   export --csv FILE [--batch ID] [--force]
                                   write items as CSV to a new file (--force: replace it)
   me [--json]                     who the service says you are (offline: as last known)
@@ -107,8 +107,8 @@ commands:
                                   serve the reference screening service
 
 exit status: 0 done, 2 bad usage, 3 refused locally (no call made), 4 outcome unknown
-(flush reconciles it), 5 not sent and queued, 6 the API answered no, 7 a sync (a read)
-failed (nothing queued; run it again), 130 interrupted twice, 1 anything else.
+(flush reconciles it), 5 not sent and queued, 6 the API answered no, 7 a sync (a read),
+a claim or a release that never reached the API (nothing queued; run it again), 130 interrupted twice, 1 anything else.
 `
 
 // globals are the flags every command takes.
@@ -178,9 +178,14 @@ func (u usageError) Error() string { return u.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-// readError is a failed read from the API: a sync. It has no key and
-// nothing to reconcile: it is run again.
-type readError struct{ err error }
+// readError is a failed call that nothing queues and nothing reconciles: a
+// sync (a read), or a claim or release (a claim is never queued: it is
+// made now or not at all; making it again is harmless). It is run again:
+// again is the command to run ("" : reviewer sync).
+type readError struct {
+	err   error
+	again string
+}
 
 func (e readError) Error() string { return e.err.Error() }
 func (e readError) Unwrap() error { return e.err }
@@ -487,7 +492,12 @@ func describe(err error) string {
 		if e, ok := client.AsError(err); ok && e.Class == client.ClassRateLimited && !e.RetryAfter.IsZero() {
 			msg += "; run 'reviewer sync' again after " + e.RetryAfter.Local().Format("15:04:05")
 		} else {
-			msg += "; run 'reviewer sync' again"
+			again := "reviewer sync"
+			var re readError
+			if errors.As(err, &re) && re.again != "" {
+				again = re.again
+			}
+			msg += "; run '" + again + "' again"
 		}
 	case ExitQueued:
 		if !strings.Contains(msg, "queued") {

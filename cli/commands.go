@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -39,7 +40,7 @@ func (r *runner) sync(args []string) (int, error) {
 			// fault (unreachable, reset, timeout, a truncated page), or
 			// the reviewer's Ctrl-C stopped it; either way nothing is
 			// queued and running it again resumes it.
-			err = readError{err}
+			err = readError{err: err}
 		}
 		return exitFor(err), err
 	}
@@ -370,24 +371,56 @@ func (r *runner) outbox(args []string) (int, error) {
 		return exitFor(err), err
 	}
 	defer done()
-	out, err := svc.Outbox(ctx)
+	actions, err := svc.Outbox(ctx)
 	if err != nil {
 		return ExitFailure, err
 	}
-	if out == nil {
-		out = []store.Action{}
+	notes, err := svc.OutboxNotes(ctx)
+	if err != nil {
+		return ExitFailure, err
 	}
+	out := outboxEntries(actions, notes)
 	if *asJSON {
 		return ExitOK, r.printJSON(out)
 	}
 	tw := tabwriter.NewWriter(r.env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tITEM\tKIND\tSTATE\tKEY\tCREATED\tLAST ERROR")
-	for _, a := range out {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, cell(a.ItemID), a.Kind, a.State, cell(a.Key),
-			a.CreatedAt.Local().Format("2006-01-02 15:04"), cell(dash(string(a.LastErrorCode))))
+	fmt.Fprintln(tw, "ID\tITEM\tKIND\tCOST\tSTATE\tKEY\tCREATED\tLAST ERROR")
+	for _, e := range out {
+		cost := "free"
+		if e.Paid {
+			cost = "paid"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Ref, cell(e.ItemID), e.Kind, cost, e.State, cell(e.Key),
+			e.CreatedAt.Local().Format("2006-01-02 15:04"), cell(dash(string(e.LastErrorCode))))
 	}
 	return ExitOK, tw.Flush()
 }
+
+// outboxEntry is one line of the outbox: an action, or a note written here
+// (contract 1.1, its own outbox: kind "note", ref "n" and its id). Ref is
+// what 'reviewer cancel' takes; Paid says whether it runs the paid analysis.
+type outboxEntry struct {
+	store.Action
+	Ref  string `json:"ref"`
+	Text string `json:"text,omitempty"`
+	Paid bool   `json:"paid"`
+}
+
+func outboxEntries(actions []store.Action, notes []store.NoteRow) []outboxEntry {
+	out := make([]outboxEntry, 0, len(actions)+len(notes))
+	for _, a := range actions {
+		out = append(out, outboxEntry{Action: a, Ref: strconv.FormatInt(a.ID, 10), Paid: a.Kind.Paid()})
+	}
+	for _, n := range notes {
+		out = append(out, outboxEntry{Action: store.Action{ID: n.ID, ItemID: n.ItemID, Kind: noteKind, Key: n.Key,
+			State: n.State, Reviewer: n.Author, LastErrorCode: n.LastErrorCode, LastError: n.LastError, Sends: n.Sends,
+			CreatedAt: n.CreatedAt, UpdatedAt: n.CreatedAt}, Ref: "n" + strconv.FormatInt(n.ID, 10), Text: n.Text})
+	}
+	return out
+}
+
+// noteKind is a note's kind in the outbox.
+const noteKind policy.ActionKind = "note"
 
 func (r *runner) flush(args []string) (int, error) {
 	if _, err := r.parse(r.flags("flush"), args, 0); err != nil {
@@ -452,15 +485,24 @@ func (r *runner) cancel(args []string) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	id, err := strconv.ParseInt(pos[0], 10, 64)
-	if err != nil {
-		return ExitUsage, usagef("cancel takes an action id (see reviewer outbox)")
+	ref, isNote := strings.CutPrefix(pos[0], "n")
+	id, err := strconv.ParseInt(ref, 10, 64)
+	if err != nil || id <= 0 {
+		return ExitUsage, usagef("cancel takes an action id, or n and a note id (see reviewer outbox)")
 	}
 	svc, ctx, done, err := r.session()
 	if err != nil {
 		return exitFor(err), err
 	}
 	defer done()
+	if isNote {
+		n, err := svc.CancelNote(ctx, id)
+		if err != nil {
+			return exitFor(err), err
+		}
+		fmt.Fprintf(r.env.Stdout, "note n%d on %s cancelled (never sent)\n", n.ID, show(n.ItemID))
+		return ExitOK, nil
+	}
 	a, err := svc.Cancel(ctx, id)
 	if err != nil {
 		return exitFor(err), err

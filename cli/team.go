@@ -143,13 +143,13 @@ func (r *runner) teamCommand(cmd string, args []string) (int, error) {
 	case "claim":
 		it, err := svc.Claim(ctx, pos[0], *ttl)
 		if err != nil {
-			return exitFor(err), err
+			return claimFailed("claim "+pos[0], err)
 		}
 		fmt.Fprintf(out, "claimed %s until %s\n", show(it.ID), it.Claim.ExpiresAt.Local().Format("15:04"))
 	case "release":
 		it, err := svc.Release(ctx, pos[0])
 		if err != nil {
-			return exitFor(err), err
+			return claimFailed("release "+pos[0], err)
 		}
 		fmt.Fprintf(out, "released %s\n", show(it.ID))
 	case "next":
@@ -157,11 +157,20 @@ func (r *runner) teamCommand(cmd string, args []string) (int, error) {
 		if err != nil {
 			return exitFor(err), err
 		}
+		// The item is still shown when its claim could not be made, but
+		// the command says so and fails: nothing is queued.
+		code, cerr := ExitOK, error(nil)
+		if res.ClaimErr != nil && res.Item != nil {
+			code, cerr = claimFailed("next", fmt.Errorf("%s could not be claimed: %w", res.Item.ID, res.ClaimErr))
+		}
 		if *asJSON {
 			if res.Item == nil {
 				return ExitOK, r.printJSON(map[string]any{"item": nil, "claimed": false, "why": res.Why})
 			}
-			return ExitOK, r.printJSON(map[string]any{"item": toJSON(*res.Item), "claimed": res.Claimed, "why": res.Why})
+			if err := r.printJSON(map[string]any{"item": toJSON(*res.Item), "claimed": res.Claimed, "why": res.Why}); err != nil {
+				return ExitFailure, err
+			}
+			return code, cerr
 		}
 		if res.Item == nil {
 			fmt.Fprintln(out, res.Why)
@@ -170,6 +179,7 @@ func (r *runner) teamCommand(cmd string, args []string) (int, error) {
 		v := res.Item
 		fmt.Fprintf(out, "%s  %s  %s %s: %s\n%s\n", show(v.ID), show(v.FileName), v.Status, show(string(v.ErrorCode)),
 			safetext.Line(res.Why, safetext.Message), safetext.Line(policy.Describe(v.Item), safetext.Message))
+		return code, cerr
 	case "note":
 		res, err := svc.AddNote(ctx, pos[0], pos[1])
 		if err != nil {
@@ -178,6 +188,19 @@ func (r *runner) teamCommand(cmd string, args []string) (int, error) {
 		return r.reportNote(res)
 	}
 	return ExitOK, nil
+}
+
+// claimFailed is the exit of a claim, a release or next whose call never
+// reached the service (unreachable, circuit open, no budget). Unlike an
+// action, a claim is never queued: it is made now or not at all, and making
+// it again is harmless (a claim of one's own renews). So it exits 7,
+// "failed, nothing queued, run it again", not 5 ("not sent, queued"). A
+// claim whose answer was lost stays 4, with its own words (review.Claim).
+func claimFailed(cmd string, err error) (int, error) {
+	if exitFor(err) == ExitQueued {
+		return ExitReadFailed, readError{err: fmt.Errorf("%w; nothing is queued", err), again: "reviewer " + cmd}
+	}
+	return exitFor(err), err
 }
 
 // reportNote prints a note's outcome and returns its exit status.

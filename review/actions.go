@@ -395,3 +395,14 @@ func (s *Service) Cancel(ctx context.Context, actionID int64) (store.Action, err
 
 // Outbox lists the actions not done yet.
 func (s *Service) Outbox(ctx context.Context) ([]store.Action, error) { return s.db.Outbox(ctx) }
+
+// OutboxNotes lists the notes written here not done yet (contract 1.1:
+// notes have an outbox of their own). Notes cost nothing.
+func (s *Service) OutboxNotes(ctx context.Context) ([]store.NoteRow, error) {
+	return s.db.OpenNotes(ctx)
+}
+
+// CancelNote withdraws a note that was never sent.
+func (s *Service) CancelNote(ctx context.Context, id int64) (store.NoteRow, error) {
+	return s.db.CancelNote(ctx, id, s.who())
+}

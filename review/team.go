@@ -419,6 +419,10 @@ type NextResult struct {
 	Item    *ItemView // nil: nothing needs a reviewer that nobody else holds
 	Claimed bool
 	Why     string // for the reviewer: the claim, or why there is none
+	// ClaimErr is why the claim could not be made when the service could
+	// not be reached or did not answer (the item is picked from the cache,
+	// not claimed); nil when claimed, or when the service offers no claims.
+	ClaimErr error
 }
 
 // Next claims and returns the oldest item (by status_since) that needs a
@@ -444,7 +448,9 @@ func (s *Service) Next(ctx context.Context) (NextResult, error) {
 			return s.picked(ctx, id, false, "this service does not offer claims: picked from the cache, not claimed")
 		}
 		if e, ok := client.AsError(err); ok && e.Class != client.ClassAnsweredNo {
-			return s.picked(ctx, id, false, "not claimed: "+policy.ErrorMessage(err))
+			res, perr := s.picked(ctx, id, false, "not claimed: "+policy.ErrorMessage(err))
+			res.ClaimErr = err
+			return res, perr
 		}
 		return NextResult{}, err
 	}

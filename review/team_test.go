@@ -428,7 +428,8 @@ func TestNextTakesTheOldestNobodyHolds(t *testing.T) {
 	// Offline: picked from the cache, not claimed, and said so.
 	tm.srv.Refuse()
 	off, err := tm.ben.svc.Next(ctx)
-	if err != nil || off.Item == nil || off.Claimed || !strings.Contains(off.Why, "not claimed") {
+	if err != nil || off.Item == nil || off.Claimed || !strings.Contains(off.Why, "not claimed") ||
+		policy.ErrorCode(off.ClaimErr) != policy.CodeAPIUnreachable {
 		t.Fatalf("offline next: %+v %v", off, err)
 	}
 }

@@ -324,6 +324,41 @@ func (db *DB) PendingNotes(ctx context.Context) ([]NoteRow, error) {
 	return queryNotes(ctx, db.db, `state IN `+claimableSQL+` AND (lease_until IS NULL OR lease_until < ?) ORDER BY id`, ms(db.now()))
 }
 
+// OpenNotes are the notes written here not done yet (queued, sending,
+// unknown), oldest first: they belong in the outbox beside the actions.
+func (db *DB) OpenNotes(ctx context.Context) ([]NoteRow, error) {
+	return queryNotes(ctx, db.db, `state IN `+openSQL+` AND idempotency_key IS NOT NULL ORDER BY id`)
+}
+
+// CancelNote withdraws a note that was never sent, as the action machine
+// allows (policy.EventCancel: only from queued). The notes table has no
+// cancelled state: a withdrawn note never reached anyone, so its row goes,
+// and the audit keeps what it said.
+func (db *DB) CancelNote(ctx context.Context, id int64, reviewer string) (NoteRow, error) {
+	var n NoteRow
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		now := db.now()
+		cur, err := getNote(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		n = cur
+		if _, ok := policy.Transition(cur.State, policy.EventCancel); !ok || cur.Key == "" {
+			return policy.Errorf(policy.CodeConflict, "note %d is %s; %s", id, cur.State, whyNotCancel(cur.State))
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM notes WHERE id = ? AND state = ? AND sends = ?`, cur.ID, string(cur.State), cur.Sends)
+		if err != nil {
+			return err
+		}
+		if k, _ := res.RowsAffected(); k != 1 {
+			return policy.Errorf(policy.CodeConflict, "note %d changed meanwhile; see 'reviewer outbox'", id)
+		}
+		n.State = policy.ActionCancelled
+		return audit(ctx, tx, now, reviewer, cur.ItemID, 0, "note cancelled", cur.Text)
+	})
+	return n, err
+}
+
 // ItemNotes lists an item's notes, oldest first: the service's and the
 // ones still on their way.
 func (db *DB) ItemNotes(ctx context.Context, itemID string) ([]NoteRow, error) {
