@@ -197,6 +197,31 @@ func actions(t *testing.T, path string) map[int64]actionRow {
 	return out
 }
 
+// killBench is what the flush and action kill loops start from: a service
+// of 120 batches with a short analysis, a synced console, the same console
+// pointed at a dead address, a small PDF to upload, and how long a child
+// takes to start.
+type killBench struct {
+	rng          *rand.Rand
+	svc          *service
+	con, offline *console
+	pdfPath      string
+	spin         time.Duration
+}
+
+func newKillBench(t *testing.T) killBench {
+	k := killBench{rng: seed(t)}
+	k.svc = startService(t, screenapi.Options{Batches: 120, AnalysisLatency: 15 * time.Millisecond})
+	dir := t.TempDir()
+	k.con = newConsole(t, dir, k.svc.url)
+	k.con.must(cli.ExitOK, "sync")
+	k.offline = k.con.at(deadURL(t))
+	k.offline.env["REVIEWER_RETRY_SLEEP"] = "1ms"
+	k.pdfPath = writeFile(t, dir, "scan.pdf", pdf(4<<10))
+	k.spin = startup(t, k.con)
+	return k
+}
+
 // TestKillDuringFlush: SIGKILLs at random points of `reviewer flush` in a
 // child process, each time with new actions queued. After each kill the
 // cache passes integrity_check, no action is lost, none that reached the
@@ -205,15 +230,8 @@ func actions(t *testing.T, path string) map[int64]actionRow {
 // exactly one effect each at the service.
 func TestKillDuringFlush(t *testing.T) {
 	t.Parallel() // most of it is waiting for leases to run out
-	rng := seed(t)
-	svc := startService(t, screenapi.Options{Batches: 120, AnalysisLatency: 15 * time.Millisecond})
-	dir := t.TempDir()
-	con := newConsole(t, dir, svc.url)
-	con.must(cli.ExitOK, "sync")
-	offline := con.at(deadURL(t))
-	offline.env["REVIEWER_RETRY_SLEEP"] = "1ms"
-	pdfPath := writeFile(t, dir, "scan.pdf", pdf(4<<10))
-	spin := startup(t, con)
+	k := newKillBench(t)
+	rng, svc, con, offline, pdfPath, spin := k.rng, k.svc, k.con, k.offline, k.pdfPath, k.spin
 
 	used := map[string]bool{}
 	want := map[string]string{} // item -> action kind
@@ -253,15 +271,8 @@ func TestKillDuringFlush(t *testing.T) {
 // with one effect, and an item whose intent was never stored had none.
 func TestKillDuringAnAction(t *testing.T) {
 	t.Parallel()
-	rng := seed(t)
-	svc := startService(t, screenapi.Options{Batches: 120, AnalysisLatency: 15 * time.Millisecond})
-	dir := t.TempDir()
-	con := newConsole(t, dir, svc.url)
-	con.must(cli.ExitOK, "sync")
-	offline := con.at(deadURL(t))
-	offline.env["REVIEWER_RETRY_SLEEP"] = "1ms"
-	pdfPath := writeFile(t, dir, "scan.pdf", pdf(4<<10))
-	spin := startup(t, con)
+	k := newKillBench(t)
+	rng, svc, con, offline, pdfPath, spin := k.rng, k.svc, k.con, k.offline, k.pdfPath, k.spin
 
 	used := map[string]bool{}
 	want := map[string]string{} // item -> the kind of its stored action
