@@ -89,18 +89,7 @@ func (db *DB) CreateAction(ctx context.Context, a Action, file []byte, check fun
 		if err := check(sit); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO actions(item_id, kind, idempotency_key, state, reviewer, message,
-			file_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			a.ItemID, string(a.Kind), a.Key, string(policy.InitialActionState), a.Reviewer, nullStr(a.Message), nullStr(a.FileName), ms(now), ms(now))
-		if isUniqueViolation(err) {
-			return policy.Errorf(policy.CodeActionOpen, "item %s already has an open action; wait for it or cancel it", a.ItemID)
-		}
-		if err != nil {
-			return err
-		}
-		a.ID, _ = res.LastInsertId()
-		a.State, a.CreatedAt, a.UpdatedAt = policy.InitialActionState, now, now
-		if err := setActionRevision(ctx, tx, a.ID, sit.Item.Revision); err != nil { // team.go
+		if a, err = insertAction(ctx, tx, now, a, sit.Item.Revision); err != nil {
 			return err
 		}
 		if file != nil {
@@ -115,6 +104,25 @@ func (db *DB) CreateAction(ctx context.Context, a Action, file []byte, check fun
 		return audit(ctx, tx, now, a.Reviewer, a.ItemID, a.ID, string(a.Kind)+" requested", detail)
 	})
 	return a, err
+}
+
+// insertAction writes an action in the machine's initial state with the
+// revision the reviewer saw (sent as If-Match), inside the caller's
+// transaction: one action (CreateAction) or a bulk run (CreateRun). The
+// partial UNIQUE index refuses a second open action on the item.
+func insertAction(ctx context.Context, tx *sql.Tx, now time.Time, a Action, revision int64) (Action, error) {
+	res, err := tx.ExecContext(ctx, `INSERT INTO actions(item_id, kind, idempotency_key, state, reviewer, message,
+		file_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ItemID, string(a.Kind), a.Key, string(policy.InitialActionState), a.Reviewer, nullStr(a.Message), nullStr(a.FileName), ms(now), ms(now))
+	if isUniqueViolation(err) {
+		return a, policy.Errorf(policy.CodeActionOpen, "item %s already has an open action; wait for it or cancel it", a.ItemID)
+	}
+	if err != nil {
+		return a, err
+	}
+	a.ID, _ = res.LastInsertId()
+	a.State, a.CreatedAt, a.UpdatedAt = policy.InitialActionState, now, now
+	return a, setActionRevision(ctx, tx, a.ID, revision) // team.go
 }
 
 // ClaimAction takes an action for one send under a lease, as the action

@@ -278,10 +278,7 @@ func (db *DB) CreateRun(ctx context.Context, kind policy.ActionKind, reviewer st
 				err = check(sit)
 			}
 			if err == nil {
-				a, err = insertQueued(ctx, tx, now, a)
-			}
-			if err == nil {
-				err = setActionRevision(ctx, tx, a.ID, sit.Item.Revision) // sent as If-Match
+				a, err = insertAction(ctx, tx, now, a, sit.Item.Revision)
 			}
 			var pe *policy.Error
 			var coded interface{ ConsoleCode() policy.Code }
@@ -305,23 +302,6 @@ func (db *DB) CreateRun(ctx context.Context, kind policy.ActionKind, reviewer st
 			fmt.Sprintf("%d confirmed, %d queued, %d left out", len(actions), len(created), len(refused)))
 	})
 	return run, created, refused, err
-}
-
-// insertQueued writes a queued action, as CreateAction does; a lost race
-// for the item's one open action is ACTION_OPEN.
-func insertQueued(ctx context.Context, tx *sql.Tx, now time.Time, a Action) (Action, error) {
-	res, err := tx.ExecContext(ctx, `INSERT INTO actions(item_id, kind, idempotency_key, state, reviewer, message,
-		file_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ItemID, string(a.Kind), a.Key, string(policy.InitialActionState), a.Reviewer, nullStr(a.Message), nullStr(a.FileName), ms(now), ms(now))
-	if isUniqueViolation(err) {
-		return a, policy.Errorf(policy.CodeActionOpen, "item %s already has an open action", a.ItemID)
-	}
-	if err != nil {
-		return a, err
-	}
-	a.ID, _ = res.LastInsertId()
-	a.State, a.CreatedAt, a.UpdatedAt = policy.InitialActionState, now, now
-	return a, nil
 }
 
 // Run returns a bulk run.
