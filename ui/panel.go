@@ -361,13 +361,9 @@ func (p *itemPanel) renderLayers() {
 // attemptLabel names an attempt: the first try, or the console's one
 // automatic connection retry.
 func attemptLabel(op string, number int) string {
-	switch op {
-	case "resubmit":
-		op = "re-submission"
-	case "file_request":
-		op = "file request"
-	case "replacement":
-		op = "replacement upload"
+	switch k := policy.ActionKind(op); k {
+	case policy.ActionResubmit, policy.ActionFileRequest, policy.ActionReplacement:
+		op = kindWord(k) // the words the panel uses for actions everywhere
 	}
 	if number > 1 {
 		return op + ", connection retry"
