@@ -43,6 +43,7 @@ type batchList struct {
 	search   *widget.Entry
 	all      *widget.Check
 	list     *keyList
+	holder   *fyne.Container // holds list
 	rows     []store.BatchSummary
 	ages     map[string]review.Aged // oldest waiting item per batch (newitems.go)
 	selected string
@@ -60,15 +61,25 @@ func newBatchList(c *Console) *batchList {
 		}
 	}
 	b.all = widget.NewCheck("All batches", b.onAll)
-	b.list = &keyList{}
-	b.list.Length = func() int { return len(b.rows) }
-	b.list.CreateItem = func() fyne.CanvasObject {
+	b.list = b.newList()
+	b.holder = container.NewStack(b.list)
+	b.content = container.NewBorder(container.NewVBox(b.search, b.all), nil, nil, nil, b.holder)
+	return b
+}
+
+// newList makes the list widget. A refresh makes a new one and sets its
+// rows' heights before it is drawn: List.SetItemHeight on a list already
+// drawn refreshes the whole list and builds a new template row each time,
+// which for 500 batches was most of the window's memory after start.
+func (b *batchList) newList() *keyList {
+	l := &keyList{}
+	l.Length = func() int { return len(b.rows) }
+	l.CreateItem = func() fyne.CanvasObject {
 		title := newTipLabel("CUST-0000  Jan 00 00:00") // whole on hover when cut
 		title.TextStyle.Bold = true
-		title.Truncation = fyne.TextTruncateEllipsis
 		return container.NewVBox(title, widget.NewLabel("0 ✓ · 0 ✗"), widget.NewLabel("0 awaiting file"), widget.NewLabel("oldest 0 d"))
 	}
-	b.list.UpdateItem = func(id widget.ListItemID, o fyne.CanvasObject) {
+	l.UpdateItem = func(id widget.ListItemID, o fyne.CanvasObject) {
 		if id >= len(b.rows) {
 			return
 		}
@@ -81,8 +92,8 @@ func newBatchList(c *Console) *batchList {
 		setOrHide(box.Objects[2].(*widget.Label), second)
 		setOrHide(box.Objects[3].(*widget.Label), third)
 	}
-	b.list.OnSelected = b.onSelected
-	b.list.onKey = func(ev *fyne.KeyEvent) bool {
+	l.OnSelected = b.onSelected
+	l.onKey = func(ev *fyne.KeyEvent) bool {
 		switch ev.Name {
 		case fyne.KeyUp:
 			b.move(-1)
@@ -93,14 +104,13 @@ func newBatchList(c *Console) *batchList {
 				b.open(i)
 			}
 		default:
-			c.onKey(ev)
+			b.c.onKey(ev)
 		}
 		return true
 	}
-	b.list.onRune = func(r rune) { c.onRune(r) }
-	b.list.ExtendBaseWidget(b.list)
-	b.content = container.NewBorder(container.NewVBox(b.search, b.all), nil, nil, nil, b.list)
-	return b
+	l.onRune = func(r rune) { b.c.onRune(r) }
+	l.ExtendBaseWidget(l)
+	return l
 }
 
 // countsText is a batch's counts on two short lines (the second may be
@@ -120,10 +130,9 @@ func countsText(r store.BatchSummary) (string, string) {
 	return strings.Join(parts, " · "), strings.Join(more, " · ")
 }
 
-// setHeights gives each row the height of its lines.
-func (b *batchList) setHeights() {
-	l := widget.NewLabel("X")
-	line := l.MinSize().Height
+// setHeights gives each row of l the height of its lines.
+func (b *batchList) setHeights(l *keyList) {
+	line := widget.NewLabel("X").MinSize().Height
 	pad := theme.Padding()
 	for i, r := range b.rows {
 		h := 2*line + pad
@@ -134,7 +143,7 @@ func (b *batchList) setHeights() {
 				h += line + pad
 			}
 		}
-		b.list.SetItemHeight(i, h)
+		l.SetItemHeight(i, h)
 	}
 }
 
@@ -154,15 +163,31 @@ func (b *batchList) refresh() {
 				return
 			}
 			b.rows, b.ages = rows, ages
-			b.setHeights()
 			if b.selected == "" && len(rows) > 0 {
 				b.selected = rows[0].ID
 				b.c.items.refresh()
 			}
-			b.list.Refresh()
-			b.highlight()
+			b.replaceList()
 		}
 	})
+}
+
+// replaceList puts a new list, with the heights of the rows read, in
+// place of the one shown, with the open batch highlighted, at the same
+// scroll offset and with the focus if the old one had it.
+func (b *batchList) replaceList() {
+	old, l := b.list, b.newList()
+	b.setHeights(l) // not drawn yet: no refresh per row
+	l.MinSize()     // its renderer, to scroll it
+	l.Resize(old.Size())
+	b.list = l
+	b.highlight() // may scroll to the open batch: the old offset wins
+	l.ScrollToOffset(old.GetScrollOffset())
+	b.holder.Objects = []fyne.CanvasObject{l}
+	b.holder.Refresh()
+	if cv := fyne.CurrentApp().Driver().CanvasForObject(b.holder); cv != nil && cv.Focused() == old {
+		cv.Focus(l)
+	}
 }
 
 // highlight makes the list's selection show the open batch, and nothing

@@ -139,6 +139,15 @@ func (f *fakeWorkflow) Items(_ context.Context, flt store.ItemFilter) ([]review.
 	}
 	return out, nil
 }
+func (f *fakeWorkflow) EachItem(ctx context.Context, flt store.ItemFilter, fn func(review.ItemView) error) error {
+	rows, err := f.Items(ctx, flt)
+	for _, r := range rows {
+		if err == nil {
+			err = fn(r)
+		}
+	}
+	return err
+}
 func (f *fakeWorkflow) Item(_ context.Context, id string) (review.Detail, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -232,9 +241,9 @@ func newTestConsoleWith(t *testing.T, wf *fakeWorkflow, opts Options) *Console {
 
 // cell renders a table cell the way the table does.
 func (c *Console) cell(row, col int) *widget.Label {
-	l := widget.NewLabel("")
+	l := newTipLabel("")
 	c.items.updateCell(widget.TableCellID{Row: row, Col: col}, l)
-	return l
+	return &l.Label
 }
 
 func (c *Console) col(t *testing.T, title string) int {

@@ -178,9 +178,7 @@ func newItemTable(c *Console) *itemTable {
 	t.table = &keyTable{}
 	t.table.Length = func() (int, int) { return len(t.rows), len(t.cols) }
 	t.table.CreateCell = func() fyne.CanvasObject {
-		l := newTipLabel("passport-front.jpg")
-		l.Truncation = fyne.TextTruncateEllipsis
-		return l
+		return newTipLabel("passport-front.jpg")
 	}
 	t.table.UpdateCell = t.updateCell
 	t.table.ShowHeaderRow = true
@@ -300,13 +298,7 @@ func (t *itemTable) sortMark(key string) string {
 }
 
 func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
-	var l *widget.Label
-	switch v := o.(type) {
-	case *tipLabel:
-		l = &v.Label
-	case *widget.Label:
-		l = v
-	}
+	l := o.(*tipLabel)
 	if id.Row < 0 || id.Row >= len(t.rows) || id.Col < 0 || id.Col >= len(t.cols) {
 		l.SetText("")
 		return
@@ -317,7 +309,6 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	text, imp := t.cols[id.Col].text(t.rows[id.Row])
 	text = t.c.selectionMark(id.Row, id.Col, text) // select.go
 	l.Importance = imp
-	l.Truncation = fyne.TextTruncateEllipsis
 	l.SetText(text)
 }
 

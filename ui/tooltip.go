@@ -119,14 +119,46 @@ type tipLabel struct {
 func newTipLabel(text string) *tipLabel {
 	l := &tipLabel{}
 	l.Text = text
+	l.Truncation = fyne.TextTruncateEllipsis // a small MinSize: a template row asks for no width
 	l.ExtendBaseWidget(l)
 	return l
 }
 
 // truncated reports whether the text is wider than the label.
-func (l *tipLabel) truncated() bool {
-	w := fyne.MeasureText(l.Text, theme.TextSize(), l.TextStyle).Width + 2*theme.InnerPadding()
-	return w > l.Size().Width
+func (l *tipLabel) truncated() bool { return l.wider(l.Size().Width) }
+
+func (l *tipLabel) wider(width float32) bool {
+	return fyne.MeasureText(l.Text, theme.TextSize(), l.TextStyle).Width+2*theme.InnerPadding() > width
+}
+
+// SetText sets the text, cut with an ellipsis only when it is wider than
+// the label (or the label has no width yet). Fyne's ellipsis shapes the
+// text from scratch at every update, with a new HarfBuzz font each time,
+// whether or not it fits: on a table's short cells that was most of the
+// window's start-up work and garbage. A measure is cached.
+func (l *tipLabel) SetText(text string) {
+	l.Text = text
+	l.Truncation = l.cut(l.Size().Width)
+	l.Refresh()
+}
+
+// Resize cuts the text again for the new width.
+func (l *tipLabel) Resize(s fyne.Size) {
+	if s == l.Size() {
+		return
+	}
+	l.Label.Resize(s)
+	if t := l.cut(s.Width); t != l.Truncation {
+		l.Truncation = t
+		l.Refresh()
+	}
+}
+
+func (l *tipLabel) cut(width float32) fyne.TextTruncation {
+	if width <= 0 || l.wider(width) {
+		return fyne.TextTruncateEllipsis
+	}
+	return fyne.TextTruncateOff
 }
 
 func (l *tipLabel) MouseIn(ev *desktop.MouseEvent) {

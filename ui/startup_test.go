@@ -1,0 +1,75 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/trustscreen/reviewer/store"
+)
+
+// A cell is cut with an ellipsis only when its text is wider than it is:
+// Fyne's ellipsis shapes the text from scratch at every update, fitting or
+// not, which on a table of short cells was most of the window's start.
+func TestACellIsCutOnlyWhenItsTextIsTooWide(t *testing.T) {
+	newTestConsole(t, twoBatches()) // an app, a theme
+	l := newTipLabel("")
+	if l.Truncation != fyne.TextTruncateEllipsis {
+		t.Fatal("a new cell, with no width yet, must cut (a template asks for no width)")
+	}
+	l.Resize(fyne.NewSize(200, 30))
+	l.SetText("selfie.jpg")
+	if l.Truncation != fyne.TextTruncateOff || l.truncated() {
+		t.Fatalf("a short text in 200 px: truncation %v", l.Truncation)
+	}
+	l.SetText(strings.Repeat("passport-front-", 10) + ".jpg")
+	if l.Truncation != fyne.TextTruncateEllipsis || !l.truncated() {
+		t.Fatalf("a long text in 200 px: truncation %v", l.Truncation)
+	}
+	l.SetText("selfie.jpg")
+	l.Resize(fyne.NewSize(30, 30))
+	if l.Truncation != fyne.TextTruncateEllipsis {
+		t.Fatal("a cell made narrower than its text must cut it")
+	}
+	l.Resize(fyne.NewSize(400, 30))
+	if l.Truncation != fyne.TextTruncateOff {
+		t.Fatal("a cell made wide enough again must show the text whole")
+	}
+}
+
+// The batch list is rebuilt on each refresh (its rows' heights are set
+// before it is drawn); the reviewer keeps the keyboard focus in it and the
+// place it was scrolled to.
+func TestARefreshOfTheBatchListKeepsItsFocusAndScroll(t *testing.T) {
+	wf := twoBatches()
+	wf.batches = nil
+	for i := range 80 {
+		wf.batches = append(wf.batches, store.BatchSummary{ID: fmt.Sprintf("bat_%02d", i), CustomerRef: fmt.Sprintf("CUST-%02d", i),
+			CreatedAt: time.Now().Add(-time.Duration(i) * time.Hour), Items: 3, Scored: 1, Errors: 2, AwaitingFile: i % 2})
+	}
+	c := newTestConsole(t, wf)
+	old := c.batches.list
+	c.apply(func() {
+		c.win.Canvas().Focus(old)
+		old.ScrollToOffset(900)
+	})
+	off := old.GetScrollOffset()
+	if off < 800 {
+		t.Fatalf("the list did not scroll: offset %v", off)
+	}
+	c.apply(c.batches.refresh)
+	c.Settle()
+	l := c.batches.list
+	if l == old {
+		t.Fatal("the refresh kept the old list: its heights would be set row by row on a drawn list")
+	}
+	if c.win.Canvas().Focused() != l {
+		t.Fatalf("focus went to %T", c.win.Canvas().Focused())
+	}
+	if got := l.GetScrollOffset(); got != off {
+		t.Fatalf("scroll offset %v after the refresh, was %v", got, off)
+	}
+}
