@@ -36,6 +36,8 @@ type Workflow interface {
 	CacheVersion(ctx context.Context) (int64, error)
 	Batches(ctx context.Context, search string, limit int) ([]store.BatchSummary, error)
 	Items(ctx context.Context, f store.ItemFilter) ([]review.ItemView, error)
+	// EachItem hands over the rows of a listing one at a time, as read.
+	EachItem(ctx context.Context, f store.ItemFilter, fn func(review.ItemView) error) error
 	Item(ctx context.Context, id string) (review.Detail, error)
 	Resubmit(ctx context.Context, itemID string) (review.Result, error)
 	RequestFile(ctx context.Context, itemID, message string) (review.Result, error)
@@ -152,11 +154,9 @@ func (c *Console) autoAdvance() bool {
 	return c.prefs().StringWithFallback(prefAutoAdvance, "on") != "off"
 }
 
-// Start shows what the cache holds at once, then syncs in the background.
-func (c *Console) Start() {
-	c.reload()
-	c.onSync()
-}
+// Start reads what the cache holds, to show it at once; the window's
+// first sync waits for the window (see Run).
+func (c *Console) Start() { c.reload() }
 
 // Settle waits until the background work started so far has finished and
 // its widget updates are done (tests, screenshots).

@@ -21,15 +21,15 @@ func (c *Console) needsYou(ctx context.Context) map[string]bool {
 		return nil // a first sync brings everything: that is no news
 	}
 	f := store.ItemFilter{NeedsAction: true, Limit: 5000}
-	rows, err := c.wf.Items(ctx, f)
-	if err != nil {
-		return nil
-	}
-	out := make(map[string]bool, len(rows))
-	for _, r := range rows {
+	out := map[string]bool{}
+	// Each row as it is read: only the ids are kept.
+	if err := c.wf.EachItem(ctx, f, func(r review.ItemView) error {
 		if needsReviewer(r) {
 			out[r.ID] = true
 		}
+		return nil
+	}); err != nil {
+		return nil
 	}
 	return out
 }

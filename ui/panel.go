@@ -71,8 +71,8 @@ func newItemPanel(c *Console) *itemPanel {
 	}
 	p.title.TextStyle.Bold = true
 	p.verdict.TextStyle.Bold = true
-	p.why.TextStyle.Italic = true
-	p.details.TextStyle.Monospace = true
+	// Two text styles only, regular and bold: Fyne parses a set of fonts
+	// (with the 4 MB emoji font) for every style it draws, and keeps each.
 	p.resubmit = newTipButton("Re-submit", theme.MediaReplayIcon(), "Re-run the paid analysis on the same file (key: r, then Enter)", p.onResubmit)
 	p.resubmit.Importance = widget.HighImportance
 	p.request = newTipButton("Request file", theme.MailSendIcon(), "Ask the customer for a new file (key: f)", p.onRequestFile)

@@ -41,7 +41,14 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 			}
 		}
 	}()
-	c.Start()
+	// What the cache holds is read, and the sync starts, once the window
+	// is up: both run in the background anyway, and would otherwise take
+	// the processor (two cores, one of them drawing in software) from the
+	// window's first frame.
+	a.Lifecycle().SetOnStarted(func() {
+		c.Start()
+		c.onSync()
+	})
 	w.ShowAndRun()
 	c.ReleaseClaims(2 * time.Second) // team.go: best effort; expiry covers a crash
 }
