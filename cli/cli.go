@@ -161,6 +161,8 @@ type runner struct {
 	env     Env
 	g       globals
 	whoFrom string // where the reviewer's name came from (the window shows it)
+	// storeOpts open the cache: the window's own (windowStore).
+	storeOpts []store.Option
 }
 
 func (r *runner) fail(err error) {
@@ -307,7 +309,7 @@ func (r *runner) open() (*review.Service, func(), error) {
 		}
 		path = p
 	}
-	db, err := store.Open(path)
+	db, err := store.Open(path, r.storeOpts...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening the cache %s: %w", path, err)
 	}

@@ -7,3 +7,10 @@ func (db *DB) Exec(ctx context.Context, q string) error {
 	_, err := db.db.ExecContext(ctx, q)
 	return err
 }
+
+// PageCacheKiB is the page cache of one of the pool's connections.
+func (db *DB) PageCacheKiB(ctx context.Context) (int, error) {
+	var n int
+	err := db.db.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&n)
+	return -n, err
+}

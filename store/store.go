@@ -79,7 +79,7 @@ func DefaultPath() (string, error) {
 // existing cache file, or its -wal or -shm, that others may read is made
 // 0600 first; one that cannot be is refused with the reason. Anything but
 // a regular file at path is refused.
-func Open(path string) (*DB, error) {
+func Open(path string, opts ...Option) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("cache directory: %w", err)
 	}
@@ -108,6 +108,9 @@ func Open(path string) (*DB, error) {
 	q.Set("_busy_timeout", "10000")
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_txlock", "immediate") // writers queue at BEGIN, not deadlock at COMMIT
+	for _, o := range opts {
+		o(q)
+	}
 	sdb, err := sql.Open(driverName, "file:"+path+"?"+q.Encode())
 	if err != nil {
 		f.Close()
@@ -129,6 +132,17 @@ func Open(path string) (*DB, error) {
 		return nil, fmt.Errorf("migrating the cache: %w", err)
 	}
 	return &DB{db: sdb, path: path, now: time.Now, file: f}, nil
+}
+
+// Option changes how Open opens the cache.
+type Option func(dsn url.Values)
+
+// PageCache caps SQLite's page cache at kib KiB for each connection
+// (SQLite's default is 2,000 KiB). The window holds three connections
+// all day for reads of a few hundred rows; a sync's writes keep the
+// default.
+func PageCache(kib int) Option {
+	return func(dsn url.Values) { dsn.Set("_cache_size", strconv.Itoa(-kib)) }
 }
 
 // tighten makes the cache and its WAL files 0600: the cache holds the

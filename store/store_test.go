@@ -290,3 +290,45 @@ func TestItemsFilters(t *testing.T) {
 		t.Fatalf("%+v", bs)
 	}
 }
+
+// The window opens the cache with a smaller page cache per connection; a
+// command keeps SQLite's default.
+func TestPageCacheIsSetForEveryConnection(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache.db")
+	ctx := context.Background()
+	small, err := store.Open(path, store.PageCache(512))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Close()
+	plain, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	// Several at once: the pool opens a connection for each.
+	var wg sync.WaitGroup
+	got := make([]int, 8)
+	errs := make([]error, 8)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db := small
+			if i%2 == 1 {
+				db = plain
+			}
+			got[i], errs[i] = db.PageCacheKiB(ctx)
+		}()
+	}
+	wg.Wait()
+	for i, n := range got {
+		want := 512
+		if i%2 == 1 {
+			want = 2000
+		}
+		if errs[i] != nil || n != want {
+			t.Fatalf("connection %d: page cache %d KiB (%v), want %d", i, n, errs[i], want)
+		}
+	}
+}
