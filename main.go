@@ -6,6 +6,7 @@ package main
 import (
 	"os"
 	"runtime"
+	"runtime/debug"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
@@ -45,6 +46,14 @@ func theApp(demo bool) fyne.App {
 }
 
 func openWindow(w cli.Window) error {
+	if os.Getenv("GOGC") == "" {
+		// The window lives all day on a live heap of about 20 MB, most of
+		// it the fonts Fyne parses (a set per text style). The default
+		// GOGC=100 lets the heap grow to twice that between collections;
+		// half the headroom costs a collection every 10 MB allocated,
+		// which a reviewer's scrolling does not notice (docs/performance.md).
+		debug.SetGCPercent(50)
+	}
 	a := theApp(w.Demo)
 	prefs := a.Preferences()
 	ui.Run(a, w.Service, ui.Options{Demo: w.Demo, APIURL: w.Config.BaseURL, TokenSource: w.TokenSource,
