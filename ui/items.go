@@ -94,6 +94,36 @@ type keyTable struct {
 	onKey    func(*fyne.KeyEvent) bool
 	onRune   func(rune)
 	onResize func(fyne.Size)
+	// held, while the columns' widths are set one by one: each
+	// SetColumnWidth refreshes the whole table (its template cells, every
+	// visible cell); one refresh follows them all.
+	held bool
+}
+
+// CreateRenderer wraps the table's renderer so that a refresh can wait.
+func (t *keyTable) CreateRenderer() fyne.WidgetRenderer {
+	return &heldRenderer{WidgetRenderer: t.Table.CreateRenderer(), held: &t.held}
+}
+
+type heldRenderer struct {
+	fyne.WidgetRenderer
+	held *bool
+}
+
+func (r *heldRenderer) Refresh() {
+	if !*r.held {
+		r.WidgetRenderer.Refresh()
+	}
+}
+
+// setColumnWidths sets every column's width, with one refresh.
+func (t *keyTable) setColumnWidths(widths []float32) {
+	t.held = true
+	for i, w := range widths {
+		t.SetColumnWidth(i, w)
+	}
+	t.held = false
+	t.Refresh()
 }
 
 func (t *keyTable) TypedKey(ev *fyne.KeyEvent) {
@@ -273,10 +303,11 @@ func (t *itemTable) layoutColumns() {
 		}
 	}
 	t.cols = cols
+	widths := make([]float32, len(cols))
 	for i, col := range cols {
-		t.table.SetColumnWidth(i, col.width)
+		widths[i] = col.width
 	}
-	t.table.Refresh()
+	t.table.setColumnWidths(widths)
 }
 
 // widest is the width of the widest column.
