@@ -37,8 +37,8 @@ const upsertBatchSQL = `INSERT INTO batches(id, customer_ref, created_at, update
 // state of it: an older answer arriving late never undoes a newer one.
 const upsertItemSQL = `INSERT INTO items(id, batch_id, kind, file_name, media_type, size_bytes, status, risk_score,
 		recommendation, layers, error_code, reported_code, error_message, problem, attempt, updated_at,
-		revision, status_since, claim_reviewer, claim_expires_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		revision, status_since, claim_reviewer, claim_expires_at, since)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT(id) DO UPDATE SET batch_id = excluded.batch_id, kind = excluded.kind, file_name = excluded.file_name,
 		media_type = excluded.media_type, size_bytes = excluded.size_bytes, status = excluded.status,
 		risk_score = excluded.risk_score, recommendation = excluded.recommendation, layers = excluded.layers,
@@ -46,7 +46,10 @@ const upsertItemSQL = `INSERT INTO items(id, batch_id, kind, file_name, media_ty
 		error_message = excluded.error_message, problem = excluded.problem, attempt = excluded.attempt,
 		updated_at = excluded.updated_at,
 		revision = excluded.revision, status_since = excluded.status_since,
-		claim_reviewer = excluded.claim_reviewer, claim_expires_at = excluded.claim_expires_at
+		claim_reviewer = excluded.claim_reviewer, claim_expires_at = excluded.claim_expires_at,
+		since = CASE WHEN items.status IS NOT excluded.status
+		               OR (excluded.status_since IS NOT NULL AND excluded.status_since IS NOT items.status_since)
+		             THEN excluded.since ELSE items.since END
 	WHERE excluded.updated_at > items.updated_at
 	   OR (excluded.updated_at = items.updated_at AND (items.status IS NOT excluded.status
 	       OR items.risk_score IS NOT excluded.risk_score OR items.error_code IS NOT excluded.error_code
@@ -72,7 +75,19 @@ func itemArgs(it policy.Item) []any {
 	}
 	return []any{it.ID, it.BatchID, string(it.Kind), it.FileName, it.MediaType, it.SizeBytes, string(it.Status),
 		score, rec, layers, code, nullStr(it.ReportedCode), nullStr(it.ErrorMessage), nullStr(it.Problem),
-		int64(it.Attempt), ms(it.UpdatedAt), it.Revision, nullMS(it.StatusSince), claimReviewer(it), claimExpires(it)}
+		int64(it.Attempt), ms(it.UpdatedAt), it.Revision, nullMS(it.StatusSince), claimReviewer(it), claimExpires(it),
+		sinceMS(it)}
+}
+
+// sinceMS is when the item entered its status, as far as this answer says:
+// the service's status_since, else the answer's updated_at. The upsert
+// keeps what the cache had when the status is the same and no
+// status_since is reported.
+func sinceMS(it policy.Item) int64 {
+	if !it.StatusSince.IsZero() {
+		return ms(it.StatusSince)
+	}
+	return ms(it.UpdatedAt)
 }
 
 // layersJSON is json.Marshal(layers), byte for byte, without its
@@ -343,7 +358,7 @@ type ItemFilter struct {
 var sortColumns = map[string]string{
 	"file": "i.file_name", "kind": "i.kind", "status": "i.status", "score": "i.risk_score",
 	"recommendation": "i.recommendation", "code": "i.error_code", "updated": "i.updated_at", "id": "i.id",
-	"since": "ss.since",
+	"since": "i.since",
 }
 
 func retryableList() string {

@@ -38,9 +38,9 @@ var migrations embed.FS
 // driverName is go-sqlite3 with the functions the schema's triggers call:
 // reviewer_sha256(blob), the hex SHA-256 kept of a replacement's file
 // after its bytes are deleted (migration 00003); and temporary files in
-// memory: a statement that fires a trigger (item_status_since) keeps a
-// statement journal, which on disk was seven writes to a file in /var/tmp
-// per synced item, more than the cache's own writes.
+// memory: a statement that fires a trigger, or a multi-row upsert, keeps
+// a statement journal, which on disk was seven writes to a file in
+// /var/tmp per synced item, more than the cache's own writes.
 const driverName = "sqlite3_reviewer"
 
 func init() {

@@ -385,13 +385,13 @@ func (db *DB) NoteCounts(ctx context.Context) (map[string]int, error) {
 }
 
 // NextCandidates lists the items that need a reviewer and that nobody but
-// me holds at now, oldest in their status first (status_since, or
-// updated_at when the service reports none).
+// me holds at now, oldest in their status first (items.since: the
+// service's status_since, or the answer in which the cache saw the status).
 func (db *DB) NextCandidates(ctx context.Context, me string, now time.Time, limit int) ([]string, error) {
 	rows, err := db.db.QueryContext(ctx, `SELECT i.id FROM items i`+newestAction+`
 		WHERE `+needsActionSQL+`
 		  AND (i.claim_reviewer IS NULL OR i.claim_reviewer = ? OR i.claim_expires_at <= ?)
-		ORDER BY COALESCE(i.status_since, i.updated_at), i.id LIMIT ?`, me, ms(now), limit)
+		ORDER BY i.since, i.id LIMIT ?`, me, ms(now), limit)
 	if err != nil {
 		return nil, err
 	}

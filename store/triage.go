@@ -38,10 +38,9 @@ type TriageFilter struct {
 	IDs []string
 }
 
-const triageColumns = ` ss.since, sz.until, sz.reason`
+const triageColumns = ` i.since, sz.until, sz.reason`
 
 const triageJoin = `
-	LEFT JOIN item_status_since ss ON ss.item_id = i.id
 	LEFT JOIN snoozes sz ON sz.item_id = i.id`
 
 type triageScan struct {
@@ -66,7 +65,7 @@ func (f TriageFilter) where(where []string, args []any, now time.Time, needsActi
 		where, args = append(where, "(sz.until IS NULL OR sz.until <= ?)"), append(args, ms(now))
 	}
 	if f.OlderThan > 0 {
-		where = append(where, "i.status <> 'scored' AND ss.since <= ?")
+		where = append(where, "i.status <> 'scored' AND i.since <= ?")
 		args = append(args, ms(now.Add(-f.OlderThan)))
 	}
 	switch {
@@ -133,8 +132,7 @@ func (db *DB) OldestWaiting(ctx context.Context, batchIDs []string) (map[string]
 	for _, id := range batchIDs {
 		args = append(args, id)
 	}
-	rows, err := db.db.QueryContext(ctx, `SELECT i.batch_id, MIN(ss.since) FROM items i
-		JOIN item_status_since ss ON ss.item_id = i.id
+	rows, err := db.db.QueryContext(ctx, `SELECT i.batch_id, MIN(i.since) FROM items i
 		LEFT JOIN snoozes sz ON sz.item_id = i.id AND sz.until > ?
 		WHERE i.status <> 'scored' AND sz.item_id IS NULL AND i.batch_id IN (?`+strings.Repeat(",?", len(batchIDs)-1)+`)
 		GROUP BY i.batch_id`, args...)
