@@ -40,7 +40,7 @@ func theApp(demo bool) fyne.App {
 			id += ".demo"
 		}
 		fyneApp = app.NewWithID(id)
-		fyneApp.SetIcon(assets.Icon)
+		fyneApp.SetIcon(assets.WindowIcon)
 	}
 	return fyneApp
 }
