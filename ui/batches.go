@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -44,6 +45,7 @@ type batchList struct {
 	all      *widget.Check
 	list     *keyList
 	holder   *fyne.Container // holds list
+	heights  []float32       // of the list's rows
 	rows     []store.BatchSummary
 	ages     map[string]review.Aged // oldest waiting item per batch (newitems.go)
 	selected string
@@ -67,10 +69,11 @@ func newBatchList(c *Console) *batchList {
 	return b
 }
 
-// newList makes the list widget. A refresh makes a new one and sets its
-// rows' heights before it is drawn: List.SetItemHeight on a list already
-// drawn refreshes the whole list and builds a new template row each time,
-// which for 500 batches was most of the window's memory after start.
+// newList makes the list widget. A refresh that changes the rows' heights
+// makes a new one and sets them before it is drawn: List.SetItemHeight on
+// a list already drawn refreshes the whole list and builds a new template
+// row each time, which for 500 batches was most of the window's garbage
+// at start. A refresh with the same heights keeps the list shown.
 func (b *batchList) newList() *keyList {
 	l := &keyList{}
 	l.Length = func() int { return len(b.rows) }
@@ -130,11 +133,12 @@ func countsText(r store.BatchSummary) (string, string) {
 	return strings.Join(parts, " · "), strings.Join(more, " · ")
 }
 
-// setHeights gives each row of l the height of its lines.
-func (b *batchList) setHeights(l *keyList) {
+// heightsOf is the height of each row: its lines.
+func (b *batchList) heightsOf(rows []store.BatchSummary) []float32 {
 	line := widget.NewLabel("X").MinSize().Height
 	pad := theme.Padding()
-	for i, r := range b.rows {
+	hs := make([]float32, len(rows))
+	for i, r := range rows {
 		h := 2*line + pad
 		_, second := countsText(r)
 		second, third := withAge(second, b.ages[r.ID])
@@ -143,8 +147,9 @@ func (b *batchList) setHeights(l *keyList) {
 				h += line + pad
 			}
 		}
-		l.SetItemHeight(i, h)
+		hs[i] = h
 	}
+	return hs
 }
 
 func (b *batchList) refresh() {
@@ -176,9 +181,20 @@ func (b *batchList) refresh() {
 // place of the one shown, with the open batch highlighted, at the same
 // scroll offset and with the focus if the old one had it.
 func (b *batchList) replaceList() {
+	hs := b.heightsOf(b.rows)
+	if slices.Equal(hs, b.heights) {
+		// The same heights (a sync that changed no row's lines): the
+		// list shown takes the new rows with one refresh.
+		b.list.Refresh()
+		b.highlight()
+		return
+	}
 	old, l := b.list, b.newList()
-	b.setHeights(l) // not drawn yet: no refresh per row
-	l.MinSize()     // its renderer, to scroll it
+	b.heights = hs
+	for i, h := range hs {
+		l.SetItemHeight(i, h) // not drawn yet: no refresh per row
+	}
+	l.MinSize() // its renderer, to scroll it
 	l.Resize(old.Size())
 	b.list = l
 	b.highlight() // may scroll to the open batch: the old offset wins

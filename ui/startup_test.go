@@ -40,7 +40,7 @@ func TestACellIsCutOnlyWhenItsTextIsTooWide(t *testing.T) {
 	}
 }
 
-// The batch list is rebuilt on each refresh (its rows' heights are set
+// The batch list is rebuilt when its rows' heights change (they are set
 // before it is drawn); the reviewer keeps the keyboard focus in it and the
 // place it was scrolled to.
 func TestARefreshOfTheBatchListKeepsItsFocusAndScroll(t *testing.T) {
@@ -60,6 +60,17 @@ func TestARefreshOfTheBatchListKeepsItsFocusAndScroll(t *testing.T) {
 	if off < 800 {
 		t.Fatalf("the list did not scroll: offset %v", off)
 	}
+	// A refresh that changes no row's height keeps the list.
+	c.apply(c.batches.refresh)
+	c.Settle()
+	if c.batches.list != old || old.GetScrollOffset() != off {
+		t.Fatal("a refresh with the same heights replaced the list or moved it")
+	}
+	// One that does (a batch now awaits a file: one more line) builds a
+	// new one.
+	wf.mu.Lock()
+	wf.batches[0].AwaitingFile = 1
+	wf.mu.Unlock()
 	c.apply(c.batches.refresh)
 	c.Settle()
 	l := c.batches.list
