@@ -24,7 +24,7 @@ export CGO_ENABLED := 1
 # window's memory. The console shows no emoji, and the symbols it draws
 # (✓ ✗ ↻ ▲) come from the system's fonts. Everything here, the floor
 # programs of `make bench` included, is built without it.
-export GOFLAGS := -tags=no_emoji
+export GOFLAGS := $(strip $(GOFLAGS) -tags=no_emoji)
 
 .PHONY: deps deps-shot deps-bench build demo test fuzz bench bench-build bench-smoke reliability screenshot package vet fmt-check clean
 

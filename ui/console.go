@@ -154,8 +154,8 @@ func (c *Console) autoAdvance() bool {
 	return c.prefs().StringWithFallback(prefAutoAdvance, "on") != "off"
 }
 
-// Start reads what the cache holds, to show it at once; the window's
-// first sync waits for the window (see Run).
+// Start reads what the cache holds, to show it. Run calls it, and starts
+// the first sync, once the window is mapped and drawn.
 func (c *Console) Start() { c.reload() }
 
 // Settle waits until the background work started so far has finished and

@@ -119,11 +119,13 @@ func (r *heldRenderer) Refresh() {
 // setColumnWidths sets every column's width, with one refresh.
 func (t *keyTable) setColumnWidths(widths []float32) {
 	t.held = true
+	defer func() {
+		t.held = false
+		t.Refresh()
+	}()
 	for i, w := range widths {
 		t.SetColumnWidth(i, w)
 	}
-	t.held = false
-	t.Refresh()
 }
 
 func (t *keyTable) TypedKey(ev *fyne.KeyEvent) {

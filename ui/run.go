@@ -45,7 +45,8 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 		}
 	}()
 	// What the cache holds is read, and the sync starts, once the window
-	// is up: both run in the background anyway, and would otherwise take
+	// is mapped and drawn (Show draws it before the event loop starts):
+	// both run in the background anyway, and would otherwise take
 	// the processor (two cores, one of them drawing in software) from the
 	// window's first frame.
 	a.Lifecycle().SetOnStarted(func() {

@@ -128,7 +128,8 @@ func newTipLabel(text string) *tipLabel {
 func (l *tipLabel) truncated() bool { return l.wider(l.Size().Width) }
 
 func (l *tipLabel) wider(width float32) bool {
-	return fyne.MeasureText(l.Text, theme.TextSize(), l.TextStyle).Width+2*theme.InnerPadding() > width
+	th := l.Theme()
+	return fyne.MeasureText(l.Text, th.Size(theme.SizeNameText), l.TextStyle).Width+2*th.Size(theme.SizeNameInnerPadding) > width
 }
 
 // SetText sets the text, cut with an ellipsis only when it is wider than
