@@ -47,7 +47,7 @@ func theApp(demo bool) fyne.App {
 
 func openWindow(w cli.Window) error {
 	if os.Getenv("GOGC") == "" {
-		// The window lives all day on a live heap of about 20 MB, most of
+		// The window lives all day on a live heap of about 11 MB, most of
 		// it the fonts Fyne parses (a set per text style). The default
 		// GOGC=100 lets the heap grow to twice that between collections;
 		// half the headroom costs a collection every 10 MB allocated,

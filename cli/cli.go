@@ -161,7 +161,8 @@ type runner struct {
 	env     Env
 	g       globals
 	whoFrom string // where the reviewer's name came from (the window shows it)
-	// storeOpts open the cache: the window's own (windowStore).
+	// storeOpts are how open opens the cache: the window adds its own
+	// (windowPageCacheKiB, commands.go).
 	storeOpts []store.Option
 }
 
