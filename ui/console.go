@@ -64,6 +64,9 @@ type Options struct {
 	// client's request cap), shown while it waits.
 	ActionLimit time.Duration
 	Now         func() time.Time
+	// Built, when set, is called once by Run on the UI goroutine when the
+	// window's content is built, before the window is shown.
+	Built func()
 }
 
 // Preference keys of the window.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 
 	"github.com/trustscreen/reviewer/store"
 )
@@ -82,5 +83,27 @@ func TestARefreshOfTheBatchListKeepsItsFocusAndScroll(t *testing.T) {
 	}
 	if got := l.GetScrollOffset(); got != off {
 		t.Fatalf("scroll offset %v after the refresh, was %v", got, off)
+	}
+}
+
+// Run hands over once the window's content is built and before it is
+// shown (main turns the collector back on there), and only once.
+func TestRunCallsBuiltOnceWithTheContentInPlace(t *testing.T) {
+	t.Setenv("LANG", "en_US.UTF-8")
+	a := test.NewTempApp(t)
+	var calls int
+	var content fyne.CanvasObject
+	built := func() {
+		calls++
+		if ws := a.Driver().AllWindows(); len(ws) > 0 {
+			content = ws[len(ws)-1].Content()
+		}
+	}
+	Run(a, twoBatches(), Options{Prefs: a.Preferences(), Built: built})
+	if calls != 1 {
+		t.Fatalf("Built called %d times, want once", calls)
+	}
+	if content == nil {
+		t.Fatal("Built was called before the window had its content")
 	}
 }
