@@ -14,35 +14,69 @@ import (
 // reviewer now and did not before it, said in the strip as a link that
 // shows exactly them.
 
-// needsYou is the set of items that need the reviewer, across all
-// batches; nil before the first sync.
-func (c *Console) needsYou(ctx context.Context) map[string]bool {
+// needsLimit is how many rows of the listing of what needs action a news
+// check reads, before and after a sync.
+const needsLimit = 5000
+
+// needSnapshot is what needed the reviewer at one moment, as far as a
+// read of the first needsLimit rows of the listing saw.
+type needSnapshot struct {
+	needs map[string]bool // the items that needed the reviewer
+	read  []string        // every row read (needing or not), in the listing's order
+	cut   bool            // the read stopped at its limit: what sorts after it is unknown
+}
+
+// needsYou reads what needs the reviewer, across all batches; nil before
+// the first sync and when the read fails.
+func (c *Console) needsYou(ctx context.Context) *needSnapshot {
 	if st, err := c.wf.Status(ctx); err != nil || st.LastSync.IsZero() {
 		return nil // a first sync brings everything: that is no news
 	}
-	f := store.ItemFilter{NeedsAction: true, Limit: 5000}
-	out := map[string]bool{}
+	f := store.ItemFilter{NeedsAction: true, Limit: needsLimit}
+	s := &needSnapshot{needs: map[string]bool{}}
 	// Each row as it is read: only the ids are kept.
 	if err := c.wf.EachItem(ctx, f, func(r review.ItemView) error {
+		s.read = append(s.read, r.ID)
 		if needsReviewer(r) {
-			out[r.ID] = true
+			s.needs[r.ID] = true
 		}
 		return nil
 	}); err != nil {
 		return nil
 	}
-	return out
+	s.cut = len(s.read) >= needsLimit
+	return s
 }
 
 // newlyNeeding lists, sorted, what needs the reviewer after and did not
-// before; a failed read before says nothing (nil): no claim of news.
-func newlyNeeding(before, after map[string]bool) []string {
-	if before == nil {
+// before; a failed read says nothing (nil): no claim of news.
+//
+// When the read before stopped at its limit, only the rows that sort
+// above its last row still listed count: further down, a row moved up
+// into the read after (because rows above it stopped needing action) may
+// well have needed the reviewer before, out of sight. The listing's order
+// (batch, then item) does not change for a given item, so the rows of both
+// reads come in the same relative order.
+func newlyNeeding(before, after *needSnapshot) []string {
+	if before == nil || after == nil {
 		return nil
 	}
+	end := len(after.read)
+	if before.cut {
+		seen := make(map[string]bool, len(before.read))
+		for _, id := range before.read {
+			seen[id] = true
+		}
+		end = 0
+		for i, id := range after.read {
+			if seen[id] {
+				end = i + 1
+			}
+		}
+	}
 	var ids []string
-	for id := range after {
-		if !before[id] {
+	for _, id := range after.read[:end] {
+		if after.needs[id] && !before.needs[id] {
 			ids = append(ids, id)
 		}
 	}

@@ -110,14 +110,53 @@ func TestSnoozeOffersTheNextSevenDaysByName(t *testing.T) {
 	}
 }
 
+// snap is a news check's read: the ids in listing order, those marked
+// with * needing the reviewer.
+func snap(cut bool, rows ...string) *needSnapshot {
+	s := &needSnapshot{needs: map[string]bool{}, cut: cut}
+	for _, r := range rows {
+		id, needs := strings.CutSuffix(r, "*")
+		s.read = append(s.read, id)
+		if needs {
+			s.needs[id] = true
+		}
+	}
+	return s
+}
+
 func TestNewItemsThatNeedYou(t *testing.T) {
-	before := map[string]bool{"a": true, "b": true}
-	after := map[string]bool{"b": true, "d": true, "c": true}
-	if ids := newlyNeeding(before, after); fmt.Sprint(ids) != "[c d]" || newItemsText(len(ids)) != "2 new items need you: show them" {
+	before := snap(false, "a*", "b*", "w")
+	after := snap(false, "d*", "b*", "c*", "w*")
+	if ids := newlyNeeding(before, after); fmt.Sprint(ids) != "[c d w]" || newItemsText(len(ids)) != "3 new items need you: show them" {
 		t.Fatalf("%v %q", ids, newItemsText(len(ids)))
 	}
-	if newlyNeeding(nil, after) != nil || newItemsText(0) != "" || newItemsText(1) != "1 new item needs you: show it" {
-		t.Fatal("a failed read before the sync claimed news")
+	if newlyNeeding(nil, after) != nil || newlyNeeding(before, nil) != nil || newItemsText(0) != "" ||
+		newItemsText(1) != "1 new item needs you: show it" {
+		t.Fatal("a failed read claimed news")
+	}
+}
+
+// With more rows needing action than a news check reads, a row that moves
+// up into the read after the sync (rows above it were dealt with) is not
+// news: it may have needed the reviewer before, below what was read.
+func TestNewsStopsWhereTheReadBeforeTheSyncStopped(t *testing.T) {
+	before := snap(true, "a*", "b*", "c*", "d*")
+	// The sync brought n (a new batch, on top) and a teammate dealt with
+	// b: e moves up into the read.
+	after := snap(true, "n*", "a*", "c*", "d*", "e*")
+	if ids := newlyNeeding(before, after); fmt.Sprint(ids) != "[n]" {
+		t.Fatalf("news %v, want [n]", ids)
+	}
+	// The last row read before is gone too: the news stops at the last
+	// row of the read before that is still listed.
+	after = snap(true, "n*", "a*", "c*", "x*", "e*")
+	before = snap(true, "a*", "c*", "x", "d*")
+	if ids := newlyNeeding(before, after); fmt.Sprint(ids) != "[n x]" {
+		t.Fatalf("news %v, want [n x]", ids)
+	}
+	// Nothing of the read before is listed any more: no claim at all.
+	if ids := newlyNeeding(snap(true, "a*", "b*"), snap(true, "e*", "f*")); ids != nil {
+		t.Fatalf("news %v from reads that share no row", ids)
 	}
 }
 
