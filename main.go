@@ -55,9 +55,9 @@ func openWindow(w cli.Window) error {
 		// which a reviewer's scrolling does not notice (docs/performance.md).
 		//
 		// Until the window is built the collector is off: building it is
-		// most of those 11 MB arriving in 70 ms (20 MB allocated), and a
-		// collector pacing a heap that small ran eleven times over them,
-		// about 25 ms of the window's start. It collects once, after.
+		// most of that heap arriving at once, and a collector pacing a
+		// heap that small ran a dozen times over it, a tenth of the
+		// window's start (docs/performance.md). It collects once, after.
 		debug.SetGCPercent(-1)
 		built = func() { debug.SetGCPercent(50) }
 	}

@@ -23,7 +23,7 @@ const needsLimit = 5000
 type needSnapshot struct {
 	needs map[string]bool // the items that needed the reviewer
 	read  []string        // every row read (needing or not), in the listing's order
-	cut   bool            // the read stopped at its limit: what sorts after it is unknown
+	cut   bool            // the listing holds more: what sorts after the read is unknown
 }
 
 // needsYou reads what needs the reviewer, across all batches; nil before
@@ -32,7 +32,7 @@ func (c *Console) needsYou(ctx context.Context) *needSnapshot {
 	if st, err := c.wf.Status(ctx); err != nil || st.LastSync.IsZero() {
 		return nil // a first sync brings everything: that is no news
 	}
-	f := store.ItemFilter{NeedsAction: true, Limit: needsLimit}
+	f := store.ItemFilter{NeedsAction: true, Limit: needsLimit + 1} // one more: was it cut?
 	s := &needSnapshot{needs: map[string]bool{}}
 	// Each row as it is read: only the ids are kept.
 	if err := c.wf.EachItem(ctx, f, func(r review.ItemView) error {
@@ -44,19 +44,24 @@ func (c *Console) needsYou(ctx context.Context) *needSnapshot {
 	}); err != nil {
 		return nil
 	}
-	s.cut = len(s.read) >= needsLimit
+	s.cut = len(s.read) > needsLimit
 	return s
 }
 
 // newlyNeeding lists, sorted, what needs the reviewer after and did not
 // before; a failed read says nothing (nil): no claim of news.
 //
-// When the read before stopped at its limit, only the rows that sort
-// above its last row still listed count: further down, a row moved up
-// into the read after (because rows above it stopped needing action) may
-// well have needed the reviewer before, out of sight. The listing's order
-// (batch, then item) does not change for a given item, so the rows of both
-// reads come in the same relative order.
+// When the read before stopped at its limit, only the rows of the read
+// after up to and including the last row of the read before still listed
+// count: further down, a row moved up into the read after (because rows
+// above it stopped needing action) may well have needed the reviewer
+// before, out of sight. That takes the listing's order (store.ItemsQuery:
+// newest batch first, then item id) to be the same for an item in both
+// reads, which holds while the service keeps an item in its batch and a
+// batch's creation time. When the two reads share no row, the rows after
+// are all new (more new batches came than a read holds, after a long
+// time offline): every row of the read before leaving the listing in one
+// sync is far less likely.
 func newlyNeeding(before, after *needSnapshot) []string {
 	if before == nil || after == nil {
 		return nil
@@ -67,11 +72,14 @@ func newlyNeeding(before, after *needSnapshot) []string {
 		for _, id := range before.read {
 			seen[id] = true
 		}
-		end = 0
+		last := -1
 		for i, id := range after.read {
 			if seen[id] {
-				end = i + 1
+				last = i
 			}
+		}
+		if last >= 0 {
+			end = last + 1
 		}
 	}
 	var ids []string

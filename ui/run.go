@@ -21,8 +21,13 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 		opts.Prefs = a.Preferences()
 	}
 	a.Settings().SetTheme(newTheme(opts.Prefs.String(prefTheme)))
+	// Fyne sets its default theme up on first use, without a lock; our
+	// theme's fonts come from it, and two goroutines are about to ask.
+	theme.DefaultTheme()
 	fonts := loadFonts()
 	w := a.NewWindow(title)
+	// The bold style's fonts, the other style the window draws, once GLFW
+	// has opened the display: beside the regular style's, not after them.
 	loadFont(fyne.TextStyle{Bold: true})
 	<-fonts // before anything else measures text
 	w.Resize(fyne.NewSize(1280, 800))
@@ -62,14 +67,13 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 }
 
 // loadFonts has Fyne load the fonts of the regular text style on another
-// core while GLFW opens the display for the window, and Run loads the
-// bold style's (the other style the window draws) once GLFW is done.
+// core while GLFW opens the display for the window (docs/performance.md).
 // Fyne parses a set of fonts per style on its first use (the theme's and
-// the system's for the language): the first style takes about 30 ms, as
-// it also scans the system's fonts, the second about 12 ms. The regular
-// style goes first, so the scan is off the UI goroutine. Each style has
-// its own cache entry and faces, and the scan is under Fyne's lock;
-// nothing else measures text until the channel is closed.
+// the system's for the language), and scans the system's fonts on the
+// first use of all, under its lock. Two styles loading at once share only
+// Fyne's synchronised caches, each under its own key, and the theme (set
+// up before); "Aa" is shaped with the theme's own faces. Nothing else
+// measures text until the channel is closed.
 func loadFonts() <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
@@ -79,4 +83,5 @@ func loadFonts() <-chan struct{} {
 	return done
 }
 
+// loadFont has Fyne load the fonts of a text style, by measuring a text.
 func loadFont(st fyne.TextStyle) { fyne.MeasureText("Aa", theme.TextSize(), st) }

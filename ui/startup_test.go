@@ -90,11 +90,13 @@ func TestARefreshOfTheBatchListKeepsItsFocusAndScroll(t *testing.T) {
 // shown (main turns the collector back on there), and only once.
 func TestRunCallsBuiltOnceWithTheContentInPlace(t *testing.T) {
 	t.Setenv("LANG", "en_US.UTF-8")
-	a := test.NewTempApp(t)
+	a := showApp{App: test.NewTempApp(t), shown: new(bool)}
 	var calls int
 	var content fyne.CanvasObject
+	shownAtBuilt := false
 	built := func() {
 		calls++
+		shownAtBuilt = *a.shown
 		if ws := a.Driver().AllWindows(); len(ws) > 0 {
 			content = ws[len(ws)-1].Content()
 		}
@@ -106,4 +108,25 @@ func TestRunCallsBuiltOnceWithTheContentInPlace(t *testing.T) {
 	if content == nil {
 		t.Fatal("Built was called before the window had its content")
 	}
+	if shownAtBuilt || !*a.shown {
+		t.Fatalf("shown when Built was called: %v; shown at all: %v", shownAtBuilt, *a.shown)
+	}
 }
+
+// showApp records whether a window it made was shown.
+type showApp struct {
+	fyne.App
+	shown *bool
+}
+
+func (a showApp) NewWindow(title string) fyne.Window {
+	return showWindow{Window: a.App.NewWindow(title), shown: a.shown}
+}
+
+type showWindow struct {
+	fyne.Window
+	shown *bool
+}
+
+func (w showWindow) Show()       { *w.shown = true; w.Window.Show() }
+func (w showWindow) ShowAndRun() { *w.shown = true; w.Window.ShowAndRun() }

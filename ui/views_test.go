@@ -154,9 +154,48 @@ func TestNewsStopsWhereTheReadBeforeTheSyncStopped(t *testing.T) {
 	if ids := newlyNeeding(before, after); fmt.Sprint(ids) != "[n x]" {
 		t.Fatalf("news %v, want [n x]", ids)
 	}
-	// Nothing of the read before is listed any more: no claim at all.
-	if ids := newlyNeeding(snap(true, "a*", "b*"), snap(true, "e*", "f*")); ids != nil {
-		t.Fatalf("news %v from reads that share no row", ids)
+	// The read before was cut, the one after is not (b was dealt with,
+	// and all that needs action now fits): d, from below, is no news.
+	if ids := newlyNeeding(snap(true, "a*", "b*", "c*"), snap(false, "a*", "c*", "d*")); len(ids) != 0 {
+		t.Fatalf("news %v, want none", ids)
+	}
+	// Nothing of the read before is listed any more: more new batches came
+	// than a read holds; all of the read after is news.
+	if ids := newlyNeeding(snap(true, "a*", "b*"), snap(true, "e*", "f*", "g")); fmt.Sprint(ids) != "[e f]" {
+		t.Fatalf("news %v, want [e f]", ids)
+	}
+}
+
+// The news check reads one row more than its limit, to know whether the
+// listing holds more than it read; items dealt with near the top of a long
+// listing bring no news from below it.
+func TestNewsOfALongListing(t *testing.T) {
+	var items []review.ItemView
+	for i := range needsLimit + 3 {
+		items = append(items, errorItem(fmt.Sprintf("itm_%05d", i), "DECODE_FAILED"))
+	}
+	wf := &fakeWorkflow{items: items}
+	wf.status.LastSync = time.Now().Add(-time.Hour) // not the first sync
+	c := newTestConsole(t, wf)
+	ctx := context.Background()
+	before := c.needsYou(ctx)
+	if before == nil || !before.cut || len(before.read) != needsLimit+1 {
+		t.Fatalf("before: %+v", before)
+	}
+	// The sync: a teammate dealt with the first two items, and a new one
+	// came on top.
+	wf.mu.Lock()
+	wf.items = append([]review.ItemView{errorItem("itm_new", "DECODE_FAILED")}, wf.items[2:]...)
+	wf.mu.Unlock()
+	if ids := newlyNeeding(before, c.needsYou(ctx)); fmt.Sprint(ids) != "[itm_new]" {
+		t.Fatalf("news %v, want [itm_new]", ids)
+	}
+	// A listing of exactly the limit is read whole: not cut.
+	wf.mu.Lock()
+	wf.items = wf.items[:needsLimit]
+	wf.mu.Unlock()
+	if s := c.needsYou(ctx); s == nil || s.cut || len(s.read) != needsLimit {
+		t.Fatal("a listing of exactly the limit was taken as cut")
 	}
 }
 
