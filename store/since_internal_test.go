@@ -3,11 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
-	"io/fs"
 	"path/filepath"
 	"testing"
-
-	"github.com/pressly/goose/v3"
 )
 
 // Migration 00008 moves when an item entered its status from the
@@ -20,8 +17,7 @@ func TestMigration8KeepsWhenEachItemEnteredItsStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub, _ := fs.Sub(migrations, "migrations")
-	p, err := goose.NewProvider(goose.DialectSQLite3, sdb, sub, goose.WithAllowOutofOrder(true))
+	p, err := migrator(sdb)
 	if err != nil {
 		t.Fatal(err)
 	}

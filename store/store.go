@@ -116,11 +116,7 @@ func Open(path string, opts ...Option) (*DB, error) {
 		f.Close()
 		return nil, err
 	}
-	sub, _ := fs.Sub(migrations, "migrations")
-	// Migrations are numbered per change and land in any order (each one
-	// touches its own tables or indexes): a cache already at 00007 still
-	// takes a 00005 that arrives later.
-	p, err := goose.NewProvider(goose.DialectSQLite3, sdb, sub, goose.WithAllowOutofOrder(true))
+	p, err := migrator(sdb)
 	if err != nil {
 		sdb.Close()
 		f.Close()
@@ -134,13 +130,21 @@ func Open(path string, opts ...Option) (*DB, error) {
 	return &DB{db: sdb, path: path, now: time.Now, file: f}, nil
 }
 
+// migrator runs the embedded migrations on sdb. Migrations are numbered
+// per change and land in any order (each one touches its own tables or
+// indexes): a cache already at 00007 still takes a 00005 that arrives
+// later.
+func migrator(sdb *sql.DB) (*goose.Provider, error) {
+	sub, _ := fs.Sub(migrations, "migrations")
+	return goose.NewProvider(goose.DialectSQLite3, sdb, sub, goose.WithAllowOutofOrder(true))
+}
+
 // Option changes how Open opens the cache.
 type Option func(dsn url.Values)
 
 // PageCache caps SQLite's page cache at kib KiB for each connection
-// (SQLite's default is 2,000 KiB). The window holds three connections
-// all day for reads of a few hundred rows; a sync's writes keep the
-// default.
+// (SQLite's default is 2,000 KiB). The window keeps its connections all
+// day for reads of a few hundred rows; a command keeps the default.
 func PageCache(kib int) Option {
 	return func(dsn url.Values) { dsn.Set("_cache_size", strconv.Itoa(-kib)) }
 }
