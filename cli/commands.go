@@ -562,13 +562,13 @@ func exportError(err error) error {
 	return err
 }
 
-// window opens the console; with --demo, on the reference service
-// in-process on a free loopback port, with a throwaway cache and token.
 // windowPageCacheKiB is the SQLite page cache of each of the window's
 // connections: it reads a few hundred rows at a time, all day, and the
 // default (2,000 KiB each) was a tenth of its memory above a bare window.
 const windowPageCacheKiB = 512
 
+// window opens the console; with --demo, on the reference service
+// in-process on a free loopback port, with a throwaway cache and token.
 func (r *runner) window() (int, error) {
 	if r.env.OpenWindow == nil {
 		return ExitFailure, fmt.Errorf("this build has no window")
