@@ -130,6 +130,20 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 	if err != nil {
 		return s.release(ctx, a, err)
 	}
+	var read []client.Attempt // the evidence of a read before the send
+	if rev == 0 && s.APIVersion() != "1.0" {
+		// The cache does not know the revision the reviewer saw: never
+		// send blind on a service that guards with If-Match.
+		rf := s.readFirst(ctx, opCtx, a)
+		read = rf.attempts
+		switch {
+		case rf.err != nil:
+			return s.notSent(ctx, a, rf.err, read)
+		case rf.changed != nil:
+			return s.stopChanged(ctx, a, rf, read)
+		}
+		rev = rf.match
+	}
 	match := client.IfMatch(rev)
 
 	var item *policy.Item
@@ -169,9 +183,17 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 			item = &it
 		}
 	}
+	var broken *policy.Item // an answer that broke the contract, kept on the item as invalid
 	if callErr == nil && item != nil {
 		if bad := s.foreignAnswer(ctx, a.ItemID, *item); bad != nil {
 			callErr, item = bad, nil
+		} else if item.Status == policy.StatusInvalid {
+			// Not a verdict: the request went out and what came back
+			// cannot be read as one, so the outcome is unknown, and the
+			// item stays before the reviewer, marked invalid.
+			callErr = &client.Error{Code: policy.CodeInvalidResponse, Class: client.ClassBadAnswer, HTTPStatus: 200,
+				Message: "the service's answer broke the contract: " + item.Problem}
+			broken, item = item, nil
 		}
 	}
 	if s.afterCall != nil {
@@ -180,8 +202,11 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 	s.observe(callErr)
 	fin := outcome(item, callErr)
 	callErr = s.explainConflict(ctx, &fin.Applied, &fin.Err, a.ItemID, rev, a.CreatedAt, callErr) // team.go: 412 and 409 apply the item
+	if broken != nil && fin.Applied == nil {
+		fin.Applied = broken
+	}
 	fin.Claim = a.Sends
-	fin.Attempts = evidence(attempts)
+	fin.Attempts = evidence(append(read, attempts...))
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
 	done, err := s.db.FinishAction(rctx, a.ID, fin)
@@ -209,6 +234,21 @@ func (s *Service) release(ctx context.Context, a store.Action, cause error) (Res
 		return Result{Action: a}, fmt.Errorf("%w (and recording that nothing was sent failed: %v; the action will be reconciled after its lease)", cause, err)
 	}
 	return Result{Action: a}, cause
+}
+
+// notSent ends a send that stopped before its request with what it met:
+// the action goes back to queued (or stays unknown), and the Result says
+// why, so that the caller reports the state the action is in.
+func (s *Service) notSent(ctx context.Context, a store.Action, cause error, attempts []client.Attempt) (Result, error) {
+	rctx, rcancel := recordCtx(ctx)
+	defer rcancel()
+	fin := store.Finish{On: policy.EventNotSent, Claim: a.Sends, ErrCode: policy.ErrorCode(cause), Err: policy.ErrorMessage(cause),
+		Event: "not sent: " + string(policy.ErrorCode(cause)), Attempts: evidence(attempts)}
+	done, err := s.db.FinishAction(rctx, a.ID, fin)
+	if err != nil {
+		return Result{Action: a, Err: cause}, s.unrecorded(a, fin, err)
+	}
+	return Result{Action: done, Err: cause}, nil
 }
 
 // unrecorded is the error for a send whose outcome could not be written:

@@ -43,6 +43,16 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 	if err != nil {
 		return p, err
 	}
+	// Items that a field the service now fills left empty (the revision)
+	// are only mended by fetching every batch again: an incremental sync
+	// brings changed batches only.
+	full, err := s.db.FullSyncDue(ctx)
+	if err != nil {
+		return p, err
+	}
+	if full != "" {
+		since = time.Time{}
+	}
 	cancelled := func() error {
 		return policy.Errorf(policy.CodeDeadlineExceeded, "sync cancelled after %d pages", p.Pages)
 	}
@@ -106,6 +116,11 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 	}
 	if err := s.db.SetLastSync(ctx, s.now()); err != nil {
 		return p, err
+	}
+	if full != "" {
+		if err := s.db.FullSyncDone(ctx, full); err != nil {
+			return p, err
+		}
 	}
 	// team.go: who am I, and does the service speak 1.1. Asked after the
 	// pages, so that the first page keeps a connection of its own.

@@ -100,6 +100,13 @@ func (s *Service) Identify(ctx context.Context) (Identity, error) {
 	s.observe(err)
 	switch {
 	case err == nil:
+		if s.APIVersion() != "1.1" {
+			// Items synced while the service spoke 1.0 carry no revision,
+			// and an incremental sync would never bring most of them again.
+			if err := s.db.MarkFullSyncIfUnrevised(ctx, "the service now speaks contract 1.1"); err != nil {
+				return Identity{}, err
+			}
+		}
 		st := store.Identity{Reviewer: me.Reviewer, DisplayName: me.DisplayName, APIVersion: "1.1"}
 		if err := s.db.SetIdentity(ctx, st); err != nil {
 			return Identity{}, err

@@ -349,13 +349,22 @@ func (s *Server) Touch(itemID string, mutate func(*policy.RawItem)) {
 }
 
 func (s *Server) touch(it *policy.RawItem) {
+	now := s.moved(it)
+	s.changed(it, now)
+}
+
+// moved marks an item (and its batch) updated now without changing what a
+// reviewer decides on (s.mu held): a claim taken, renewed or released moves
+// updated_at, so that a sync brings it, and leaves the revision alone
+// (contract 1.1).
+func (s *Server) moved(it *policy.RawItem) time.Time {
 	now := s.opts.Now().UTC().Truncate(time.Millisecond)
 	it.UpdatedAt = now
-	s.changed(it, now)
 	if b := s.batches[it.BatchID]; b != nil && now.After(b.UpdatedAt) {
 		b.UpdatedAt = now
 		s.sorted = nil
 	}
+	return now
 }
 
 // sortedBatches is the batches, oldest change first. The order is kept
@@ -578,7 +587,7 @@ func (s *Server) idempotent(ep string, h handler) handler {
 			s.mu.Unlock()
 			return rec.replay(itemID, ep)
 		}
-		if a, refused := s.guard(r, itemID); refused {
+		if a, refused := s.guard(r, itemID, ep); refused {
 			s.mu.Unlock()
 			return a
 		}

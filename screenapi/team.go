@@ -219,13 +219,17 @@ func (s *Server) claimedAnswer(r *http.Request, id string) (answer, bool) {
 }
 
 // guard refuses a POST on an item held by another reviewer (409 CLAIMED) or
-// carrying an If-Match of another revision (412 ITEM_CHANGED). s.mu held.
-func (s *Server) guard(r *http.Request, id string) (answer, bool) {
+// carrying an If-Match of another revision (412 ITEM_CHANGED). A note is
+// how reviewers speak about an item, so it is accepted whoever holds the
+// item (contract 1.1, amended). s.mu held.
+func (s *Server) guard(r *http.Request, id, ep string) (answer, bool) {
 	if !s.v11() {
 		return answer{}, false // a 1.0 service knows neither
 	}
-	if a, refused := s.claimedAnswer(r, id); refused {
-		return a, true
+	if ep != EPNote {
+		if a, refused := s.claimedAnswer(r, id); refused {
+			return a, true
+		}
 	}
 	v := strings.TrimSpace(r.Header.Get("If-Match"))
 	if v == "" || v == "*" {
@@ -286,7 +290,7 @@ func (s *Server) claim(r *http.Request) answer {
 	}
 	now := s.opts.Now().UTC().Truncate(time.Millisecond)
 	s.team[id].claim = &policy.RawClaim{Reviewer: caller(r).Name, ExpiresAt: now.Add(time.Duration(ttl) * time.Second)}
-	s.touch(it)
+	s.moved(it)
 	return jsonAnswer(200, s.wire(it))
 }
 
@@ -303,7 +307,7 @@ func (s *Server) release(r *http.Request) answer {
 	}
 	if s.liveClaim(id) != nil { // the caller's own: release it
 		s.team[id].claim = nil
-		s.touch(it)
+		s.moved(it)
 	} else {
 		s.team[id].claim = nil // an expired claim is no claim: nothing changes
 	}

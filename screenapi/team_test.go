@@ -189,7 +189,7 @@ func TestClaims(t *testing.T) {
 	}
 	st, m := call(t, srv, req{tok: anaTok, method: "PUT", path: claim, body: `{"ttl_seconds": 900}`})
 	c, _ := m["claim"].(map[string]any)
-	if st != 200 || c == nil || c["reviewer"] != "ana" || c["expires_at"] != "2026-11-29T10:15:00Z" || m["revision"] != 2.0 {
+	if st != 200 || c == nil || c["reviewer"] != "ana" || c["expires_at"] != "2026-11-29T10:15:00Z" || m["revision"] != 1.0 {
 		t.Fatalf("claim: %d %v", st, m)
 	}
 	// Renewing one's own claim.
@@ -202,7 +202,6 @@ func TestClaims(t *testing.T) {
 		{method: "PUT", path: claim, body: `{"ttl_seconds": 900}`},
 		{method: "DELETE", path: claim},
 		{method: "POST", path: "/v1/items/" + id + "/resubmissions", key: "b1"},
-		{method: "POST", path: "/v1/items/" + id + "/notes", key: "b2", body: `{"text":"mine"}`},
 	} {
 		r.tok = benTok
 		st, m := call(t, srv, r)
@@ -211,8 +210,13 @@ func TestClaims(t *testing.T) {
 			t.Fatalf("%s %s: %d %v", r.method, r.path, st, m)
 		}
 	}
-	if srv.Analyses(id) != 0 || len(srv.Notes(id)) != 0 {
+	if srv.Analyses(id) != 0 {
 		t.Fatal("a refused request ran")
+	}
+	// A note is accepted whoever holds the item, and moves the revision.
+	if st, m := call(t, srv, req{tok: benTok, method: "POST", path: "/v1/items/" + id + "/notes", key: "b2", body: `{"text":"mine"}`}); st != 201 ||
+		m["author"] != "ben" || len(srv.Notes(id)) != 1 || srv.Revision(id) != 2 {
+		t.Fatalf("ben's note on ana's item: %d %v (revision %d)", st, m, srv.Revision(id))
 	}
 	// The claim expires: an expired claim is no claim.
 	clk.Add(15*time.Minute + time.Second)
@@ -222,8 +226,12 @@ func TestClaims(t *testing.T) {
 	if st, m := call(t, srv, req{tok: benTok, method: "PUT", path: claim, body: `{"ttl_seconds": 60}`}); st != 200 || m["claim"].(map[string]any)["reviewer"] != "ben" {
 		t.Fatalf("ben claims: %d %v", st, m)
 	}
-	rev := srv.Revision(id)
-	if st, m := call(t, srv, req{tok: benTok, method: "DELETE", path: claim}); st != 200 || m["claim"] != nil || srv.Revision(id) != rev+1 {
+	// Claims leave the revision alone (contract 1.1, amended), but move
+	// updated_at so that a sync brings them.
+	clk.Add(time.Second)
+	_, now := call(t, srv, req{tok: benTok, method: "GET", path: "/v1/items/" + id})
+	rev, before := srv.Revision(id), now["updated_at"]
+	if st, m := call(t, srv, req{tok: benTok, method: "DELETE", path: claim}); st != 200 || m["claim"] != nil || srv.Revision(id) != rev || m["updated_at"] == before {
 		t.Fatalf("release: %d %v", st, m)
 	}
 	if st, _ := call(t, srv, req{tok: anaTok, method: "PUT", path: "/v1/items/itm_nope/claim", body: `{"ttl_seconds": 60}`}); st != 404 {

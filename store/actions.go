@@ -27,6 +27,10 @@ type Action struct {
 	Sends         int                `json:"sends"`
 	CreatedAt     time.Time          `json:"created_at"`
 	UpdatedAt     time.Time          `json:"updated_at"`
+	// LeasedFrom is the state the action was in when ClaimAction took it
+	// ("" elsewhere): queued means nothing of it has reached the service
+	// yet, so this send is its key's first.
+	LeasedFrom policy.ActionState `json:"-"`
 }
 
 const actionColumns = `id, item_id, kind, idempotency_key, state, reviewer, COALESCE(message, ''), COALESCE(file_name, ''),
@@ -89,7 +93,7 @@ func (db *DB) CreateAction(ctx context.Context, a Action, file []byte, check fun
 		if err := check(sit); err != nil {
 			return err
 		}
-		if a, err = insertAction(ctx, tx, now, a, sit.Item.Revision); err != nil {
+		if a, err = insertAction(ctx, tx, now, a, sit.Item); err != nil {
 			return err
 		}
 		if file != nil {
@@ -106,11 +110,12 @@ func (db *DB) CreateAction(ctx context.Context, a Action, file []byte, check fun
 	return a, err
 }
 
-// insertAction writes an action in the machine's initial state with the
-// revision the reviewer saw (sent as If-Match), inside the caller's
+// insertAction writes an action in the machine's initial state with what
+// the reviewer saw of the item (its revision, sent as If-Match, or without
+// one what she decides on: setActionSeen), inside the caller's
 // transaction: one action (CreateAction) or a bulk run (CreateRun). The
 // partial UNIQUE index refuses a second open action on the item.
-func insertAction(ctx context.Context, tx *sql.Tx, now time.Time, a Action, revision int64) (Action, error) {
+func insertAction(ctx context.Context, tx *sql.Tx, now time.Time, a Action, saw policy.Item) (Action, error) {
 	res, err := tx.ExecContext(ctx, `INSERT INTO actions(item_id, kind, idempotency_key, state, reviewer, message,
 		file_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ItemID, string(a.Kind), a.Key, string(policy.InitialActionState), a.Reviewer, nullStr(a.Message), nullStr(a.FileName), ms(now), ms(now))
@@ -122,7 +127,7 @@ func insertAction(ctx context.Context, tx *sql.Tx, now time.Time, a Action, revi
 	}
 	a.ID, _ = res.LastInsertId()
 	a.State, a.CreatedAt, a.UpdatedAt = policy.InitialActionState, now, now
-	return a, setActionRevision(ctx, tx, a.ID, revision) // team.go
+	return a, setActionSeen(ctx, tx, a.ID, saw) // team.go
 }
 
 // ClaimAction takes an action for one send under a lease, as the action
@@ -148,7 +153,7 @@ func (db *DB) ClaimAction(ctx context.Context, id int64, lease time.Duration) (a
 		if err != nil {
 			return err
 		}
-		ok = true
+		ok, a.LeasedFrom = true, cur.State
 		event, detail := "sending", fmt.Sprintf("send %d with key %s", a.Sends, a.Key)
 		switch cur.State {
 		case policy.ActionUnknown:

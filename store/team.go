@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -87,6 +88,93 @@ func (db *DB) ApplyItem(ctx context.Context, it policy.Item, reviewer, event, de
 	})
 }
 
+// setActionSeen keeps with a new action what the reviewer saw: the item's
+// revision when the cache knows it, else (an item synced from a 1.0
+// service, or before the cache had the column) what she decides on, so
+// that the first send can tell whether the item changed since (the
+// workflow reads the item first and compares: policy.Unseen).
+func setActionSeen(ctx context.Context, tx *sql.Tx, id int64, saw policy.Item) error {
+	if saw.Revision > 0 {
+		return setActionRevision(ctx, tx, id, saw.Revision)
+	}
+	ids, err := remoteNoteIDs(ctx, tx, saw.ID)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(seenItem{Status: saw.Status, Attempt: saw.Attempt, RiskScore: saw.RiskScore,
+		Recommendation: saw.Recommendation, ErrorCode: saw.ErrorCode, ReportedCode: saw.ReportedCode,
+		FileName: saw.FileName, MediaType: saw.MediaType, SizeBytes: saw.SizeBytes, Notes: ids})
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE actions SET seen = ? WHERE id = ?`, string(b), id)
+	return err
+}
+
+// seenItem is the form of actions.seen (migration 00012).
+type seenItem struct {
+	Status         policy.Status         `json:"status"`
+	Attempt        int                   `json:"attempt"`
+	RiskScore      *int                  `json:"risk_score,omitempty"`
+	Recommendation policy.Recommendation `json:"recommendation,omitempty"`
+	ErrorCode      policy.Code           `json:"error_code,omitempty"`
+	ReportedCode   string                `json:"reported_code,omitempty"`
+	FileName       string                `json:"file_name"`
+	MediaType      string                `json:"media_type"`
+	SizeBytes      int64                 `json:"size_bytes"`
+	Notes          []string              `json:"notes,omitempty"` // the service's ids of the notes the cache held
+}
+
+func remoteNoteIDs(ctx context.Context, q querier, itemID string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT remote_id FROM notes WHERE item_id = ? AND remote_id IS NOT NULL ORDER BY id`, itemID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// ActionSeen is what the reviewer saw of the item when she queued an
+// action without a known revision: the fields she decides on, and the ids
+// of the notes the cache held (Notes carry only their ID). ok is false
+// when nothing was kept (the revision was known, or the action is older
+// than the column): then the cache's item, with ItemNoteIDs, is the best
+// account of what she saw.
+func (db *DB) ActionSeen(ctx context.Context, id int64) (saw policy.Item, ok bool, err error) {
+	var raw sql.NullString
+	err = db.db.QueryRowContext(ctx, `SELECT a.seen FROM actions a WHERE a.id = ?`, id).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return saw, false, notFound("action", fmt.Sprint(id))
+	}
+	if err != nil || !raw.Valid {
+		return saw, false, err
+	}
+	var si seenItem
+	if err := json.Unmarshal([]byte(raw.String), &si); err != nil {
+		return saw, false, fmt.Errorf("action %d: what the reviewer saw is unreadable: %w", id, err)
+	}
+	saw = policy.Item{Status: si.Status, Attempt: si.Attempt, RiskScore: si.RiskScore, Recommendation: si.Recommendation,
+		ErrorCode: si.ErrorCode, ReportedCode: si.ReportedCode, FileName: si.FileName, MediaType: si.MediaType,
+		SizeBytes: si.SizeBytes}
+	for _, n := range si.Notes {
+		saw.Notes = append(saw.Notes, policy.Note{ID: n})
+	}
+	return saw, true, nil
+}
+
+// ItemNoteIDs are the service's ids of the notes the cache holds on an item.
+func (db *DB) ItemNoteIDs(ctx context.Context, itemID string) ([]string, error) {
+	return remoteNoteIDs(ctx, db.db, itemID)
+}
+
 func setActionRevision(ctx context.Context, tx *sql.Tx, id, revision int64) error {
 	if revision <= 0 {
 		return nil
@@ -95,8 +183,15 @@ func setActionRevision(ctx context.Context, tx *sql.Tx, id, revision int64) erro
 	return err
 }
 
+// SetActionRevision stores the revision an action goes out with, learnt
+// after it was queued (the cache did not know it): every later send of the
+// action carries the same If-Match.
+func (db *DB) SetActionRevision(ctx context.Context, id, revision int64) error {
+	return db.tx(ctx, func(tx *sql.Tx) error { return setActionRevision(ctx, tx, id, revision) })
+}
+
 // ActionRevision is the item's revision stored with an action when it was
-// queued (0: none known, a 1.0 service).
+// queued, or learnt before its first send (0: none known, a 1.0 service).
 func (db *DB) ActionRevision(ctx context.Context, id int64) (int64, error) {
 	var rev sql.NullInt64
 	err := db.db.QueryRowContext(ctx, `SELECT revision FROM actions WHERE id = ?`, id).Scan(&rev)
@@ -418,4 +513,35 @@ func (db *DB) AllNotes(ctx context.Context) (map[string][]NoteRow, error) {
 		out[n.ItemID] = append(out[n.ItemID], n)
 	}
 	return out, nil
+}
+
+// keyFullSyncDue marks that the next sync must fetch every batch, not only
+// the changed ones; its value says why.
+const keyFullSyncDue = "full_sync_due"
+
+// FullSyncDue says why the next sync must be a full one, "" when it need
+// not: items that a field the service now fills (the revision) left
+// empty, after a migration or the service's move from contract 1.0 to 1.1.
+func (db *DB) FullSyncDue(ctx context.Context) (string, error) {
+	return getString(ctx, db.db, keyFullSyncDue)
+}
+
+// MarkFullSyncIfUnrevised marks the next sync as a full one when the cache
+// holds an item without a revision; why is kept as the reason.
+func (db *DB) MarkFullSyncIfUnrevised(ctx context.Context, why string) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO sync_state(key, value) SELECT ?, ?
+			WHERE EXISTS (SELECT 1 FROM items WHERE revision = 0)
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, keyFullSyncDue, why)
+		return err
+	})
+}
+
+// FullSyncDone clears the mark after a full sync that began under it; a
+// mark set again meanwhile (another reason) stays.
+func (db *DB) FullSyncDone(ctx context.Context, why string) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM sync_state WHERE key = ? AND value = ?`, keyFullSyncDue, why)
+		return err
+	})
 }

@@ -276,7 +276,7 @@ func (db *DB) CreateRun(ctx context.Context, kind policy.ActionKind, reviewer st
 				err = check(sit)
 			}
 			if err == nil {
-				a, err = insertAction(ctx, tx, now, a, sit.Item.Revision)
+				a, err = insertAction(ctx, tx, now, a, sit.Item)
 			}
 			var pe *policy.Error
 			var coded interface{ ConsoleCode() policy.Code }

@@ -1,0 +1,275 @@
+package review_test
+
+import (
+	"context"
+	"database/sql"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/screenapi"
+	"github.com/trustscreen/reviewer/store"
+)
+
+// forgetRevisions makes a cache look like one upgraded from before the
+// revision column, or synced from a 1.0 service: every item at revision 0,
+// and nothing due.
+func forgetRevisions(t *testing.T, path string) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=10000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{`UPDATE items SET revision = 0`, `DELETE FROM sync_state WHERE key = 'full_sync_due'`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// matchLog records the If-Match of every POST that reaches the service.
+type matchLog struct {
+	mu    sync.Mutex
+	posts map[string][]string // path -> If-Match of each POST
+}
+
+func (l *matchLog) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			l.mu.Lock()
+			if l.posts == nil {
+				l.posts = map[string][]string{}
+			}
+			l.posts[r.URL.Path] = append(l.posts[r.URL.Path], r.Header.Get("If-Match"))
+			l.mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (l *matchLog) blind() (blind, all int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, ms := range l.posts {
+		for _, m := range ms {
+			all++
+			if m == "" {
+				blind++
+			}
+		}
+	}
+	return blind, all
+}
+
+// An upgraded cache knows no revision. Two reviewers re-submitting one item
+// still pay for one analysis: the second console reads the item first, sees
+// that it was re-analysed since she looked, and sends nothing.
+func TestAnUpgradedCacheDoesNotPayTwice(t *testing.T) {
+	ctx := context.Background()
+	tm := setupTeam(t, "")
+	id := tm.srv.FindCode("CLASSIFIER_UNAVAILABLE")
+	forgetRevisions(t, tm.ana.path)
+	forgetRevisions(t, tm.ben.path)
+	// Ana's re-run fails again with a code a re-run may help: a blind
+	// second re-submission would be accepted, and paid.
+	tm.srv.Script(id, screenapi.Outcome{Code: string(policy.CodeClassifierTimeout)})
+
+	won, err := tm.ana.svc.Resubmit(ctx, id)
+	if err != nil || won.Action.State != policy.ActionDone {
+		t.Fatalf("%+v %v", won, err)
+	}
+	lost, err := tm.ben.svc.Resubmit(ctx, id)
+	if err != nil || lost.Action.State != policy.ActionFailed || lost.Action.LastErrorCode != policy.CodeItemChanged {
+		t.Fatalf("%+v %v", lost, err)
+	}
+	ce := conflict(t, lost.Err, policy.CodeItemChanged)
+	if !strings.HasPrefix(ce.Sentence, "re-analysed") || !strings.Contains(ce.Sentence, "nothing was sent") {
+		t.Fatalf("sentence %q", ce.Sentence)
+	}
+	if n := tm.srv.Analyses(id); n != 1 {
+		t.Fatalf("analyses %d: the upgraded cache paid twice", n)
+	}
+	if n := tm.srv.Arrivals(screenapi.EPResubmit); n != 1 {
+		t.Fatalf("re-submissions that reached the service: %d, want 1", n)
+	}
+	// Ben's console now shows the result, with its revision.
+	d, _ := tm.ben.svc.Item(ctx, id)
+	if d.Attempt != won.Item.Attempt || d.Revision != tm.srv.Revision(id) {
+		t.Fatalf("ben's cache: %+v", d.Item)
+	}
+}
+
+// Every POST on a 1.1 service carries If-Match, even for items whose
+// revision the cache did not know: a bulk run, a file request and a single
+// re-submission on an upgraded cache.
+func TestNoPostGoesOutBlindOnA11Service(t *testing.T) {
+	ctx := context.Background()
+	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	var log matchLog
+	front := httptest.NewServer(log.wrap(srv.Handler()))
+	t.Cleanup(front.Close)
+	path := filepath.Join(t.TempDir(), "cache.db")
+	db, api, svc := newService(t, front.URL, path)
+	t.Cleanup(func() { api.Close(); db.Close() })
+	if _, err := svc.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	forgetRevisions(t, path)
+
+	if _, err := svc.Resubmit(ctx, srv.FindCode("FORENSICS_UNREACHABLE")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.RequestFile(ctx, srv.FindCode("DECODE_FAILED"), "Please send a sharper scan."); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := svc.PlanResubmit(ctx, review.Selection{Filter: store.ItemFilter{Retryable: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := svc.Confirm(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SendRun(ctx, run.ID, review.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	blind, all := log.blind()
+	if all < 3 || blind != 0 {
+		t.Fatalf("%d of %d POSTs went out with no If-Match", blind, all)
+	}
+	// What was learnt is kept: the cache knows the revisions it acted on.
+	rows, err := svc.Outbox(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range rows {
+		t.Errorf("left open: %+v", a)
+	}
+}
+
+// A re-submission whose answer was lost, on an item whose revision the
+// cache did not know, is reconciled with its key: the read shows the item
+// changed (by that very send), and the repeat asks only for the key's
+// stored answer. One analysis, done.
+func TestAnUnknownSendOnAnUnrevisedItemIsReconciledNotStopped(t *testing.T) {
+	ctx := context.Background()
+	e := setup(t)
+	e.sync(t)
+	forgetRevisions(t, e.path)
+	id := e.srv.FindCode("FORENSICS_UNREACHABLE")
+	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultResetAfter, Endpoint: screenapi.EPResubmit, Times: 1})
+	res, err := e.svc.Resubmit(ctx, id)
+	if err != nil || res.Action.State != policy.ActionUnknown {
+		t.Fatalf("%+v %v", res, err)
+	}
+	fr, err := e.svc.Flush(ctx)
+	if err != nil || fr.Done != 1 {
+		t.Fatalf("%+v %v", fr, err)
+	}
+	if e.srv.Analyses(id) != 1 {
+		t.Fatalf("analyses %d", e.srv.Analyses(id))
+	}
+}
+
+// An answer to a paid re-submission that breaks the contract is not a
+// verdict: the action stays unknown (reconciled with its key), the item
+// stays in the reviewer's queue, marked invalid, with no score.
+func TestABrokenAnswerToAResubmissionIsAnUnknownOutcome(t *testing.T) {
+	ctx := context.Background()
+	e := setup(t)
+	e.sync(t)
+	id := e.srv.FindCode("CLASSIFIER_TIMEOUT")
+	e.srv.Script(id, screenapi.Outcome{Score: 140})
+	res, err := e.svc.Resubmit(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Action.State != policy.ActionUnknown || policy.ErrorCode(res.Err) != policy.CodeInvalidResponse || res.Item != nil {
+		t.Fatalf("a broken answer ended the action %s (%v)", res.Action.State, res.Err)
+	}
+	d, err := e.svc.Item(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != policy.StatusInvalid || d.RiskScore != nil || d.Recommendation != "" || d.Checked() {
+		t.Fatalf("the item must show as invalid, unscored: %+v", d.Item)
+	}
+	var queued bool
+	if err := e.svc.EachItem(ctx, store.ItemFilter{NeedsAction: true}, func(v review.ItemView) error {
+		queued = queued || v.ID == id
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !queued {
+		t.Fatal("the item left the reviewer's queue")
+	}
+}
+
+// A cache from before the revision column, or from a 1.0 service that now
+// speaks 1.1, learns every item's revision on its next sync, although an
+// incremental sync would bring none of the unchanged batches.
+func TestTheNextSyncAfterAnUpgradeIsAFullOne(t *testing.T) {
+	ctx := context.Background()
+	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Token: token, APIVersion: screenapi.Version10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "cache.db")
+	db, api, svc := newService(t, srv.URL(), path)
+	if _, err := svc.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if svc.APIVersion() != "1.0" {
+		t.Fatalf("version %q", svc.APIVersion())
+	}
+	api.Close()
+	db.Close()
+	srv.Close()
+
+	// The same data, now served as 1.1 (the same seed, so the same batches
+	// at the same updated_at: an incremental sync would fetch none).
+	srv11, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv11.Close)
+	db, api, svc = newService(t, srv11.URL(), path)
+	t.Cleanup(func() { api.Close(); db.Close() })
+	if _, err := svc.Sync(ctx, nil); err != nil { // learns the version at its end
+		t.Fatal(err)
+	}
+	if why, _ := db.FullSyncDue(ctx); why == "" {
+		t.Fatal("the move to 1.1 did not mark a full sync")
+	}
+	if _, err := svc.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	var unrevised int
+	if err := svc.EachItem(ctx, store.ItemFilter{}, func(v review.ItemView) error {
+		if v.Revision == 0 {
+			unrevised++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if unrevised != 0 {
+		t.Fatalf("%d items still at revision 0 after the full sync", unrevised)
+	}
+	if why, _ := db.FullSyncDue(ctx); why != "" {
+		t.Fatalf("the mark stays after a full sync: %q", why)
+	}
+}
