@@ -94,6 +94,8 @@ commands:
   cancel-run RUN_ID               cancel the actions of a bulk run not yet sent
   outbox [--json]                 actions and notes not done yet (paid or free)
   flush                           send queued actions, reconcile unknown ones
+  replace ID --again | --discard  upload again the file a failed replacement kept, or discard it
+                                  (REVIEWER_KEPT_FILE_RETENTION removes it, 168h by default)
   cancel ACTION_ID | nNOTE_ID     cancel a queued action, or a queued note (n12)
   export --csv FILE [--batch ID] [--force]
                                   write items as CSV to a new file (--force: replace it)
@@ -288,7 +290,7 @@ func (r *runner) parse(fs *flag.FlagSet, args []string, positional int) ([]strin
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	if len(pos) != positional {
+	if positional >= 0 && len(pos) != positional { // < 0: the caller checks the count
 		return nil, usagef("%s takes %d argument(s), got %d", fs.Name(), positional, len(pos))
 	}
 	return pos, nil
@@ -326,6 +328,11 @@ func (r *runner) open() (*review.Service, func(), error) {
 		return nil, nil, err
 	}
 	if err := r.configureTriage(svc); err != nil { // bulk.go
+		api.Close()
+		db.Close()
+		return nil, nil, err
+	}
+	if err := r.configureFiles(svc); err != nil { // commands.go
 		api.Close()
 		db.Close()
 		return nil, nil, err

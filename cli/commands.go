@@ -303,13 +303,22 @@ func (r *runner) item(args []string) (int, error) {
 func (r *runner) action(cmd string, args []string) (int, error) {
 	fs := r.flags(cmd)
 	message := fs.String("message", "", "text for the customer (request-file)")
-	n := 1
-	if cmd == "replace" {
-		n = 2
-	}
-	pos, err := r.parse(fs, args, n)
+	again := fs.Bool("again", false, "upload again the file that the item's failed replacement kept (replace)")
+	discard := fs.Bool("discard", false, "discard the file that the item's failed replacement kept (replace)")
+	pos, err := r.parse(fs, args, -1)
 	if err != nil {
 		return ExitUsage, err
+	}
+	kept := *again || *discard
+	n := 1
+	if cmd == "replace" && !kept {
+		n = 2
+	}
+	if len(pos) != n {
+		return ExitUsage, usagef("%s takes %d argument(s), got %d", cmd, n, len(pos))
+	}
+	if kept && (cmd != "replace" || (*again && *discard)) {
+		return ExitUsage, usagef("--again or --discard (one of them) go with replace ID")
 	}
 	if cmd == "request-file" && *message == "" {
 		return ExitUsage, usagef("request-file needs --message TEXT")
@@ -326,7 +335,19 @@ func (r *runner) action(cmd string, args []string) (int, error) {
 	case "request-file":
 		res, err = svc.RequestFile(ctx, pos[0], *message)
 	case "replace":
-		res, err = svc.ReplaceFile(ctx, pos[0], pos[1])
+		switch {
+		case *again:
+			res, err = svc.ReplaceAgain(ctx, pos[0])
+		case *discard:
+			k, derr := svc.DiscardKeptFile(ctx, pos[0])
+			if derr != nil {
+				return exitFor(derr), derr
+			}
+			fmt.Fprintf(r.env.Stdout, "replace %s: the kept file %s of action %d was discarded\n", show(pos[0]), show(k.FileName), k.ActionID)
+			return ExitOK, nil
+		default:
+			res, err = svc.ReplaceFile(ctx, pos[0], pos[1])
+		}
 	}
 	if err != nil {
 		return exitFor(err), err
@@ -606,4 +627,19 @@ func (r *runner) window() (int, error) {
 	}
 	defer done()
 	return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, TokenSource: r.tokenSource(), ReviewerSource: r.whoFrom})
+}
+
+// configureFiles applies REVIEWER_KEPT_FILE_RETENTION: how long the file of
+// a failed replacement is kept for another try (default 168h).
+func (r *runner) configureFiles(svc *review.Service) error {
+	v, ok := r.env.Lookup("REVIEWER_KEPT_FILE_RETENTION")
+	if !ok || v == "" {
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_KEPT_FILE_RETENTION=%q is not a positive Go duration such as 168h", v)
+	}
+	svc.SetKeptFileRetention(d)
+	return nil
 }

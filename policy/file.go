@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"time"
 	"unicode/utf8"
 )
 
@@ -99,3 +100,10 @@ func isText(data []byte) bool {
 	}
 	return true
 }
+
+// DefaultKeptFileRetention is how long the console keeps the file of a
+// replacement that failed (the service ran nothing), so that the reviewer
+// can upload it again without asking the customer anew: an identity
+// document is kept no longer than a working week needs
+// (REVIEWER_KEPT_FILE_RETENTION).
+const DefaultKeptFileRetention = 7 * 24 * time.Hour

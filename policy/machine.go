@@ -149,3 +149,10 @@ func statesWhere(pred func(ActionState) bool) []ActionState {
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }
+
+// DropsFile reports whether a replacement's file is deleted when its
+// action reaches this state: a state with no way out in which the service
+// either ran the file (done) or never got it (cancelled). A failed one ran
+// nothing, so its file stays for another try until the reviewer discards
+// it or the retention removes it (DefaultKeptFileRetention).
+func (s ActionState) DropsFile() bool { return !s.Open() && s != ActionFailed }

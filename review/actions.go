@@ -144,43 +144,24 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 		}
 		rev = rf.match
 	}
-	match := client.IfMatch(rev)
 
-	var item *policy.Item
-	var attempts []client.Attempt
-	var callErr error
-	switch a.Kind {
-	case policy.ActionResubmit:
-		var it policy.Item
-		it, attempts, callErr = s.api.Resubmit(opCtx, a.ItemID, a.Key, match)
-		item = &it
-	case policy.ActionReplacement:
-		data, err := s.db.ActionFile(ctx, a.ID)
+	item, attempts, callErr, err := s.post(ctx, opCtx, a, rev)
+	if err != nil {
+		return s.release(ctx, a, err)
+	}
+	if next, ok := s.ownNoteOnly(ctx, a, rev, callErr); ok {
+		// Only her own doing moved the item since she acted (a note she
+		// wrote): the same key, at the new revision, once. The 412 ran
+		// nothing for this key.
+		var more []client.Attempt
+		rev = next
+		item, more, callErr, err = s.post(ctx, opCtx, a, rev)
+		attempts = append(attempts, more...)
 		if err != nil {
-			return s.release(ctx, a, err)
+			return s.notSent(ctx, a, err, append(read, attempts...))
 		}
-		var it policy.Item
-		it, attempts, callErr = s.api.Replace(opCtx, a.ItemID, a.Key, a.FileName, data, match)
-		item = &it
-	case policy.ActionFileRequest:
-		var fr client.FileRequest
-		sit, err := s.db.Situation(ctx, a.ItemID)
-		if err != nil {
-			return s.release(ctx, a, err)
-		}
-		reason := sit.Item.ErrorCode
-		if sit.Item.ReportedCode != "" {
-			reason = policy.Code(sit.Item.ReportedCode)
-		}
-		fr, attempts, callErr = s.api.RequestFile(opCtx, a.ItemID, a.Key, reason, a.Message, match)
-		if callErr == nil {
-			it := sit.Item
-			it.Status, it.ErrorCode, it.ErrorMessage = policy.StatusAwaitingFile, "", ""
-			it.Revision = nextRevision(it.Revision, rev)
-			if fr.CreatedAt.After(it.UpdatedAt) {
-				it.UpdatedAt = fr.CreatedAt
-			}
-			item = &it
+		if err := s.db.SetActionRevision(ctx, a.ID, rev); err != nil {
+			return s.notSent(ctx, a, err, append(read, attempts...))
 		}
 	}
 	var broken *policy.Item // an answer that broke the contract, kept on the item as invalid
@@ -222,6 +203,48 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 		res.Item = fin.Item
 	}
 	return res, nil
+}
+
+// post makes the action's one request with its key and If-Match rev. err
+// is a failure before any request (nothing was sent); callErr is the
+// request's.
+func (s *Service) post(ctx, opCtx context.Context, a store.Action, rev int64) (item *policy.Item, attempts []client.Attempt, callErr, err error) {
+	match := client.IfMatch(rev)
+	switch a.Kind {
+	case policy.ActionResubmit:
+		var it policy.Item
+		it, attempts, callErr = s.api.Resubmit(opCtx, a.ItemID, a.Key, match)
+		item = &it
+	case policy.ActionReplacement:
+		data, err := s.db.ActionFile(ctx, a.ID)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		var it policy.Item
+		it, attempts, callErr = s.api.Replace(opCtx, a.ItemID, a.Key, a.FileName, data, match)
+		item = &it
+	case policy.ActionFileRequest:
+		var fr client.FileRequest
+		sit, err := s.db.Situation(ctx, a.ItemID)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		reason := sit.Item.ErrorCode
+		if sit.Item.ReportedCode != "" {
+			reason = policy.Code(sit.Item.ReportedCode)
+		}
+		fr, attempts, callErr = s.api.RequestFile(opCtx, a.ItemID, a.Key, reason, a.Message, match)
+		if callErr == nil {
+			it := sit.Item
+			it.Status, it.ErrorCode, it.ErrorMessage = policy.StatusAwaitingFile, "", ""
+			it.Revision = nextRevision(it.Revision, rev)
+			if fr.CreatedAt.After(it.UpdatedAt) {
+				it.UpdatedAt = fr.CreatedAt
+			}
+			item = &it
+		}
+	}
+	return item, attempts, callErr, nil
 }
 
 // release ends a claim that failed before any call: nothing was sent.
@@ -387,6 +410,9 @@ func (fr FlushResult) Sent() int { return len(fr.Results) }
 // only what it sent. An action another process holds is reported in Busy.
 func (s *Service) Flush(ctx context.Context) (FlushResult, error) {
 	var fr FlushResult
+	if err := s.purgeKeptFiles(ctx); err != nil { // files.go: the retention of failed replacements' files
+		return fr, err
+	}
 	open, err := s.db.Outbox(ctx)
 	if err != nil {
 		return fr, err

@@ -2,7 +2,13 @@ package review_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"testing"
+	"time"
+
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/screenapi"
 )
 
 // An uploaded replacement (an identity document) does not outlive its
@@ -37,5 +43,65 @@ func TestReplacementFileIsDeletedWhenDoneOrCancelled(t *testing.T) {
 	}
 	if d, _ := e.db.ActionFileDigest(ctx, res.Action.ID); d.Held || d.Size != int64(len(pdf)) {
 		t.Fatalf("cancelled: %+v", d)
+	}
+}
+
+// A replacement that ended without running (the service turned it away)
+// keeps its file: uploading it again needs no new file from the customer,
+// goes out with a new key, and sends the same bytes. Discarding and the
+// retention remove a kept file.
+func TestAFailedReplacementKeepsItsFileForAnotherTry(t *testing.T) {
+	e := setup(t)
+	e.sync(t)
+	ctx := context.Background()
+	pdf := []byte("%PDF-1.7\n% a passport scan, sent by the customer")
+	id := e.srv.FindCode("DECODE_FAILED")
+	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultUnavailable, Endpoint: screenapi.EPReplacement, Times: 1})
+	first, err := e.svc.Replace(ctx, id, "passport.pdf", pdf)
+	if err != nil || first.Action.State != policy.ActionFailed {
+		t.Fatalf("replace: %+v %v", first.Action, err)
+	}
+	if d, _ := e.db.ActionFileDigest(ctx, first.Action.ID); !d.Held {
+		t.Fatal("a replacement that ran nothing lost the customer's file")
+	}
+	again, err := e.svc.ReplaceAgain(ctx, id)
+	if err != nil || again.Action.State != policy.ActionDone || again.Action.Key == first.Action.Key {
+		t.Fatalf("again: %+v %v", again.Action, err)
+	}
+	ups := e.srv.Uploads(id)
+	sum := sha256.Sum256(pdf)
+	if len(ups) != 1 || ups[0].SHA256 != hex.EncodeToString(sum[:]) || ups[0].Size != len(pdf) {
+		t.Fatalf("uploads %+v", ups)
+	}
+	if d, _ := e.db.ActionFileDigest(ctx, first.Action.ID); d.Held {
+		t.Fatal("the failed replacement still holds the file after it went out again")
+	}
+	if _, err := e.svc.ReplaceAgain(ctx, id); policy.ErrorCode(err) != policy.CodeConflict {
+		t.Fatalf("no kept file left: %v", err)
+	}
+
+	// Discarded by the reviewer, or removed by the retention.
+	other := e.srv.FindCode("UNSUPPORTED_MEDIA_TYPE")
+	third := e.srv.FindCode("PAYLOAD_TOO_LARGE")
+	for _, it := range []string{other, third} {
+		e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultUnavailable, Endpoint: screenapi.EPReplacement, Times: 1})
+		if r, err := e.svc.Replace(ctx, it, "scan.pdf", pdf); err != nil || r.Action.State != policy.ActionFailed {
+			t.Fatalf("%+v %v", r.Action, err)
+		}
+	}
+	k, err := e.svc.DiscardKeptFile(ctx, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := e.db.ActionFileDigest(ctx, k.ActionID); d.Held {
+		t.Fatal("discarded, yet held")
+	}
+	e.svc.SetKeptFileRetention(time.Hour)
+	e.svc.SetClock(func() time.Time { return time.Now().Add(2 * time.Hour) })
+	if _, err := e.svc.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.KeptFile(ctx, third); err == nil {
+		t.Fatal("the retention left a kept file")
 	}
 }

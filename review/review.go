@@ -56,6 +56,7 @@ type Service struct {
 	claimedBy func(r store.ItemRow, me string, now time.Time) string // who else holds an item (bulk.go)
 	team      teamState                                              // team.go
 	triage    TriageSettings                                         // bands and ageing (triage.go)
+	files     fileSettings                                           // files of failed replacements (files.go)
 }
 
 // New builds the workflow.

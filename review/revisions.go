@@ -141,3 +141,26 @@ func (s *Service) stopChanged(ctx context.Context, a store.Action, rf firstRead,
 	}
 	return Result{Action: done, Err: ce}, nil
 }
+
+// ownNoteOnly reports whether a 412 on a send at revision sent shows that
+// nothing the reviewer decides on changed since she acted, but her own
+// doing (a note she wrote): then the action goes out again with the same
+// key at the revision the 412 carried (next), once. A change by anyone else
+// stops it. Only an action that kept what she saw can tell.
+func (s *Service) ownNoteOnly(ctx context.Context, a store.Action, sent int64, callErr error) (next int64, ok bool) {
+	e, isConflict := client.AsConflict(callErr)
+	if !isConflict || e.Code != policy.CodeItemChanged || e.Item == nil || sent == 0 || e.Item.Revision <= sent {
+		return 0, false
+	}
+	if s.foreignAnswer(ctx, a.ItemID, *e.Item) != nil {
+		return 0, false
+	}
+	saw, kept, err := s.db.ActionSeen(ctx, a.ID)
+	if err != nil || !kept {
+		return 0, false
+	}
+	if len(policy.Unseen(saw, *e.Item, s.who(), seenIDs(saw))) > 0 {
+		return 0, false
+	}
+	return e.Item.Revision, true
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	_ "github.com/mattn/go-sqlite3"
 
@@ -271,5 +272,50 @@ func TestTheNextSyncAfterAnUpgradeIsAFullOne(t *testing.T) {
 	}
 	if why, _ := db.FullSyncDue(ctx); why != "" {
 		t.Fatalf("the mark stays after a full sync: %q", why)
+	}
+}
+
+// Her own note does not stop her own action: a re-submission queued
+// offline meets a 412 that only her note caused, and goes out again with
+// the same key at the new revision, once. Ben's note would stop it
+// (TestActionQueuedOfflineOnAnOldRevisionIsRefusedOnFlush).
+func TestHerOwnNoteDoesNotStopHerQueuedAction(t *testing.T) {
+	ctx := context.Background()
+	tm := setupTeam(t, "")
+	id := tm.srv.FindCode("SOURCE_UNREACHABLE")
+	tm.srv.Refuse()
+	res, err := tm.ana.svc.Resubmit(ctx, id)
+	if err != nil || res.Action.State != policy.ActionQueued {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if err := tm.srv.Accept(); err != nil {
+		t.Fatal(err)
+	}
+	rev := tm.srv.Revision(id)
+	// The note goes to the service before the action does (a note waits
+	// for no one): the item moves on to the next revision.
+	if _, err := tm.ben.svc.Claim(ctx, id, time.Minute); err != nil { // a claim by anyone moves no revision
+		t.Fatal(err)
+	}
+	if _, err := tm.ben.svc.Release(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	n, err := tm.ana.svc.AddNote(ctx, id, "Re-running it: the storage was down this morning.")
+	if err != nil || n.Note.State != policy.ActionDone {
+		t.Fatalf("%+v %v", n, err)
+	}
+	if tm.srv.Revision(id) != rev+1 {
+		t.Fatalf("revision %d, want %d", tm.srv.Revision(id), rev+1)
+	}
+	fr, err := tm.ana.svc.Flush(ctx)
+	if err != nil || fr.Done != 1 || fr.Failed != 0 {
+		t.Fatalf("%+v %v", fr, err)
+	}
+	if got := fr.Results[0].Action; got.Key != res.Action.Key {
+		t.Fatalf("sent with key %s, queued with %s", got.Key, res.Action.Key)
+	}
+	if tm.srv.Analyses(id) != 1 || tm.srv.Arrivals(screenapi.EPResubmit) != 2 {
+		t.Fatalf("analyses %d, re-submissions that arrived %d: want 1 and 2 (the 412, then the send)",
+			tm.srv.Analyses(id), tm.srv.Arrivals(screenapi.EPResubmit))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // FileDigest is what the cache keeps of a replacement's file: its hash and
@@ -27,4 +28,68 @@ func (db *DB) ActionFileDigest(ctx context.Context, actionID int64) (FileDigest,
 	}
 	d.SHA256, d.Size = sum.String, size.Int64
 	return d, err
+}
+
+// KeptFile is the file of a replacement that failed (the service ran
+// nothing), kept so that the reviewer can upload it again without asking
+// the customer anew, until she discards it or the retention removes it.
+type KeptFile struct {
+	ActionID int64
+	ItemID   string
+	FileName string
+	Data     []byte
+	FailedAt time.Time
+}
+
+// KeptFile returns the newest kept file of an item's failed replacements.
+func (db *DB) KeptFile(ctx context.Context, itemID string) (KeptFile, error) {
+	k := KeptFile{ItemID: itemID}
+	var at int64
+	err := db.db.QueryRowContext(ctx, `SELECT a.id, COALESCE(a.file_name, ''), f.data, a.updated_at
+		FROM actions a JOIN action_files f ON f.action_id = a.id
+		WHERE a.item_id = ? AND a.state = 'failed' AND f.data IS NOT NULL ORDER BY a.id DESC LIMIT 1`, itemID).
+		Scan(&k.ActionID, &k.FileName, &k.Data, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return k, notFound("kept file of a failed replacement of item", itemID)
+	}
+	k.FailedAt = fromMS(at)
+	return k, err
+}
+
+// DiscardFile deletes the bytes a failed replacement kept (its hash and
+// size stay), and audits why. It is a no-op for a file already gone.
+func (db *DB) DiscardFile(ctx context.Context, actionID int64, reviewer, why string) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		return discardFiles(ctx, tx, db.now(), reviewer, why, `a.id = ?`, actionID)
+	})
+}
+
+// PurgeKeptFiles deletes the bytes of the failed replacements that failed
+// before the time given (the retention), and says how many.
+func (db *DB) PurgeKeptFiles(ctx context.Context, before time.Time) (int, error) {
+	var n int
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM actions a JOIN action_files f ON f.action_id = a.id
+			WHERE a.state = 'failed' AND f.data IS NOT NULL AND a.updated_at < ?`, ms(before)).Scan(&n); err != nil || n == 0 {
+			return err
+		}
+		return discardFiles(ctx, tx, db.now(), "", "the retention of uploaded files ran out",
+			`a.state = 'failed' AND a.updated_at < ?`, ms(before))
+	})
+	return n, err
+}
+
+func discardFiles(ctx context.Context, tx *sql.Tx, now time.Time, reviewer, why, where string, args ...any) error {
+	sel := `SELECT a.id FROM actions a JOIN action_files f ON f.action_id = a.id
+		WHERE f.data IS NOT NULL AND a.state = 'failed' AND ` + where
+	if _, err := tx.ExecContext(ctx, `INSERT INTO audit(at, reviewer, item_id, action_id, event, detail)
+		SELECT ?, COALESCE(NULLIF(?, ''), a.reviewer), a.item_id, a.id, 'file deleted',
+		       'the uploaded file (' || f.size_bytes || ' bytes, sha256 ' || f.sha256 || ') was deleted: ' || ?
+		FROM actions a JOIN action_files f ON f.action_id = a.id WHERE a.id IN (`+sel+`)`,
+		append([]any{ms(now), reviewer, why}, args...)...); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE action_files SET data = NULL, purged_at = ? WHERE action_id IN (`+sel+`)`,
+		append([]any{ms(now)}, args...)...)
+	return err
 }

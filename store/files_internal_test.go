@@ -59,7 +59,9 @@ func TestReplacementBytesAreDeletedWhenTheActionEnds(t *testing.T) {
 		if err != nil || d.SHA256 != hex.EncodeToString(sum[:]) || d.Size != int64(len(file)) {
 			t.Fatalf("%s: the digest must stay: %+v %v", id, d, err)
 		}
-		if d.Held != (id == "i-unknown") {
+		// A failed replacement ran nothing: its file stays for "upload
+		// it again" until discarded or the retention ends.
+		if d.Held != (id == "i-unknown" || id == "i-failed") {
 			t.Fatalf("%s: held %v", id, d.Held)
 		}
 	}
@@ -70,8 +72,26 @@ func TestReplacementBytesAreDeletedWhenTheActionEnds(t *testing.T) {
 		t.Fatalf("audit: %q", detail)
 	}
 	// An action whose file is gone can never be sent again.
-	if _, err := db.db.ExecContext(ctx, `UPDATE actions SET state = 'queued' WHERE id = ?`, ids["i-failed"]); err == nil {
+	if _, err := db.db.ExecContext(ctx, `UPDATE actions SET state = 'queued' WHERE id = ?`, ids["i-done"]); err == nil {
 		t.Fatal("a replacement without its file was re-opened")
+	}
+	// The retention removes a failed one's file, and says so in the audit.
+	if n, err := db.PurgeKeptFiles(ctx, time.Now().Add(-time.Hour)); err != nil || n != 0 {
+		t.Fatalf("purged %d (%v): the file failed just now", n, err)
+	}
+	if n, err := db.PurgeKeptFiles(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
+		t.Fatalf("purged %d (%v), want 1", n, err)
+	}
+	if d, _ := db.ActionFileDigest(ctx, ids["i-failed"]); d.Held || d.SHA256 != hex.EncodeToString(sum[:]) {
+		t.Fatalf("after the retention: %+v", d)
+	}
+	if d, _ := db.ActionFileDigest(ctx, ids["i-unknown"]); !d.Held {
+		t.Fatal("the retention took the file of an open action")
+	}
+	detail = ""
+	db.db.QueryRowContext(ctx, `SELECT detail FROM audit WHERE action_id = ? AND event = 'file deleted'`, ids["i-failed"]).Scan(&detail)
+	if !strings.Contains(detail, "retention") || !strings.Contains(detail, hex.EncodeToString(sum[:])) {
+		t.Fatalf("audit: %q", detail)
 	}
 	// Still sendable while unknown: the bytes are there.
 	if data, err := db.ActionFile(ctx, ids["i-unknown"]); err != nil || string(data) != string(file) {

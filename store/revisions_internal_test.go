@@ -63,8 +63,8 @@ func TestMigration12MarksAFullSyncForItemsWithoutARevision(t *testing.T) {
 	}
 }
 
-// An action on an item whose revision the cache does not know keeps what
-// the reviewer saw; one on a revised item keeps the revision only.
+// An action keeps what the reviewer saw, and the revision when the cache
+// knows it.
 func TestAnActionKeepsWhatTheReviewerSaw(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(filepath.Join(t.TempDir(), "cache.db"))
@@ -103,8 +103,8 @@ func TestAnActionKeepsWhatTheReviewerSaw(t *testing.T) {
 	if rev, _ := db.ActionRevision(ctx, a1.ID); rev != 0 {
 		t.Fatalf("revision %d", rev)
 	}
-	if _, kept, err := db.ActionSeen(ctx, a2.ID); err != nil || kept {
-		t.Fatalf("a revised item keeps its revision only: kept %v, %v", kept, err)
+	if saw, kept, err := db.ActionSeen(ctx, a2.ID); err != nil || !kept || saw.Attempt != 2 || len(saw.Notes) != 0 {
+		t.Fatalf("a revised item keeps what she saw too: %+v kept %v, %v", saw, kept, err)
 	}
 	if rev, _ := db.ActionRevision(ctx, a2.ID); rev != 6 {
 		t.Fatalf("revision %d", rev)

@@ -89,13 +89,14 @@ func (db *DB) ApplyItem(ctx context.Context, it policy.Item, reviewer, event, de
 }
 
 // setActionSeen keeps with a new action what the reviewer saw: the item's
-// revision when the cache knows it, else (an item synced from a 1.0
-// service, or before the cache had the column) what she decides on, so
-// that the first send can tell whether the item changed since (the
-// workflow reads the item first and compares: policy.Unseen).
+// revision when the cache knows it (sent as If-Match), and what she decides
+// on (policy.Unseen), so that a send can tell whether the item changed
+// since: the first send of an item whose revision the cache did not know
+// (synced from a 1.0 service, or before the cache had the column) reads
+// the item and compares; a 412 that only her own note caused is sent again.
 func setActionSeen(ctx context.Context, tx *sql.Tx, id int64, saw policy.Item) error {
-	if saw.Revision > 0 {
-		return setActionRevision(ctx, tx, id, saw.Revision)
+	if err := setActionRevision(ctx, tx, id, saw.Revision); err != nil {
+		return err
 	}
 	ids, err := remoteNoteIDs(ctx, tx, saw.ID)
 	if err != nil {
@@ -145,9 +146,8 @@ func remoteNoteIDs(ctx context.Context, q querier, itemID string) ([]string, err
 // ActionSeen is what the reviewer saw of the item when she queued an
 // action without a known revision: the fields she decides on, and the ids
 // of the notes the cache held (Notes carry only their ID). ok is false
-// when nothing was kept (the revision was known, or the action is older
-// than the column): then the cache's item, with ItemNoteIDs, is the best
-// account of what she saw.
+// when nothing was kept (the action is older than the column): then the
+// cache's item, with ItemNoteIDs, is the best account of what she saw.
 func (db *DB) ActionSeen(ctx context.Context, id int64) (saw policy.Item, ok bool, err error) {
 	var raw sql.NullString
 	err = db.db.QueryRowContext(ctx, `SELECT a.seen FROM actions a WHERE a.id = ?`, id).Scan(&raw)
