@@ -182,7 +182,7 @@ func readOnly(path, why string, err error) *CacheError {
 
 func damaged(path string, err error) *CacheError {
 	return &CacheError{Problem: ProblemDamaged, Path: path, Err: err,
-		What: "the cache " + path + " is damaged; the console changed nothing in it and never deletes it",
+		What: "the cache " + path + " is damaged; the console never repairs, replaces or deletes it",
 		Next: "save its unsent actions and their keys with 'reviewer outbox --json > outbox-saved.json' " +
 			"(it reads what it can), then move the cache away (with any -wal and -shm beside it: " +
 			"mv " + path + " " + path + ".damaged) and run 'reviewer sync' to start a new one; " +
