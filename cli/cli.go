@@ -38,6 +38,11 @@ const (
 	// and nothing changed at the service; the pages before the failure are
 	// kept; run the read again.
 	ExitReadFailed = 7
+	// ExitCache: the cache cannot be used as it is for this command: it
+	// cannot be written (reads still work), it is damaged, a newer console
+	// made it, or the disk that holds it is full. Nothing was sent; the
+	// message says what to do.
+	ExitCache = 8
 )
 
 // Window is what the console window needs to open.
@@ -110,7 +115,9 @@ commands:
 
 exit status: 0 done, 2 bad usage, 3 refused locally (no call made), 4 outcome unknown
 (flush reconciles it), 5 not sent and queued, 6 the API answered no, 7 a sync (a read),
-a claim or a release that never reached the API (nothing queued; run it again), 130 interrupted twice, 1 anything else.
+a claim or a release that never reached the API (nothing queued; run it again), 8 the cache cannot be
+used as it is (read-only for this command, damaged, made by a newer console, or its disk full; nothing
+sent; the message says what to do), 130 interrupted twice, 1 anything else.
 `
 
 // globals are the flags every command takes.
@@ -153,6 +160,16 @@ func Run(args []string, env Env) int {
 	if errors.Is(err, errHelp) {
 		return ExitOK
 	}
+	if err != nil && code == ExitFailure {
+		// What SQLite said of the cache, in words: read-only, damaged, a
+		// full disk (store.Explain), never INTERNAL_ERROR.
+		if ce := store.Explain(r.path, err); ce != nil {
+			if store.AsCacheError(err) == nil {
+				ce.Err = err
+			}
+			err, code = ce, exitFor(ce)
+		}
+	}
 	if err != nil {
 		r.fail(err)
 	}
@@ -166,6 +183,11 @@ type runner struct {
 	// storeOpts are how open opens the cache: the window adds its own
 	// (windowPageCacheKiB, commands.go).
 	storeOpts []store.Option
+	// path is the cache's file, once known (open).
+	path string
+	// reading says that the command only reads the cache: it reads a
+	// cache this console cannot write (store.ReadOnly), with a warning.
+	reading bool
 }
 
 func (r *runner) fail(err error) {
@@ -312,8 +334,18 @@ func (r *runner) open() (*review.Service, func(), error) {
 		}
 		path = p
 	}
+	r.path = path
 	db, err := store.Open(path, r.storeOpts...)
+	if ce := store.AsCacheError(err); ce != nil && ce.Problem == store.ProblemReadOnly && r.reading {
+		db, err = store.Open(path, append(r.storeOpts, store.ReadOnly())...)
+		if err == nil {
+			fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s; showing what it holds, read-only\n", safetext.Line(ce.What, safetext.Message))
+		}
+	}
 	if err != nil {
+		if store.AsCacheError(err) != nil {
+			return nil, nil, err
+		}
 		return nil, nil, fmt.Errorf("opening the cache %s: %w", path, err)
 	}
 	api, err := client.New(r.g.cfg)
@@ -477,6 +509,9 @@ func exitFor(err error) int {
 		return ExitUsage
 	case policy.CodeOutcomeUnknown: // a call was made and its outcome is not recorded
 		return ExitUnknown
+	}
+	if store.AsCacheError(err) != nil {
+		return ExitCache
 	}
 	return ExitFailure
 }

@@ -41,6 +41,11 @@ func (r *runner) sync(args []string) (int, error) {
 			// the reviewer's Ctrl-C stopped it; either way nothing is
 			// queued and running it again resumes it.
 			err = readError{err: err}
+		} else if ce := store.Explain(r.path, err); ce != nil && ce.Problem == store.ProblemDiskFull {
+			// A read that could not be kept: nothing is queued, the
+			// pages before it are kept, and running it again resumes it.
+			ce.Next = "free space on it (" + filepath.Dir(r.path) + ")"
+			err = readError{err: ce}
 		}
 		return exitFor(err), err
 	}
@@ -212,6 +217,7 @@ func (r *runner) items(args []string) (int, error) {
 		}
 	}
 	f.Status, f.Code = policy.Status(status), policy.Code(code)
+	r.reading = true
 	svc, ctx, done, err := r.session()
 	if err != nil {
 		return exitFor(err), err
@@ -264,6 +270,7 @@ func (r *runner) item(args []string) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
+	r.reading = true
 	svc, ctx, done, err := r.session()
 	if err != nil {
 		return exitFor(err), err
@@ -387,22 +394,62 @@ func (r *runner) outbox(args []string) (int, error) {
 	if _, err := r.parse(fs, args, 0); err != nil {
 		return ExitUsage, err
 	}
+	r.reading = true
 	svc, ctx, done, err := r.session()
 	if err != nil {
-		return exitFor(err), err
+		return r.salvageOutbox(err, *asJSON)
 	}
 	defer done()
 	actions, err := svc.Outbox(ctx)
 	if err != nil {
-		return ExitFailure, err
+		return r.salvageOutbox(err, *asJSON)
 	}
 	notes, err := svc.OutboxNotes(ctx)
 	if err != nil {
-		return ExitFailure, err
+		return r.salvageOutbox(err, *asJSON)
 	}
-	out := outboxEntries(actions, notes)
-	if *asJSON {
-		return ExitOK, r.printJSON(out)
+	return ExitOK, r.printOutbox(outboxEntries(actions, notes), *asJSON)
+}
+
+// salvageOutbox is the outbox of a cache that cannot be opened or read as
+// it is (damaged, or of another schema): the unsent actions and notes and
+// their keys, read from the file as they can be (store.Salvage), so that
+// the reviewer can save them before starting a new cache. The file is
+// opened read-only and nothing in it changes. The exit status stays the
+// cache's: what is printed may not be all of it.
+func (r *runner) salvageOutbox(err error, asJSON bool) (int, error) {
+	ce := store.Explain(r.path, err)
+	if ce == nil || ce.Problem == store.ProblemReadOnly || ce.Problem == store.ProblemDiskFull {
+		return exitFor(err), err
+	}
+	got, serr := store.Salvage(r.path)
+	if serr != nil {
+		ce.What += fmt.Sprintf("; its outbox could not be read at all (%v)", serr)
+		return ExitCache, ce
+	}
+	// Nothing read is not an empty outbox: nothing is printed then.
+	if len(got.Actions)+len(got.Notes) == 0 && len(got.Problems) > 0 {
+		ce.What += "; nothing of its outbox could be read (" + strings.Join(got.Problems, "; ") + ")"
+		ce.Next = "keep a copy of the file for whoever can recover it, move it away (mv " + r.path + " " + r.path +
+			".damaged) and run 'reviewer sync' to start a new cache; check the items you had acted on before acting on them again"
+		return ExitCache, ce
+	}
+	if perr := r.printOutbox(outboxEntries(got.Actions, got.Notes), asJSON); perr != nil {
+		return ExitFailure, perr
+	}
+	what := fmt.Sprintf("; read from it: %s and %s not yet done (printed)",
+		plural(len(got.Actions), "action", "actions"), plural(len(got.Notes), "note", "notes"))
+	if len(got.Problems) > 0 {
+		what += ", but not all of it could be read (" + strings.Join(got.Problems, "; ") + ")"
+	}
+	ce.What += what
+	return ExitCache, ce
+}
+
+// printOutbox prints the outbox as JSON or as a table.
+func (r *runner) printOutbox(out []outboxEntry, asJSON bool) error {
+	if asJSON {
+		return r.printJSON(out)
 	}
 	tw := tabwriter.NewWriter(r.env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tITEM\tKIND\tCOST\tSTATE\tKEY\tCREATED\tLAST ERROR")
@@ -414,7 +461,7 @@ func (r *runner) outbox(args []string) (int, error) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Ref, cell(e.ItemID), e.Kind, cost, e.State, cell(e.Key),
 			e.CreatedAt.Local().Format("2006-01-02 15:04"), cell(dash(string(e.LastErrorCode))))
 	}
-	return ExitOK, tw.Flush()
+	return tw.Flush()
 }
 
 // outboxEntry is one line of the outbox: an action, or a note written here
@@ -548,6 +595,7 @@ func (r *runner) export(args []string) (int, error) {
 	if err := safefile.CheckTarget(*file, *force); err != nil {
 		return ExitRefused, exportError(err)
 	}
+	r.reading = true
 	svc, ctx, done, err := r.session()
 	if err != nil {
 		return exitFor(err), err

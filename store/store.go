@@ -79,16 +79,29 @@ func DefaultPath() (string, error) {
 // existing cache file, or its -wal or -shm, that others may read is made
 // 0600 first; one that cannot be is refused with the reason. Anything but
 // a regular file at path is refused.
+//
+// A cache that cannot be used as it is gives a *CacheError that says why
+// and what to do: one this console cannot write (ReadOnly: open it with the
+// ReadOnly option to read it), one a newer console made, one that lacks an
+// older migration (migrations are applied in order only), a damaged one.
+// Open never deletes, recreates or migrates such a cache.
 func Open(path string, opts ...Option) (*DB, error) {
+	q := url.Values{}
+	for _, o := range opts {
+		o(q)
+	}
+	if q.Get("mode") == "ro" {
+		return openReadOnly(path, q)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("cache directory: %w", err)
+		return nil, fmt.Errorf("cache directory: %w", explainOpen(path, err))
 	}
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("cache file: %s is not a regular file", path)
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("cache file: %w", err)
+		return nil, fmt.Errorf("cache file: %w", explainOpen(path, err))
 	}
 	if err := tighten(path); err != nil {
 		f.Close()
@@ -102,41 +115,198 @@ func Open(path string, opts ...Option) (*DB, error) {
 		return nil, err
 	}
 	defer unlock()
-	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
 	q.Set("_foreign_keys", "on")
 	q.Set("_busy_timeout", "10000")
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_txlock", "immediate") // writers queue at BEGIN, not deadlock at COMMIT
-	for _, o := range opts {
-		o(q)
-	}
 	sdb, err := sql.Open(driverName, "file:"+path+"?"+q.Encode())
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	p, err := migrator(sdb)
-	if err != nil {
+	if err := migrate(sdb, path, false); err != nil {
 		sdb.Close()
 		f.Close()
 		return nil, err
 	}
-	if _, err := p.Up(context.Background()); err != nil {
-		sdb.Close()
-		f.Close()
-		return nil, fmt.Errorf("migrating the cache: %w", err)
-	}
 	return &DB{db: sdb, path: path, now: time.Now, file: f}, nil
 }
 
-// migrator runs the embedded migrations on sdb. Migrations are numbered
-// per change and land in any order (each one touches its own tables or
-// indexes): a cache already at 00007 still takes a 00005 that arrives
-// later.
+// ReadOnly opens the cache for reading only (the reading commands, on a
+// cache this console cannot write): nothing is created, tightened or
+// migrated, and every write fails with a CacheError. SQLite reads a WAL
+// cache read-only when it can open or create its -shm; in a read-only
+// folder without one, a cache whose -wal is empty or gone is read as
+// immutable (nothing can change it there), and one whose -wal holds
+// changes is refused: reading it without them would show an old outbox.
+func ReadOnly() Option { return func(dsn url.Values) { dsn.Set("mode", "ro") } }
+
+func openReadOnly(path string, q url.Values) (*DB, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("cache file: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("cache file: %s is not a regular file", path)
+	}
+	q.Set("_busy_timeout", "10000")
+	sdb, err := sql.Open(driverName, "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	err = migrate(sdb, path, true)
+	if err != nil && isCantOpen(err) {
+		sdb.Close()
+		if wal, werr := os.Stat(path + "-wal"); werr == nil && wal.Size() > 0 {
+			return nil, readOnly(path, "", fmt.Errorf("its write-ahead log %s-wal holds changes that SQLite cannot read "+
+				"without creating %s-shm beside it: %w", path, path, err))
+		}
+		q.Set("immutable", "1")
+		if sdb, err = sql.Open(driverName, "file:"+path+"?"+q.Encode()); err != nil {
+			return nil, err
+		}
+		err = migrate(sdb, path, true)
+	}
+	if err != nil {
+		sdb.Close()
+		return nil, err
+	}
+	return &DB{db: sdb, path: path, now: time.Now}, nil
+}
+
+func isCantOpen(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.Code == sqlite3.ErrCantOpen
+}
+
+// migrate brings the cache up to this console's schema, in order, or says
+// in words why it cannot. It reads first and writes only what is due: a
+// cache already up to date is not written to.
+//
+// The newest schema a console has seen in the cache is kept in SQLite's
+// user_version (in the file's header) beside goose's own table: a console
+// older than that refuses the cache (its queries would fail on a table or
+// column it does not know, or miss one it does not fill).
+func migrate(sdb *sql.DB, path string, readOnly bool) error {
+	sub, _ := fs.Sub(migrations, "migrations")
+	return migrateFS(sdb, path, readOnly, sub)
+}
+
+// landedLate are the migrations that reached main after a higher-numbered
+// one had been released (00007 was released before 00003, 00004 and
+// 00005): a cache made in between lacks them, and takes them late, as it
+// always did. Any other missing older migration is refused.
+var landedLate = map[int64]bool{3: true, 4: true, 5: true}
+
+func migrateFS(sdb *sql.DB, path string, readOnly bool, fsys fs.FS) error {
+	ctx := context.Background()
+	p, err := goose.NewProvider(goose.DialectSQLite3, sdb, fsys)
+	if err != nil {
+		return err
+	}
+	var known []int64
+	for _, s := range p.ListSources() {
+		known = append(known, s.Version)
+	}
+	newest := known[len(known)-1]
+	var recorded int64
+	if err := sdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&recorded); err != nil {
+		return explainOpen(path, err)
+	}
+	applied, err := appliedVersions(ctx, sdb)
+	if err != nil {
+		return explainOpen(path, err)
+	}
+	var top int64
+	for v, ok := range applied {
+		if ok {
+			top = max(top, v)
+		}
+	}
+	if v := max(top, recorded); v > newest {
+		return newer(path, v, newest)
+	}
+	var missing, late, pending []int64
+	for _, v := range known {
+		switch {
+		case applied[v]:
+		case v < top && landedLate[v]:
+			late = append(late, v)
+		case v < top:
+			missing = append(missing, v)
+		default:
+			pending = append(pending, v)
+		}
+	}
+	if len(missing) > 0 {
+		return unordered(path, top, missing)
+	}
+	if readOnly {
+		if len(late)+len(pending) > 0 {
+			return outdated(path, top, newest)
+		}
+		return nil
+	}
+	if len(late)+len(pending) > 0 {
+		if len(late) > 0 {
+			if p, err = goose.NewProvider(goose.DialectSQLite3, sdb, fsys, goose.WithAllowOutofOrder(true)); err != nil {
+				return err
+			}
+		}
+		if _, err := p.Up(ctx); err != nil {
+			if ce := Explain(path, err); ce != nil {
+				return ce
+			}
+			return fmt.Errorf("migrating the cache: %w", err)
+		}
+	}
+	if recorded < newest {
+		if _, err := sdb.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", newest)); err != nil {
+			return explainOpen(path, err)
+		}
+	}
+	return nil
+}
+
+// gooseTable is the table in which goose records the migrations applied.
+const gooseTable = "goose_db_version"
+
+// appliedVersions reads the migrations goose recorded as applied (none in
+// a new cache).
+func appliedVersions(ctx context.Context, sdb *sql.DB) (map[int64]bool, error) {
+	applied := map[int64]bool{}
+	var n int
+	if err := sdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`,
+		gooseTable).Scan(&n); err != nil || n == 0 {
+		return applied, err
+	}
+	rows, err := sdb.QueryContext(ctx, `SELECT version_id, is_applied FROM `+gooseTable+` ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v int64
+		var ok bool
+		if err := rows.Scan(&v, &ok); err != nil {
+			return nil, err
+		}
+		if v > 0 {
+			applied[v] = ok
+		}
+	}
+	return applied, rows.Err()
+}
+
+// migrator runs the embedded migrations on sdb, in order only (tests; Open
+// runs them through migrate, which refuses in words a cache that lacks an
+// older migration, but for landedLate). A migration, once released, is
+// never edited (TestReleasedMigrationsAreNeverEdited): a change is a new
+// migration with the next number.
 func migrator(sdb *sql.DB) (*goose.Provider, error) {
 	sub, _ := fs.Sub(migrations, "migrations")
-	return goose.NewProvider(goose.DialectSQLite3, sdb, sub, goose.WithAllowOutofOrder(true))
+	return goose.NewProvider(goose.DialectSQLite3, sdb, sub)
 }
 
 // Option changes how Open opens the cache.
