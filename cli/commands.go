@@ -525,6 +525,10 @@ func (r *runner) export(args []string) (int, error) {
 	// Refused before anything is opened: a FIFO would block, a link would
 	// be followed, an existing file would be lost.
 	if err := safefile.CheckTarget(*file, *force); err != nil {
+		var folder *safefile.FolderError
+		if errors.As(err, &folder) { // a mistyped or not yet created folder: the reviewer's to fix
+			return ExitUsage, usagef("export --csv %s: %v", *file, err)
+		}
 		return ExitRefused, exportError(err)
 	}
 	svc, ctx, done, err := r.session()
