@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -84,7 +85,7 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	code := fs.String("code", "", "only this error code")
 	yes := fs.Bool("yes", false, "do not ask: confirm the plan as printed")
 	dry := fs.Bool("dry-run", false, "only print the plan; queue nothing")
-	concurrency := fs.Int("concurrency", r.bulkConcurrency(), "actions in flight at once (REVIEWER_BULK_CONCURRENCY)")
+	concurrency := fs.Int("concurrency", review.DefaultBulkConcurrency, "actions in flight at once (REVIEWER_BULK_CONCURRENCY)")
 	messages := messageFlags{}
 	if cmd == "request-file" {
 		fs.Var(messages, "message", "CODE=TEXT: the message for the customers of one code (repeatable; default: the prefilled one)")
@@ -95,8 +96,8 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	if *yes && *dry {
 		return ExitUsage, usagef("--yes and --dry-run contradict each other")
 	}
-	if *concurrency < 1 || *concurrency > 16 {
-		return ExitUsage, usagef("--concurrency %d: want 1 to 16", *concurrency)
+	if err := r.bulkConcurrency(fs, concurrency); err != nil {
+		return ExitUsage, err
 	}
 	if *code != "" && !policy.IsItemCode(policy.Code(*code)) {
 		return ExitUsage, usagef("--code %q is not an item error code", *code)
@@ -154,14 +155,28 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	return r.reportRun(run, res)
 }
 
-func (r *runner) bulkConcurrency() int {
-	if v, ok := r.env.Lookup("REVIEWER_BULK_CONCURRENCY"); ok && v != "" {
-		if n, err := strconv.Atoi(v); err == nil {
-			return n
+// bulkConcurrency settles how many actions of a bulk run are in flight at
+// once: --concurrency when given, else REVIEWER_BULK_CONCURRENCY, else the
+// default; 1 to 16. A refusal names where the bad value came from.
+func (r *runner) bulkConcurrency(fs *flag.FlagSet, n *int) error {
+	flagged := false
+	fs.Visit(func(f *flag.Flag) { flagged = flagged || f.Name == "concurrency" })
+	if flagged {
+		if *n < 1 || *n > 16 {
+			return usagef("--concurrency %d: want 1 to 16", *n)
 		}
-		return 0 // refused by the range check, naming the flag
+		return nil
 	}
-	return review.DefaultBulkConcurrency
+	v, ok := r.env.Lookup("REVIEWER_BULK_CONCURRENCY")
+	if !ok || v == "" {
+		return nil
+	}
+	c, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || c < 1 || c > 16 {
+		return usagef("REVIEWER_BULK_CONCURRENCY=%q: want a whole number from 1 to 16 (or --concurrency N)", v)
+	}
+	*n = c
+	return nil
 }
 
 func (r *runner) printPlan(p review.Plan) {

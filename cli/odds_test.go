@@ -18,3 +18,26 @@ func TestExportIntoAMissingFolder(t *testing.T) {
 		t.Fatalf("export into a missing folder: %s", errs)
 	}
 }
+
+// TestBadBulkConcurrencyVariableIsNamed: a bad REVIEWER_BULK_CONCURRENCY is
+// refused with the variable's name and its value, not as a flag nobody gave.
+func TestBadBulkConcurrencyVariableIsNamed(t *testing.T) {
+	h := newHarness(t)
+	h.want(0, "sync")
+	for _, v := range []string{"abc", "99", "0"} {
+		h.env["REVIEWER_BULK_CONCURRENCY"] = v
+		_, errs := h.want(2, "resubmit", "--retryable", "--dry-run")
+		if !strings.Contains(errs, "REVIEWER_BULK_CONCURRENCY") || !strings.Contains(errs, `"`+v+`"`) || strings.Contains(errs, "--concurrency "+v) || strings.Contains(errs, "--concurrency 0") {
+			t.Fatalf("REVIEWER_BULK_CONCURRENCY=%s: %s", v, errs)
+		}
+	}
+	// The flag given on the command line is what counts.
+	h.env["REVIEWER_BULK_CONCURRENCY"] = "abc"
+	h.want(0, "resubmit", "--retryable", "--dry-run", "--concurrency", "2")
+	_, errs := h.want(2, "resubmit", "--retryable", "--dry-run", "--concurrency", "17")
+	if !strings.Contains(errs, "--concurrency 17") {
+		t.Fatalf("--concurrency 17: %s", errs)
+	}
+	delete(h.env, "REVIEWER_BULK_CONCURRENCY")
+	h.want(0, "resubmit", "--retryable", "--dry-run")
+}
