@@ -66,11 +66,7 @@ func (r *runner) interactive() bool {
 		return r.env.Interactive()
 	}
 	f, ok := r.env.Stdin.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && isTerminal(f) // terminal_linux.go
 }
 
 func (r *runner) bulk(cmd string, args []string) (int, error) {

@@ -1,9 +1,13 @@
 package cli_test
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/trustscreen/reviewer/cli"
 )
 
 // TestExportIntoAMissingFolder: the reviewer is told that the folder does
@@ -40,4 +44,23 @@ func TestBadBulkConcurrencyVariableIsNamed(t *testing.T) {
 	}
 	delete(h.env, "REVIEWER_BULK_CONCURRENCY")
 	h.want(0, "resubmit", "--retryable", "--dry-run")
+}
+
+// TestDevNullIsNotATerminal: /dev/null on stdin is a character device but
+// no terminal: nobody can answer there, so a bulk action without --yes is
+// refused (exit 2), as with any other stdin that is not a terminal.
+func TestDevNullIsNotATerminal(t *testing.T) {
+	h := newHarness(t)
+	h.want(0, "sync")
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	var out, errb bytes.Buffer
+	code := cli.Run([]string{"resubmit", "--retryable"}, cli.Env{Stdout: &out, Stderr: &errb, Stdin: null,
+		Lookup: func(k string) (string, bool) { v, ok := h.env[k]; return v, ok }})
+	if code != cli.ExitUsage || !strings.Contains(errb.String(), "--yes") || strings.Contains(out.String(), "Go ahead?") {
+		t.Fatalf("stdin /dev/null: exit %d\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
+	}
 }
