@@ -455,7 +455,10 @@ func exitFor(err error) int {
 		switch e.Class {
 		case client.ClassNotConnected, client.ClassNotStarted:
 			return ExitQueued
-		case client.ClassUnknown:
+		case client.ClassUnknown, client.ClassBadAnswer:
+			// A write whose answer cannot be read (an HTML page, an empty
+			// or broken 2xx) may have been carried out: an unknown outcome.
+			// A read's bad answer never gets here: it is a readError (7).
 			return ExitUnknown
 		case client.ClassAnsweredNo, client.ClassRateLimited:
 			return ExitAnswerNo

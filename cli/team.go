@@ -161,7 +161,11 @@ func (r *runner) teamCommand(cmd string, args []string) (int, error) {
 		// the command says so and fails: nothing is queued.
 		code, cerr := ExitOK, error(nil)
 		if res.ClaimErr != nil && res.Item != nil {
-			code, cerr = claimFailed("next", fmt.Errorf("%s could not be claimed: %w", res.Item.ID, res.ClaimErr))
+			what := "%s could not be claimed: %w"
+			if exitFor(res.ClaimErr) == ExitUnknown { // the claim may have been made
+				what = "the claim of %s has no readable answer: %w"
+			}
+			code, cerr = claimFailed("next", fmt.Errorf(what, res.Item.ID, res.ClaimErr))
 		}
 		if *asJSON {
 			if res.Item == nil {
