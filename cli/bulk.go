@@ -232,11 +232,16 @@ func (r *runner) reportRun(run review.Run, res review.RunResult) (int, error) {
 			line = fmt.Sprintf("%s: outcome unknown (key %s); 'reviewer flush' reconciles it with the same key", show(a.ItemID), a.Key)
 		case policy.ActionFailed:
 			line = fmt.Sprintf("%s: refused by the API: %s %s", show(a.ItemID), show(string(a.LastErrorCode)), show(a.LastError))
+		case policy.ActionCancelled:
+			line = fmt.Sprintf("%s: cancelled, nothing sent", show(a.ItemID))
 		}
 		fmt.Fprintln(w, line)
 	}
 	p := res.Progress
-	summary := fmt.Sprintf("bulk run %d: %d done, %d refused by the API, %d unknown, %d still queued", run.ID, p.Done, p.Failed, p.Unknown, p.Queued)
+	// Every action of the run is counted: what cancel-run withdrew too, so
+	// that the counts add up to the run.
+	summary := fmt.Sprintf("bulk run %d: %d done, %d refused by the API, %d unknown, %d still queued, %d cancelled",
+		run.ID, p.Done, p.Failed, p.Unknown, p.Queued, p.Cancelled)
 	if res.Stopped != "" {
 		summary += "; stopped sending: " + safetext.Sentence(res.Stopped)
 	}
