@@ -103,7 +103,7 @@ commands:
   next [--json]                   claim and print the oldest item that needs a reviewer and nobody holds
   note ID TEXT                    add a note to an item (offline: queued, sent once by flush)
   demo-api [--addr 127.0.0.1:8001] [--batches N] [--items-per-batch K]
-           [--reviewer NAME=TOKEN]... [--demo] [--api-version 1.0|1.1]
+           [--reviewers-file FILE] [--reviewer NAME=TOKEN]... [--demo] [--api-version 1.0|1.1]
                                   serve the reference screening service
 
 exit status: 0 done, 2 bad usage, 3 refused locally (no call made), 4 outcome unknown
