@@ -93,7 +93,7 @@ commands:
                                   ask the customers for new files, after showing the plan
   cancel-run RUN_ID               cancel the actions of a bulk run not yet sent
   outbox [--json]                 actions and notes not done yet (paid or free)
-  flush                           send queued actions, reconcile unknown ones
+  flush [--wait D]                send queued actions, reconcile unknown ones; wait for those another process sends
   cancel ACTION_ID | nNOTE_ID     cancel a queued action, or a queued note (n12)
   export --csv FILE [--batch ID] [--force]
                                   write items as CSV to a new file (--force: replace it)
