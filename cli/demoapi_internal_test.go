@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,6 +69,9 @@ func TestReviewersFile(t *testing.T) {
 		fs := r.demoFlags()
 		team := r.teamFlags(fs)
 		_, err := r.parse(fs, args, 0)
+		if err == nil {
+			err = team.apply(&screenapi.Options{}, false)
+		}
 		return team, err
 	}
 	good := write("team", "# the team\nana = tok-ana-0123\n\nben=tok-ben-0123\n", 0o600)
@@ -100,6 +104,25 @@ func TestReviewersFile(t *testing.T) {
 		}
 		if _, ok := err.(usageError); !ok {
 			t.Fatalf("%s: not a usage error: %T", c.path, err)
+		}
+	}
+}
+
+// TestDemoAPIFlagErrorsNeverShowATokenGiven: a refused --reviewer names the
+// reviewer and what is wrong, never the token it carried (each case is
+// refused before anything listens).
+func TestDemoAPIFlagErrorsNeverShowATokenGiven(t *testing.T) {
+	for _, args := range [][]string{
+		{"--reviewer", "ana=tok-secret-one", "--reviewer", "ana=tok-secret-two"},
+		{"--reviewer", "ana=tok-secret-one", "--reviewer", "ben=tok-secret-one"},
+		{"--reviewer", "=tok-secret-one"},
+		{"--reviewer", "tok-secret-one"},
+	} {
+		var out, errb bytes.Buffer
+		code := Run(append([]string{"demo-api"}, args...), Env{Stdout: &out, Stderr: &errb,
+			Lookup: func(string) (string, bool) { return "", false }})
+		if code != ExitUsage || !strings.Contains(errb.String(), "--reviewer") || strings.Contains(out.String()+errb.String(), "tok-secret") {
+			t.Fatalf("%v: exit %d: %s%s", args, code, out.String(), errb.String())
 		}
 	}
 }

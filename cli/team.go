@@ -242,6 +242,18 @@ func (r *runner) demoFlags() *flag.FlagSet {
 type teamOptions struct {
 	reviewers []screenapi.Reviewer
 	version   string
+	// err is the first refused --reviewer or --reviewers-file. It is kept
+	// here, not returned to the flag package, whose message would quote
+	// the value given: NAME=TOKEN.
+	err error
+}
+
+// keep records the first refusal of a reviewer flag.
+func (t *teamOptions) keep(err error) error {
+	if err != nil && t.err == nil {
+		t.err = usagef("%v", err)
+	}
+	return nil
 }
 
 func (r *runner) teamFlags(fs *flag.FlagSet) *teamOptions {
@@ -249,12 +261,12 @@ func (r *runner) teamFlags(fs *flag.FlagSet) *teamOptions {
 	fs.Func("reviewer", "a reviewer and their token: NAME=TOKEN (repeatable; the token shows in the process list: prefer --reviewers-file)", func(v string) error {
 		name, tok, ok := strings.Cut(v, "=")
 		if !ok || strings.TrimSpace(name) == "" || strings.TrimSpace(tok) == "" {
-			return fmt.Errorf("--reviewer wants NAME=TOKEN")
+			return t.keep(fmt.Errorf("--reviewer wants NAME=TOKEN"))
 		}
-		return t.add("--reviewer", name, tok)
+		return t.keep(t.add("--reviewer", name, tok))
 	})
 	fs.Func("reviewers-file", "a file of NAME=TOKEN lines, one reviewer each (# starts a comment); readable by its owner only", func(path string) error {
-		return t.readFile(path)
+		return t.keep(t.readFile(path))
 	})
 	fs.StringVar(&t.version, "api-version", t.version, "contract version to serve: 1.1, or 1.0 (no 1.1 fields, 404 on 1.1 endpoints)")
 	return t
@@ -332,6 +344,9 @@ func unwrapPathErr(err error) error {
 }
 
 func (t *teamOptions) apply(opts *screenapi.Options, demo bool) error {
+	if t.err != nil {
+		return t.err
+	}
 	switch t.version {
 	case screenapi.Version10, screenapi.Version11:
 	default:
