@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -65,11 +66,7 @@ func (r *runner) interactive() bool {
 		return r.env.Interactive()
 	}
 	f, ok := r.env.Stdin.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && isTerminal(f) // terminal_linux.go
 }
 
 func (r *runner) bulk(cmd string, args []string) (int, error) {
@@ -84,7 +81,7 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	code := fs.String("code", "", "only this error code")
 	yes := fs.Bool("yes", false, "do not ask: confirm the plan as printed")
 	dry := fs.Bool("dry-run", false, "only print the plan; queue nothing")
-	concurrency := fs.Int("concurrency", r.bulkConcurrency(), "actions in flight at once (REVIEWER_BULK_CONCURRENCY)")
+	concurrency := fs.Int("concurrency", review.DefaultBulkConcurrency, "actions in flight at once (REVIEWER_BULK_CONCURRENCY)")
 	messages := messageFlags{}
 	if cmd == "request-file" {
 		fs.Var(messages, "message", "CODE=TEXT: the message for the customers of one code (repeatable; default: the prefilled one)")
@@ -95,8 +92,8 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	if *yes && *dry {
 		return ExitUsage, usagef("--yes and --dry-run contradict each other")
 	}
-	if *concurrency < 1 || *concurrency > 16 {
-		return ExitUsage, usagef("--concurrency %d: want 1 to 16", *concurrency)
+	if err := r.bulkConcurrency(fs, concurrency); err != nil {
+		return ExitUsage, err
 	}
 	if *code != "" && !policy.IsItemCode(policy.Code(*code)) {
 		return ExitUsage, usagef("--code %q is not an item error code", *code)
@@ -154,14 +151,28 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	return r.reportRun(run, res)
 }
 
-func (r *runner) bulkConcurrency() int {
-	if v, ok := r.env.Lookup("REVIEWER_BULK_CONCURRENCY"); ok && v != "" {
-		if n, err := strconv.Atoi(v); err == nil {
-			return n
+// bulkConcurrency settles how many actions of a bulk run are in flight at
+// once: --concurrency when given, else REVIEWER_BULK_CONCURRENCY, else the
+// default; 1 to 16. A refusal names where the bad value came from.
+func (r *runner) bulkConcurrency(fs *flag.FlagSet, n *int) error {
+	flagged := false
+	fs.Visit(func(f *flag.Flag) { flagged = flagged || f.Name == "concurrency" })
+	if flagged {
+		if *n < 1 || *n > 16 {
+			return usagef("--concurrency %d: want 1 to 16", *n)
 		}
-		return 0 // refused by the range check, naming the flag
+		return nil
 	}
-	return review.DefaultBulkConcurrency
+	v, ok := r.env.Lookup("REVIEWER_BULK_CONCURRENCY")
+	if !ok || v == "" {
+		return nil
+	}
+	c, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || c < 1 || c > 16 {
+		return usagef("REVIEWER_BULK_CONCURRENCY=%q: want a whole number from 1 to 16 (or --concurrency N)", v)
+	}
+	*n = c
+	return nil
 }
 
 func (r *runner) printPlan(p review.Plan) {
@@ -221,11 +232,16 @@ func (r *runner) reportRun(run review.Run, res review.RunResult) (int, error) {
 			line = fmt.Sprintf("%s: outcome unknown (key %s); 'reviewer flush' reconciles it with the same key", show(a.ItemID), a.Key)
 		case policy.ActionFailed:
 			line = fmt.Sprintf("%s: refused by the API: %s %s", show(a.ItemID), show(string(a.LastErrorCode)), show(a.LastError))
+		case policy.ActionCancelled:
+			line = fmt.Sprintf("%s: cancelled, nothing sent", show(a.ItemID))
 		}
 		fmt.Fprintln(w, line)
 	}
 	p := res.Progress
-	summary := fmt.Sprintf("bulk run %d: %d done, %d refused by the API, %d unknown, %d still queued", run.ID, p.Done, p.Failed, p.Unknown, p.Queued)
+	// Every action of the run is counted: what cancel-run withdrew too, so
+	// that the counts add up to the run.
+	summary := fmt.Sprintf("bulk run %d: %d done, %d refused by the API, %d unknown, %d still queued, %d cancelled",
+		run.ID, p.Done, p.Failed, p.Unknown, p.Queued, p.Cancelled)
 	if res.Stopped != "" {
 		summary += "; stopped sending: " + safetext.Sentence(res.Stopped)
 	}

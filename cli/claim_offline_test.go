@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/trustscreen/reviewer/screenapi"
 )
 
 // A claim is never queued: with the service unreachable, claim, release
@@ -41,5 +43,38 @@ func TestClaimWhileUnreachableSaysNothingIsQueued(t *testing.T) {
 	}
 	if out, _ := ana.want(0, "claim", id); !strings.Contains(out, "claimed "+id) {
 		t.Fatalf("claim: %s", out)
+	}
+}
+
+// A claim (a PUT) whose answer is a 200 that cannot be read, an HTML page
+// or an empty body, may have been made: an unknown outcome (exit 4) that
+// says to run the claim again (no flush settles a claim), never exit 1.
+func TestClaimWithAnUnreadableAnswerIsAnUnknownOutcome(t *testing.T) {
+	for _, kind := range []screenapi.FaultKind{screenapi.FaultHTMLPage, screenapi.FaultEmpty, screenapi.FaultMalformed} {
+		t.Run(string(kind), func(t *testing.T) {
+			srv, ana, _ := teamHarnesses(t, "")
+			id := srv.FindCode("CLASSIFIER_TIMEOUT")
+			srv.SetFault(screenapi.Fault{Kind: kind, Endpoint: screenapi.EPClaim, Times: 1})
+			_, errs := ana.want(4, "claim", id)
+			if !strings.Contains(errs, "may have reached the service") || !strings.Contains(errs, "run 'reviewer claim "+id+"' again") {
+				t.Fatalf("claim: %s", errs)
+			}
+			srv.SetFault(screenapi.Fault{Kind: kind, Endpoint: screenapi.EPRelease, Times: 1})
+			if _, errs := ana.want(4, "release", id); !strings.Contains(errs, "run 'reviewer release "+id+"' again") {
+				t.Fatalf("release: %s", errs)
+			}
+			srv.SetFault(screenapi.Fault{Kind: kind, Endpoint: screenapi.EPClaim, Times: 1})
+			out, errs := ana.want(4, "next")
+			if !strings.Contains(out, "not claimed") || !strings.Contains(errs, "may have reached the service") || !strings.Contains(errs, "again") {
+				t.Fatalf("next: %s / %s", out, errs)
+			}
+			if box, _ := ana.want(0, "outbox", "--json"); strings.TrimSpace(box) != "[]" {
+				t.Fatalf("a claim was queued: %s", box)
+			}
+			// The service answers again: the same command settles it.
+			if out, _ := ana.want(0, "claim", id); !strings.Contains(out, "claimed "+id) {
+				t.Fatalf("claim: %s", out)
+			}
+		})
 	}
 }

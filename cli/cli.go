@@ -98,7 +98,7 @@ commands:
                                   ask the customers for new files, after showing the plan
   cancel-run RUN_ID               cancel the actions of a bulk run not yet sent
   outbox [--json]                 actions and notes not done yet (paid or free)
-  flush                           send queued actions, reconcile unknown ones
+  flush [--wait D]                send queued actions, reconcile unknown ones; wait for those another process sends
   replace ID --again | --discard  upload again the file a failed replacement kept, or discard it
                                   (REVIEWER_KEPT_FILE_RETENTION removes it, 168h by default)
   cancel ACTION_ID | nNOTE_ID     cancel a queued action, or a queued note (n12)
@@ -110,7 +110,7 @@ commands:
   next [--json]                   claim and print the oldest item that needs a reviewer and nobody holds
   note ID TEXT                    add a note to an item (offline: queued, sent once by flush)
   demo-api [--addr 127.0.0.1:8001] [--batches N] [--items-per-batch K]
-           [--reviewer NAME=TOKEN]... [--demo] [--api-version 1.0|1.1]
+           [--reviewers-file FILE] [--reviewer NAME=TOKEN]... [--demo] [--api-version 1.0|1.1]
                                   serve the reference screening service
 
 exit status: 0 done, 2 bad usage, 3 refused locally (no call made), 4 outcome unknown
@@ -494,7 +494,10 @@ func exitFor(err error) int {
 		switch e.Class {
 		case client.ClassNotConnected, client.ClassNotStarted:
 			return ExitQueued
-		case client.ClassUnknown:
+		case client.ClassUnknown, client.ClassBadAnswer:
+			// A write whose answer cannot be read (an HTML page, an empty
+			// or broken 2xx) may have been carried out: an unknown outcome.
+			// A read's bad answer never gets here: it is a readError (7).
 			return ExitUnknown
 		case client.ClassAnsweredNo, client.ClassRateLimited:
 			return ExitAnswerNo

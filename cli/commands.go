@@ -491,8 +491,17 @@ func outboxEntries(actions []store.Action, notes []store.NoteRow) []outboxEntry 
 const noteKind policy.ActionKind = "note"
 
 func (r *runner) flush(args []string) (int, error) {
-	if _, err := r.parse(r.flags("flush"), args, 0); err != nil {
+	fs := r.flags("flush")
+	wait := fs.Duration("wait", -1, "how long to wait for the outcome of actions another process is sending (REVIEWER_FLUSH_WAIT; default: one lease; 0: do not wait)")
+	if _, err := r.parse(fs, args, 0); err != nil {
 		return ExitUsage, err
+	}
+	if *wait < 0 {
+		d, err := r.flushWait()
+		if err != nil {
+			return ExitUsage, err
+		}
+		*wait = d
 	}
 	svc, ctx, done, err := r.session()
 	if err != nil {
@@ -502,6 +511,16 @@ func (r *runner) flush(args []string) (int, error) {
 	fr, err := svc.Flush(ctx)
 	if err != nil {
 		return exitFor(err), err
+	}
+	if n := len(fr.Busy); n > 0 && *wait > 0 {
+		// Another process is sending them: its send is not a failure of
+		// this flush. Wait for what it comes to (each at most until its
+		// lease ends, all at most --wait); Ctrl-C stops waiting.
+		fmt.Fprintf(r.env.Stderr, "reviewer: %s being sent by another process (until %s at the latest): waiting for the outcome; Ctrl-C stops waiting\n",
+			plural(n, "action is", "actions are"), busyUntil(fr.Busy).Local().Format("15:04:05"))
+		if err := svc.AwaitOthers(ctx, &fr, time.Now().Add(*wait)); err != nil {
+			return exitFor(err), err
+		}
 	}
 	fmt.Fprintln(r.env.Stdout, flushSummary(fr))
 	switch {
@@ -525,18 +544,62 @@ func flushSummary(fr review.FlushResult) string {
 			plural(fr.TakenOver, "action was", "actions were"))
 	}
 	if n := len(fr.Busy); n > 0 {
-		until := fr.Busy[0].LeaseUntil
-		for _, a := range fr.Busy[1:] {
-			if a.LeaseUntil.After(until) {
-				until = a.LeaseUntil
-			}
-		}
-		line += fmt.Sprintf("; %d skipped: being sent by another process until %s", n, until.Local().Format("15:04:05"))
+		line += fmt.Sprintf("; %d skipped: being sent by another process until %s", n, busyUntil(fr.Busy).Local().Format("15:04:05"))
 	}
-	if fr.Settled > 0 {
-		line += fmt.Sprintf("; %s settled by another process meanwhile", plural(fr.Settled, "action", "actions"))
-	}
+	line += othersSummary(fr)
 	line += notesSummary(fr) // team.go
+	return line
+}
+
+// flushWait is REVIEWER_FLUSH_WAIT, or one lease of the configured budget
+// (the longest another process's send may hold an action).
+func (r *runner) flushWait() (time.Duration, error) {
+	v, ok := r.env.Lookup("REVIEWER_FLUSH_WAIT")
+	if !ok || v == "" {
+		return r.g.cfg.Budget().Lease(), nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, usagef("REVIEWER_FLUSH_WAIT=%q is not a Go duration such as 45s (0: do not wait)", v)
+	}
+	return d, nil
+}
+
+// busyUntil is when the last lease of actions held by others ends.
+func busyUntil(busy []store.Action) time.Time {
+	var until time.Time
+	for _, a := range busy {
+		if a.LeaseUntil.After(until) {
+			until = a.LeaseUntil
+		}
+	}
+	return until
+}
+
+// othersSummary says what the actions that another process settled while
+// this flush ran came to: sent by it (done or refused), or cancelled.
+func othersSummary(fr review.FlushResult) string {
+	var done, failed, cancelled int
+	for _, a := range fr.ByOthers {
+		switch a.State {
+		case policy.ActionDone:
+			done++
+		case policy.ActionFailed:
+			failed++
+		case policy.ActionCancelled:
+			cancelled++
+		}
+	}
+	line := ""
+	if sent := done + failed; sent > 0 {
+		line += fmt.Sprintf("; %s sent by another process meanwhile: %d done, %d refused by the API", plural(sent, "action", "actions"), done, failed)
+	}
+	if cancelled > 0 {
+		line += fmt.Sprintf("; %s cancelled by another process meanwhile", plural(cancelled, "action", "actions"))
+	}
+	if rest := fr.Settled - done - failed - cancelled; rest > 0 {
+		line += fmt.Sprintf("; %s settled by another process meanwhile", plural(rest, "action", "actions"))
+	}
 	return line
 }
 
@@ -593,6 +656,10 @@ func (r *runner) export(args []string) (int, error) {
 	// Refused before anything is opened: a FIFO would block, a link would
 	// be followed, an existing file would be lost.
 	if err := safefile.CheckTarget(*file, *force); err != nil {
+		var folder *safefile.FolderError
+		if errors.As(err, &folder) { // a mistyped or not yet created folder: the reviewer's to fix
+			return ExitUsage, usagef("export --csv %s: %v", *file, err)
+		}
 		return ExitRefused, exportError(err)
 	}
 	r.reading = true

@@ -44,6 +44,9 @@ func (r *runner) demoAPI(args []string) (int, error) {
 	if err := team.apply(&opts, r.g.demo); err != nil {
 		return ExitUsage, err
 	}
+	if w := exposureWarning(*addr, opts); w != "" {
+		fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s\n", w)
+	}
 	var srv *screenapi.Server
 	var err error
 	switch *tlsMode {
@@ -139,4 +142,50 @@ func untrustedCert(addr, mode string) (tls.Certificate, error) {
 		return ca.Leaf(host, time.Now().Add(-time.Hour), false)
 	}
 	return ca.Leaf(host, time.Now().Add(24*time.Hour), true)
+}
+
+// loopbackOnly reports whether a listen address is reachable from this
+// computer only: a loopback IP, or localhost. An empty host (":8001") is
+// every interface; any other name is taken as reachable from outside.
+func loopbackOnly(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// exposureWarning is what demo-api says before it listens on an address
+// reachable from other computers while anyone may act there: with the
+// built-in demo tokens (public: printed at start and in the README), or
+// with no token at all. "" when there is nothing to say.
+func exposureWarning(addr string, opts screenapi.Options) string {
+	if loopbackOnly(addr) {
+		return ""
+	}
+	public := map[string]bool{}
+	for _, d := range screenapi.DemoReviewers() {
+		public[d.Token] = true
+	}
+	var names []string
+	for _, rv := range opts.Reviewers {
+		if public[rv.Token] {
+			names = append(names, rv.Name)
+		}
+	}
+	switch {
+	case len(names) > 0:
+		return fmt.Sprintf("%s is reachable from other computers, and the demo tokens of %s are public (printed at start and in the README): "+
+			"anyone who reaches this address can act as them; listen on 127.0.0.1, or give your own tokens with --reviewers-file instead of --demo",
+			addr, strings.Join(names, " and "))
+	case opts.Token == "" && len(opts.Reviewers) == 0:
+		return fmt.Sprintf("%s is reachable from other computers, and no token is asked (neither REVIEWER_API_TOKEN nor --reviewers-file): "+
+			"anyone who reaches this address can read and act; listen on 127.0.0.1, or set a token", addr)
+	}
+	return ""
 }

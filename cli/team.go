@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"strings"
 	"time"
 
+	"github.com/trustscreen/reviewer/internal/safefile"
 	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
@@ -161,7 +163,11 @@ func (r *runner) teamCommand(cmd string, args []string) (int, error) {
 		// the command says so and fails: nothing is queued.
 		code, cerr := ExitOK, error(nil)
 		if res.ClaimErr != nil && res.Item != nil {
-			code, cerr = claimFailed("next", fmt.Errorf("%s could not be claimed: %w", res.Item.ID, res.ClaimErr))
+			what := "%s could not be claimed: %w"
+			if exitFor(res.ClaimErr) == ExitUnknown { // the claim may have been made
+				what = "the claim of %s has no readable answer: %w"
+			}
+			code, cerr = claimFailed("next", fmt.Errorf(what, res.Item.ID, res.ClaimErr))
 		}
 		if *asJSON {
 			if res.Item == nil {
@@ -236,29 +242,111 @@ func (r *runner) demoFlags() *flag.FlagSet {
 type teamOptions struct {
 	reviewers []screenapi.Reviewer
 	version   string
+	// err is the first refused --reviewer or --reviewers-file. It is kept
+	// here, not returned to the flag package, whose message would quote
+	// the value given: NAME=TOKEN.
+	err error
+}
+
+// keep records the first refusal of a reviewer flag.
+func (t *teamOptions) keep(err error) error {
+	if err != nil && t.err == nil {
+		t.err = usagef("%v", err)
+	}
+	return nil
 }
 
 func (r *runner) teamFlags(fs *flag.FlagSet) *teamOptions {
 	t := &teamOptions{version: screenapi.Version11}
-	fs.Func("reviewer", "a reviewer and their token: NAME=TOKEN (repeatable)", func(v string) error {
+	fs.Func("reviewer", "a reviewer and their token: NAME=TOKEN (repeatable; the token shows in the process list: prefer --reviewers-file)", func(v string) error {
 		name, tok, ok := strings.Cut(v, "=")
-		name, tok = strings.TrimSpace(name), strings.TrimSpace(tok)
-		if !ok || name == "" || tok == "" {
-			return fmt.Errorf("--reviewer wants NAME=TOKEN")
+		if !ok || strings.TrimSpace(name) == "" || strings.TrimSpace(tok) == "" {
+			return t.keep(fmt.Errorf("--reviewer wants NAME=TOKEN"))
 		}
-		for _, rv := range t.reviewers {
-			if rv.Name == name || rv.Token == tok {
-				return fmt.Errorf("--reviewer %s: each reviewer and each token once", name)
-			}
-		}
-		t.reviewers = append(t.reviewers, screenapi.Reviewer{Name: name, DisplayName: displayName(name), Token: tok})
-		return nil
+		return t.keep(t.add("--reviewer", name, tok))
+	})
+	fs.Func("reviewers-file", "a file of NAME=TOKEN lines, one reviewer each (# starts a comment); readable by its owner only", func(path string) error {
+		return t.keep(t.readFile(path))
 	})
 	fs.StringVar(&t.version, "api-version", t.version, "contract version to serve: 1.1, or 1.0 (no 1.1 fields, 404 on 1.1 endpoints)")
 	return t
 }
 
+// add adds a reviewer; from says where it was given (never the token).
+func (t *teamOptions) add(from, name, tok string) error {
+	name, tok = strings.TrimSpace(name), strings.TrimSpace(tok)
+	for _, rv := range t.reviewers {
+		if rv.Name == name || rv.Token == tok {
+			return fmt.Errorf("%s: reviewer %s: each reviewer and each token once", from, name)
+		}
+	}
+	t.reviewers = append(t.reviewers, screenapi.Reviewer{Name: name, DisplayName: displayName(name), Token: tok})
+	return nil
+}
+
+// maxReviewersFile is the most read of a --reviewers-file.
+const maxReviewersFile = 1 << 20
+
+// readFile reads --reviewers-file: NAME=TOKEN lines, blank lines and
+// comments skipped. Like a token file it is refused when its group or
+// others may read it: it holds every reviewer's token. Errors name the file
+// and the line, never a token.
+func (t *teamOptions) readFile(path string) error {
+	f, fi, err := safefile.Open(path)
+	if err != nil {
+		var nr *safefile.NotRegularError
+		if errors.As(err, &nr) {
+			return fmt.Errorf("--reviewers-file %v", err)
+		}
+		return fmt.Errorf("--reviewers-file: cannot read %s: %v", path, unwrapPathErr(err))
+	}
+	defer f.Close()
+	if perm := fi.Mode().Perm(); perm&0o044 != 0 {
+		return fmt.Errorf("--reviewers-file %s can be read by other users (mode %04o): it holds tokens; chmod 600 %s", path, perm, path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxReviewersFile+1))
+	if err != nil {
+		return fmt.Errorf("--reviewers-file: cannot read %s: %v", path, unwrapPathErr(err))
+	}
+	if len(data) > maxReviewersFile {
+		return fmt.Errorf("--reviewers-file %s is larger than %s", path, safefile.Size(maxReviewersFile))
+	}
+	n := 0
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		where := fmt.Sprintf("--reviewers-file %s line %d", path, i+1)
+		name, tok, ok := strings.Cut(line, "=")
+		if !ok || strings.TrimSpace(name) == "" || strings.TrimSpace(tok) == "" {
+			return fmt.Errorf("%s: want NAME=TOKEN", where)
+		}
+		if err := t.add(where, name, tok); err != nil {
+			return err
+		}
+		n++
+	}
+	if n == 0 {
+		return fmt.Errorf("--reviewers-file %s names no reviewer (want NAME=TOKEN lines)", path)
+	}
+	return nil
+}
+
+// unwrapPathErr drops the operation and path of an *fs.PathError: the
+// message names the path itself.
+func unwrapPathErr(err error) error {
+	var pe *iofs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 func (t *teamOptions) apply(opts *screenapi.Options, demo bool) error {
+	if t.err != nil {
+		return t.err
+	}
 	switch t.version {
 	case screenapi.Version10, screenapi.Version11:
 	default:

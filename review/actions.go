@@ -395,10 +395,14 @@ type FlushResult struct {
 	Results                       []Result // the actions this process sent
 	Done, Failed, Unknown, Queued int      // what those came to
 	Busy                          []store.Action
-	Settled                       int          // settled by another process since the flush listed them
-	TakenOver                     int          // sent, then taken over by another process after this one's lease ran out
-	Skipped                       int          // len(Busy) + Settled
-	Notes                         []NoteResult // team.go: the notes outbox, sent after the actions
+	Settled                       int // settled by another process since the flush listed them
+	// ByOthers are those Settled actions, as another process left them
+	// (done, failed or cancelled): another process's send is not this
+	// one's, but the reviewer is told what it came to.
+	ByOthers  []store.Action
+	TakenOver int          // sent, then taken over by another process after this one's lease ran out
+	Skipped   int          // len(Busy) + Settled
+	Notes     []NoteResult // team.go: the notes outbox, sent after the actions
 }
 
 // Sent is how many actions this flush sent.
@@ -422,36 +426,121 @@ func (s *Service) Flush(ctx context.Context) (FlushResult, error) {
 			break
 		}
 		r, err := s.send(ctx, a.ID)
-		if errors.Is(err, store.ErrFenced) {
-			fr.TakenOver++
-			continue
-		}
-		if err != nil {
+		if err := fr.add(r, err); err != nil {
 			return fr, err
-		}
-		switch r.Skip {
-		case SkipBusy:
-			fr.Busy = append(fr.Busy, r.Action)
-			fr.Skipped++
-			continue
-		case SkipSettled:
-			fr.Settled++
-			fr.Skipped++
-			continue
-		}
-		fr.Results = append(fr.Results, r)
-		switch r.Action.State {
-		case policy.ActionDone:
-			fr.Done++
-		case policy.ActionFailed:
-			fr.Failed++
-		case policy.ActionUnknown:
-			fr.Unknown++
-		case policy.ActionQueued:
-			fr.Queued++
 		}
 	}
 	return fr, s.flushNotes(ctx, &fr) // team.go
+}
+
+// add counts one send of a flush: sent by this process, left to the one
+// that holds it (Busy), or settled meanwhile.
+func (fr *FlushResult) add(r Result, err error) error {
+	if errors.Is(err, store.ErrFenced) {
+		fr.TakenOver++
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	switch r.Skip {
+	case SkipBusy:
+		fr.Busy = append(fr.Busy, r.Action)
+		fr.Skipped++
+		return nil
+	case SkipSettled:
+		fr.Settled++
+		fr.Skipped++
+		fr.ByOthers = append(fr.ByOthers, r.Action)
+		return nil
+	}
+	fr.Results = append(fr.Results, r)
+	switch r.Action.State {
+	case policy.ActionDone:
+		fr.Done++
+	case policy.ActionFailed:
+		fr.Failed++
+	case policy.ActionUnknown:
+		fr.Unknown++
+	case policy.ActionQueued:
+		fr.Queued++
+	}
+	return nil
+}
+
+// othersPoll is how often AwaitOthers reads an action that another process
+// is sending: the cache is shared through SQLite, which tells no one.
+const othersPoll = 50 * time.Millisecond
+
+// AwaitOthers waits for the actions a flush found another process sending
+// (fr.Busy) to end, each at most until its lease runs out, so that the
+// flush can say what they came to instead of "unknown". One that the
+// other process settled (done, failed, cancelled) moves to ByOthers and
+// Settled. One that it left open (unknown, queued) or whose lease ran out
+// (the sender died) is sent by this flush, with its stored key, as Flush
+// would have: it counts as this flush's own. When ctx ends first, or the
+// wait passes until, what is still held stays in Busy.
+func (s *Service) AwaitOthers(ctx context.Context, fr *FlushResult, until time.Time) error {
+	busy := fr.Busy
+	fr.Busy = nil
+	for i := 0; i < len(busy); i++ {
+		a, err := s.awaitLease(ctx, busy[i], until)
+		if err != nil {
+			fr.Busy = append(fr.Busy, busy[i:]...)
+			if ctx.Err() != nil || errors.Is(err, errWaitedEnough) {
+				return nil // stopped waiting: still someone else's
+			}
+			return err
+		}
+		fr.Skipped-- // no longer skipped: counted below, as it ended
+		if !a.State.Open() {
+			fr.Settled++
+			fr.Skipped++
+			fr.ByOthers = append(fr.ByOthers, a)
+			continue
+		}
+		r, err := s.send(ctx, a.ID)
+		if r.Skip == SkipBusy && err == nil { // a third process took it: wait for that one
+			fr.Skipped++
+			busy = append(busy, r.Action)
+			continue
+		}
+		if err := fr.add(r, err); err != nil {
+			fr.Busy = append(fr.Busy, busy[i+1:]...)
+			return err
+		}
+	}
+	return nil
+}
+
+// errWaitedEnough ends a wait for another process's send at its limit.
+var errWaitedEnough = errors.New("waited long enough")
+
+// awaitLease reads an action until it is no longer being sent under a live
+// lease: settled, left open by its sender, or its lease ran out; or until
+// the wait's limit (errWaitedEnough).
+func (s *Service) awaitLease(ctx context.Context, a store.Action, until time.Time) (store.Action, error) {
+	t := time.NewTimer(othersPoll)
+	defer t.Stop()
+	for {
+		cur, err := s.db.Action(ctx, a.ID)
+		if err != nil {
+			return a, err
+		}
+		now := s.now()
+		if cur.State != policy.ActionSending || cur.LeaseUntil.Before(now) {
+			return cur, nil
+		}
+		if !now.Before(until) {
+			return cur, errWaitedEnough
+		}
+		t.Reset(min(othersPoll, until.Sub(now)))
+		select {
+		case <-ctx.Done():
+			return cur, ctx.Err()
+		case <-t.C:
+		}
+	}
 }
 
 // Cancel cancels a queued action: one that nothing of has left.

@@ -342,10 +342,11 @@ func offlineClaim(op, itemID string, err error) error {
 		return err
 	}
 	switch e.Class {
-	case client.ClassAnsweredNo, client.ClassRateLimited, client.ClassBadAnswer:
+	case client.ClassAnsweredNo, client.ClassRateLimited:
 		return err
-	case client.ClassUnknown:
-		// It may have reached the service. A claim or a release has no
+	case client.ClassUnknown, client.ClassBadAnswer:
+		// It may have reached the service (a 2xx that cannot be read was
+		// carried out as far as anyone knows). A claim or a release has no
 		// key and no place in the outbox, so no flush settles it; doing
 		// it again does (a claim renews the reviewer's own, never doubles).
 		return fmt.Errorf("the %s may have reached the service; run 'reviewer %s %s' again to settle it (no flush does): %w",

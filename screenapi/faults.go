@@ -24,12 +24,14 @@ const (
 	FaultTruncated   FaultKind = "truncated"              // 200 whose body stops half-way
 	FaultOversized   FaultKind = "oversized"              // 200 with a body over 8 MiB
 	FaultBrokenItem  FaultKind = "broken_item"            // 200 with an item that breaks the invariants
+	FaultHTMLPage    FaultKind = "html_200"               // 200 with an HTML page (a captive portal, a misrouted proxy)
+	FaultEmpty       FaultKind = "empty_200"              // 200 with an empty body
 )
 
 // FaultKinds lists every fault, for the demo's command line.
 func FaultKinds() []FaultKind {
 	return []FaultKind{FaultHang, FaultReset, FaultHangAfter, FaultResetAfter, FaultUnavailable,
-		FaultBadGateway, FaultRateLimit, FaultMalformed, FaultTruncated, FaultOversized, FaultBrokenItem}
+		FaultBadGateway, FaultRateLimit, FaultMalformed, FaultTruncated, FaultOversized, FaultBrokenItem, FaultHTMLPage, FaultEmpty}
 }
 
 // Fault is a switched-on fault.
@@ -127,6 +129,14 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *Fault) bo
 			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		}
 		writeAnswer(w, answer{status: 200, body: []byte(body)})
+	case FaultHTMLPage:
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
+		fmt.Fprint(w, "<!DOCTYPE html><html><head><title>Sign in</title></head><body><h1>Sign in to the network</h1></body></html>")
+	case FaultEmpty:
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "0")
+		w.WriteHeader(http.StatusOK)
 	case FaultBrokenItem:
 		writeAnswer(w, answer{status: 200, body: []byte(`{"id": "` + r.PathValue("id") + `", "batch_id": "bat_x", "status": "error", "error_code": "CLASSIFIER_TIMEOUT", "risk_score": 12, "recommendation": "forward", "batches": [{"id": "bat_broken", "items": [{"id": "itm_broken", "batch_id": "bat_broken", "status": "scored", "risk_score": 140, "recommendation": "forward"}]}], "next_cursor": null}`)})
 	default:

@@ -433,6 +433,11 @@ func (s *Server) wrap(ep string, h handler) http.HandlerFunc {
 			return
 		}
 		if !s.wait(r.Context(), s.opts.Latency) {
+			// The caller hung up (nobody to answer), or the service is
+			// shutting down before anything ran: say so, never an empty 200.
+			if r.Context().Err() == nil {
+				writeAnswer(w, shuttingDown())
+			}
 			return
 		}
 		f := s.takeFault(ep, false)
@@ -704,35 +709,49 @@ func (s *Server) fileVerdict(id string, code policy.Code) answer {
 	return jsonAnswer(200, s.wire(it))
 }
 
-// analyze runs one paid analysis of an item.
+// shuttingDown is the answer to a request the service's shutdown cut before
+// anything of it ran: nothing was counted and its key is not kept.
+func shuttingDown() answer {
+	return answer{status: 503, body: []byte(`{"error_code":"SERVICE_UNAVAILABLE","error_message":"shutting down"}`)}
+}
+
+// analyze runs one paid analysis of an item. It is counted, and its outcome
+// taken, only when it ends: a shutdown while it runs answers 503 with
+// nothing counted, so that a 503 (whose key the service forgets) never
+// stands for an analysis that was paid for. Once counted, its answer is
+// the key's (idempotent keeps it) and goes out, or a repeat returns it.
 func (s *Server) analyze(ctx context.Context, id string) answer {
 	s.mu.Lock()
-	s.analyses[id]++
 	latency, ok := s.latencies[id]
 	if !ok {
 		latency = s.opts.AnalysisLatency
 	}
+	budget := s.opts.ClassifierBudget
+	hold := s.holds[id]
+	s.mu.Unlock()
+
+	timedOut := latency > budget
+	if timedOut {
+		latency = budget
+	}
+	// The analysis runs to its end even if the caller hangs up: that is
+	// what makes an unknown outcome on the console's side real.
+	if !s.wait(context.WithoutCancel(ctx), latency) || !s.held(hold) {
+		return shuttingDown()
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.analyses[id]++
 	var out Outcome
 	if q := s.scripts[id]; len(q) > 0 {
 		out, s.scripts[id] = q[0], q[1:]
 	} else {
 		out = Outcome{Score: scoreFor(id, s.items[id].Attempt+1)}
 	}
-	budget := s.opts.ClassifierBudget
-	hold := s.holds[id]
-	s.mu.Unlock()
-
-	if latency > budget {
-		latency, out = budget, Outcome{Code: string(policy.CodeClassifierTimeout)}
+	if timedOut {
+		out = Outcome{Code: string(policy.CodeClassifierTimeout)}
 	}
-	// The analysis runs to its end even if the caller hangs up: that is
-	// what makes an unknown outcome on the console's side real.
-	if !s.wait(context.WithoutCancel(ctx), latency) || !s.held(hold) {
-		return answer{status: 503, body: []byte(`{"error_code":"SERVICE_UNAVAILABLE","error_message":"shutting down"}`)}
-	}
-
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	it := s.items[id]
 	it.Attempt++
 	if out.Code == "" {

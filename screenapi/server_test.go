@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/screenapi"
@@ -179,5 +180,72 @@ func TestACutBodyIsNoVerdict(t *testing.T) {
 	}
 	if st, m := do(t, srv, "POST", path, "k-fr", body); st != 201 || srv.FileRequests(other) != 1 {
 		t.Fatalf("the file request repeated with its key: %d %v, %d requests", st, m, srv.FileRequests(other))
+	}
+}
+
+// waitFor waits until cond holds, as the service's counters move.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// TestShuttingDownAnswers503OnlyBeforeAnythingRan: a request cut by the
+// service's shutdown gets 503 SERVICE_UNAVAILABLE, and then no analysis was
+// counted (nothing ran, so the key is free again); never an analysis paid
+// for behind a 503, nor an empty 200.
+func TestShuttingDownAnswers503OnlyBeforeAnythingRan(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		opts screenapi.Options
+		hold bool
+	}{
+		{"during the analysis", screenapi.Options{Token: "t"}, true},
+		{"during the request's latency", screenapi.Options{Token: "t", Latency: time.Hour}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv, err := screenapi.Start("127.0.0.1:0", c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(srv.Close)
+			id := srv.FindCode("CLASSIFIER_TIMEOUT")
+			if c.hold {
+				defer srv.Hold(id)()
+			}
+			type result struct {
+				status int
+				body   map[string]any
+			}
+			got := make(chan result, 1)
+			go func() {
+				req, _ := http.NewRequest("POST", srv.URL()+"/v1/items/"+id+"/resubmissions", nil)
+				req.Header.Set("Authorization", "Bearer t")
+				req.Header.Set("Idempotency-Key", "k-shutdown")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					got <- result{status: -1}
+					return
+				}
+				defer resp.Body.Close()
+				var m map[string]any
+				_ = json.NewDecoder(resp.Body).Decode(&m)
+				got <- result{resp.StatusCode, m}
+			}()
+			waitFor(t, "the request to arrive", func() bool { return srv.Arrivals(screenapi.EPResubmit) == 1 })
+			srv.Close()
+			r := <-got
+			if r.status != 503 || r.body["error_code"] != "SERVICE_UNAVAILABLE" {
+				t.Fatalf("answer while shutting down: %d %v", r.status, r.body)
+			}
+			if n := srv.Analyses(id); n != 0 {
+				t.Fatalf("503 after %d analyses were counted: the answer of a paid analysis was lost", n)
+			}
+		})
 	}
 }

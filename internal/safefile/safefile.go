@@ -59,6 +59,43 @@ func (e *SymlinkError) Error() string {
 	return fmt.Sprintf("%s is a symbolic link; name the file itself (a link is never followed for writing)", e.Path)
 }
 
+// FolderError is a write target whose folder does not exist, or is not a
+// folder. It names the folder, never the temporary file a write would have
+// gone through.
+type FolderError struct {
+	Dir     string
+	Missing bool // the folder does not exist (else it is not a folder)
+}
+
+func (e *FolderError) Error() string {
+	if e.Missing {
+		return fmt.Sprintf("the folder %s does not exist; create it first, or name a file in a folder that exists", e.Dir)
+	}
+	return fmt.Sprintf("%s is not a folder", e.Dir)
+}
+
+// checkFolder says what is wrong with the folder of a target that could not
+// be looked at or created: nil when the folder is a folder.
+func checkFolder(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &FolderError{Dir: dir, Missing: true}
+	case errors.Is(err, syscall.ENOTDIR), err == nil && !fi.IsDir():
+		return &FolderError{Dir: dir}
+	}
+	return nil
+}
+
+// folderOf is the folder a target is written in.
+func folderOf(target string) string {
+	dir := filepath.Dir(target)
+	if dir == "" {
+		return "."
+	}
+	return dir
+}
+
 // Size says a byte count in words: "10 MiB", "64 KiB", "12 bytes".
 func Size(n int64) string {
 	switch {
@@ -146,13 +183,13 @@ func readLimited(r io.Reader, path string, limit int64) ([]byte, error) {
 }
 
 // CheckTarget checks a path that WriteNew is about to write, before any
-// work: an error when it is a symbolic link, not a regular file, or (without
-// force) exists.
+// work: an error when its folder is missing (*FolderError), when it is a
+// symbolic link, not a regular file, or (without force) exists.
 func CheckTarget(target string, force bool) error {
 	fi, err := os.Lstat(target)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return checkFolder(folderOf(target))
 	case err != nil:
 		return err
 	case fi.Mode()&fs.ModeSymlink != 0:
@@ -182,7 +219,16 @@ func WriteNew(target string, force bool, write func(io.Writer) error) (err error
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
-		return err
+		// The temporary file's name means nothing to whoever named the
+		// target: say what is wrong with the folder.
+		if ferr := checkFolder(folderOf(target)); ferr != nil {
+			return ferr
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("cannot create a file in the folder %s: %w", folderOf(target), err)
 	}
 	tmpName := tmp.Name()
 	defer func() {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -131,5 +132,30 @@ func TestWriteNew(t *testing.T) {
 		if filepath.Ext(e.Name()) == ".tmp" || e.Name() == "failed.csv" {
 			t.Fatalf("left behind: %s", e.Name())
 		}
+	}
+}
+
+// TestWriteNewIntoAMissingFolder: a target in a folder that does not exist
+// is refused with the folder's name, before any work and never naming the
+// temporary file the write would have gone through.
+func TestWriteNewIntoAMissingFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "no-such-folder")
+	target := filepath.Join(dir, "out.csv")
+	for _, err := range []error{CheckTarget(target, false), CheckTarget(target, true), WriteNew(target, false, write("x"))} {
+		var fe *FolderError
+		if !errors.As(err, &fe) || fe.Dir != dir {
+			t.Fatalf("missing folder: %v", err)
+		}
+		if !strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), ".tmp") || !strings.Contains(err.Error(), "does not exist") {
+			t.Fatalf("message: %v", err)
+		}
+	}
+	// A file where the folder should be is not a folder.
+	file := filepath.Join(t.TempDir(), "plain")
+	os.WriteFile(file, []byte("x"), 0o600)
+	err := CheckTarget(filepath.Join(file, "out.csv"), false)
+	var fe *FolderError
+	if !errors.As(err, &fe) || fe.Dir != file || !strings.Contains(err.Error(), "not a folder") {
+		t.Fatalf("a file as the folder: %v", err)
 	}
 }
