@@ -55,6 +55,7 @@ type service struct {
 	keys     map[string]int // Idempotency-Key -> requests arrived
 	// keysAnswered: Idempotency-Key -> requests answered
 	keysAnswered map[string]int
+	blindPosts   int // POSTs that carried no If-Match
 }
 
 func startService(t testing.TB, opts screenapi.Options) *service {
@@ -72,10 +73,14 @@ func startService(t testing.TB, opts screenapi.Options) *service {
 		ReadHeaderTimeout: settle,
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			key := r.Header.Get("Idempotency-Key")
+			blind := r.Method == http.MethodPost && r.Header.Get("If-Match") == ""
 			s.note(func() {
 				s.arrived++
 				if key != "" {
 					s.keys[key]++
+				}
+				if blind {
+					s.blindPosts++
 				}
 			})
 			defer s.note(func() {
