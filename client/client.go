@@ -14,6 +14,7 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"strings"
@@ -206,6 +207,10 @@ func (c *Client) do(ctx context.Context, r request) ([]Attempt, error) {
 	if r.method == "POST" && r.key == "" {
 		return nil, &Error{Code: policy.CodeInvalidInput, Class: ClassNotStarted, Message: "a POST needs the Idempotency-Key its caller stored"}
 	}
+	if e := checkItemPath(r.path); e != nil {
+		e.Message = redact(e.Message, c.cfg.Token)
+		return nil, e
+	}
 	start := c.now()
 	cl := &call{start: start, budget: c.cfg.Budget()}
 	if d, ok := ctx.Deadline(); ok {
@@ -282,6 +287,10 @@ func (c *Client) finish(cl *call, resp *resty.Response, err error) (*attemptStat
 		parentErr = resp.Request.Context().Err()
 	}
 	class, e := classify(resp, err, a.wrote(), parentErr, c.now())
+	if class == ClassBadAnswer && errors.Is(err, resty.ErrResponseBodyTooLarge) {
+		// Name the setting, so that whoever reads it knows what to raise.
+		e.Message = fmt.Sprintf("%s: over REVIEWER_MAX_BODY (%d bytes)", e.Message, c.cfg.MaxBody)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !a.closed {
