@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
@@ -123,6 +124,21 @@ type fetched struct {
 // fetchPages fetches the pages one after the other into a channel that
 // holds one page ahead of the writer; it ends after the last page, an
 // error, or when ctx ends.
+//
+// A service whose pages never end (a cursor that never comes back empty)
+// would be paged for ever. The fetcher stops, with an INVALID_RESPONSE
+// error that says the service misbehaves, after the first page that names
+// a next page although:
+//   - its cursor was handed out before (the pages go in a circle);
+//   - it brings nothing new: every batch on it came earlier in this sync
+//     at the same updated_at (or it is empty);
+//   - there are more pages than the batches received could fill: the
+//     service asked for at most pageSize per page has sent more pages than
+//     distinct batches, plus one (the same batch at a new updated_at on
+//     page after page).
+//
+// Each batch of the sync is remembered by a 64-bit hash of its id, with
+// the newest updated_at it came with: 16 bytes a batch.
 func (s *Service) fetchPages(ctx context.Context, since time.Time) <-chan fetched {
 	out := make(chan fetched, 1)
 	go func() {
@@ -132,7 +148,9 @@ func (s *Service) fetchPages(ctx context.Context, since time.Time) <-chan fetche
 		// again would page in a circle for ever (and rewrite the same
 		// batches); that is a broken answer, not more pages.
 		asked := map[string]bool{}
-		for ctx.Err() == nil {
+		seed := maphash.MakeSeed()
+		seen := map[uint64]int64{} // batch id: the newest updated_at it came with
+		for pages := 1; ctx.Err() == nil; pages++ {
 			asked[cursor] = true
 			page, attempts, err := s.api.ListBatches(ctx, since, cursor, s.pageSize)
 			if ctx.Err() == nil { // a call the reviewer cancelled says nothing about the API
@@ -146,9 +164,26 @@ func (s *Service) fetchPages(ctx context.Context, since time.Time) <-chan fetche
 			if err != nil || page.NextCursor == "" {
 				return
 			}
-			if asked[page.NextCursor] {
+			fresh := 0
+			for _, b := range page.Batches {
+				k, at := maphash.String(seed, b.ID), b.UpdatedAt.UnixNano()
+				if last, ok := seen[k]; !ok || at > last {
+					seen[k] = at
+					fresh++
+				}
+			}
+			var why string
+			switch {
+			case asked[page.NextCursor]:
+				why = fmt.Sprintf("it handed out a page cursor it had already given (%q)", page.NextCursor)
+			case fresh == 0:
+				why = fmt.Sprintf("page %d brought nothing new (%d batches, each already received at the same updated_at) yet named a next page", pages, len(page.Batches))
+			case pages > len(seen)+1:
+				why = fmt.Sprintf("it sent %d pages for %d distinct batches, more pages than its batches could fill", pages, len(seen))
+			}
+			if why != "" {
 				loop := &client.Error{Code: policy.CodeInvalidResponse, Class: client.ClassBadAnswer, HTTPStatus: 200,
-					Message: fmt.Sprintf("the service handed out a page cursor it had already given (%q): its pages would never end", page.NextCursor)}
+					Message: "the service misbehaves: " + why + ": its pages would never end; the pages before were kept"}
 				select {
 				case out <- fetched{err: loop}:
 				case <-ctx.Done():
