@@ -177,13 +177,13 @@ func (s *Service) fetchPages(ctx context.Context, since time.Time) <-chan fetche
 			case asked[page.NextCursor]:
 				why = fmt.Sprintf("it handed out a page cursor it had already given (%q)", page.NextCursor)
 			case fresh == 0:
-				why = fmt.Sprintf("page %d brought nothing new (%d batches, each already received at the same updated_at) yet named a next page", pages, len(page.Batches))
+				why = fmt.Sprintf("page %d brought nothing new (every batch on it came earlier in this sync at the same updated_at) yet named a next page", pages)
 			case pages > len(seen)+1:
 				why = fmt.Sprintf("it sent %d pages for %d distinct batches, more pages than its batches could fill", pages, len(seen))
 			}
 			if why != "" {
 				loop := &client.Error{Code: policy.CodeInvalidResponse, Class: client.ClassBadAnswer, HTTPStatus: 200,
-					Message: "the service misbehaves: " + why + ": its pages would never end; the pages before were kept"}
+					Message: "the service misbehaves: " + why + ": its pages would never end; the pages received were kept"}
 				select {
 				case out <- fetched{err: loop}:
 				case <-ctx.Done():
