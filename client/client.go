@@ -201,6 +201,10 @@ type request struct {
 	out    any // decoded on 2xx
 }
 
+// bodyDecoder is an out that decodes the body itself (a page of batches:
+// batches.go); its error means the body is not JSON.
+type bodyDecoder interface{ decodeBody(body []byte) error }
+
 // do runs one call: the circuit breaker around resty's attempts. It always
 // returns the evidence of every attempt made.
 func (c *Client) do(ctx context.Context, r request) ([]Attempt, error) {
@@ -262,7 +266,11 @@ func (c *Client) exec(ctx context.Context, cl *call, r request) error {
 		return cerr
 	}
 	if r.out != nil {
-		if jerr := json.Unmarshal(resp.Body(), r.out); jerr != nil {
+		decode := func(body []byte) error { return json.Unmarshal(body, r.out) }
+		if d, ok := r.out.(bodyDecoder); ok {
+			decode = d.decodeBody
+		}
+		if jerr := decode(resp.Body()); jerr != nil {
 			a.rec.Class, a.rec.Code, a.rec.Detail = ClassBadAnswer, policy.CodeInvalidResponse, "malformed JSON"
 			return &Error{Code: policy.CodeInvalidResponse, Class: ClassBadAnswer, HTTPStatus: resp.StatusCode(),
 				Message: "the answer is not the JSON the contract promises: " + jerr.Error()}

@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strconv"
 	"testing"
 	"time"
@@ -112,6 +113,15 @@ func FuzzBatchPageDecoder(f *testing.F) {
 			return
 		}
 		page, err := pageFromWire(wp, fuzzNow)
+		// The one-pass decoder, when it takes a page, gives what the
+		// item-by-item one gives.
+		var pd pageDecoder
+		if pd.decodeBody(body) != nil {
+			t.Fatal("a JSON page refused as not JSON")
+		}
+		if pd.fast && (err != nil || !reflect.DeepEqual(pd.page, page)) {
+			t.Fatalf("one pass: %+v\nitem by item: %+v %v", pd.page, page, err)
+		}
 		if err != nil {
 			if err.Code != policy.CodeInvalidResponse || err.Class != ClassBadAnswer || len(page.Batches) != 0 || wp.Batches != nil {
 				t.Fatalf("a refused page: %+v %+v", err, page)
