@@ -209,3 +209,18 @@ func TestUnsafeItemIDsNeverReachTheService(t *testing.T) {
 		t.Fatalf("a safe id: %v, %d requests", err, n.Load())
 	}
 }
+
+// The text kept of an invalid item never holds the token, even from a
+// service that echoes it.
+func TestInvalidItemTextNeverHoldsTheToken(t *testing.T) {
+	item := `{"id":"itm_tok","batch_id":"bat_1","status":"scored","risk_score":1e400,"echo":"Bearer ` + testToken + `"}`
+	c, _ := servePage(t, `{"batches":[{"id":"bat_1","items":[`+item+`]}],"next_cursor":null}`)
+	p, _, err := c.ListBatches(context.Background(), time.Time{}, "", 0)
+	if err != nil || len(p.Batches) != 1 || len(p.Batches[0].Items) != 1 {
+		t.Fatalf("%+v %v", p, err)
+	}
+	it := p.Batches[0].Items[0]
+	if it.Status != policy.StatusInvalid || strings.Contains(it.Raw+it.Problem, testToken) || !strings.Contains(it.Raw, "[redacted]") {
+		t.Fatalf("raw %q, problem %q", it.Raw, it.Problem)
+	}
+}
