@@ -31,8 +31,11 @@ type SyncProgress struct {
 // Sync pulls the batches changed since the newest one in the cache, page by
 // page. Each page is applied in one transaction, and the sync position moves
 // with it, so a sync cut short resumes where it stopped. A page that is not
-// the contract's JSON is not applied at all and ends the sync with its
-// error. Actions in the outbox are never touched.
+// JSON is not applied at all and ends the sync with its error; an item of
+// a page that cannot be read is stored as invalid, with the text it came
+// as, and the rest of the page is applied (client.ListBatches). A service
+// whose pages never end is stopped (fetchPages). Actions in the outbox are
+// never touched.
 //
 // The next page is fetched while the current one is written (the cursor
 // comes with the page, before it is written): the service, the decoding and
@@ -138,7 +141,8 @@ type fetched struct {
 //     page after page).
 //
 // Each batch of the sync is remembered by a 64-bit hash of its id, with
-// the newest updated_at it came with: 16 bytes a batch.
+// the newest updated_at it came with: some 40 bytes a batch in a Go map
+// (about 4 MB for the 100,000 batches of a 1,000,000-item sync).
 func (s *Service) fetchPages(ctx context.Context, since time.Time) <-chan fetched {
 	out := make(chan fetched, 1)
 	go func() {
