@@ -72,6 +72,7 @@ type itemJSON struct {
 	ErrorCode      *string            `json:"error_code"`
 	ReportedCode   *string            `json:"reported_code"`
 	Problem        string             `json:"problem,omitempty"`
+	Raw            string             `json:"raw,omitempty"` // item only: what the service sent for an invalid item
 	Retryable      bool               `json:"retryable"`
 	NextAction     string             `json:"next_action"`
 	WaitUntil      *time.Time         `json:"wait_until,omitempty"`
@@ -282,6 +283,7 @@ func (r *runner) item(args []string) (int, error) {
 	}
 	j := toJSON(d.ItemView)
 	j.Actions, j.Attempts, j.Audit = d.Actions, d.Attempts, d.Audit
+	j.Raw = d.Raw
 	j.Notes = notesJSON(d.NoteRows) // team.go
 	if *asJSON {
 		return ExitOK, r.printJSON(j)
@@ -291,6 +293,9 @@ func (r *runner) item(args []string) (int, error) {
 	fmt.Fprintf(w, "status: %s\n%s\n", d.Status, safetext.Line(policy.Describe(d.Item), safetext.Message))
 	if d.ReportedCode != "" && d.ReportedCode != string(d.ErrorCode) {
 		fmt.Fprintf(w, "the service reported: %s\n", show(d.ReportedCode))
+	}
+	if d.Raw != "" {
+		fmt.Fprintf(w, "the service sent: %s\n", safetext.Line(d.Raw, safetext.Message))
 	}
 	fmt.Fprintf(w, "next: %s\n", d.Next.Kind)
 	r.printTeam(w, d) // team.go: revision, claim, notes

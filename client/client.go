@@ -14,6 +14,7 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"strings"
@@ -200,11 +201,19 @@ type request struct {
 	out    any // decoded on 2xx
 }
 
+// bodyDecoder is an out that decodes the body itself (a page of batches:
+// batches.go); its error means the body is not JSON.
+type bodyDecoder interface{ decodeBody(body []byte) error }
+
 // do runs one call: the circuit breaker around resty's attempts. It always
 // returns the evidence of every attempt made.
 func (c *Client) do(ctx context.Context, r request) ([]Attempt, error) {
 	if r.method == "POST" && r.key == "" {
 		return nil, &Error{Code: policy.CodeInvalidInput, Class: ClassNotStarted, Message: "a POST needs the Idempotency-Key its caller stored"}
+	}
+	if e := checkItemPath(r.path); e != nil {
+		e.Message = redact(e.Message, c.cfg.Token)
+		return nil, e
 	}
 	start := c.now()
 	cl := &call{start: start, budget: c.cfg.Budget()}
@@ -257,7 +266,11 @@ func (c *Client) exec(ctx context.Context, cl *call, r request) error {
 		return cerr
 	}
 	if r.out != nil {
-		if jerr := json.Unmarshal(resp.Body(), r.out); jerr != nil {
+		decode := func(body []byte) error { return json.Unmarshal(body, r.out) }
+		if d, ok := r.out.(bodyDecoder); ok {
+			decode = d.decodeBody
+		}
+		if jerr := decode(resp.Body()); jerr != nil {
 			a.rec.Class, a.rec.Code, a.rec.Detail = ClassBadAnswer, policy.CodeInvalidResponse, "malformed JSON"
 			return &Error{Code: policy.CodeInvalidResponse, Class: ClassBadAnswer, HTTPStatus: resp.StatusCode(),
 				Message: "the answer is not the JSON the contract promises: " + jerr.Error()}
@@ -282,6 +295,10 @@ func (c *Client) finish(cl *call, resp *resty.Response, err error) (*attemptStat
 		parentErr = resp.Request.Context().Err()
 	}
 	class, e := classify(resp, err, a.wrote(), parentErr, c.now())
+	if class == ClassBadAnswer && errors.Is(err, resty.ErrResponseBodyTooLarge) {
+		// Name the setting, so that whoever reads it knows what to raise.
+		e.Message = fmt.Sprintf("%s: over REVIEWER_MAX_BODY (%d bytes)", e.Message, c.cfg.MaxBody)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !a.closed {

@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strconv"
 	"testing"
 	"time"
@@ -47,6 +48,20 @@ func checkItem(t *testing.T, it policy.Item) {
 	}
 }
 
+// checkWireItem is checkItem for an item read from a page: an item whose id
+// could not go in a URL is never anything but invalid, and an invalid item
+// keeps the text the service sent.
+func checkWireItem(t *testing.T, it policy.Item) {
+	t.Helper()
+	checkItem(t, it)
+	if it.Status != policy.StatusInvalid && (policy.IDProblem(it.ID) != "" || it.Raw != "") {
+		t.Fatalf("a %s item with id %q (raw %q)", it.Status, it.ID, it.Raw)
+	}
+	if it.Status == policy.StatusInvalid && it.Raw == "" {
+		t.Fatalf("an invalid item without the text it came as: %+v", it)
+	}
+}
+
 const seedItem = `{"id":"itm_1","batch_id":"bat_1","kind":"id_document","file_name":"a.jpg","media_type":"image/jpeg",
 "size_bytes":10,"status":"scored","risk_score":42,"recommendation":"review","layers":{"ela":0.4},
 "error_code":null,"error_message":null,"attempt":1,"updated_at":"2026-11-29T10:00:00Z"}`
@@ -63,10 +78,22 @@ func FuzzItemDecoder(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var raw policy.RawItem
-		if json.Unmarshal(body, &raw) != nil {
-			return // exec refuses a body that is not JSON before any item is made
+		if json.Unmarshal(body, &raw) == nil {
+			checkItem(t, policy.Validate(raw)) // an item as GET /v1/items/{id} gives it
 		}
-		checkItem(t, policy.Validate(raw))
+		if !json.Valid(body) {
+			return // exec refuses a page that is not JSON before any item is made
+		}
+		// An item of a page: whatever JSON it is, it comes back, never
+		// checked unless it is a valid scored item.
+		it := itemFromWire(body, fuzzNow)
+		if it.ID == "" && it.Status != policy.StatusInvalid {
+			t.Fatalf("an item without an id: %+v", it)
+		}
+		if it.ID == "" {
+			it.ID = "x" // pageFromWire gives a made id to an item without one
+		}
+		checkWireItem(t, it)
 	})
 }
 
@@ -76,6 +103,7 @@ func FuzzBatchPageDecoder(f *testing.F) {
 		`{"batches":[{"id":"bat_2","items":[` + seedItem + `]}],"next_cursor":null}`,
 		`{"batches":[{"id":"","items":[]}]}`, `{"batches":null}`, `{}`, `{"batches":[]}`,
 		`{"batches":[{"id":"b","items":[{"id":"i","batch_id":"b","status":"scored","risk_score":-1,"recommendation":"review"}]}]}`,
+		`{"batches":[{"id":"b","items":[{"id":"i","batch_id":"b","status":"scored","risk_score":1e400,"recommendation":"review"},` + seedItem + `,"x",7,null,{"id":"i"}]},{"items":[{}]},{"id":"b","items":{"id":"..."}}]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -84,9 +112,18 @@ func FuzzBatchPageDecoder(f *testing.F) {
 		if json.Unmarshal(body, &wp) != nil {
 			return
 		}
-		page, err := pageFromWire(wp)
+		page, err := pageFromWire(wp, fuzzNow)
+		// The one-pass decoder, when it takes a page, gives what the
+		// item-by-item one gives.
+		var pd pageDecoder
+		if pd.decodeBody(body) != nil {
+			t.Fatal("a JSON page refused as not JSON")
+		}
+		if pd.fast && (err != nil || !reflect.DeepEqual(pd.page, page)) {
+			t.Fatalf("one pass: %+v\nitem by item: %+v %v", pd.page, page, err)
+		}
 		if err != nil {
-			if err.Code != policy.CodeInvalidResponse || err.Class != ClassBadAnswer || len(page.Batches) != 0 {
+			if err.Code != policy.CodeInvalidResponse || err.Class != ClassBadAnswer || len(page.Batches) != 0 || wp.Batches != nil {
 				t.Fatalf("a refused page: %+v %+v", err, page)
 			}
 			return
@@ -94,15 +131,26 @@ func FuzzBatchPageDecoder(f *testing.F) {
 		if wp.Batches == nil || len(page.Batches) != len(*wp.Batches) {
 			t.Fatal("batches lost or invented")
 		}
+		ids := map[string]bool{}
 		for i, b := range page.Batches {
-			if b.ID == "" || len((*wp.Batches)[i].Items) != len(b.Items) {
+			var wb wireBatch
+			_ = json.Unmarshal((*wp.Batches)[i], &wb)
+			var items []json.RawMessage
+			if len(wb.Items) > 0 && json.Unmarshal(wb.Items, &items) != nil {
+				items = []json.RawMessage{wb.Items}
+			}
+			if b.ID == "" || len(items) != len(b.Items) {
 				t.Fatalf("batch %d: %+v", i, b)
 			}
 			for _, it := range b.Items {
-				checkItem(t, it)
+				checkWireItem(t, it)
 				if it.BatchID != b.ID {
 					t.Fatalf("item %q filed under %q in batch %q", it.ID, it.BatchID, b.ID)
 				}
+				if it.ID == "" || ids[it.ID] {
+					t.Fatalf("item id %q empty or twice on the page", it.ID)
+				}
+				ids[it.ID] = true
 			}
 		}
 	})

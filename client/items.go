@@ -3,7 +3,9 @@ package client
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/go-resty/resty/v2"
@@ -12,6 +14,32 @@ import (
 )
 
 func itemPath(id, suffix string) string { return "/v1/items/" + url.PathEscape(id) + suffix }
+
+// ErrUnsafeID is the cause of a call refused before any request because
+// its item id is not a safe single URL path segment (policy.IDProblem): "."
+// or ".." would name another path (POST /v1/items/./resubmissions), a "/"
+// or a "%" another segment, at a proxy or at the service.
+var ErrUnsafeID = errors.New("the item id is not a safe URL path segment")
+
+// checkItemPath refuses a path on an item (made by itemPath) whose id is
+// not a safe path segment. It returns an INVALID_INPUT error of class
+// not_started that wraps ErrUnsafeID.
+func checkItemPath(path string) *Error {
+	rest, ok := strings.CutPrefix(path, "/v1/items/")
+	if !ok {
+		return nil
+	}
+	seg, _, _ := strings.Cut(rest, "/")
+	id, err := url.PathUnescape(seg)
+	problem := "it cannot be read"
+	if err == nil {
+		if problem = policy.IDProblem(id); problem == "" {
+			return nil
+		}
+	}
+	return &Error{Code: policy.CodeInvalidInput, Class: ClassNotStarted, Err: ErrUnsafeID,
+		Message: "refused before any request: the item id cannot be sent in a URL (" + problem + ")"}
+}
 
 // GetItem fetches the item as the service knows it now.
 func (c *Client) GetItem(ctx context.Context, id string) (policy.Item, []Attempt, error) {

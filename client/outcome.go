@@ -62,7 +62,13 @@ type Error struct {
 	// Item is the item as the service holds it now, when the answer
 	// carried one: 412 ITEM_CHANGED and 409 CLAIMED do (see team.go).
 	Item *policy.Item
+	// Err is the cause of a call the console refused itself, if any
+	// (ErrUnsafeID).
+	Err error
 }
+
+// Unwrap returns the cause of a call the console refused itself.
+func (e *Error) Unwrap() error { return e.Err }
 
 func (e *Error) Error() string {
 	var b strings.Builder

@@ -83,7 +83,11 @@ type Item struct {
 	ReportedCode string
 	ErrorMessage string
 	// Problem says why an invalid item is invalid.
-	Problem   string
+	Problem string
+	// Raw is the text the service sent for an invalid item, kept as sent
+	// (an answer the console could not read, or one that broke the
+	// contract) so that a person can see what came; "" otherwise.
+	Raw       string
 	Attempt   int
 	UpdatedAt time.Time
 	// Version 1.1: revision, status_since, claim, notes (see team.go).
@@ -151,6 +155,9 @@ func invariantProblem(raw RawItem) string {
 	if raw.ID == "" {
 		return "item without an id"
 	}
+	if problem := IDProblem(raw.ID); problem != "" {
+		return problem
+	}
 	hasVerdict := raw.RiskScore != nil || raw.Recommendation != nil || len(raw.Layers) > 0
 	hasCode := raw.ErrorCode != nil && *raw.ErrorCode != ""
 	switch Status(raw.Status) {
@@ -193,6 +200,34 @@ func invariantProblem(raw RawItem) string {
 		}
 	default:
 		return fmt.Sprintf("unknown status %q", raw.Status)
+	}
+	return ""
+}
+
+// MaxIDLength is the longest item id the console sends in a URL.
+const MaxIDLength = 200
+
+// IDProblem says why id cannot name an item in a URL, or "" when it can.
+// An id is sent as one path segment (/v1/items/{id}/...): it must be
+// 1 to MaxIDLength of the URL's unreserved characters (A-Z a-z 0-9 - . _ ~)
+// and not "." or "..", which a URL resolves as the current or the parent
+// path (POST /v1/items/./resubmissions is POST /v1/items/resubmissions).
+// Nothing needs escaping in such an id, so no proxy or server can read it
+// as two segments or as another path.
+func IDProblem(id string) string {
+	switch {
+	case id == "":
+		return "an empty id"
+	case id == "." || id == "..":
+		return fmt.Sprintf("id %q is a relative path, not a name", id)
+	case len(id) > MaxIDLength:
+		return fmt.Sprintf("an id of %d bytes (at most %d)", len(id), MaxIDLength)
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~') {
+			return fmt.Sprintf("id %q holds %q, which is not safe in a URL path segment", id, c)
+		}
 	}
 	return ""
 }

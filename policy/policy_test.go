@@ -227,3 +227,22 @@ func TestCheckFile(t *testing.T) {
 		}
 	}
 }
+
+func TestIDProblem(t *testing.T) {
+	for _, id := range []string{"itm_01J9", "a", "A-Z.a_z~0", strings.Repeat("x", policy.MaxIDLength)} {
+		if p := policy.IDProblem(id); p != "" {
+			t.Errorf("%q: %s", id, p)
+		}
+	}
+	for _, id := range []string{"", ".", "..", "a/b", "a%2Fb", "a b", "a?b", "a#b", "a\\b", "é", "a\x00", strings.Repeat("x", policy.MaxIDLength+1)} {
+		if policy.IDProblem(id) == "" {
+			t.Errorf("%q passes as a safe path segment", id)
+		}
+	}
+	// Validate makes an item with such an id invalid, whatever it says.
+	s, r := 10.0, "forward"
+	it := policy.Validate(policy.RawItem{ID: "..", BatchID: "b", Status: "scored", RiskScore: &s, Recommendation: &r})
+	if it.Status != policy.StatusInvalid || it.Checked() || it.ID != ".." {
+		t.Fatalf("%+v", it)
+	}
+}

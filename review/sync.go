@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
@@ -30,8 +31,11 @@ type SyncProgress struct {
 // Sync pulls the batches changed since the newest one in the cache, page by
 // page. Each page is applied in one transaction, and the sync position moves
 // with it, so a sync cut short resumes where it stopped. A page that is not
-// the contract's JSON is not applied at all and ends the sync with its
-// error. Actions in the outbox are never touched.
+// JSON is not applied at all and ends the sync with its error; an item of
+// a page that cannot be read is stored as invalid, with the text it came
+// as, and the rest of the page is applied (client.ListBatches). A service
+// whose pages never end is stopped (fetchPages). Actions in the outbox are
+// never touched.
 //
 // The next page is fetched while the current one is written (the cursor
 // comes with the page, before it is written): the service, the decoding and
@@ -138,6 +142,22 @@ type fetched struct {
 // fetchPages fetches the pages one after the other into a channel that
 // holds one page ahead of the writer; it ends after the last page, an
 // error, or when ctx ends.
+//
+// A service whose pages never end (a cursor that never comes back empty)
+// would be paged for ever. The fetcher stops, with an INVALID_RESPONSE
+// error that says the service misbehaves, after the first page that names
+// a next page although:
+//   - its cursor was handed out before (the pages go in a circle);
+//   - it brings nothing new: every batch on it came earlier in this sync
+//     at the same updated_at (or it is empty);
+//   - there are more pages than the batches received could fill: the
+//     service asked for at most pageSize per page has sent more pages than
+//     distinct batches, plus one (the same batch at a new updated_at on
+//     page after page).
+//
+// Each batch of the sync is remembered by a 64-bit hash of its id, with
+// the newest updated_at it came with: some 40 bytes a batch in a Go map
+// (about 4 MB for the 100,000 batches of a 1,000,000-item sync).
 func (s *Service) fetchPages(ctx context.Context, since time.Time) <-chan fetched {
 	out := make(chan fetched, 1)
 	go func() {
@@ -147,7 +167,9 @@ func (s *Service) fetchPages(ctx context.Context, since time.Time) <-chan fetche
 		// again would page in a circle for ever (and rewrite the same
 		// batches); that is a broken answer, not more pages.
 		asked := map[string]bool{}
-		for ctx.Err() == nil {
+		seed := maphash.MakeSeed()
+		seen := map[uint64]int64{} // batch id: the newest updated_at it came with
+		for pages := 1; ctx.Err() == nil; pages++ {
 			asked[cursor] = true
 			page, attempts, err := s.api.ListBatches(ctx, since, cursor, s.pageSize)
 			if ctx.Err() == nil { // a call the reviewer cancelled says nothing about the API
@@ -161,9 +183,26 @@ func (s *Service) fetchPages(ctx context.Context, since time.Time) <-chan fetche
 			if err != nil || page.NextCursor == "" {
 				return
 			}
-			if asked[page.NextCursor] {
+			fresh := 0
+			for _, b := range page.Batches {
+				k, at := maphash.String(seed, b.ID), b.UpdatedAt.UnixNano()
+				if last, ok := seen[k]; !ok || at > last {
+					seen[k] = at
+					fresh++
+				}
+			}
+			var why string
+			switch {
+			case asked[page.NextCursor]:
+				why = fmt.Sprintf("it handed out a page cursor it had already given (%q)", page.NextCursor)
+			case fresh == 0:
+				why = fmt.Sprintf("page %d brought nothing new (every batch on it came earlier in this sync at the same updated_at) yet named a next page", pages)
+			case pages > len(seen)+1:
+				why = fmt.Sprintf("it sent %d pages for %d distinct batches, more pages than its batches could fill", pages, len(seen))
+			}
+			if why != "" {
 				loop := &client.Error{Code: policy.CodeInvalidResponse, Class: client.ClassBadAnswer, HTTPStatus: 200,
-					Message: fmt.Sprintf("the service handed out a page cursor it had already given (%q): its pages would never end", page.NextCursor)}
+					Message: "the service misbehaves: " + why + ": its pages would never end; the pages received were kept"}
 				select {
 				case out <- fetched{err: loop}:
 				case <-ctx.Done():

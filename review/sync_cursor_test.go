@@ -2,6 +2,7 @@ package review_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -27,7 +28,8 @@ func TestSyncStopsOnACursorItWasGivenBefore(t *testing.T) {
 			return
 		}
 		// a, b, a, b, ...: the first page is the real first page of one
-		// batch, the rest are empty.
+		// batch, each of the rest a new batch (so that only the cursor
+		// repeats).
 		n := lists.Add(1)
 		next := map[bool]string{true: "a", false: "b"}[n%2 == 1]
 		if n == 1 {
@@ -42,7 +44,8 @@ func TestSyncStopsOnACursorItWasGivenBefore(t *testing.T) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"batches":[],"next_cursor":"` + next + `"}`))
+		_, _ = fmt.Fprintf(w, `{"batches":[{"id":"bat_loop_%d","customer_ref":"C","created_at":"2026-11-29T10:00:00Z",`+
+			`"updated_at":"2026-11-29T10:00:00Z","items":[]}],"next_cursor":"%s"}`, n, next)
 	}))
 	t.Cleanup(ts.Close)
 	db, api, svc := newService(t, ts.URL, filepath.Join(t.TempDir(), "cache.db"))
@@ -58,7 +61,7 @@ func TestSyncStopsOnACursorItWasGivenBefore(t *testing.T) {
 	if n := lists.Load(); n != 3 {
 		t.Fatalf("the service was asked %d times; want 3 (\"\", a, b: then a again)", n)
 	}
-	if nb, _, _ := db.Counts(context.Background()); nb != 1 || p.Pages != 3 {
+	if nb, _, _ := db.Counts(context.Background()); nb != 3 || p.Pages != 3 {
 		t.Fatalf("the pages before the repeat: %d batches in the cache, %d pages applied", nb, p.Pages)
 	}
 }

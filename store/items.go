@@ -37,8 +37,8 @@ const upsertBatchSQL = `INSERT INTO batches(id, customer_ref, created_at, update
 // state of it: an older answer arriving late never undoes a newer one.
 const upsertItemSQL = `INSERT INTO items(id, batch_id, kind, file_name, media_type, size_bytes, status, risk_score,
 		recommendation, layers, error_code, reported_code, error_message, problem, attempt, updated_at,
-		revision, status_since, claim_reviewer, claim_expires_at, since)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		revision, status_since, claim_reviewer, claim_expires_at, since, raw)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT(id) DO UPDATE SET batch_id = excluded.batch_id, kind = excluded.kind, file_name = excluded.file_name,
 		media_type = excluded.media_type, size_bytes = excluded.size_bytes, status = excluded.status,
 		risk_score = excluded.risk_score, recommendation = excluded.recommendation, layers = excluded.layers,
@@ -46,7 +46,7 @@ const upsertItemSQL = `INSERT INTO items(id, batch_id, kind, file_name, media_ty
 		error_message = excluded.error_message, problem = excluded.problem, attempt = excluded.attempt,
 		updated_at = excluded.updated_at,
 		revision = excluded.revision, status_since = excluded.status_since,
-		claim_reviewer = excluded.claim_reviewer, claim_expires_at = excluded.claim_expires_at,
+		claim_reviewer = excluded.claim_reviewer, claim_expires_at = excluded.claim_expires_at, raw = excluded.raw,
 		since = CASE WHEN items.status IS NOT excluded.status
 		               OR (excluded.status_since IS NOT NULL AND excluded.status_since IS NOT items.status_since)
 		             THEN excluded.since ELSE items.since END
@@ -69,14 +69,17 @@ func itemArgs(it policy.Item) []any {
 	if it.Status == policy.StatusScored {
 		rec = string(it.Recommendation)
 	}
-	var code any
+	var code, raw any
 	if it.Status == policy.StatusError || it.Status == policy.StatusInvalid {
 		code = string(it.ErrorCode)
+	}
+	if it.Status == policy.StatusInvalid {
+		raw = nullStr(it.Raw)
 	}
 	return []any{it.ID, it.BatchID, string(it.Kind), it.FileName, it.MediaType, it.SizeBytes, string(it.Status),
 		score, rec, layers, code, nullStr(it.ReportedCode), nullStr(it.ErrorMessage), nullStr(it.Problem),
 		int64(it.Attempt), ms(it.UpdatedAt), it.Revision, nullMS(it.StatusSince), claimReviewer(it), claimExpires(it),
-		sinceMS(it)}
+		sinceMS(it), raw}
 }
 
 // sinceMS is when the item entered its status, as far as this answer says:
@@ -485,9 +488,16 @@ func (db *DB) CountItems(ctx context.Context, f ItemFilter) (int, error) {
 	return n, err
 }
 
-// Item returns one item.
+// Item returns one item, with the raw text of an invalid one (which
+// listings do not read).
 func (db *DB) Item(ctx context.Context, id string) (ItemRow, error) {
-	return getItem(ctx, db.db, id)
+	r, err := getItem(ctx, db.db, id)
+	if err == nil && r.Status == policy.StatusInvalid {
+		var raw sql.NullString
+		err = db.db.QueryRowContext(ctx, `SELECT raw FROM items WHERE id = ?`, id).Scan(&raw)
+		r.Raw = raw.String
+	}
+	return r, err
 }
 
 func getItem(ctx context.Context, q querier, id string) (ItemRow, error) {
