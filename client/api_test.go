@@ -99,7 +99,7 @@ func TestResubmitIdempotency(t *testing.T) {
 	go func() { _, _, err := c.Resubmit(context.Background(), slow, "running"); done <- err }()
 	var inUse error
 	pollUntil(t, 5*time.Second, func() bool {
-		if srv.Analyses(slow) == 0 {
+		if srv.Running(slow) == 0 {
 			return false
 		}
 		_, _, inUse = c.Resubmit(context.Background(), slow, "running")

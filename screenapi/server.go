@@ -65,6 +65,7 @@ type Server struct {
 	items     map[string]*policy.RawItem
 	keys      map[string]*idem
 	analyses  map[string]int
+	running   map[string]int // analyses under way, per item
 	arrivals  map[string]int
 	faults    []*Fault
 	scripts   map[string][]Outcome
@@ -132,7 +133,7 @@ func New(opts Options) *Server {
 	}
 	s := &Server{
 		opts: opts, batches: map[string]*batch{}, items: map[string]*policy.RawItem{},
-		keys: map[string]*idem{}, analyses: map[string]int{}, arrivals: map[string]int{},
+		keys: map[string]*idem{}, analyses: map[string]int{}, running: map[string]int{}, arrivals: map[string]int{},
 		scripts: map[string][]Outcome{}, latencies: map[string]time.Duration{}, holds: map[string]chan struct{}{}, uploads: map[string][]Upload{},
 		requests: map[string]int{}, closing: make(chan struct{}),
 		tokens: map[string]Reviewer{}, team: map[string]*itemTeam{}, itemLocks: map[string]*sync.Mutex{},
@@ -230,6 +231,14 @@ func (s *Server) Close() {
 		_ = s.http.Shutdown(ctx)
 		_ = s.http.Close()
 	}
+}
+
+// Running is how many analyses of an item are under way (not yet counted
+// by Analyses, which counts them when they end).
+func (s *Server) Running(itemID string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running[itemID]
 }
 
 // Analyses is how many paid analyses ran for an item.
@@ -728,7 +737,13 @@ func (s *Server) analyze(ctx context.Context, id string) answer {
 	}
 	budget := s.opts.ClassifierBudget
 	hold := s.holds[id]
+	s.running[id]++
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.running[id]--
+		s.mu.Unlock()
+	}()
 
 	timedOut := latency > budget
 	if timedOut {

@@ -243,10 +243,11 @@ func TestANewerCacheIsRefusedInWords(t *testing.T) {
 	}
 }
 
-// Two migrations numbered apart land in the wrong order: 00011 is
-// released, then 00010. A cache already at 00011 lacks 00010; it is
-// refused in words, and goose does not apply 00010 out of order (a
-// migration written for the schema before 00011 may not hold after it).
+// Two migrations numbered apart (far above the real ones) land in the
+// wrong order: 00901 is
+// released, then 00900. A cache already at 00901 lacks 00900; it is
+// refused in words, and goose does not apply 00900 out of order (a
+// migration written for the schema before 00901 may not hold after it).
 func TestAMissingOlderMigrationIsRefusedNotAppliedOutOfOrder(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.db")
 	sdb, err := sql.Open(driverName, "file:"+path+"?_foreign_keys=on&_journal_mode=WAL")
@@ -261,28 +262,28 @@ func TestAMissingOlderMigrationIsRefusedNotAppliedOutOfOrder(t *testing.T) {
 		b, _ := fs.ReadFile(sub, name)
 		all[name] = &fstest.MapFile{Data: b}
 	}
-	without10 := fstest.MapFS{}
+	without900 := fstest.MapFS{}
 	for k, v := range all {
-		without10[k] = v
+		without900[k] = v
 	}
-	without10["00011_second.sql"] = &fstest.MapFile{Data: []byte("-- +goose Up\nCREATE TABLE second (x);\n")}
-	all["00011_second.sql"] = without10["00011_second.sql"]
-	all["00010_first.sql"] = &fstest.MapFile{Data: []byte("-- +goose Up\nCREATE TABLE first (x);\n")}
-	if err := migrateFS(sdb, path, false, without10); err != nil {
+	without900["00901_second.sql"] = &fstest.MapFile{Data: []byte("-- +goose Up\nCREATE TABLE second (x);\n")}
+	all["00901_second.sql"] = without900["00901_second.sql"]
+	all["00900_first.sql"] = &fstest.MapFile{Data: []byte("-- +goose Up\nCREATE TABLE first (x);\n")}
+	if err := migrateFS(sdb, path, false, without900); err != nil {
 		t.Fatal(err)
 	}
 	err = migrateFS(sdb, path, false, all)
 	ce := AsCacheError(err)
-	if ce == nil || ce.Problem != ProblemUnordered || !strings.Contains(err.Error(), "lacks the older migration 00010") ||
+	if ce == nil || ce.Problem != ProblemUnordered || !strings.Contains(err.Error(), "lacks the older migration 00900") ||
 		!strings.Contains(err.Error(), "only in order") {
-		t.Fatalf("a cache at 00011 without 00010: %v", err)
+		t.Fatalf("a cache at 00901 without 00900: %v", err)
 	}
 	var n int
 	if err := sdb.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'first'`).Scan(&n); err != nil || n != 0 {
-		t.Fatalf("00010 ran out of order (%v)", err)
+		t.Fatalf("00900 ran out of order (%v)", err)
 	}
-	if err := sdb.QueryRow(`SELECT COUNT(*) FROM ` + gooseTable + ` WHERE version_id = 10`).Scan(&n); err != nil || n != 0 {
-		t.Fatalf("00010 recorded as applied (%v)", err)
+	if err := sdb.QueryRow(`SELECT COUNT(*) FROM ` + gooseTable + ` WHERE version_id = 900`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("00900 recorded as applied (%v)", err)
 	}
 }
 
