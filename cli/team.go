@@ -27,11 +27,8 @@ func (r *runner) configureTeam(svc *review.Service) error {
 	if !ok || v == "" {
 		return nil
 	}
-	d, err := time.ParseDuration(v)
+	d, err := policy.ParseClaimTTL(v)
 	if err != nil {
-		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_CLAIM_TTL=%q is not a Go duration such as 15m", v)
-	}
-	if err := policy.CheckClaimTTL(d); err != nil {
 		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_CLAIM_TTL: %s", policy.ErrorMessage(err))
 	}
 	svc.SetClaimTTL(d)
@@ -91,7 +88,7 @@ func (r *runner) printTeam(w io.Writer, d review.Detail) {
 	}
 	switch c := d.Claim; {
 	case c != nil && time.Now().Before(c.ExpiresAt):
-		fmt.Fprintf(w, "claim: %s until %s\n", show(c.Reviewer), c.ExpiresAt.Local().Format("15:04"))
+		fmt.Fprintf(w, "claim: %s until %s\n", show(c.Reviewer), policy.UntilText(c.ExpiresAt, time.Now()))
 	case d.Revision > 0:
 		fmt.Fprintln(w, "claim: nobody")
 	}
@@ -111,14 +108,18 @@ func (r *runner) printTeam(w io.Writer, d review.Detail) {
 func (r *runner) teamCommand(cmd string, args []string) (int, error) {
 	fs := r.flags(cmd)
 	asJSON := fs.Bool("json", false, "print JSON (me, next)")
-	ttl := fs.Duration("ttl", 0, "how long the claim lasts (claim; default REVIEWER_CLAIM_TTL or 15m)")
+	ttlFlag := fs.String("ttl", "", "how long the claim lasts, 1m to 1h (claim; default REVIEWER_CLAIM_TTL or 15m)")
 	n := map[string]int{"me": 0, "next": 0, "claim": 1, "release": 1, "note": 2}[cmd]
 	pos, err := r.parse(fs, args, n)
 	if err != nil {
 		return ExitUsage, err
 	}
-	if *ttl != 0 {
-		if err := policy.CheckClaimTTL(*ttl); err != nil {
+	// A --ttl that was given is checked as REVIEWER_CLAIM_TTL is, whatever
+	// it says: "0s" is refused, never taken for the default (which would
+	// silently shorten a longer claim the reviewer meant to renew).
+	var ttl time.Duration
+	if flagSet(fs, "ttl") {
+		if ttl, err = policy.ParseClaimTTL(*ttlFlag); err != nil {
 			return ExitUsage, usagef("--ttl: %s", policy.ErrorMessage(err))
 		}
 	}
@@ -141,11 +142,11 @@ func (r *runner) teamCommand(cmd string, args []string) (int, error) {
 		}
 		return ExitOK, nil
 	case "claim":
-		it, err := svc.Claim(ctx, pos[0], *ttl)
+		it, err := svc.Claim(ctx, pos[0], ttl)
 		if err != nil {
 			return claimFailed("claim "+pos[0], err)
 		}
-		fmt.Fprintf(out, "claimed %s until %s\n", show(it.ID), it.Claim.ExpiresAt.Local().Format("15:04"))
+		fmt.Fprintf(out, "claimed %s until %s\n", show(it.ID), policy.UntilText(it.Claim.ExpiresAt, time.Now()))
 	case "release":
 		it, err := svc.Release(ctx, pos[0])
 		if err != nil {
@@ -309,4 +310,11 @@ func notesSummary(fr review.FlushResult) string {
 	}
 	return fmt.Sprintf("; %d notes: %d added, %d refused, %d unknown, %d still queued", len(fr.Notes),
 		count[policy.ActionDone], count[policy.ActionFailed], count[policy.ActionUnknown], count[policy.ActionQueued])
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
