@@ -262,6 +262,10 @@ func (c *Client) exec(ctx context.Context, cl *call, r request) error {
 			return &Error{Code: policy.CodeInvalidResponse, Class: ClassBadAnswer, HTTPStatus: resp.StatusCode(),
 				Message: "the answer is not the JSON the contract promises: " + jerr.Error()}
 		}
+		// Every string of the answer, before anyone else sees it
+		// (redact.go): a service that echoes the token must not get
+		// it into the cache, an export, a log or the screen.
+		redactValue(r.out, c.cfg.Token)
 	}
 	return nil
 }
@@ -282,6 +286,11 @@ func (c *Client) finish(cl *call, resp *resty.Response, err error) (*attemptStat
 		parentErr = resp.Request.Context().Err()
 	}
 	class, e := classify(resp, err, a.wrote(), parentErr, c.now())
+	if e != nil {
+		// A refusal's message, its codes and the item it carried
+		// (a 412's, a 409's) are strings from the service too.
+		redactValue(e, c.cfg.Token)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !a.closed {
@@ -336,13 +345,6 @@ func (cl *call) evidence() []Attempt {
 		a.mu.Unlock()
 	}
 	return out
-}
-
-func redact(s string, tok Secret) string {
-	if t := tok.Reveal(); t != "" {
-		s = strings.ReplaceAll(s, t, "[redacted]")
-	}
-	return s
 }
 
 // quietLogger drops resty's own log lines: they would print request errors
