@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
@@ -44,11 +43,12 @@ func (s *Service) Resubmit(ctx context.Context, itemID string) (Result, error) {
 // re-run cannot help. An empty message takes the one policy suggests.
 func (s *Service) RequestFile(ctx context.Context, itemID, message string) (Result, error) {
 	// What is sent is what the reviewer wrote: an empty message is refused,
-	// never swapped for a default the reviewer did not see.
-	if strings.TrimSpace(message) == "" {
-		return Result{}, policy.Errorf(policy.CodeInvalidInput, "a file request needs a message for the customer; nothing was sent")
+	// never swapped for a default the reviewer did not see; so is one with
+	// control or bidi characters, or too long, before it is queued.
+	message, err := policy.CheckCustomerMessage(message)
+	if err != nil {
+		return Result{}, err
 	}
-	message = strings.TrimSpace(message)
 	return s.act(ctx, store.Action{ItemID: itemID, Kind: policy.ActionFileRequest, Message: message}, nil, policy.CanRequestFile)
 }
 
