@@ -3,6 +3,7 @@ package client
 import (
 	"reflect"
 	"strings"
+	"sync"
 )
 
 // Redaction: a service may echo the caller's token back (in an error
@@ -91,25 +92,43 @@ func scrub(v reflect.Value, tok string) {
 		scrub(c, tok)
 		v.Set(c)
 	case reflect.Struct:
+		if !holdsText(v.Type()) {
+			return
+		}
 		for i := 0; i < v.NumField(); i++ {
 			if f := v.Field(i); f.CanSet() {
 				scrub(f, tok)
 			}
 		}
 	case reflect.Slice, reflect.Array:
+		if !holdsText(v.Type()) {
+			return
+		}
 		for i := 0; i < v.Len(); i++ {
 			scrub(v.Index(i), tok)
 		}
 	case reflect.Map:
-		if v.IsNil() {
+		if v.IsNil() || !holdsText(v.Type()) {
 			return
 		}
-		keys := v.MapKeys()
-		for _, k := range keys {
-			val := settableCopy(v.MapIndex(k))
-			scrub(val, tok)
-			nk := settableCopy(k)
-			scrub(nk, tok)
+		for _, k := range v.MapKeys() {
+			val, nk := v.MapIndex(k), k
+			switch {
+			case k.Kind() == reflect.String: // the usual key: no copy unless it changes
+				if r := redactToken(k.String(), tok); r != k.String() {
+					nk = reflect.New(k.Type()).Elem()
+					nk.SetString(r)
+				}
+			case holdsText(k.Type()):
+				nk = settableCopy(k)
+				scrub(nk, tok)
+			}
+			if holdsText(val.Type()) {
+				val = settableCopy(val)
+				scrub(val, tok)
+			} else if nk.Equal(k) {
+				continue // nothing of this entry can hold the token
+			}
 			if !nk.Equal(k) {
 				v.SetMapIndex(k, reflect.Value{})
 			}
@@ -122,6 +141,49 @@ func scrub(v reflect.Value, tok string) {
 			}
 		}
 	}
+}
+
+// textTypes caches holdsText: answers are decoded into a few types, many
+// times. Only final answers are stored, so a concurrent reader never sees
+// a guess.
+var textTypes sync.Map // reflect.Type -> bool
+
+// holdsText reports whether a value of type t may hold a string that
+// redaction can change (an exported string field, an element, a key, an
+// interface), so that numbers, times and their containers are skipped.
+func holdsText(t reflect.Type) bool {
+	if b, ok := textTypes.Load(t); ok {
+		return b.(bool)
+	}
+	b := decideText(t, map[reflect.Type]bool{})
+	textTypes.Store(t, b)
+	return b
+}
+
+// decideText is holdsText without the cache; a type met again while it is
+// being decided (a recursive type) counts as holding text, which only
+// costs a walk.
+func decideText(t reflect.Type, visiting map[reflect.Type]bool) bool {
+	if visiting[t] {
+		return true
+	}
+	visiting[t] = true
+	defer delete(visiting, t)
+	switch t.Kind() {
+	case reflect.String, reflect.Interface:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return decideText(t.Elem(), visiting)
+	case reflect.Map:
+		return decideText(t.Key(), visiting) || decideText(t.Elem(), visiting)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() && decideText(f.Type, visiting) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // settableCopy is a copy of v that can be changed and set back.
