@@ -24,7 +24,7 @@ const MaxCustomerMessageRunes = 4000
 func CheckCustomerMessage(text string) (string, error) {
 	t := strings.TrimSpace(strings.ReplaceAll(text, "\r\n", "\n"))
 	if t == "" {
-		return "", Errorf(CodeInvalidInput, "a file request needs a message for the customer; nothing was sent")
+		return "", Errorf(CodeInvalidInput, "a file request needs a message for the customer, and it cannot be empty; nothing was sent")
 	}
 	if !utf8.ValidString(t) {
 		return "", Errorf(CodeInvalidInput, "the message for the customer is not UTF-8 text; nothing was sent")
