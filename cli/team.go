@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trustscreen/reviewer/client"
 	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
@@ -246,6 +247,10 @@ func (r *runner) teamFlags(fs *flag.FlagSet) *teamOptions {
 		name, tok = strings.TrimSpace(name), strings.TrimSpace(tok)
 		if !ok || name == "" || tok == "" {
 			return fmt.Errorf("--reviewer wants NAME=TOKEN")
+		}
+		if len(tok) < client.MinTokenLength {
+			// A console would refuse it at start: say so here, not there.
+			return fmt.Errorf("--reviewer %s: the token has %d characters; a console takes at least %d", name, len(tok), client.MinTokenLength)
 		}
 		for _, rv := range t.reviewers {
 			if rv.Name == name || rv.Token == tok {

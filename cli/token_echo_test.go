@@ -153,3 +153,22 @@ func TestATokenEchoedByTheServiceReachesNoCacheNoOutputNoExport(t *testing.T) {
 		t.Error("the cache holds no redacted echo: the service's strings did not arrive")
 	}
 }
+
+// A token shorter than 16 characters stops the console at start (exit 2),
+// in words that never repeat it; demo-api refuses to hand one out.
+func TestAShortTokenIsRefusedAtStart(t *testing.T) {
+	h := newHarness(t)
+	h.env["REVIEWER_API_TOKEN"] = "short-tok-0123"
+	_, errs := h.want(2, "sync")
+	if !strings.Contains(errs, "REVIEWER_API_TOKEN holds a token of 14 characters; a token has at least 16") ||
+		strings.Contains(errs, "short-tok-0123") {
+		t.Fatalf("stderr: %q", errs)
+	}
+	if n := h.srv.Arrivals(screenapi.EPBatches); n != 0 {
+		t.Fatalf("%d calls with a refused token", n)
+	}
+	_, errs = h.want(2, "demo-api", "--reviewer", "ana=tok-ana")
+	if !strings.Contains(errs, "at least 16") || strings.Contains(errs, "tok-ana") {
+		t.Fatalf("demo-api: %q", errs)
+	}
+}
