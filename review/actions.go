@@ -40,7 +40,8 @@ func (s *Service) Resubmit(ctx context.Context, itemID string) (Result, error) {
 }
 
 // RequestFile asks the customer for a new file, for an item whose code a
-// re-run cannot help. An empty message takes the one policy suggests.
+// re-run cannot help. The message is the reviewer's, as
+// policy.CheckCustomerMessage keeps it; one it refuses is never queued.
 func (s *Service) RequestFile(ctx context.Context, itemID, message string) (Result, error) {
 	// What is sent is what the reviewer wrote: an empty message is refused,
 	// never swapped for a default the reviewer did not see; so is one with

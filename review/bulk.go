@@ -288,12 +288,13 @@ func (s *Service) Confirm(ctx context.Context, p Plan) (Run, error) {
 		}
 		return nil
 	}
-	// Messages go to customers: each is checked again here, however the
-	// plan was edited, before anything is queued.
+	// Messages go to customers: the one of each code of the plan is
+	// checked again here, however the plan was edited, before anything
+	// is queued.
 	messages := map[policy.Code]string{}
 	if p.Kind == policy.ActionFileRequest {
-		for code, text := range p.Messages {
-			m, err := policy.CheckCustomerMessage(text)
+		for _, code := range p.Codes() {
+			m, err := policy.CheckCustomerMessage(p.Messages[code])
 			if err != nil {
 				return Run{}, policy.Errorf(policy.CodeInvalidInput, "the message for %s: %s", code, policy.ErrorMessage(err))
 			}
