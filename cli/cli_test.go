@@ -12,7 +12,7 @@ import (
 	"github.com/trustscreen/reviewer/screenapi"
 )
 
-const token = "cli-test-token"
+const token = "cli-test-token-0001"
 
 type harness struct {
 	t   *testing.T

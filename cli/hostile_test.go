@@ -218,6 +218,17 @@ func TestExportNeutralisesFormulasAndNeverClobbers(t *testing.T) {
 			t.Fatalf("batch id %q", rec[0])
 		}
 	}
+	// No raw control character but newline, nor bidi control, in the
+	// file: cat on it must not drive the terminal.
+	raw, _ := os.ReadFile(target)
+	for _, r := range strings.ReplaceAll(string(raw), "\r\n", "\n") {
+		if (r < 0x20 && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u202e' {
+			t.Fatalf("the export holds %U raw", r)
+		}
+	}
+	if !strings.Contains(string(raw), "itm]0;owned[2J") {
+		t.Fatalf("the export lost the text around the stripped characters:\n%s", raw)
+	}
 
 	// An existing file is kept without --force.
 	os.WriteFile(target, []byte("keep me"), 0o644)

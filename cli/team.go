@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trustscreen/reviewer/client"
 	"github.com/trustscreen/reviewer/internal/safefile"
 	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
@@ -29,11 +30,8 @@ func (r *runner) configureTeam(svc *review.Service) error {
 	if !ok || v == "" {
 		return nil
 	}
-	d, err := time.ParseDuration(v)
+	d, err := policy.ParseClaimTTL(v)
 	if err != nil {
-		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_CLAIM_TTL=%q is not a Go duration such as 15m", v)
-	}
-	if err := policy.CheckClaimTTL(d); err != nil {
 		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_CLAIM_TTL: %s", policy.ErrorMessage(err))
 	}
 	svc.SetClaimTTL(d)
@@ -93,7 +91,7 @@ func (r *runner) printTeam(w io.Writer, d review.Detail) {
 	}
 	switch c := d.Claim; {
 	case c != nil && time.Now().Before(c.ExpiresAt):
-		fmt.Fprintf(w, "claim: %s until %s\n", show(c.Reviewer), c.ExpiresAt.Local().Format("15:04"))
+		fmt.Fprintf(w, "claim: %s until %s\n", show(c.Reviewer), policy.UntilText(c.ExpiresAt, time.Now()))
 	case d.Revision > 0:
 		fmt.Fprintln(w, "claim: nobody")
 	}
@@ -113,14 +111,18 @@ func (r *runner) printTeam(w io.Writer, d review.Detail) {
 func (r *runner) teamCommand(cmd string, args []string) (int, error) {
 	fs := r.flags(cmd)
 	asJSON := fs.Bool("json", false, "print JSON (me, next)")
-	ttl := fs.Duration("ttl", 0, "how long the claim lasts (claim; default REVIEWER_CLAIM_TTL or 15m)")
+	ttlFlag := fs.String("ttl", "", "how long the claim lasts, 1m to 1h (claim; default REVIEWER_CLAIM_TTL or 15m)")
 	n := map[string]int{"me": 0, "next": 0, "claim": 1, "release": 1, "note": 2}[cmd]
 	pos, err := r.parse(fs, args, n)
 	if err != nil {
 		return ExitUsage, err
 	}
-	if *ttl != 0 {
-		if err := policy.CheckClaimTTL(*ttl); err != nil {
+	// A --ttl that was given is checked as REVIEWER_CLAIM_TTL is, whatever
+	// it says: "0s" is refused, never taken for the default (which would
+	// silently shorten a longer claim the reviewer meant to renew).
+	var ttl time.Duration
+	if flagSet(fs, "ttl") {
+		if ttl, err = policy.ParseClaimTTL(*ttlFlag); err != nil {
 			return ExitUsage, usagef("--ttl: %s", policy.ErrorMessage(err))
 		}
 	}
@@ -143,11 +145,11 @@ func (r *runner) teamCommand(cmd string, args []string) (int, error) {
 		}
 		return ExitOK, nil
 	case "claim":
-		it, err := svc.Claim(ctx, pos[0], *ttl)
+		it, err := svc.Claim(ctx, pos[0], ttl)
 		if err != nil {
 			return claimFailed("claim "+pos[0], err)
 		}
-		fmt.Fprintf(out, "claimed %s until %s\n", show(it.ID), it.Claim.ExpiresAt.Local().Format("15:04"))
+		fmt.Fprintf(out, "claimed %s until %s\n", show(it.ID), policy.UntilText(it.Claim.ExpiresAt, time.Now()))
 	case "release":
 		it, err := svc.Release(ctx, pos[0])
 		if err != nil {
@@ -275,6 +277,10 @@ func (r *runner) teamFlags(fs *flag.FlagSet) *teamOptions {
 // add adds a reviewer; from says where it was given (never the token).
 func (t *teamOptions) add(from, name, tok string) error {
 	name, tok = strings.TrimSpace(name), strings.TrimSpace(tok)
+	if len(tok) < client.MinTokenLength {
+		// A console would refuse it at start: say so here, not there.
+		return fmt.Errorf("%s: reviewer %s: the token has %d characters; a console takes at least %d", from, name, len(tok), client.MinTokenLength)
+	}
 	for _, rv := range t.reviewers {
 		if rv.Name == name || rv.Token == tok {
 			return fmt.Errorf("%s: reviewer %s: each reviewer and each token once", from, name)
@@ -397,4 +403,11 @@ func notesSummary(fr review.FlushResult) string {
 	}
 	return fmt.Sprintf("; %d notes: %d added, %d refused, %d unknown, %d still queued", len(fr.Notes),
 		count[policy.ActionDone], count[policy.ActionFailed], count[policy.ActionUnknown], count[policy.ActionQueued])
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

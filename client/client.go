@@ -275,6 +275,10 @@ func (c *Client) exec(ctx context.Context, cl *call, r request) error {
 			return &Error{Code: policy.CodeInvalidResponse, Class: ClassBadAnswer, HTTPStatus: resp.StatusCode(),
 				Message: "the answer is not the JSON the contract promises: " + jerr.Error()}
 		}
+		// Every string of the answer, before anyone else sees it
+		// (redact.go): a service that echoes the token must not get
+		// it into the cache, an export, a log or the screen.
+		redactValue(r.out, c.cfg.Token)
 	}
 	return nil
 }
@@ -298,6 +302,11 @@ func (c *Client) finish(cl *call, resp *resty.Response, err error) (*attemptStat
 	if class == ClassBadAnswer && errors.Is(err, resty.ErrResponseBodyTooLarge) {
 		// Name the setting, so that whoever reads it knows what to raise.
 		e.Message = fmt.Sprintf("%s: over REVIEWER_MAX_BODY (%d bytes)", e.Message, c.cfg.MaxBody)
+	}
+	if e != nil {
+		// A refusal's message, its codes and the item it carried
+		// (a 412's, a 409's) are strings from the service too.
+		redactValue(e, c.cfg.Token)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -353,13 +362,6 @@ func (cl *call) evidence() []Attempt {
 		a.mu.Unlock()
 	}
 	return out
-}
-
-func redact(s string, tok Secret) string {
-	if t := tok.Reveal(); t != "" {
-		s = strings.ReplaceAll(s, t, "[redacted]")
-	}
-	return s
 }
 
 // quietLogger drops resty's own log lines: they would print request errors

@@ -212,6 +212,13 @@ func (c Config) rangeErrors() []string {
 // maxTokenFile is the most read of a token file: a token is a line.
 const maxTokenFile = 64 << 10
 
+// MinTokenLength is the shortest token the console accepts. A short token
+// is easy to guess, and the console takes the token out of every answer
+// (redact.go): a short one would also occur by chance in the text around
+// it, and redacting it would garble that text or, matched as a whole
+// word only, leave it in place.
+const MinTokenLength = 16
+
 // checkToken trims the whitespace around a token (a trailing newline is
 // usual) and refuses one that holds anything but printable ASCII: a line
 // break inside a token would never authenticate, and would fail as a
@@ -230,6 +237,10 @@ func checkToken(name, v string) (Secret, error) {
 			return "", policy.Errorf(policy.CodeInvalidInput,
 				"%s holds %s inside the token; a token is printable ASCII with no whitespace", name, what)
 		}
+	}
+	if v != "" && len(v) < MinTokenLength {
+		return "", policy.Errorf(policy.CodeInvalidInput,
+			"%s holds a token of %d characters; a token has at least %d: ask for a longer one", name, len(v), MinTokenLength)
 	}
 	return Secret(v), nil
 }

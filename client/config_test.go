@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/policy"
 )
 
 func env(m map[string]string) func(string) (string, bool) {
@@ -31,10 +33,10 @@ func TestConfigDefaults(t *testing.T) {
 func TestConfigFromEnvAndFlags(t *testing.T) {
 	dir := t.TempDir()
 	tokFile := filepath.Join(dir, "token")
-	os.WriteFile(tokFile, []byte("from-file\n"), 0o600)
+	os.WriteFile(tokFile, []byte("from-file-0123456789\n"), 0o600)
 	c, err := client.ConfigFromEnv(env(map[string]string{
 		"REVIEWER_API_URL": "https://api.example", "REVIEWER_TIMEOUT": "45s", "REVIEWER_CONNECT_TIMEOUT": "2s",
-		"REVIEWER_RETRY_ATTEMPTS": "1", "REVIEWER_RETRY_SLEEP": "50ms", "REVIEWER_API_TOKEN": "from-env",
+		"REVIEWER_RETRY_ATTEMPTS": "1", "REVIEWER_RETRY_SLEEP": "50ms", "REVIEWER_API_TOKEN": "from-env-0123456789",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +50,7 @@ func TestConfigFromEnvAndFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.BaseURL != "https://api.example" || c.Timeout != 40*time.Second || c.ConnectTimeout != 2*time.Second ||
-		c.RetryAttempts != 1 || c.RetrySleep != 50*time.Millisecond || c.Token.Reveal() != "from-file" {
+		c.RetryAttempts != 1 || c.RetrySleep != 50*time.Millisecond || c.Token.Reveal() != "from-file-0123456789" {
 		t.Fatalf("%+v", c)
 	}
 }
@@ -91,8 +93,8 @@ func TestConfigRefusesATokenWithWhitespaceInsideAndNeverPrintsIt(t *testing.T) {
 		}
 	}
 	// Whitespace around it is trimmed, as a shell's $(cat file) leaves it.
-	c, err := client.ConfigFromEnv(env(map[string]string{"REVIEWER_API_TOKEN": "  tok-123\r\n"}))
-	if err != nil || c.Token.Reveal() != "tok-123" {
+	c, err := client.ConfigFromEnv(env(map[string]string{"REVIEWER_API_TOKEN": "  tok-1234567890abcdef\r\n"}))
+	if err != nil || c.Token.Reveal() != "tok-1234567890abcdef" {
 		t.Fatalf("%v %q", err, c.Token.Reveal())
 	}
 }
@@ -126,7 +128,7 @@ func TestConfigBoundsEveryNumber(t *testing.T) {
 
 func TestTokenFileReadableByOthersWarns(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(file, []byte("tok-123\n"), 0o600)
+	os.WriteFile(file, []byte("tok-1234567890abcdef\n"), 0o600)
 	c := client.DefaultConfig()
 	c.TokenFile = file
 	if err := c.Finish(); err != nil || len(c.Warnings) != 0 {
@@ -136,7 +138,7 @@ func TestTokenFileReadableByOthersWarns(t *testing.T) {
 	c = client.DefaultConfig()
 	c.TokenFile = file
 	if err := c.Finish(); err != nil || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "chmod 600") ||
-		strings.Contains(c.Warnings[0], "tok-123") {
+		strings.Contains(c.Warnings[0], "tok-1234567890abcdef") {
 		t.Fatalf("0644: %v %v", err, c.Warnings)
 	}
 	// A named pipe is refused, not opened (it would block).
@@ -146,5 +148,35 @@ func TestTokenFileReadableByOthersWarns(t *testing.T) {
 	c.TokenFile = fifo
 	if err := c.Finish(); err == nil || !strings.Contains(err.Error(), "named pipe") {
 		t.Fatalf("fifo: %v", err)
+	}
+}
+
+// A token shorter than 16 characters is refused at start, from the
+// environment and from a file alike, in words that name the variable and
+// the length, never the token.
+func TestConfigRefusesAShortTokenInWords(t *testing.T) {
+	for _, tok := range []string{"x", "demo-token-ana", "abcdefghijklmno"} {
+		_, err := client.ConfigFromEnv(env(map[string]string{"REVIEWER_API_TOKEN": tok}))
+		want := fmt.Sprintf("REVIEWER_API_TOKEN holds a token of %d characters; a token has at least 16", len(tok))
+		if err == nil {
+			t.Fatalf("%d characters: accepted", len(tok))
+		}
+		named := len(tok) > 3 && strings.Contains(err.Error(), tok) // "x" is in many words
+		if !strings.Contains(err.Error(), want) || named ||
+			policy.ErrorCode(err) != policy.CodeInvalidInput {
+			t.Errorf("%d characters: %v", len(tok), err)
+		}
+		file := filepath.Join(t.TempDir(), "token")
+		os.WriteFile(file, []byte(tok+"\n"), 0o600)
+		c := client.DefaultConfig()
+		c.TokenFile = file
+		if err := c.Finish(); err == nil || !strings.Contains(err.Error(), "REVIEWER_API_TOKEN_FILE") ||
+			!strings.Contains(err.Error(), "at least 16") || (len(tok) > 3 && strings.Contains(err.Error(), tok)) {
+			t.Errorf("file, %d characters: %v", len(tok), err)
+		}
+	}
+	c, err := client.ConfigFromEnv(env(map[string]string{"REVIEWER_API_TOKEN": "abcdefghijklmnop"}))
+	if err != nil || c.Token.Reveal() != "abcdefghijklmnop" {
+		t.Fatalf("16 characters: %v", err)
 	}
 }

@@ -147,7 +147,9 @@ func CheckNoteText(text string) (string, error) {
 	return t, nil
 }
 
-// CheckClaimTTL returns nil when d is a claim length the contract allows.
+// CheckClaimTTL returns nil when d is a claim length the contract allows
+// (60 s to 3600 s, in whole seconds). Zero is no exception: it is refused
+// like any other length outside the range, never taken for the default.
 func CheckClaimTTL(d time.Duration) error {
 	if d < MinClaimTTL || d > MaxClaimTTL || d%time.Second != 0 {
 		return Errorf(CodeInvalidInput, "a claim lasts from 1m to 1h in whole seconds; %v is not allowed", d)
@@ -193,4 +195,36 @@ func sameScore(a, b *int) bool {
 		return a == b
 	}
 	return *a == *b
+}
+
+// ParseClaimTTL reads a claim length as a person wrote it (Go syntax: 15m,
+// 90s) and checks it with CheckClaimTTL. REVIEWER_CLAIM_TTL and the claim
+// command's --ttl both go through it, so they refuse the same values.
+func ParseClaimTTL(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		return 0, Errorf(CodeInvalidInput, "%q is not a Go duration such as 15m", v)
+	}
+	if err := CheckClaimTTL(d); err != nil {
+		return 0, err
+	}
+	return d, nil
+}
+
+// UntilText says when a claim ends, for a person in the reviewer's time
+// zone (time.Local): the time alone when it is on the same day as now
+// ("23:59"), else with its date ("Dec 2 09:17"), and with its year when
+// that is not now's year ("Dec 31 9999 23:59"). A claim that ends
+// tomorrow, or in the year 9999, must never read as ending tonight.
+func UntilText(end, now time.Time) string {
+	end, now = end.Local(), now.Local()
+	ey, em, ed := end.Date()
+	ny, nm, nd := now.Date()
+	switch {
+	case ey == ny && em == nm && ed == nd:
+		return end.Format("15:04")
+	case ey == ny:
+		return end.Format("Jan 2 15:04")
+	}
+	return end.Format("Jan 2 2006 15:04")
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
@@ -41,14 +40,16 @@ func (s *Service) Resubmit(ctx context.Context, itemID string) (Result, error) {
 }
 
 // RequestFile asks the customer for a new file, for an item whose code a
-// re-run cannot help. An empty message takes the one policy suggests.
+// re-run cannot help. The message is the reviewer's, as
+// policy.CheckCustomerMessage keeps it; one it refuses is never queued.
 func (s *Service) RequestFile(ctx context.Context, itemID, message string) (Result, error) {
 	// What is sent is what the reviewer wrote: an empty message is refused,
-	// never swapped for a default the reviewer did not see.
-	if strings.TrimSpace(message) == "" {
-		return Result{}, policy.Errorf(policy.CodeInvalidInput, "a file request needs a message for the customer; nothing was sent")
+	// never swapped for a default the reviewer did not see; so is one with
+	// control or bidi characters, or too long, before it is queued.
+	message, err := policy.CheckCustomerMessage(message)
+	if err != nil {
+		return Result{}, err
 	}
-	message = strings.TrimSpace(message)
 	return s.act(ctx, store.Action{ItemID: itemID, Kind: policy.ActionFileRequest, Message: message}, nil, policy.CanRequestFile)
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -147,12 +146,12 @@ func pick(n int, one, many string) string {
 // SetMessage edits the customer message of one code, once for all the
 // plan's items with that code.
 func (p *Plan) SetMessage(code policy.Code, text string) error {
-	text = strings.TrimSpace(text)
 	if _, ok := p.Messages[code]; !ok {
 		return policy.Errorf(policy.CodeInvalidInput, "the plan has no item with code %s", code)
 	}
-	if text == "" {
-		return policy.Errorf(policy.CodeInvalidInput, "the message for %s cannot be empty", code)
+	text, err := policy.CheckCustomerMessage(text)
+	if err != nil {
+		return policy.Errorf(policy.CodeInvalidInput, "the message for %s: %s", code, policy.ErrorMessage(err))
 	}
 	p.Messages[code] = text
 	return nil
@@ -289,11 +288,24 @@ func (s *Service) Confirm(ctx context.Context, p Plan) (Run, error) {
 		}
 		return nil
 	}
+	// Messages go to customers: the one of each code of the plan is
+	// checked again here, however the plan was edited, before anything
+	// is queued.
+	messages := map[policy.Code]string{}
+	if p.Kind == policy.ActionFileRequest {
+		for _, code := range p.Codes() {
+			m, err := policy.CheckCustomerMessage(p.Messages[code])
+			if err != nil {
+				return Run{}, policy.Errorf(policy.CodeInvalidInput, "the message for %s: %s", code, policy.ErrorMessage(err))
+			}
+			messages[code] = m
+		}
+	}
 	actions := make([]store.Action, len(p.Items))
 	for i, it := range p.Items {
 		actions[i] = store.Action{ItemID: it.ItemID, Kind: p.Kind, Key: s.newKey()}
 		if p.Kind == policy.ActionFileRequest {
-			actions[i].Message = p.Messages[it.Code]
+			actions[i].Message = messages[it.Code]
 		}
 	}
 	run, created, refused, err := s.db.CreateRun(ctx, p.Kind, s.who(), actions, s.notHeldByOther(check))

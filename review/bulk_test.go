@@ -318,6 +318,21 @@ func TestBulkFileRequestsWithOneMessagePerCode(t *testing.T) {
 	if p.SetMessage(policy.CodeClassifierTimeout, "x") == nil || p.SetMessage(policy.CodeDecodeFailed, " ") == nil {
 		t.Fatal("a message for a code not in the plan, or an empty one, was taken")
 	}
+	// Control and bidi characters never reach a customer: refused when the
+	// message is set, and again when the plan is confirmed, however its
+	// messages were changed, before anything is queued.
+	if err := p.SetMessage(policy.CodeDecodeFailed, "Please\x1b]0;x\x07 send"); err == nil || !strings.Contains(err.Error(), "escape character") {
+		t.Fatalf("an escape sequence was taken: %v", err)
+	}
+	sharp := p.Messages[policy.CodeDecodeFailed]
+	p.Messages[policy.CodeDecodeFailed] = "Please send gpj.\u202eexe"
+	if _, err := e.svc.Confirm(ctx, p); err == nil || policy.ErrorCode(err) != policy.CodeInvalidInput || !strings.Contains(err.Error(), "right-to-left override") {
+		t.Fatalf("a bidi override was confirmed: %v", err)
+	}
+	if out, _ := e.svc.Outbox(ctx); len(out) != 0 {
+		t.Fatalf("a refused plan queued %d actions", len(out))
+	}
+	p.Messages[policy.CodeDecodeFailed] = sharp
 	run, err := e.svc.Confirm(ctx, p)
 	if err != nil {
 		t.Fatal(err)

@@ -106,7 +106,8 @@ func (s *Service) Batches(ctx context.Context, search string, limit int) ([]stor
 
 // ExportCSV writes the items of a batch (all batches when empty) as CSV.
 // A score is written only for a scored item. Every cell goes through
-// safetext.CSVCell: one that a spreadsheet would run as a formula (ids and
+// safetext.CSVCell: control characters but newline and bidi controls are
+// stripped, and one that a spreadsheet would run as a formula (ids and
 // names come from the service) gets a leading apostrophe.
 func (s *Service) ExportCSV(ctx context.Context, w io.Writer, batchID string) (int, error) {
 	cw := csv.NewWriter(w)

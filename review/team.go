@@ -170,7 +170,7 @@ func (s *Service) notHeldByOther(check func(policy.Situation) error) func(policy
 	return func(sit policy.Situation) error {
 		if c := sit.Item.HeldByOther(s.who(), sit.Now); c != nil {
 			it := sit.Item
-			return &ConflictError{Code: policy.CodeClaimed, Item: &it, Sentence: claimSentence(*c) + "; nothing was sent"}
+			return &ConflictError{Code: policy.CodeClaimed, Item: &it, Sentence: claimSentence(*c, sit.Now) + "; nothing was sent"}
 		}
 		return check(sit)
 	}
@@ -241,7 +241,7 @@ func (s *Service) conflictSentence(v seen, e *client.Error) string {
 	it := e.Item
 	if e.Code == policy.CodeClaimed {
 		if it != nil && it.Claim != nil {
-			return claimSentence(*it.Claim)
+			return claimSentence(*it.Claim, now)
 		}
 		return "another reviewer holds this item"
 	}
@@ -272,13 +272,15 @@ func (s *Service) conflictSentence(v seen, e *client.Error) string {
 		what = fmt.Sprintf("changed %s: now %s (revision %d)", ago, stateText(*it), it.Revision)
 	}
 	if c := it.HeldByOther(s.who(), now); c != nil && !strings.HasPrefix(what, "claimed") {
-		what += "; " + claimSentence(*c)
+		what += "; " + claimSentence(*c, now)
 	}
 	return what
 }
 
-func claimSentence(c policy.Claim) string {
-	return fmt.Sprintf("%s is on this until %s", titled(c.Reviewer), c.ExpiresAt.Local().Format("15:04"))
+// claimSentence names who holds an item until when, with the date when the
+// claim does not end today (policy.UntilText).
+func claimSentence(c policy.Claim, now time.Time) string {
+	return fmt.Sprintf("%s is on this until %s", titled(c.Reviewer), policy.UntilText(c.ExpiresAt, now))
 }
 
 func titled(name string) string {
@@ -402,7 +404,7 @@ func (s *Service) claimOutcome(ctx context.Context, itemID, op string, it policy
 	if err == nil {
 		detail := "released"
 		if it.Claim != nil {
-			detail = "until " + it.Claim.ExpiresAt.Local().Format("15:04")
+			detail = "until " + policy.UntilText(it.Claim.ExpiresAt, s.now())
 		}
 		return it, s.db.ApplyItem(rctx, it, s.who(), op+": done", detail)
 	}
@@ -449,7 +451,7 @@ func (s *Service) Next(ctx context.Context) (NextResult, error) {
 		it, err := s.Claim(ctx, id, 0)
 		switch {
 		case err == nil:
-			return s.picked(ctx, id, true, "claimed until "+it.Claim.ExpiresAt.Local().Format("15:04"))
+			return s.picked(ctx, id, true, "claimed until "+policy.UntilText(it.Claim.ExpiresAt, s.now()))
 		case policy.ErrorCode(err) == policy.CodeClaimed:
 			continue // someone else took it meanwhile: the cache knows now
 		case client.IsNotOffered(err):

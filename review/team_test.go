@@ -361,7 +361,7 @@ func TestAClaimRefusesOthersAndExpires(t *testing.T) {
 	if err != nil || it.Claim == nil || it.Claim.Reviewer != "ana" || it.Claim.ExpiresAt.Sub(tm.clk.Now()) > 15*time.Minute || it.Claim.ExpiresAt.Sub(tm.clk.Now()) < 14*time.Minute {
 		t.Fatalf("%+v %v", it.Claim, err)
 	}
-	until := it.Claim.ExpiresAt.Local().Format("15:04")
+	until := policy.UntilText(it.Claim.ExpiresAt, tm.clk.Now())
 	// Ben has not synced: the service refuses, and his cache learns the claim.
 	res, err := tm.ben.svc.Resubmit(ctx, id)
 	if err != nil || res.Action.State != policy.ActionFailed {

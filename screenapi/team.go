@@ -45,8 +45,8 @@ type Reviewer struct {
 // window. The tokens are public on purpose: the demo serves only loopback.
 func DemoReviewers() []Reviewer {
 	return []Reviewer{
-		{Name: "ana", DisplayName: "Ana Lima", Token: "demo-token-ana"},
-		{Name: "ben", DisplayName: "Ben Okafor", Token: "demo-token-ben"},
+		{Name: "ana", DisplayName: "Ana Lima", Token: "demo-token-ana-0001"},
+		{Name: "ben", DisplayName: "Ben Okafor", Token: "demo-token-ben-0001"},
 	}
 }
 

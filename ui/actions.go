@@ -175,8 +175,9 @@ func newRequestDialog(c *Console, text string, send func(string)) *requestDialog
 	rd.msg.SetText(text)
 	rd.msg.SetMinRowsVisible(4)
 	rd.why.Importance = widget.DangerImportance
+	rd.why.Wrapping = fyne.TextWrapWord
 	rd.send = widget.NewButton("Send", func() {
-		if strings.TrimSpace(rd.msg.Text) == "" {
+		if _, err := policy.CheckCustomerMessage(rd.msg.Text); err != nil {
 			return
 		}
 		rd.dlg.Hide()
@@ -185,11 +186,18 @@ func newRequestDialog(c *Console, text string, send func(string)) *requestDialog
 	rd.send.Importance = widget.HighImportance
 	cancel := widget.NewButton("Cancel", func() { rd.dlg.Hide() })
 	rd.msg.OnChanged = func(s string) {
-		if strings.TrimSpace(s) == "" {
+		// The same check the workflow makes before queueing, said at once.
+		_, err := policy.CheckCustomerMessage(s)
+		switch {
+		case strings.TrimSpace(s) == "":
 			rd.send.Disable()
 			rd.why.SetText("Write a message: the customer needs to know what to send.")
 			rd.why.Show()
-		} else {
+		case err != nil:
+			rd.send.Disable()
+			rd.why.SetText(policy.ErrorMessage(err))
+			rd.why.Show()
+		default:
 			rd.send.Enable()
 			rd.why.Hide()
 		}

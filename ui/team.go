@@ -78,13 +78,14 @@ func newTeamView(p *itemPanel) *teamView {
 	return v
 }
 
-// holderText is the sentence for another reviewer's claim.
-func holderText(c policy.Claim) string {
+// holderText is the sentence for another reviewer's claim, with the date
+// when the claim does not end on now's day (policy.UntilText).
+func holderText(c policy.Claim, now time.Time) string {
 	name := c.Reviewer
 	if r, n := utf8.DecodeRuneInString(name); n > 0 {
 		name = string(unicode.ToUpper(r)) + name[n:]
 	}
-	return fmt.Sprintf("%s is on this until %s", name, clock(c.ExpiresAt))
+	return fmt.Sprintf("%s is on this until %s", name, policy.UntilText(c.ExpiresAt, now))
 }
 
 // withHolder adds another reviewer's claim to a row's status.
@@ -92,7 +93,7 @@ func withHolder(v review.ItemView, text string, imp widget.Importance) (string, 
 	if v.Holder == nil {
 		return text, imp
 	}
-	return text + " · " + holderText(*v.Holder), widget.WarningImportance
+	return text + " · " + holderText(*v.Holder, time.Now()), widget.WarningImportance
 }
 
 // render draws the claim and the notes; at the end of itemPanel.render, so
@@ -116,7 +117,7 @@ func (v *teamView) render() {
 	v.claim.Importance = widget.MediumImportance
 	switch {
 	case d.HeldByOther(me, now) != nil:
-		text := holderText(*d.HeldByOther(me, now))
+		text := holderText(*d.HeldByOther(me, now), now)
 		v.claim.SetText(text)
 		v.claim.Importance = widget.WarningImportance
 		v.p.setButtons(false, false, false)
@@ -124,7 +125,7 @@ func (v *teamView) render() {
 	case v.saidItem == d.ID && v.said != "":
 		v.claim.SetText(v.said)
 	case d.HeldBy(me, now):
-		v.claim.SetText("You are on this until " + clock(d.Claim.ExpiresAt) + ".")
+		v.claim.SetText("You are on this until " + policy.UntilText(d.Claim.ExpiresAt, now) + ".")
 	case tw.APIVersion() == "1.0":
 		v.claim.SetText("Claims and notes: this service does not offer them.")
 	default:

@@ -100,7 +100,7 @@ func TestAnItemHeldByAnotherReviewerHasItsActionsOff(t *testing.T) {
 	held.Holder = held.Claim
 	wf := newTeamFake(held)
 	c := newTeamConsole(t, wf)
-	want := "Ben is on this until " + until.Local().Format("15:04")
+	want := "Ben is on this until " + policy.UntilText(until, time.Now())
 	if !c.panel.loaded || !c.panel.resubmit.Disabled() || !c.panel.request.Disabled() || !c.panel.upload.Disabled() {
 		t.Fatal("the action buttons must be off while ben holds the item")
 	}
@@ -117,6 +117,24 @@ func TestAnItemHeldByAnotherReviewerHasItsActionsOff(t *testing.T) {
 	c.Settle()
 	if got := callsWith(wf, "resubmit"); len(got) != 0 {
 		t.Fatalf("a held item was re-submitted: %v", got)
+	}
+}
+
+// A claim that ends on another day says which day, in the row and in the
+// panel: "until 09:17" for a claim that ends tomorrow reads as "tonight".
+func TestAClaimEndingTomorrowShowsItsDate(t *testing.T) {
+	until := time.Now().Add(30 * time.Hour)
+	held := errorItem("itm_1", "CLASSIFIER_TIMEOUT")
+	held.Claim = &policy.Claim{Reviewer: "ben", ExpiresAt: until}
+	held.Holder = held.Claim
+	c := newTeamConsole(t, newTeamFake(held))
+	// The year joins the date only across New Year's Eve.
+	want, clock := "Ben is on this until "+until.Local().Format("Jan 2"), until.Local().Format("15:04")
+	if got := c.panel.team.claim.Text; !strings.HasPrefix(got, want) || !strings.HasSuffix(got, clock) {
+		t.Fatalf("panel %q, want %q ... %q", got, want, clock)
+	}
+	if st := c.cell(0, c.col(t, "Status")); !strings.Contains(st.Text, want) || !strings.Contains(st.Text, clock) {
+		t.Fatalf("row status %q, want %q ... %q", st.Text, want, clock)
 	}
 }
 

@@ -334,6 +334,22 @@ func TestAnEmptyCustomerMessageIsRefusedInTheDialog(t *testing.T) {
 	if len(wf.Calls()) != 0 {
 		t.Fatalf("an empty message was sent: %v", wf.Calls())
 	}
+	// Control and bidi characters, or more than 4,000 characters, never
+	// reach the customer: Send is off, and the dialog says why.
+	for text, says := range map[string]string{
+		"Please send]0;x a photo.": "escape character", "Please send gpj.‮exe": "right-to-left override",
+		strings.Repeat("Please. ", 600): "at most 4000 characters",
+	} {
+		c.apply(func() { rd.msg.SetText(text) })
+		if !rd.send.Disabled() || !rd.why.Visible() || !strings.Contains(rd.why.Text, says) {
+			t.Fatalf("%.30q: Send disabled %v, why %q", text, rd.send.Disabled(), rd.why.Text)
+		}
+		c.apply(func() { test.Tap(rd.send) })
+		c.Settle()
+		if len(wf.Calls()) != 0 {
+			t.Fatalf("%.30q was sent: %v", text, wf.Calls())
+		}
+	}
 	c.apply(func() { rd.msg.SetText("Please send the back of the card.") })
 	c.apply(func() { test.Tap(rd.send) })
 	c.Settle()

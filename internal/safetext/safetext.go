@@ -117,16 +117,22 @@ func maxInt(a, b int) int {
 	return b
 }
 
-// CSVCell neutralises a cell that a spreadsheet would run as a formula:
-// one that starts, after any leading whitespace, with =, +, -, @ (or their
-// full-width forms), or that starts with a tab or a carriage return. Such a
-// cell gets a leading apostrophe, which spreadsheets show as text; any
-// other cell is returned unchanged.
+// CSVCell makes a cell safe for the export. First it strips what has no
+// place in a cell: every control character but the newline (C0 with tab
+// and carriage return, DEL, C1: a raw ESC would drive the terminal of
+// whoever runs cat on the file) and the bidi controls (which make a cell
+// read as something else); a byte that is not UTF-8 becomes U+FFFD. Then
+// it neutralises a cell that a spreadsheet would run as a formula: one
+// that starts, after any leading whitespace, with =, +, -, @ (or their
+// full-width forms), | or %, or that starts with a newline. Such a cell
+// gets a leading apostrophe, which spreadsheets show as text. Any other
+// cell is returned unchanged.
 func CSVCell(v string) string {
+	v = stripForCSV(v)
 	if v == "" {
 		return v
 	}
-	if v[0] == '\t' || v[0] == '\r' || v[0] == '\n' {
+	if v[0] == '\n' { // tab and carriage return are stripped already
 		return "'" + v
 	}
 	t := strings.TrimLeftFunc(v, func(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) })
@@ -139,6 +145,44 @@ func CSVCell(v string) string {
 		return "'" + v
 	}
 	return v
+}
+
+// stripForCSV drops the control characters but newline and the bidi
+// controls, and turns bytes that are not UTF-8 into U+FFFD.
+func stripForCSV(v string) string {
+	clean := true
+	for i := 0; i < len(v) && clean; {
+		r, n := utf8.DecodeRuneInString(v[i:])
+		clean = !(r == utf8.RuneError && n <= 1) && !strippedInCSV(r)
+		i += n
+	}
+	if clean {
+		return v
+	}
+	var b strings.Builder
+	b.Grow(len(v))
+	for _, r := range v { // a byte that is not UTF-8 ranges as U+FFFD
+		if !strippedInCSV(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func strippedInCSV(r rune) bool {
+	return (unicode.IsControl(r) && r != '\n') || IsBidiControl(r)
+}
+
+// IsBidiControl reports whether r reorders text: the bidi embeddings,
+// overrides, isolates and marks.
+func IsBidiControl(r rune) bool {
+	switch {
+	case r == '\u061c', r == '\u200e', r == '\u200f':
+		return true
+	case r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069':
+		return true
+	}
+	return false
 }
 
 // Sentence is Line for a message that quotes values: each word (a run
