@@ -74,8 +74,8 @@ func TestReviewersFile(t *testing.T) {
 		}
 		return team, err
 	}
-	good := write("team", "# the team\nana = tok-ana-0123\n\nben=tok-ben-0123\n", 0o600)
-	team, err := parse("--reviewers-file", good, "--reviewer", "cara=tok-cara-0123")
+	good := write("team", "# the team\nana = tok-ana-0123456789\n\nben=tok-ben-0123456789\n", 0o600)
+	team, err := parse("--reviewers-file", good, "--reviewer", "cara=tok-cara-0123456789")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,17 +83,17 @@ func TestReviewersFile(t *testing.T) {
 	if err := team.apply(&opts, false); err != nil {
 		t.Fatal(err)
 	}
-	if len(opts.Reviewers) != 3 || opts.Reviewers[0].Name != "ana" || opts.Reviewers[0].Token != "tok-ana-0123" ||
+	if len(opts.Reviewers) != 3 || opts.Reviewers[0].Name != "ana" || opts.Reviewers[0].Token != "tok-ana-0123456789" ||
 		opts.Reviewers[1].Name != "ben" || opts.Reviewers[0].DisplayName != "Ana" || opts.Reviewers[2].Name != "cara" {
 		t.Fatalf("reviewers %+v", opts.Reviewers)
 	}
 	for _, c := range []struct {
 		path, want string
 	}{
-		{write("readable", "ana=tok-ana-0123\n", 0o644), "chmod 600"},
-		{write("group", "ana=tok-ana-0123\n", 0o640), "chmod 600"},
-		{write("bad", "ana=tok-ana-0123\nben tok-ben-0123\n", 0o600), "line 2: want NAME=TOKEN"},
-		{write("twice", "ana=tok-ana-0123\nana=tok-other-0123\n", 0o600), "line 2"},
+		{write("readable", "ana=tok-ana-0123456789\n", 0o644), "chmod 600"},
+		{write("group", "ana=tok-ana-0123456789\n", 0o640), "chmod 600"},
+		{write("bad", "ana=tok-ana-0123456789\nben tok-ben-0123456789\n", 0o600), "line 2: want NAME=TOKEN"},
+		{write("twice", "ana=tok-ana-0123456789\nana=tok-other-0123456789\n", 0o600), "line 2"},
 		{write("empty", "# nobody\n", 0o600), "names no reviewer"},
 		{filepath.Join(dir, "missing"), "cannot read"},
 		{dir, "not a regular file"},

@@ -68,15 +68,10 @@ func (c *Client) ListBatches(ctx context.Context, since time.Time, cursor string
 		bad.HTTPStatus, bad.Attempts = 200, attempts
 		return Page{}, attempts, bad
 	}
-	// What the service sent is kept in the cache: never the token, even
-	// from a service that echoes it.
-	for _, b := range page.Batches {
-		for i := range b.Items {
-			if it := &b.Items[i]; it.Status == policy.StatusInvalid {
-				it.Raw, it.Problem = redact(it.Raw, c.cfg.Token), redact(it.Problem, c.cfg.Token)
-			}
-		}
-	}
+	// Every string of the page, the text kept of an invalid item included,
+	// before anyone else sees it (redact.go): the decoder's own fields are
+	// not the page, so do's redaction does not reach it.
+	redactValue(&page, c.cfg.Token)
 	return page, attempts, nil
 }
 
