@@ -372,7 +372,12 @@ func (c *runChunk) write(ctx context.Context, tx *sql.Tx, now time.Time, actions
 		}
 	}()
 	for i, q := range []string{
-		"SELECT " + itemColumns + itemFrom + " WHERE i.id = ?",
+		// The item as getItem reads it, with its open action in place of its
+		// newest one (the same for a judgement: an open action is always
+		// the newest), found by the one-open-action index.
+		"SELECT " + itemColumns + ` FROM items i JOIN batches b ON b.id = i.batch_id
+			LEFT JOIN actions a INDEXED BY actions_one_open ON a.item_id = i.id AND a.state IN ('queued','sending','unknown')` +
+			triageJoin + " WHERE i.id = ?",
 		`INSERT INTO actions(item_id, kind, idempotency_key, state, reviewer, message, file_name, created_at, updated_at, revision)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		`INSERT INTO bulk_run_actions(action_id, run_id) VALUES (?, ?)`,
