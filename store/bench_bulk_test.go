@@ -52,7 +52,9 @@ func fillErrors(tb testing.TB, db *store.DB, n int) []store.Action {
 func BenchmarkConfirmRun(b *testing.B) {
 	for _, n := range []int{5000, 20000, 50000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			ctx := context.Background()
+			// Cancellable, as a command's is (Ctrl-C).
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
 			var elapsed time.Duration
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()

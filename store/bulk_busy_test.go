@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -114,5 +115,27 @@ func TestAWriterGetsInWhileABulkRunIsConfirmed(t *testing.T) {
 	raw.QueryRow(`SELECT COUNT(*), COUNT(DISTINCT item_id), SUM(state = 'queued') FROM actions`).Scan(&actions, &items, &open)
 	if actions != n || items != n || open != n {
 		t.Fatalf("%d actions on %d items, %d queued; want %d of each", actions, items, open, n)
+	}
+}
+
+// A confirmation stopped part-way (Ctrl-C) keeps what it queued, each
+// action with its key, and says how many and how to send or withdraw them.
+func TestAStoppedConfirmationKeepsWhatItQueued(t *testing.T) {
+	db, acts := errorCache(t, 20000)
+	ctx, cancel := context.WithCancel(context.Background())
+	var calls int
+	check := func(sit policy.Situation) error {
+		if calls++; calls == 6000 {
+			cancel() // the reviewer stops it after its first chunk (5,000 at most)
+		}
+		return policy.CanResubmit(sit)
+	}
+	run, created, _, err := db.CreateRun(ctx, policy.ActionResubmit, "ana", acts, check)
+	if err == nil || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "cancel-run") {
+		t.Fatalf("a stopped confirmation: %v", err)
+	}
+	kept, err := db.RunActions(context.Background(), run.ID)
+	if err != nil || len(kept) != len(created) || len(kept) == 0 || len(kept) == len(acts) {
+		t.Fatalf("%d kept, %d reported queued, of %d: %v", len(kept), len(created), len(acts), err)
 	}
 }
