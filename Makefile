@@ -88,10 +88,10 @@ fuzz: deps
 # docs/reliability.md). Under 10 minutes on 2 cores; `make test` runs a
 # short form of it.
 reliability: deps
-	@mkdir -p bin && rm -f bin/reliability-matrix.txt
+	@mkdir -p bin && rm -f bin/reliability-matrix.txt bin/reliability-matrix.txt.bulk
 	@RELIABILITY=full RELIABILITY_REPORT=$(CURDIR)/bin/reliability-matrix.txt \
 		$(GO) test -count=1 -parallel 8 -timeout 10m ./reliability/; status=$$?; \
-		cat bin/reliability-matrix.txt 2>/dev/null; exit $$status
+		cat bin/reliability-matrix.txt bin/reliability-matrix.txt.bulk 2>/dev/null; exit $$status
 
 # The performance suite (docs/performance.md): the real binary against the
 # reference service with BENCH_BATCHES batches of 10 items, each figure

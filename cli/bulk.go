@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/trustscreen/reviewer/internal/safetext"
@@ -82,6 +82,7 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	yes := fs.Bool("yes", false, "do not ask: confirm the plan as printed")
 	dry := fs.Bool("dry-run", false, "only print the plan; queue nothing")
 	concurrency := fs.Int("concurrency", review.DefaultBulkConcurrency, "actions in flight at once (REVIEWER_BULK_CONCURRENCY)")
+	maxN := fs.Int("max", 0, "the most items this run may act on; a run over the bulk limit (REVIEWER_BULK_MAX) needs it, at least its count")
 	messages := messageFlags{}
 	if cmd == "request-file" {
 		fs.Var(messages, "message", "CODE=TEXT: the message for the customers of one code (repeatable; default: the prefilled one)")
@@ -95,6 +96,9 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	if err := r.bulkConcurrency(fs, concurrency); err != nil {
 		return ExitUsage, err
 	}
+	if *maxN < 0 {
+		return ExitUsage, usagef("--max %d: want a count of items", *maxN)
+	}
 	if *code != "" && !policy.IsItemCode(policy.Code(*code)) {
 		return ExitUsage, usagef("--code %q is not an item error code", *code)
 	}
@@ -104,6 +108,13 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	}
 	defer done()
 	selection := review.Selection{Filter: store.ItemFilter{Status: policy.StatusError, BatchID: *batch, Code: policy.Code(*code)}}
+	kind := policy.ActionFileRequest
+	if cmd == "resubmit" {
+		kind = policy.ActionResubmit
+	}
+	if *dry { // only printed: read twice in flat memory, never held
+		return r.dryRun(ctx, svc, selection, kind, messages, *maxN)
+	}
 	var plan review.Plan
 	if cmd == "resubmit" {
 		plan, err = svc.PlanResubmit(ctx, selection)
@@ -118,13 +129,21 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 			return ExitUsage, usagef("--message %s: %s", c, policy.ErrorMessage(err))
 		}
 	}
-	r.printPlan(plan)
+	r.printPlanHead(plan)
+	tw := newStreamTable(r.env.Stdout)
+	for _, it := range plan.Items {
+		planRow(tw, it)
+	}
+	if err := tw.Flush(); err != nil {
+		return ExitFailure, err
+	}
+	if err := countGiven(plan, *maxN); err != nil {
+		return ExitUsage, err
+	}
+	plan.CountConfirmed = *maxN
 	switch {
 	case len(plan.Items) == 0:
 		fmt.Fprintln(r.env.Stdout, "nothing to do: no call made")
-		return ExitOK, nil
-	case *dry:
-		fmt.Fprintln(r.env.Stdout, "dry run: nothing queued, no call made")
 		return ExitOK, nil
 	case !*yes && !r.interactive():
 		return ExitUsage, usagef("not confirmed: %s; run it on a terminal to be asked, or pass --yes (--dry-run only prints the plan)",
@@ -175,7 +194,59 @@ func (r *runner) bulkConcurrency(fs *flag.FlagSet, n *int) error {
 	return nil
 }
 
-func (r *runner) printPlan(p review.Plan) {
+// countGiven checks --max against a plan: a plan over the bulk limit needs
+// it, and no plan may act on more items than it says.
+func countGiven(p review.Plan, maxN int) error {
+	n := p.Len()
+	switch {
+	case maxN > 0 && n > maxN:
+		return usagef("--max %d: the plan acts on %d items; nothing queued, no call made", maxN, n)
+	case p.NeedsCount() && maxN == 0:
+		return usagef("the plan acts on %d items, more than the bulk limit of %d (REVIEWER_BULK_MAX, --bulk-max): add --max %d to confirm that many; nothing queued, no call made",
+			n, p.Max, n)
+	}
+	return nil
+}
+
+// dryRun prints a plan without holding it: its summary first (one read of
+// the selection, counting), then its items as a second read streams them.
+func (r *runner) dryRun(ctx context.Context, svc *review.Service, sel review.Selection, kind policy.ActionKind,
+	messages messageFlags, maxN int) (int, error) {
+	plan, err := svc.PlanSummary(ctx, sel, kind)
+	if err != nil {
+		return exitFor(err), err
+	}
+	for c, text := range messages {
+		if err := plan.SetMessage(c, text); err != nil {
+			return ExitUsage, usagef("--message %s: %s", c, policy.ErrorMessage(err))
+		}
+	}
+	r.printPlanHead(plan)
+	tw := newStreamTable(r.env.Stdout)
+	err = svc.EachPlanned(ctx, sel, kind, func(it review.PlanItem) error { return planRow(tw, it) })
+	if ferr := tw.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return exitFor(err), err
+	}
+	if plan.Len() == 0 {
+		fmt.Fprintln(r.env.Stdout, "nothing to do: no call made")
+		return ExitOK, nil
+	}
+	if err := countGiven(plan, maxN); err != nil {
+		fmt.Fprintf(r.env.Stdout, "to confirm it: %s\n", safetext.Sentence(err.Error()))
+	}
+	fmt.Fprintln(r.env.Stdout, "dry run: nothing queued, no call made")
+	return ExitOK, nil
+}
+
+func planRow(tw *streamTable, it review.PlanItem) error {
+	return tw.Row("  "+cell(it.ItemID), cell(it.BatchID), cell(it.FileName), cell(string(it.Code)))
+}
+
+// printPlanHead prints what a plan costs and leaves out, and its messages.
+func (r *runner) printPlanHead(p review.Plan) {
 	w := r.env.Stdout
 	fmt.Fprintln(w, p.Headline())
 	if lines := p.SkipLines(); len(lines) > 0 {
@@ -189,11 +260,6 @@ func (r *runner) printPlan(p review.Plan) {
 			fmt.Fprintf(w, "message for %s: %s\n", show(string(c)), safeMessage(msg))
 		}
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, it := range p.Items {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", cell(it.ItemID), cell(it.BatchID), cell(it.FileName), cell(string(it.Code)))
-	}
-	tw.Flush()
 }
 
 func safeMessage(s string) string { return show(s) }

@@ -14,9 +14,11 @@ import (
 	"os"
 	"os/signal"
 	"os/user"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/trustscreen/reviewer/client"
 	"github.com/trustscreen/reviewer/internal/safetext"
@@ -40,9 +42,13 @@ const (
 	ExitReadFailed = 7
 	// ExitCache: the cache cannot be used as it is for this command: it
 	// cannot be written (reads still work), it is damaged, a newer console
-	// made it, or the disk that holds it is full. Nothing was sent; the
-	// message says what to do.
+	// made it, or the disk that holds it is full; or another process (a
+	// bulk confirmation, a sync) held its write lock longer than
+	// REVIEWER_CACHE_WAIT. Nothing was sent; the message says what to do.
 	ExitCache = 8
+	// ExitCacheBusy is ExitCache for a cache busy with another process's
+	// writing: nothing was written, queued or sent; run the command again.
+	ExitCacheBusy = ExitCache
 )
 
 // Window is what the console window needs to open.
@@ -92,9 +98,10 @@ commands:
   resubmit ID                     re-run the analysis of an item whose code a re-run may help
   request-file ID --message TEXT  ask the customer for a new file
   replace ID FILE                 upload the file the customer sent
-  resubmit --retryable [--batch ID] [--code C] [--yes|--dry-run] [--concurrency N]
+  resubmit --retryable [--batch ID] [--code C] [--yes|--dry-run] [--max N] [--concurrency N]
                                   re-submit every retryable item in error, after showing the plan and its cost
-  request-file --non-retryable [--batch ID] [--code C] [--message CODE=TEXT]... [--yes|--dry-run]
+  request-file --non-retryable [--batch ID] [--code C] [--message CODE=TEXT]... [--yes|--dry-run] [--max N]
+                                  (a run over REVIEWER_BULK_MAX, default 1000 items, needs --max N of at least its count)
                                   ask the customers for new files, after showing the plan
   cancel-run RUN_ID               cancel the actions of a bulk run not yet sent
   outbox [--json]                 actions and notes not done yet (paid or free)
@@ -116,8 +123,9 @@ commands:
 exit status: 0 done, 2 bad usage, 3 refused locally (no call made), 4 outcome unknown
 (flush reconciles it), 5 not sent and queued, 6 the API answered no, 7 a sync (a read),
 a claim or a release that never reached the API (nothing queued; run it again), 8 the cache cannot be
-used as it is (read-only for this command, damaged, made by a newer console, or its disk full; nothing
-sent; the message says what to do), 130 interrupted twice, 1 anything else.
+used as it is (read-only for this command, damaged, made by a newer console, its disk full, or busy with
+another process's writing past REVIEWER_CACHE_WAIT; nothing sent; the message says what to do),
+130 interrupted twice, 1 anything else.
 `
 
 // globals are the flags every command takes.
@@ -126,6 +134,11 @@ type globals struct {
 	db       string
 	reviewer string
 	demo     bool
+	// bulkMax is the largest bulk run confirmed without its count
+	// (REVIEWER_BULK_MAX); cacheWait how long a write waits for another
+	// process's (REVIEWER_CACHE_WAIT).
+	bulkMax   int
+	cacheWait time.Duration
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
@@ -133,6 +146,46 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.db, "db", g.db, "cache file (REVIEWER_DB)")
 	fs.StringVar(&g.reviewer, "reviewer", g.reviewer, "reviewer name (REVIEWER_NAME, else the OS user)")
 	fs.BoolVar(&g.demo, "demo", g.demo, "open the window on the built-in demo service with a throwaway cache (REVIEWER_DB and saved preferences are not used)")
+	fs.IntVar(&g.bulkMax, "bulk-max", g.bulkMax, "the largest bulk run confirmed without its count: a larger one needs --max N (REVIEWER_BULK_MAX)")
+	fs.DurationVar(&g.cacheWait, "cache-wait", g.cacheWait, "how long a write waits while another process writes to the cache (REVIEWER_CACHE_WAIT)")
+}
+
+// Ranges of the cache's and the bulk actions' numbers.
+const (
+	minCacheWait = 100 * time.Millisecond
+	maxCacheWait = 10 * time.Minute
+	maxBulkMax   = 10_000_000
+)
+
+// scaleFromEnv reads REVIEWER_BULK_MAX and REVIEWER_CACHE_WAIT; flags
+// override them, and checkScale checks what is in force.
+func (g *globals) scaleFromEnv(lookup func(string) (string, bool)) error {
+	g.bulkMax, g.cacheWait = review.DefaultBulkMax, store.DefaultBusyTimeout
+	if v, ok := lookup("REVIEWER_BULK_MAX"); ok && v != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_BULK_MAX=%q is not a whole number such as 1000", v)
+		}
+		g.bulkMax = n
+	}
+	if v, ok := lookup("REVIEWER_CACHE_WAIT"); ok && v != "" {
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil {
+			return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_CACHE_WAIT=%q is not a Go duration such as 10s", v)
+		}
+		g.cacheWait = d
+	}
+	return nil
+}
+
+func (g *globals) checkScale() error {
+	if g.bulkMax < 1 || g.bulkMax > maxBulkMax {
+		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_BULK_MAX (--bulk-max) %d: want 1 to %d", g.bulkMax, maxBulkMax)
+	}
+	if g.cacheWait < minCacheWait || g.cacheWait > maxCacheWait {
+		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_CACHE_WAIT (--cache-wait) %v: want %v to %v", g.cacheWait, minCacheWait, maxCacheWait)
+	}
+	return nil
 }
 
 func defaultReviewer(lookup func(string) (string, bool)) string {
@@ -223,6 +276,9 @@ func (r *runner) run(args []string) (int, error) {
 		return ExitUsage, err
 	}
 	r.g = globals{cfg: cfg, reviewer: defaultReviewer(r.env.Lookup)}
+	if err := r.g.scaleFromEnv(r.env.Lookup); err != nil {
+		return ExitUsage, err
+	}
 	if v, ok := r.env.Lookup("REVIEWER_DB"); ok {
 		r.g.db = v
 	}
@@ -323,6 +379,9 @@ func (r *runner) open() (*review.Service, func(), error) {
 	if err := r.g.cfg.Finish(); err != nil {
 		return nil, nil, err
 	}
+	if err := r.g.checkScale(); err != nil {
+		return nil, nil, err
+	}
 	for _, w := range r.g.cfg.Warnings { // also in Window.Config, for the window to show
 		fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s\n", safetext.Line(w, safetext.Message))
 	}
@@ -335,9 +394,10 @@ func (r *runner) open() (*review.Service, func(), error) {
 		path = p
 	}
 	r.path = path
-	db, err := store.Open(path, r.storeOpts...)
+	opts := append([]store.Option{store.BusyTimeout(r.g.cacheWait)}, r.storeOpts...)
+	db, err := store.Open(path, opts...)
 	if ce := store.AsCacheError(err); ce != nil && ce.Problem == store.ProblemReadOnly && r.reading {
-		db, err = store.Open(path, append(r.storeOpts, store.ReadOnly())...)
+		db, err = store.Open(path, append(opts, store.ReadOnly())...)
 		if err == nil {
 			fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s; showing what it holds, read-only\n", safetext.Line(ce.What, safetext.Message))
 		}
@@ -365,6 +425,11 @@ func (r *runner) open() (*review.Service, func(), error) {
 		return nil, nil, err
 	}
 	if err := r.configureFiles(svc); err != nil { // commands.go
+		api.Close()
+		db.Close()
+		return nil, nil, err
+	}
+	if err := svc.SetBulkMax(r.g.bulkMax); err != nil {
 		api.Close()
 		db.Close()
 		return nil, nil, err
@@ -485,6 +550,9 @@ func exitFor(err error) int {
 	var re readError
 	if errors.As(err, &re) {
 		return ExitReadFailed
+	}
+	if store.IsBusy(err) { // nothing written: not a failure of the console
+		return ExitCacheBusy
 	}
 	switch policy.ErrorCode(err) { // team.go: the API's no, whether it or the cache said it
 	case policy.CodeItemChanged, policy.CodeClaimed:

@@ -230,13 +230,10 @@ func (r *runner) items(args []string) (int, error) {
 		}
 		return ExitOK, nil
 	}
-	items, err := svc.Items(ctx, f)
-	if err != nil {
-		return ExitFailure, err
-	}
-	tw := tabwriter.NewWriter(r.env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tBATCH\tFILE\tKIND\tSTATUS\tSCORE\tREC\tCODE\tRETRYABLE\tNEXT\tACTION")
-	for _, v := range items {
+	// Row by row, in flat memory: a million items are a million rows.
+	tw := newStreamTable(r.env.Stdout)
+	tw.Row("ID", "BATCH", "FILE", "KIND", "STATUS", "SCORE", "REC", "CODE", "RETRYABLE", "NEXT", "ACTION")
+	err = svc.EachItem(ctx, f, func(v review.ItemView) error {
 		score, rec := "—", "—"
 		if v.Checked() {
 			score, rec = strconv.Itoa(*v.RiskScore), string(v.Recommendation)
@@ -245,10 +242,16 @@ func (r *runner) items(args []string) (int, error) {
 		if v.Action != nil {
 			act = string(v.Action.Kind) + ":" + string(v.Action.State)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%v\t%s\t%s\n", cell(v.ID), cell(v.BatchID), cell(v.FileName),
-			cell(string(v.Kind)), v.Status, score, cell(rec), cell(dash(string(v.ErrorCode))), v.Retryable, v.Next.Kind, act)
+		return tw.Row(cell(v.ID), cell(v.BatchID), cell(v.FileName), cell(string(v.Kind)), string(v.Status), score, cell(rec),
+			cell(dash(string(v.ErrorCode))), strconv.FormatBool(v.Retryable), string(v.Next.Kind), act)
+	})
+	if ferr := tw.Flush(); err == nil {
+		err = ferr
 	}
-	return ExitOK, tw.Flush()
+	if err != nil {
+		return ExitFailure, err
+	}
+	return ExitOK, nil
 }
 
 // show and cell are how every value from outside (the service, the

@@ -43,6 +43,7 @@ const (
 	CodeInvalidFile      Code = "INVALID_FILE"      // a replacement file refused locally
 	CodeInvalidInput     Code = "INVALID_INPUT"     // bad usage or configuration
 	CodeConflict         Code = "CONFLICT"          // the action is not in a state that allows this
+	CodeCacheBusy        Code = "CACHE_BUSY"        // another process held the cache's write lock too long: nothing written
 )
 
 // Actor is who acts next on an item.

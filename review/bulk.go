@@ -14,7 +14,8 @@ import (
 
 // Bulk actions: a plan that says what a selection will cost and what it
 // leaves out and why; a confirmation that queues every action durably, each
-// with its own key, in one transaction; a run that sends them with a small
+// with its own key, before any call (in chunks of short transactions, so
+// that other writers get the cache between them); a run that sends them with a small
 // bounded concurrency and stops starting new sends as soon as the API
 // cannot take them (circuit open, rate limit, unreachable), leaving the rest
 // queued for the next flush; and an undo that cancels what is still queued.
@@ -26,6 +27,34 @@ import (
 
 // DefaultBulkConcurrency is how many actions of a run are in flight at once.
 const DefaultBulkConcurrency = 4
+
+// DefaultBulkMax is the largest bulk run confirmed with a plain yes: a plan
+// of more items needs its count confirmed as well (typed in the window,
+// --max N on the command line), so that a filter wider than meant does not
+// spend a hundred thousand paid analyses on one keystroke.
+const DefaultBulkMax = 1000
+
+// SetBulkMax sets the largest run confirmed without its count (at least 1;
+// REVIEWER_BULK_MAX, --bulk-max).
+func (s *Service) SetBulkMax(n int) error {
+	if n < 1 {
+		return policy.Errorf(policy.CodeInvalidInput, "the bulk limit %d: want at least 1", n)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.bulkMax = n
+	return nil
+}
+
+// BulkMax is the largest run confirmed without its count.
+func (s *Service) BulkMax() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bulkMax == 0 {
+		return DefaultBulkMax
+	}
+	return s.bulkMax
+}
 
 // Selection is what a bulk action is planned on: the items of IDs, or, when
 // IDs is nil, the items a filter lists.
@@ -62,13 +91,42 @@ type Plan struct {
 	// actions are queued and go out when it ends.
 	WaitUntil time.Time
 	MadeAt    time.Time
+	// Count is how many items the plan acts on. A plan made to be shown
+	// (PlanSummary) holds no Items: EachPlanned streams them.
+	Count int
+	// Max is the bulk limit when the plan was made (BulkMax): a plan of
+	// more items needs its count confirmed (NeedsCount).
+	Max int
+	// CountConfirmed is the count the reviewer gave to confirm a plan over
+	// the limit: typed in the window (equal to Count), or --max N (at least
+	// Count). Confirm refuses such a plan without it.
+	CountConfirmed int
+	// skips counts what a summary leaves out, by reason (Skipped stays nil).
+	skips map[skipKey]int
 }
+
+type skipKey struct {
+	r policy.Skip
+	d string
+}
+
+// Len is how many items the plan acts on.
+func (p Plan) Len() int {
+	if p.Items != nil {
+		return len(p.Items)
+	}
+	return p.Count
+}
+
+// NeedsCount reports whether the plan is over the bulk limit, so that a
+// plain yes does not confirm it: the reviewer gives its count.
+func (p Plan) NeedsCount() bool { return p.Max > 0 && p.Len() > p.Max }
 
 // PaidAnalyses is how many paid analyses the plan may cost: one per item
 // re-submitted, none for a file request.
 func (p Plan) PaidAnalyses() int {
 	if p.Kind == policy.ActionResubmit {
-		return len(p.Items)
+		return p.Len()
 	}
 	return 0
 }
@@ -83,22 +141,22 @@ func plural(n int, one, many string) string {
 // Headline is the plan in one line: "Re-submit 12 items: 12 paid analyses".
 func (p Plan) Headline() string {
 	if p.Kind == policy.ActionResubmit {
-		return fmt.Sprintf("Re-submit %s: %s", plural(len(p.Items), "item", "items"),
+		return fmt.Sprintf("Re-submit %s: %s", plural(p.Len(), "item", "items"),
 			plural(p.PaidAnalyses(), "paid analysis", "paid analyses"))
 	}
-	return fmt.Sprintf("Request new files for %s from the customers: no paid analysis", plural(len(p.Items), "item", "items"))
+	return fmt.Sprintf("Request new files for %s from the customers: no paid analysis", plural(p.Len(), "item", "items"))
 }
 
 // SkipLines say what the plan leaves out and why, most first:
 // "3 need a new file", "1 is claimed by Ben", "2 already have an action waiting".
 func (p Plan) SkipLines() []string {
-	type key struct {
-		r policy.Skip
-		d string
-	}
+	type key = skipKey
 	counts := map[key]int{}
 	for _, s := range p.Skipped {
 		counts[key{s.Reason, s.Detail}]++
+	}
+	for k, n := range p.skips {
+		counts[k] += n
 	}
 	keys := make([]key, 0, len(counts))
 	for k := range counts {
@@ -160,6 +218,13 @@ func (p *Plan) SetMessage(code policy.Code, text string) error {
 // Codes lists the plan's codes in a stable order (for the message editor).
 func (p Plan) Codes() []policy.Code {
 	var out []policy.Code
+	if p.Items == nil { // a summary: the codes its messages are for
+		for c := range p.Messages {
+			out = append(out, c)
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+		return out
+	}
 	seen := map[policy.Code]bool{}
 	for _, it := range p.Items {
 		if !seen[it.Code] {
@@ -196,47 +261,81 @@ func heldBy(check func(store.ItemRow, string, time.Time) string, r store.ItemRow
 	return ""
 }
 
-func (s *Service) selected(ctx context.Context, sel Selection) ([]store.ItemRow, error) {
+// eachSelected calls fn with each item of a selection, in flat memory for
+// a filter (the longest waiting first).
+func (s *Service) eachSelected(ctx context.Context, sel Selection, fn func(store.ItemRow) error) error {
 	if sel.IDs != nil {
-		return s.db.ItemsByID(ctx, sel.IDs)
+		rows, err := s.db.ItemsByID(ctx, sel.IDs)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	f := sel.Filter
 	f.Limit, f.Offset = 0, 0
 	if f.SortBy == "" {
 		f.SortBy = "since" // the longest waiting go out first
 	}
-	return s.db.Items(ctx, f)
+	return s.db.EachItem(ctx, f, fn)
 }
 
 // PlanResubmit plans the re-submission of a selection: only items whose
 // code a re-run may help, with no open action, not claimed by someone else.
 func (s *Service) PlanResubmit(ctx context.Context, sel Selection) (Plan, error) {
-	return s.plan(ctx, sel, policy.ActionResubmit, policy.ResubmitSkip)
+	return s.plan(ctx, sel, policy.ActionResubmit, true, nil)
 }
 
 // PlanRequestFiles plans a file request for each item of a selection whose
 // code needs a new file, with the message prefilled per code.
 func (s *Service) PlanRequestFiles(ctx context.Context, sel Selection) (Plan, error) {
-	return s.plan(ctx, sel, policy.ActionFileRequest, policy.RequestFileSkip)
+	return s.plan(ctx, sel, policy.ActionFileRequest, true, nil)
 }
 
-func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKind, skip func(policy.Situation) policy.Skip) (Plan, error) {
-	rows, err := s.selected(ctx, sel)
-	if err != nil {
-		return Plan{}, err
+// PlanSummary is the plan of kind on a selection as it is shown, without
+// its items: the headline, what it leaves out and why, the messages. It
+// reads the selection in flat memory, however large; EachPlanned then
+// lists the items. Nothing is confirmed from a summary.
+func (s *Service) PlanSummary(ctx context.Context, sel Selection, kind policy.ActionKind) (Plan, error) {
+	return s.plan(ctx, sel, kind, false, nil)
+}
+
+// EachPlanned calls fn with each item the plan of kind on a selection acts
+// on, in order, in flat memory.
+func (s *Service) EachPlanned(ctx context.Context, sel Selection, kind policy.ActionKind, fn func(PlanItem) error) error {
+	_, err := s.plan(ctx, sel, kind, false, fn)
+	return err
+}
+
+// plan judges each item of a selection. hold keeps the items and what is
+// left out in the plan (to confirm it); otherwise only counts are kept,
+// and each planned item goes to each (when not nil).
+func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKind, hold bool, each func(PlanItem) error) (Plan, error) {
+	skip := policy.RequestFileSkip
+	if kind == policy.ActionResubmit {
+		skip = policy.ResubmitSkip
 	}
 	until, err := s.db.RateLimitedUntil(ctx)
 	if err != nil {
 		return Plan{}, err
 	}
 	now, me, claimed := s.now(), s.who(), s.claimCheck()
-	p := Plan{Kind: kind, MadeAt: now}
+	p := Plan{Kind: kind, MadeAt: now, Max: s.BulkMax()}
 	if kind == policy.ActionFileRequest {
 		p.Messages = map[policy.Code]string{}
 	} else if now.Before(until) {
 		p.WaitUntil = until
 	}
-	for _, r := range rows {
+	if hold {
+		p.Items = []PlanItem{}
+	} else {
+		p.skips = map[skipKey]int{}
+	}
+	err = s.eachSelected(ctx, sel, func(r store.ItemRow) error {
 		sit := policy.Situation{Item: r.Item, OpenAction: r.OpenAction(), Now: now}
 		reason := skip(sit)
 		detail := ""
@@ -246,15 +345,30 @@ func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKin
 			}
 		}
 		if reason != "" {
-			p.Skipped = append(p.Skipped, Skipped{ItemID: r.ID, Reason: reason, Detail: detail})
-			continue
+			if hold {
+				p.Skipped = append(p.Skipped, Skipped{ItemID: r.ID, Reason: reason, Detail: detail})
+			} else {
+				p.skips[skipKey{reason, detail}]++
+			}
+			return nil
 		}
-		p.Items = append(p.Items, PlanItem{ItemID: r.ID, BatchID: r.BatchID, FileName: r.FileName, Code: r.ErrorCode})
+		it := PlanItem{ItemID: r.ID, BatchID: r.BatchID, FileName: r.FileName, Code: r.ErrorCode}
+		p.Count++
+		if hold {
+			p.Items = append(p.Items, it)
+		}
 		if p.Messages != nil {
 			if _, ok := p.Messages[r.ErrorCode]; !ok {
 				p.Messages[r.ErrorCode] = policy.Info(r.ErrorCode).CustomerMessage
 			}
 		}
+		if each != nil {
+			return each(it)
+		}
+		return nil
+	})
+	if err != nil {
+		return Plan{}, err
 	}
 	return p, nil
 }
@@ -268,12 +382,20 @@ type Run struct {
 	Refused []store.Refusal
 }
 
-// Confirm queues every action of a plan durably, each with its own key, in
-// one transaction, before any call. Each item is judged again inside the
-// transaction; what changed since the plan is left out and reported.
+// Confirm queues every action of a plan durably, each with its own key,
+// before any call (store.CreateRun: in chunks that let other writers in).
+// Each item is judged again inside the transaction that queues it; what
+// changed since the plan is left out and reported. A plan over the bulk
+// limit needs CountConfirmed (NeedsCount). A confirmation that stopped
+// part-way returns the run with what it queued, and the error.
 func (s *Service) Confirm(ctx context.Context, p Plan) (Run, error) {
 	if len(p.Items) == 0 {
 		return Run{}, policy.Errorf(policy.CodeConflict, "the plan holds no item to act on")
+	}
+	if p.NeedsCount() && p.CountConfirmed < len(p.Items) {
+		return Run{}, policy.Errorf(policy.CodeInvalidInput,
+			"the plan acts on %d items, more than the bulk limit of %d: confirm its count (type %d in the window, or --max %d)",
+			len(p.Items), p.Max, len(p.Items), len(p.Items))
 	}
 	check := func(sit policy.Situation) error {
 		skip := policy.RequestFileSkip(sit)
@@ -310,7 +432,7 @@ func (s *Service) Confirm(ctx context.Context, p Plan) (Run, error) {
 	}
 	run, created, refused, err := s.db.CreateRun(ctx, p.Kind, s.who(), actions, s.notHeldByOther(check))
 	if err != nil {
-		return Run{}, err
+		return Run{BulkRun: run, Actions: created, Refused: refused}, err
 	}
 	return Run{BulkRun: run, Actions: created, Refused: refused}, nil
 }

@@ -457,3 +457,48 @@ func TestBulkLeavesOutWhatAnotherReviewerHolds(t *testing.T) {
 		t.Fatalf("analyses: held %d late %d total %d", tm.srv.Analyses(held), tm.srv.Analyses(late), tm.srv.TotalAnalyses())
 	}
 }
+
+// A plan over the bulk limit is confirmed only with its count; its summary
+// (what a dry run shows) and its items read in flat memory say the same as
+// the plan that holds them.
+func TestAPlanOverTheBulkLimitNeedsItsCount(t *testing.T) {
+	e := setup(t)
+	p := planned(t, e)
+	ctx := context.Background()
+	if err := e.svc.SetBulkMax(0); policy.ErrorCode(err) != policy.CodeInvalidInput {
+		t.Fatalf("a bulk limit of 0: %v", err)
+	}
+	if err := e.svc.SetBulkMax(len(p.Items) - 1); err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.svc.PlanResubmit(ctx, inError)
+	if err != nil || !p.NeedsCount() {
+		t.Fatalf("a plan of %d over a limit of %d: needs its count %v, %v", len(p.Items), p.Max, p.NeedsCount(), err)
+	}
+	sum, err := e.svc.PlanSummary(ctx, inError, policy.ActionResubmit)
+	if err != nil || sum.Items != nil || sum.Len() != len(p.Items) || sum.Headline() != p.Headline() ||
+		strings.Join(sum.SkipLines(), ";") != strings.Join(p.SkipLines(), ";") || !sum.NeedsCount() {
+		t.Fatalf("summary %q %v, plan %q %v: %v", sum.Headline(), sum.SkipLines(), p.Headline(), p.SkipLines(), err)
+	}
+	var streamed []string
+	e.svc.EachPlanned(ctx, inError, policy.ActionResubmit, func(it review.PlanItem) error {
+		streamed = append(streamed, it.ItemID)
+		return nil
+	})
+	for i, it := range p.Items {
+		if i >= len(streamed) || streamed[i] != it.ItemID {
+			t.Fatalf("the streamed items differ from the plan's at %d", i)
+		}
+	}
+	if _, err := e.svc.Confirm(ctx, p); policy.ErrorCode(err) != policy.CodeInvalidInput || !strings.Contains(err.Error(), "bulk limit") {
+		t.Fatalf("confirmed over the limit without its count: %v", err)
+	}
+	if acts, _ := e.db.Outbox(ctx); len(acts) != 0 {
+		t.Fatalf("%d queued", len(acts))
+	}
+	p.CountConfirmed = len(p.Items)
+	run, err := e.svc.Confirm(ctx, p)
+	if err != nil || len(run.Actions) != len(p.Items) {
+		t.Fatalf("with its count: %d queued: %v", len(run.Actions), err)
+	}
+}

@@ -54,6 +54,7 @@ type Service struct {
 	afterCall   func(store.Action) // tests: runs between a call's answer and recording it
 
 	claimedBy func(r store.ItemRow, me string, now time.Time) string // who else holds an item (bulk.go)
+	bulkMax   int                                                    // the largest run confirmed without its count (bulk.go; 0: DefaultBulkMax)
 	team      teamState                                              // team.go
 	triage    TriageSettings                                         // bands and ageing (triage.go)
 	files     fileSettings                                           // files of failed replacements (files.go)

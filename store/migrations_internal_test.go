@@ -29,6 +29,9 @@ var released = map[string]string{
 	"00007_triage.sql":                  "745024b923fbd86aa7eb352971ab6276fc5c6fa20941c248761f359ff525174c",
 	"00008_since_once.sql":              "1f76d752e601e15f393e3c4316f94bdec88f2110928cf5f51e9ac5fed607e10a",
 	"00009_since_from_status_since.sql": "4378d3555b8c31cbd3022c4bc07262537afcd6c3a1019ef19ddcfbb3c166e6c0",
+	"00010_bulk_run_held.sql":           "96fd799838d5ff457dca34a6fdc753d2b351343d357791205d59e835232ce405",
+	"00011_invalid_raw.sql":             "05564b4eb7ff52364d3b16f62d43c40ce6aa4d487da653eb5818944fc58d43b3",
+	"00012_unseen_revisions.sql":        "3d1c7ac5cf7feeb7bf49dcda1f634c50d22b78b09d1ab6d572ac5ca87b322f1a",
 }
 
 func TestReleasedMigrationsAreNeverEdited(t *testing.T) {

@@ -90,3 +90,27 @@ func TestOneOpenActionPerItem(t *testing.T) {
 	mustExec(t, db, insertAction, "itm_1", "key-old", "done") // closed ones stay beside it
 	mustExec(t, db, insertAction, "itm_2", "key-2", "queued")
 }
+
+// A bulk run keeps how many actions it holds (a constant-time check in
+// place of a count at every insert): the limit holds for inserts, a delete
+// frees a place, and an action cannot move to another run.
+func TestABulkRunHoldsNoMoreThanConfirmed(t *testing.T) {
+	db := rawDB(t)
+	mustExec(t, db, `INSERT INTO bulk_runs (id, kind, reviewer, confirmed, created_at) VALUES (1, 'resubmit', 'ana', 1, 0)`)
+	mustExec(t, db, `INSERT INTO bulk_runs (id, kind, reviewer, confirmed, created_at) VALUES (2, 'resubmit', 'ana', 5, 0)`)
+	mustExec(t, db, insertAction, "itm_1", "key-1", "done")
+	mustExec(t, db, insertAction, "itm_2", "key-2", "done")
+	mustExec(t, db, `INSERT INTO bulk_run_actions (action_id, run_id) SELECT id, 1 FROM actions WHERE idempotency_key = 'key-1'`)
+	mustRefuse(t, db, "no more actions than the reviewer confirmed",
+		`INSERT INTO bulk_run_actions (action_id, run_id) SELECT id, 1 FROM actions WHERE idempotency_key = 'key-2'`)
+	mustExec(t, db, `INSERT INTO bulk_run_actions (action_id, run_id) SELECT id, 2 FROM actions WHERE idempotency_key = 'key-2'`)
+	mustRefuse(t, db, "stays in the bulk run", `UPDATE bulk_run_actions SET run_id = 1 WHERE run_id = 2`)
+	mustExec(t, db, `DELETE FROM bulk_run_actions WHERE run_id = 1`)
+	var held1, held2 int
+	if err := db.QueryRow(`SELECT (SELECT held FROM bulk_runs WHERE id = 1), (SELECT held FROM bulk_runs WHERE id = 2)`).Scan(&held1, &held2); err != nil {
+		t.Fatal(err)
+	}
+	if held1 != 0 || held2 != 1 {
+		t.Fatalf("held %d and %d, want 0 and 1", held1, held2)
+	}
+}

@@ -64,6 +64,8 @@ type DB struct {
 	// migration lock (migratelock_unix.go), and closing it while SQLite
 	// works would drop SQLite's own locks.
 	file *os.File
+	// busyTimeout is how long a write waits for another's lock (BusyTimeout).
+	busyTimeout time.Duration
 }
 
 // DefaultPath is the cache in the user's config directory.
@@ -117,9 +119,16 @@ func Open(path string, opts ...Option) (*DB, error) {
 	defer unlock()
 	q.Set("_journal_mode", "WAL")
 	q.Set("_foreign_keys", "on")
-	q.Set("_busy_timeout", "10000")
+	q.Set("_busy_timeout", strconv.FormatInt(DefaultBusyTimeout.Milliseconds(), 10))
+	busyMS := DefaultBusyTimeout.Milliseconds()
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_txlock", "immediate") // writers queue at BEGIN, not deadlock at COMMIT
+	for _, o := range opts { // an option (BusyTimeout) wins over the defaults
+		o(q)
+	}
+	if v, err := strconv.ParseInt(q.Get("_busy_timeout"), 10, 64); err == nil {
+		busyMS = v
+	}
 	sdb, err := sql.Open(driverName, "file:"+path+"?"+q.Encode())
 	if err != nil {
 		f.Close()
@@ -130,7 +139,7 @@ func Open(path string, opts ...Option) (*DB, error) {
 		f.Close()
 		return nil, err
 	}
-	return &DB{db: sdb, path: path, now: time.Now, file: f}, nil
+	return &DB{db: sdb, path: path, now: time.Now, file: f, busyTimeout: time.Duration(busyMS) * time.Millisecond}, nil
 }
 
 // ReadOnly opens the cache for reading only (the reading commands, on a
@@ -172,7 +181,7 @@ func openReadOnly(path string, q url.Values) (*DB, error) {
 		sdb.Close()
 		return nil, err
 	}
-	return &DB{db: sdb, path: path, now: time.Now}, nil
+	return &DB{db: sdb, path: path, now: time.Now, busyTimeout: DefaultBusyTimeout}, nil
 }
 
 func isCantOpen(err error) bool {
@@ -312,6 +321,17 @@ func migrator(sdb *sql.DB) (*goose.Provider, error) {
 // Option changes how Open opens the cache.
 type Option func(dsn url.Values)
 
+// DefaultBusyTimeout is how long a writer waits for another process's
+// write to end before it gives up with CACHE_BUSY (BusyTimeout).
+const DefaultBusyTimeout = 10 * time.Second
+
+// BusyTimeout sets how long a statement waits for the cache's lock while
+// another connection or process writes (default DefaultBusyTimeout); past
+// it the write fails with CACHE_BUSY and nothing of it is kept.
+func BusyTimeout(d time.Duration) Option {
+	return func(dsn url.Values) { dsn.Set("_busy_timeout", strconv.FormatInt(max(d.Milliseconds(), 1), 10)) }
+}
+
 // PageCache caps SQLite's page cache at kib KiB for each connection
 // (SQLite's default is 2,000 KiB). The window keeps its connections all
 // day for reads of a few hundred rows; a command keeps the default.
@@ -359,8 +379,14 @@ func (db *DB) Close() error {
 	return err
 }
 
-// tx runs fn in one IMMEDIATE transaction.
+// tx runs fn in one IMMEDIATE transaction. A cache that another process
+// kept busy past the busy timeout is CACHE_BUSY, in words: nothing of fn
+// was written.
 func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return busyError(db.runTx(ctx, fn), db.busyTimeout)
+}
+
+func (db *DB) runTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := db.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -371,6 +397,40 @@ func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	}
 	return tx.Commit()
 }
+
+// busyError words SQLite's "database is locked" (SQLITE_BUSY, after the
+// busy timeout) as CACHE_BUSY: what happened, that nothing was written,
+// and what to do. The driver's text stays in the chain for errors.Is/As.
+func busyError(err error, waited time.Duration) error {
+	var se sqlite3.Error
+	if err == nil || !errors.As(err, &se) || (se.Code != sqlite3.ErrBusy && se.Code != sqlite3.ErrLocked) {
+		return err
+	}
+	var pe *policy.Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	return &busy{err: err, waited: waited}
+}
+
+// busy is CACHE_BUSY with the driver's error beneath it.
+type busy struct {
+	err    error
+	waited time.Duration
+}
+
+func (b *busy) Error() string {
+	return fmt.Sprintf("the cache is busy: another process (a bulk confirmation, a sync) held its write lock for more than %v; nothing was written; run the command again in a moment (REVIEWER_CACHE_WAIT waits longer)",
+		b.waited)
+}
+func (b *busy) Unwrap() error { return b.err }
+
+// ConsoleCode lets policy.ErrorCode read the code.
+func (b *busy) ConsoleCode() policy.Code { return policy.CodeCacheBusy }
+
+// IsBusy reports whether err is CACHE_BUSY: another process held the
+// cache's write lock past the busy timeout.
+func IsBusy(err error) bool { return policy.ErrorCode(err) == policy.CodeCacheBusy }
 
 // notFound is the error for an id the cache does not hold.
 func notFound(what, id string) error {

@@ -98,18 +98,32 @@ func setActionSeen(ctx context.Context, tx *sql.Tx, id int64, saw policy.Item) e
 	if err := setActionRevision(ctx, tx, id, saw.Revision); err != nil {
 		return err
 	}
-	ids, err := remoteNoteIDs(ctx, tx, saw.ID)
+	rows, err := tx.QueryContext(ctx, noteIDsSQL, saw.ID)
 	if err != nil {
 		return err
+	}
+	text, err := seenText(saw, rows)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE actions SET seen = ? WHERE id = ?`, text, id)
+	return err
+}
+
+// noteIDsSQL reads the service's ids of the notes the cache holds on an item.
+const noteIDsSQL = `SELECT remote_id FROM notes WHERE item_id = ? AND remote_id IS NOT NULL ORDER BY id`
+
+// seenText is the form of actions.seen for an item and the rows of
+// noteIDsSQL on it (closed here).
+func seenText(saw policy.Item, noteIDs *sql.Rows) (string, error) {
+	ids, err := scanIDs(noteIDs)
+	if err != nil {
+		return "", err
 	}
 	b, err := json.Marshal(seenItem{Status: saw.Status, Attempt: saw.Attempt, RiskScore: saw.RiskScore,
 		Recommendation: saw.Recommendation, ErrorCode: saw.ErrorCode, ReportedCode: saw.ReportedCode,
 		FileName: saw.FileName, MediaType: saw.MediaType, SizeBytes: saw.SizeBytes, Notes: ids})
-	if err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `UPDATE actions SET seen = ? WHERE id = ?`, string(b), id)
-	return err
+	return string(b), err
 }
 
 // seenItem is the form of actions.seen (migration 00012).
@@ -126,11 +140,7 @@ type seenItem struct {
 	Notes          []string              `json:"notes,omitempty"` // the service's ids of the notes the cache held
 }
 
-func remoteNoteIDs(ctx context.Context, q querier, itemID string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT remote_id FROM notes WHERE item_id = ? AND remote_id IS NOT NULL ORDER BY id`, itemID)
-	if err != nil {
-		return nil, err
-	}
+func scanIDs(rows *sql.Rows) ([]string, error) {
 	defer rows.Close()
 	var ids []string
 	for rows.Next() {
@@ -172,7 +182,11 @@ func (db *DB) ActionSeen(ctx context.Context, id int64) (saw policy.Item, ok boo
 
 // ItemNoteIDs are the service's ids of the notes the cache holds on an item.
 func (db *DB) ItemNoteIDs(ctx context.Context, itemID string) ([]string, error) {
-	return remoteNoteIDs(ctx, db.db, itemID)
+	rows, err := db.db.QueryContext(ctx, noteIDsSQL, itemID)
+	if err != nil {
+		return nil, err
+	}
+	return scanIDs(rows)
 }
 
 func setActionRevision(ctx context.Context, tx *sql.Tx, id, revision int64) error {

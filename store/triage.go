@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -245,61 +246,218 @@ type Refusal struct {
 	Err    error
 }
 
-// CreateRun queues a confirmed bulk action in one transaction: the run,
-// with the count the reviewer confirmed, and every action with its own
-// Idempotency-Key, before any call. check judges each item inside the
-// transaction (the cache may have changed since the plan); an item it
-// refuses, or whose insert the one-open-action index refuses, is left out
-// and reported. The run never holds more actions than were confirmed.
+// A bulk confirmation writes its actions in chunks, each its own
+// transaction, so that another writer (a note, a single action, a sync in
+// another process) gets the cache between two of them instead of meeting
+// "database is locked" after waiting the whole run. A chunk ends at
+// runChunkMax actions or after holding the write lock runChunkHold,
+// whichever comes first; then the writer pauses for a random time between
+// runYieldMin and runYieldMax. A waiting writer polls the lock at most every
+// 100 ms (SQLite's busy handler): a pause at a random point of each cycle
+// meets one of its polls within a few cycles.
+const (
+	runChunkMax  = 5000
+	runChunkHold = 100 * time.Millisecond
+	runYieldMin  = 10 * time.Millisecond
+	runYieldMax  = 50 * time.Millisecond
+)
+
+// CreateRun queues a confirmed bulk action: the run, with the count the
+// reviewer confirmed, and every action with its own Idempotency-Key, before
+// any call. check judges each item inside the transaction that queues it
+// (the cache may have changed since the plan); an item it refuses, or whose
+// insert the one-open-action index refuses, is left out and reported. The
+// run never holds more actions than were confirmed (the database keeps the
+// count, in constant time per action).
+//
+// The actions are written in chunks (runChunkMax, runChunkHold), each one
+// transaction, so that other writers get in between. A confirmation that
+// stops part-way (ctx ended, the cache failed) returns the run and what it
+// queued with the error: those actions are durable, each with its key,
+// and go out with the next flush or are withdrawn by CancelRun.
 func (db *DB) CreateRun(ctx context.Context, kind policy.ActionKind, reviewer string, actions []Action,
 	check func(policy.Situation) error) (BulkRun, []Action, []Refusal, error) {
 	run := BulkRun{Kind: kind, Reviewer: reviewer, Confirmed: len(actions)}
+	for _, a := range actions {
+		if a.Kind != kind {
+			return run, nil, nil, fmt.Errorf("action on %s is a %s in a %s run", a.ItemID, a.Kind, kind)
+		}
+	}
 	var created []Action
 	var refused []Refusal
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		created, refused = nil, nil
-		now := db.now()
-		run.CreatedAt = now
-		res, err := tx.ExecContext(ctx, `INSERT INTO bulk_runs(kind, reviewer, confirmed, created_at) VALUES (?, ?, ?, ?)`,
-			string(kind), reviewer, len(actions), ms(now))
+	next := 0
+	for first := true; first || next < len(actions); first = false {
+		if !first {
+			if err := yieldWrites(ctx); err != nil {
+				return run, created, refused, runStopped(run, len(created), err)
+			}
+		}
+		var chunk runChunk
+		err := db.tx(ctx, func(tx *sql.Tx) error {
+			now := db.now()
+			chunk = runChunk{run: run}
+			if first {
+				res, err := tx.ExecContext(ctx, `INSERT INTO bulk_runs(kind, reviewer, confirmed, created_at) VALUES (?, ?, ?, ?)`,
+					string(kind), reviewer, len(actions), ms(now))
+				if err != nil {
+					return err
+				}
+				chunk.run.ID, _ = res.LastInsertId()
+				chunk.run.CreatedAt = now
+			}
+			return chunk.write(ctx, tx, now, actions, next, len(created), len(refused), check)
+		})
+		if err != nil && ctx.Err() != nil {
+			err = ctx.Err() // the transaction was rolled back for it
+		}
 		if err != nil {
+			if first {
+				return BulkRun{Kind: kind, Reviewer: reviewer, Confirmed: len(actions)}, nil, nil, err
+			}
+			return run, created, refused, runStopped(run, len(created), err)
+		}
+		run = chunk.run
+		created, refused = append(created, chunk.created...), append(refused, chunk.refused...)
+		next = chunk.end
+	}
+	return run, created, refused, nil
+}
+
+// runStopped is the error of a confirmation that stopped part-way: what it
+// queued stays queued, and the reviewer is told how to send or withdraw it.
+func runStopped(run BulkRun, queued int, err error) error {
+	return fmt.Errorf("bulk run %d stopped after queuing %d of %d actions (each with its key: 'reviewer flush' sends them, 'reviewer cancel-run %d' withdraws them): %w",
+		run.ID, queued, run.Confirmed, run.ID, err)
+}
+
+// yieldWrites pauses between two chunks of a bulk confirmation (see
+// runChunkHold), for a random time so that it does not keep step with a
+// waiting writer's polls.
+func yieldWrites(ctx context.Context) error {
+	d := runYieldMin + rand.N(runYieldMax-runYieldMin)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// runChunk is one transaction of a bulk confirmation: what it queued and
+// left out, and where the next one starts. Nothing of it counts until the
+// transaction commits.
+type runChunk struct {
+	run     BulkRun
+	created []Action
+	refused []Refusal
+	end     int
+}
+
+// write queues actions[from:] until the chunk is full (runChunkMax actions,
+// or runChunkHold of holding the lock), with prepared statements: a
+// statement prepared per action was a third of the time. The last chunk
+// writes the run's line in the audit log. createdBefore and refusedBefore
+// are what earlier chunks did, for that line.
+func (c *runChunk) write(ctx context.Context, tx *sql.Tx, now time.Time, actions []Action, from, createdBefore, refusedBefore int,
+	check func(policy.Situation) error) error {
+	until, err := getState(ctx, tx, keyRateLimited)
+	if err != nil {
+		return err
+	}
+	var stmts [5]*sql.Stmt
+	defer func() {
+		for _, s := range stmts {
+			if s != nil {
+				s.Close()
+			}
+		}
+	}()
+	for i, q := range []string{
+		// The item as getItem reads it, with its open action in place of its
+		// newest one (the same for a judgement: an open action is always
+		// the newest), found by the one-open-action index.
+		"SELECT " + itemColumns + ` FROM items i JOIN batches b ON b.id = i.batch_id
+			LEFT JOIN actions a INDEXED BY actions_one_open ON a.item_id = i.id AND a.state IN ('queued','sending','unknown')` +
+			triageJoin + " WHERE i.id = ?",
+		`INSERT INTO actions(item_id, kind, idempotency_key, state, reviewer, message, file_name, created_at, updated_at, revision,
+			seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		`INSERT INTO bulk_run_actions(action_id, run_id) VALUES (?, ?)`,
+		`INSERT INTO audit(at, reviewer, item_id, action_id, event, detail) VALUES (?, ?, ?, ?, ?, ?)`,
+		noteIDsSQL, // what the reviewer saw is kept with each action (team.go: setActionSeen)
+	} {
+		if stmts[i], err = tx.PrepareContext(ctx, q); err != nil {
 			return err
 		}
-		run.ID, _ = res.LastInsertId()
-		for _, a := range actions {
-			if a.Kind != kind {
-				return fmt.Errorf("action on %s is a %s in a %s run", a.ItemID, a.Kind, kind)
+	}
+	getItemStmt, insertStmt, linkStmt, auditStmt, notesStmt := stmts[0], stmts[1], stmts[2], stmts[3], stmts[4]
+	// The statements run without ctx's cancellation: go-sqlite3 starts a
+	// goroutine to watch a cancellable context at every statement (four per
+	// action: half the confirmation's time went to waking them). ctx still
+	// ends the transaction (database/sql rolls it back) and the run between
+	// chunks.
+	ctx = context.WithoutCancel(ctx)
+	start := time.Now()
+	var sc itemScan
+	i := from
+	for ; i < len(actions) && i-from < runChunkMax && (i == from || time.Since(start) < runChunkHold); i++ {
+		a := actions[i]
+		a.Reviewer = c.run.Reviewer
+		r, err := sc.scan(getItemStmt.QueryRowContext(ctx, a.ItemID))
+		if errors.Is(err, sql.ErrNoRows) {
+			err = notFound("item", a.ItemID)
+		}
+		if err == nil {
+			err = check(policy.Situation{Item: r.Item, OpenAction: r.OpenAction(), RateLimitedUntil: fromMS(until), Now: now})
+		}
+		if err == nil {
+			var rev any
+			if r.Revision > 0 {
+				rev = r.Revision
 			}
-			a.Reviewer = reviewer
-			sit, err := situation(ctx, tx, a.ItemID, now)
-			if err == nil {
-				err = check(sit)
-			}
-			if err == nil {
-				a, err = insertAction(ctx, tx, now, a, sit.Item)
-			}
-			var pe *policy.Error
-			var coded interface{ ConsoleCode() policy.Code }
-			if errors.As(err, &pe) || errors.As(err, &coded) { // a judgement on the item: leave it out
-				refused = append(refused, Refusal{ItemID: a.ItemID, Err: err})
-				continue
+			var res sql.Result
+			var seen string
+			var rows *sql.Rows
+			if rows, err = notesStmt.QueryContext(ctx, a.ItemID); err == nil {
+				seen, err = seenText(r.Item, rows)
 			}
 			if err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO bulk_run_actions(action_id, run_id) VALUES (?, ?)`, a.ID, run.ID); err != nil {
-				return err
+			res, err = insertStmt.ExecContext(ctx, a.ItemID, string(a.Kind), a.Key, string(policy.InitialActionState), a.Reviewer,
+				nullStr(a.Message), nullStr(a.FileName), ms(now), ms(now), rev, seen)
+			if isUniqueViolation(err) {
+				err = policy.Errorf(policy.CodeActionOpen, "item %s already has an open action; wait for it or cancel it", a.ItemID)
+			} else if err == nil {
+				a.ID, _ = res.LastInsertId()
+				a.State, a.CreatedAt, a.UpdatedAt = policy.InitialActionState, now, now
 			}
-			if err := audit(ctx, tx, now, reviewer, a.ItemID, a.ID, string(a.Kind)+" requested",
-				strings.TrimSpace(fmt.Sprintf("bulk run %d %s", run.ID, a.Message))); err != nil {
-				return err
-			}
-			created = append(created, a)
 		}
-		return audit(ctx, tx, now, reviewer, "", 0, fmt.Sprintf("bulk %s run %d queued", kind, run.ID),
-			fmt.Sprintf("%d confirmed, %d queued, %d left out", len(actions), len(created), len(refused)))
-	})
-	return run, created, refused, err
+		var pe *policy.Error
+		var coded interface{ ConsoleCode() policy.Code }
+		if errors.As(err, &pe) || errors.As(err, &coded) { // a judgement on the item: leave it out
+			c.refused = append(c.refused, Refusal{ItemID: a.ItemID, Err: err})
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := linkStmt.ExecContext(ctx, a.ID, c.run.ID); err != nil {
+			return err
+		}
+		if _, err := auditStmt.ExecContext(ctx, ms(now), a.Reviewer, a.ItemID, a.ID, string(a.Kind)+" requested",
+			strings.TrimSpace(fmt.Sprintf("bulk run %d %s", c.run.ID, a.Message))); err != nil {
+			return err
+		}
+		c.created = append(c.created, a)
+	}
+	c.end = i
+	if i < len(actions) {
+		return nil
+	}
+	return audit(ctx, tx, now, c.run.Reviewer, "", 0, fmt.Sprintf("bulk %s run %d queued", c.run.Kind, c.run.ID),
+		fmt.Sprintf("%d confirmed, %d queued, %d left out", len(actions), createdBefore+len(c.created), refusedBefore+len(c.refused)))
 }
 
 // Run returns a bulk run.

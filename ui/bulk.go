@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -37,6 +38,7 @@ type bulkScreen struct {
 
 	headline, skipped, status *widget.Label
 	messages                  map[policy.Code]*widget.Entry
+	count                     *widget.Entry // the plan's count typed, over the bulk limit (nil: not asked)
 	confirm, undo             *widget.Button
 	bar                       *widget.ProgressBar
 	failuresOnly              *widget.Check
@@ -65,6 +67,19 @@ func newBulkScreen(wf BulkWorkflow, p review.Plan) *bulkScreen {
 	if len(p.Items) == 0 {
 		b.confirm.Disable()
 	}
+	if p.NeedsCount() {
+		// A plain click does not spend this many: the count is typed.
+		b.confirm.Disable()
+		b.count = widget.NewEntry()
+		b.count.SetPlaceHolder(strconv.Itoa(p.Len()))
+		b.count.OnChanged = func(text string) {
+			if b.typedCount() == p.Len() {
+				b.confirm.Enable()
+			} else {
+				b.confirm.Disable()
+			}
+		}
+	}
 	b.undo = widget.NewButton("", b.onUndo)
 	b.undo.Hide()
 	b.failuresOnly = widget.NewCheck("Show only what is not done", func(bool) { b.refreshResults() })
@@ -87,6 +102,12 @@ func newBulkScreen(wf BulkWorkflow, p review.Plan) *bulkScreen {
 			top.Add(e)
 		}
 	}
+	if b.count != nil {
+		l := widget.NewLabel(fmt.Sprintf("This acts on %d items, more than the bulk limit of %d. Type %d to confirm:", p.Len(), p.Max, p.Len()))
+		l.Wrapping = fyne.TextWrapWord
+		top.Add(l)
+		top.Add(b.count)
+	}
 	if !p.WaitUntil.IsZero() {
 		top.Add(widget.NewLabel("The API asked us to wait until " + p.WaitUntil.Local().Format("15:04:05") +
 			": the actions stay queued until then."))
@@ -96,6 +117,19 @@ func newBulkScreen(wf BulkWorkflow, p review.Plan) *bulkScreen {
 	top.Add(container.NewHBox(b.confirm, b.undo, b.failuresOnly))
 	b.content = container.NewBorder(top, nil, nil, nil, b.results)
 	return b
+}
+
+// typedCount is the number typed in the count entry (-1: none, or not a
+// number).
+func (b *bulkScreen) typedCount() int {
+	if b.count == nil {
+		return -1
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(b.count.Text))
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 func confirmText(p review.Plan) string {
@@ -137,6 +171,13 @@ func progressText(p review.RunProgress) string {
 
 // onConfirm queues the plan durably, then sends it off the UI goroutine.
 func (b *bulkScreen) onConfirm() {
+	if b.count != nil {
+		if b.typedCount() != b.plan.Len() {
+			return
+		}
+		b.plan.CountConfirmed = b.typedCount()
+		b.count.Disable()
+	}
 	b.confirm.Disable()
 	for c, e := range b.messages {
 		if err := b.plan.SetMessage(c, e.Text); err != nil {
@@ -152,7 +193,13 @@ func (b *bulkScreen) onConfirm() {
 		ctx := context.Background()
 		run, err := b.wf.Confirm(ctx, plan)
 		if err != nil {
-			fyne.Do(func() { b.status.SetText("Nothing queued: " + policy.ErrorMessage(err)); b.confirm.Enable() })
+			fyne.Do(func() {
+				b.status.SetText("Nothing queued: " + policy.ErrorMessage(err))
+				b.confirm.Enable()
+				if b.count != nil {
+					b.count.Enable()
+				}
+			})
 			return
 		}
 		b.mu.Lock()

@@ -198,3 +198,50 @@ func TestBandAndAgeColumnsSayItInWords(t *testing.T) {
 		t.Fatalf("columns %s", got)
 	}
 }
+
+// A plan over the bulk limit is confirmed by typing its count: the confirm
+// button stays off until the typed number equals it.
+func TestABulkPlanOverTheLimitIsConfirmedByTypingItsCount(t *testing.T) {
+	test.NewTempApp(t)
+	wf := &fakeBulk{send: 12}
+	p := planOf(policy.ActionResubmit, 12)
+	p.Max = 10
+	b := newBulkScreen(wf, p)
+	w := test.NewTempWindow(t, b.content)
+	w.Resize(w.Content().MinSize().Max(w.Canvas().Size()))
+	if b.count == nil || !b.confirm.Disabled() {
+		t.Fatal("a plan over the limit can be confirmed without its count")
+	}
+	for _, typed := range []string{"1", "11", "120", "twelve"} {
+		b.count.SetText("")
+		test.Type(b.count, typed)
+		if !b.confirm.Disabled() {
+			t.Fatalf("confirm is on with %q typed", typed)
+		}
+	}
+	test.Tap(b.confirm)
+	wf.mu.Lock()
+	if wf.confirmed.Kind != "" {
+		t.Fatal("a tap on the disabled button confirmed the plan")
+	}
+	wf.mu.Unlock()
+	b.count.SetText("")
+	test.Type(b.count, "12")
+	if b.confirm.Disabled() {
+		t.Fatal("confirm stays off with the count typed")
+	}
+	test.Tap(b.confirm)
+	waitEnded(t, b)
+	wf.mu.Lock()
+	defer wf.mu.Unlock()
+	if wf.confirmed.CountConfirmed != 12 || len(wf.confirmed.Items) != 12 {
+		t.Fatalf("confirmed %d items with the count %d", len(wf.confirmed.Items), wf.confirmed.CountConfirmed)
+	}
+
+	// At or under the limit, a click confirms as before.
+	under := planOf(policy.ActionResubmit, 10)
+	under.Max = 10
+	if b := newBulkScreen(wf, under); b.count != nil || b.confirm.Disabled() {
+		t.Fatal("a plan within the limit asks for its count")
+	}
+}
