@@ -123,7 +123,8 @@ func Open(path string, opts ...Option) (*DB, error) {
 	busyMS := DefaultBusyTimeout.Milliseconds()
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_txlock", "immediate") // writers queue at BEGIN, not deadlock at COMMIT
-	for _, o := range opts {      // an option (BusyTimeout) wins over the defaults
+	// An option (BusyTimeout) wins over the defaults.
+	for _, o := range opts {
 		o(q)
 	}
 	if v, err := strconv.ParseInt(q.Get("_busy_timeout"), 10, 64); err == nil {
