@@ -18,7 +18,12 @@
 //     matches the outcome;
 //   - the kill loop: SIGKILLs at random points of a flush and of a sync, then
 //     PRAGMA integrity_check, no lost action and one effect each at the
-//     service.
+//     service;
+//   - the upgraded-cache race: two caches that know no revision confirm the
+//     same bulk re-submission at once; one analysis per item, no POST
+//     without If-Match;
+//   - (full only) the large bulk confirmation: a note from another process
+//     gets in while 100,000 actions are queued.
 //
 // `go test ./reliability/` (part of `make test`) runs a short form: a few
 // representative cells and a few kills. `make reliability` sets
