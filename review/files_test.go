@@ -64,6 +64,9 @@ func TestAFailedReplacementKeepsItsFileForAnotherTry(t *testing.T) {
 	if d, _ := e.db.ActionFileDigest(ctx, first.Action.ID); !d.Held {
 		t.Fatal("a replacement that ran nothing lost the customer's file")
 	}
+	if d, err := e.svc.Item(ctx, id); err != nil || d.KeptFile != "passport.pdf" {
+		t.Fatalf("the item's detail names no kept file: %q %v", d.KeptFile, err)
+	}
 	again, err := e.svc.ReplaceAgain(ctx, id)
 	if err != nil || again.Action.State != policy.ActionDone || again.Action.Key == first.Action.Key {
 		t.Fatalf("again: %+v %v", again.Action, err)

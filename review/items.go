@@ -30,6 +30,9 @@ type Detail struct {
 	Attempts []store.Attempt
 	Audit    []store.AuditEntry
 	NoteRows []store.NoteRow // oldest first (team.go)
+	// KeptFile is the name of the file a failed replacement of the item
+	// kept for another try ("" when none; files.go).
+	KeptFile string
 }
 
 func (s *Service) view(r store.ItemRow, sit policy.Situation) ItemView {
@@ -92,6 +95,9 @@ func (s *Service) Item(ctx context.Context, id string) (Detail, error) {
 		return d, err
 	}
 	if d.Audit, err = s.db.ItemAudit(ctx, id); err != nil {
+		return d, err
+	}
+	if d.KeptFile, _, err = s.db.KeptFileName(ctx, id); err != nil {
 		return d, err
 	}
 	d.NoteRows, err = s.db.ItemNotes(ctx, id)

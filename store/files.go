@@ -93,3 +93,14 @@ func discardFiles(ctx context.Context, tx *sql.Tx, now time.Time, reviewer, why,
 		append([]any{ms(now)}, args...)...)
 	return err
 }
+
+// KeptFileName is the name of the newest kept file of an item's failed
+// replacements, without reading its bytes; ok is false when none is kept.
+func (db *DB) KeptFileName(ctx context.Context, itemID string) (name string, ok bool, err error) {
+	err = db.db.QueryRowContext(ctx, `SELECT COALESCE(a.file_name, '') FROM actions a JOIN action_files f ON f.action_id = a.id
+		WHERE a.item_id = ? AND a.state = 'failed' AND f.data IS NOT NULL ORDER BY a.id DESC LIMIT 1`, itemID).Scan(&name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return name, err == nil, err
+}

@@ -226,6 +226,17 @@ var uploadExts = []string{".jpg", ".jpeg", ".png", ".webp", ".pdf", ".JPG", ".JP
 // before anything is sent.
 func (p *itemPanel) onUpload() { p.openUpload("") }
 
+// onUploadAgain sends again the file a failed replacement kept (the
+// service ran nothing): a new intent with a new key, no new file needed.
+func (p *itemPanel) onUploadAgain() {
+	if !p.ready() || p.detail.KeptFile == "" || policy.CanReplace(p.situation()) != nil {
+		return
+	}
+	p.act(policy.ActionReplacement, "Uploading the kept file again", func(ctx context.Context, id string) (review.Result, error) {
+		return p.c.wf.ReplaceAgain(ctx, id)
+	})
+}
+
 func (p *itemPanel) openUpload(path string) {
 	if !p.ready() || p.c.flight(p.itemID) != nil || policy.CanReplace(p.situation()) != nil {
 		return

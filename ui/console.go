@@ -42,6 +42,8 @@ type Workflow interface {
 	Resubmit(ctx context.Context, itemID string) (review.Result, error)
 	RequestFile(ctx context.Context, itemID, message string) (review.Result, error)
 	ReplaceFile(ctx context.Context, itemID, path string) (review.Result, error)
+	// ReplaceAgain uploads again the file a failed replacement kept.
+	ReplaceAgain(ctx context.Context, itemID string) (review.Result, error)
 	Cancel(ctx context.Context, actionID int64) (store.Action, error)
 	ExportCSV(ctx context.Context, w io.Writer, batchID string) (int, error)
 	Reviewer() string

@@ -36,6 +36,7 @@ type fakeWorkflow struct {
 	flushed   int
 	actionID  int64
 	resubmit  func(ctx context.Context, id string) (review.Result, error) // when set, Resubmit runs it
+	kept      map[string]string // item -> the file a failed replacement kept
 }
 
 func (f *fakeWorkflow) record(s string) {
@@ -153,7 +154,7 @@ func (f *fakeWorkflow) Item(_ context.Context, id string) (review.Detail, error)
 	defer f.mu.Unlock()
 	for _, it := range f.items {
 		if it.ID == id {
-			return review.Detail{ItemView: copyView(it)}, nil
+			return review.Detail{ItemView: copyView(it), KeptFile: f.kept[id]}, nil
 		}
 	}
 	return review.Detail{}, policy.Errorf(policy.CodeNotFound, "no item %s", id)
@@ -198,6 +199,11 @@ func (f *fakeWorkflow) RequestFile(_ context.Context, id, msg string) (review.Re
 func (f *fakeWorkflow) ReplaceFile(_ context.Context, id, path string) (review.Result, error) {
 	f.record("replace " + id)
 	return review.Result{}, policy.Errorf(policy.CodeInvalidFile, "the file is not a JPEG, PNG, WebP or PDF")
+}
+func (f *fakeWorkflow) ReplaceAgain(_ context.Context, id string) (review.Result, error) {
+	f.record("replace again " + id)
+	a := f.setAction(id, policy.ActionReplacement, policy.ActionDone, "")
+	return review.Result{Action: a}, nil
 }
 func (f *fakeWorkflow) Cancel(_ context.Context, id int64) (store.Action, error) {
 	f.record("cancel")

@@ -45,6 +45,7 @@ type itemPanel struct {
 	resubmit  *tipButton
 	request   *tipButton
 	upload    *tipButton
+	again     *tipButton // the file a failed replacement kept, uploaded again
 	cancel    *tipButton
 	stop      *tipButton
 	why       *widget.Label
@@ -77,6 +78,8 @@ func newItemPanel(c *Console) *itemPanel {
 	p.resubmit.Importance = widget.HighImportance
 	p.request = newTipButton("Request file", theme.MailSendIcon(), "Ask the customer for a new file (key: f)", p.onRequestFile)
 	p.upload = newTipButton("Upload file", theme.UploadIcon(), "Upload the file the customer sent (key: u; or drop a file on the window)", p.onUpload)
+	p.again = newTipButton("Upload kept file", theme.ViewRefreshIcon(), "Upload again the file that the failed replacement kept: a new paid analysis, no new file needed", p.onUploadAgain)
+	p.again.Hide()
 	p.cancel = newTipButton("Cancel queued", theme.CancelIcon(), "Cancel the action that waits in the outbox (key: x)", p.onCancel)
 	p.stop = newTipButton("Stop waiting", theme.MediaStopIcon(), "Stop waiting for the answer: the action stays unknown and is checked later with the same key, never sent again blind (key: Esc)", p.onStopWaiting)
 	p.cancel.Hide()
@@ -89,7 +92,7 @@ func newItemPanel(c *Console) *itemPanel {
 	)
 	p.team = newTeamView(p)
 	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.triage, p.explain, p.reported, p.nextActor, p.layers,
-		container.NewGridWithColumns(2, p.resubmit, p.request), container.NewGridWithColumns(2, p.upload, p.cancel),
+		container.NewGridWithColumns(2, p.resubmit, p.request), container.NewGridWithColumns(2, p.upload, p.cancel), p.again,
 		p.why, p.message, p.stop, p.detailsAc, p.team.content, widget.NewSeparator())
 	p.content = container.NewVSplit(container.NewVScroll(top), history)
 	p.content.(*container.Split).Offset = 0.68
@@ -150,7 +153,7 @@ func (p *itemPanel) setButtons(resubmit, request, upload bool) {
 	for _, b := range []struct {
 		btn *tipButton
 		on  bool
-	}{{p.resubmit, resubmit}, {p.request, request}, {p.upload, upload}} {
+	}{{p.resubmit, resubmit}, {p.request, request}, {p.upload, upload}, {p.again, upload}} {
 		if b.on && !busy {
 			b.btn.Enable()
 		} else {
@@ -252,6 +255,12 @@ func (p *itemPanel) render() {
 	sit := p.situation()
 	rErr, fErr, uErr := policy.CanResubmit(sit), policy.CanRequestFile(sit), policy.CanReplace(sit)
 	p.setButtons(rErr == nil, fErr == nil, uErr == nil)
+	if d.KeptFile != "" && uErr == nil {
+		p.again.SetText("Upload kept file " + shown(d.KeptFile))
+		p.again.Show()
+	} else {
+		p.again.Hide()
+	}
 	setOrHide(p.why, p.whyText(rErr, fErr, uErr))
 	if policy.Cancellable(d.OpenAction()) && p.c.flight(d.ID) == nil {
 		p.cancel.Show()
