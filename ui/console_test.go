@@ -36,7 +36,7 @@ type fakeWorkflow struct {
 	flushed   int
 	actionID  int64
 	resubmit  func(ctx context.Context, id string) (review.Result, error) // when set, Resubmit runs it
-	kept      map[string]string // item -> the file a failed replacement kept
+	kept      map[string]string                                           // item -> the file a failed replacement kept
 }
 
 func (f *fakeWorkflow) record(s string) {
