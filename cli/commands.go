@@ -302,6 +302,10 @@ func (r *runner) item(args []string) (int, error) {
 	}
 	fmt.Fprintf(w, "next: %s\n", d.Next.Kind)
 	r.printTeam(w, d) // team.go: revision, claim, notes
+	if d.KeptFile != "" {
+		fmt.Fprintf(w, "kept file: %s, from a replacement that failed ('reviewer replace %s --again' sends it, '--discard' drops it)\n",
+			show(d.KeptFile), show(d.ID))
+	}
 	for _, a := range d.Actions {
 		fmt.Fprintf(w, "action %d: %s %s key=%s sends=%d %s\n", a.ID, a.Kind, a.State, show(a.Key), a.Sends, show(string(a.LastErrorCode)))
 	}

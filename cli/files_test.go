@@ -21,6 +21,9 @@ func TestReplaceAgainUsesTheKeptFile(t *testing.T) {
 	}
 	h.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultUnavailable, Endpoint: screenapi.EPReplacement, Times: 1})
 	h.want(6, "replace", id, scan)
+	if out, _ := h.want(0, "item", id); !strings.Contains(out, "kept file: scan.pdf") || !strings.Contains(out, "--again") {
+		t.Fatalf("item does not say the file is kept:\n%s", out)
+	}
 	if err := os.Remove(scan); err != nil { // the reviewer no longer has it at hand
 		t.Fatal(err)
 	}
