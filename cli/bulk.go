@@ -124,10 +124,8 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	if err != nil {
 		return exitFor(err), err
 	}
-	for c, text := range messages {
-		if err := plan.SetMessage(c, text); err != nil {
-			return ExitUsage, usagef("--message %s: %s", c, policy.ErrorMessage(err))
-		}
+	if err := setMessages(&plan, messages); err != nil {
+		return ExitUsage, err
 	}
 	r.printPlanHead(plan)
 	tw := newStreamTable(r.env.Stdout)
@@ -160,7 +158,7 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	}
 	run, err := svc.Confirm(ctx, plan)
 	if err != nil {
-		return exitFor(err), err
+		return confirmFailed(run, err), err
 	}
 	fmt.Fprintf(r.env.Stdout, "bulk run %d: %d queued (undo what is not sent yet: reviewer cancel-run %d)\n", run.ID, len(run.Actions), run.ID)
 	res, err := svc.SendRun(ctx, run.ID, review.RunOptions{Concurrency: *concurrency})
@@ -216,10 +214,8 @@ func (r *runner) dryRun(ctx context.Context, svc *review.Service, sel review.Sel
 	if err != nil {
 		return exitFor(err), err
 	}
-	for c, text := range messages {
-		if err := plan.SetMessage(c, text); err != nil {
-			return ExitUsage, usagef("--message %s: %s", c, policy.ErrorMessage(err))
-		}
+	if err := setMessages(&plan, messages); err != nil {
+		return ExitUsage, err
 	}
 	r.printPlanHead(plan)
 	tw := newStreamTable(r.env.Stdout)
@@ -371,6 +367,27 @@ func (r *runner) configureTriage(svc *review.Service) error {
 	}
 	if err := svc.SetTriage(t); err != nil {
 		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_AGE_WARN, REVIEWER_AGE_OVERDUE: %s", policy.ErrorMessage(err))
+	}
+	return nil
+}
+
+// confirmFailed is the exit status of a confirmation that failed: one that
+// stopped part-way queued actions, which stay queued (its error says how
+// to send or withdraw them), so it is never "nothing written" (exit 8).
+func confirmFailed(run review.Run, err error) int {
+	if len(run.Actions) > 0 {
+		return ExitQueued
+	}
+	return exitFor(err)
+}
+
+// setMessages puts the --message texts into a plan, each checked as the
+// workflow checks a customer message.
+func setMessages(plan *review.Plan, messages messageFlags) error {
+	for c, text := range messages {
+		if err := plan.SetMessage(c, text); err != nil {
+			return usagef("--message %s: %s", c, policy.ErrorMessage(err))
+		}
 	}
 	return nil
 }

@@ -139,6 +139,7 @@ type globals struct {
 	// process's (REVIEWER_CACHE_WAIT).
 	bulkMax   int
 	cacheWait time.Duration
+	keptFiles time.Duration // REVIEWER_KEPT_FILE_RETENTION (0: the workflow's default)
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
@@ -157,7 +158,8 @@ const (
 	maxBulkMax   = 10_000_000
 )
 
-// scaleFromEnv reads REVIEWER_BULK_MAX and REVIEWER_CACHE_WAIT; flags
+// scaleFromEnv reads REVIEWER_BULK_MAX, REVIEWER_CACHE_WAIT and
+// REVIEWER_KEPT_FILE_RETENTION; flags
 // override them, and checkScale checks what is in force.
 func (g *globals) scaleFromEnv(lookup func(string) (string, bool)) error {
 	g.bulkMax, g.cacheWait = review.DefaultBulkMax, store.DefaultBusyTimeout
@@ -174,6 +176,13 @@ func (g *globals) scaleFromEnv(lookup func(string) (string, bool)) error {
 			return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_CACHE_WAIT=%q is not a Go duration such as 10s", v)
 		}
 		g.cacheWait = d
+	}
+	if v, ok := lookup("REVIEWER_KEPT_FILE_RETENTION"); ok && v != "" {
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil || d <= 0 {
+			return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_KEPT_FILE_RETENTION=%q is not a positive Go duration such as 168h", v)
+		}
+		g.keptFiles = d
 	}
 	return nil
 }
@@ -424,11 +433,7 @@ func (r *runner) open() (*review.Service, func(), error) {
 		db.Close()
 		return nil, nil, err
 	}
-	if err := r.configureFiles(svc); err != nil { // commands.go
-		api.Close()
-		db.Close()
-		return nil, nil, err
-	}
+	svc.SetKeptFileRetention(r.g.keptFiles)
 	if err := svc.SetBulkMax(r.g.bulkMax); err != nil {
 		api.Close()
 		db.Close()

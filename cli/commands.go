@@ -755,18 +755,3 @@ func (r *runner) window() (int, error) {
 	defer done()
 	return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, TokenSource: r.tokenSource(), ReviewerSource: r.whoFrom})
 }
-
-// configureFiles applies REVIEWER_KEPT_FILE_RETENTION: how long the file of
-// a failed replacement is kept for another try (default 168h).
-func (r *runner) configureFiles(svc *review.Service) error {
-	v, ok := r.env.Lookup("REVIEWER_KEPT_FILE_RETENTION")
-	if !ok || v == "" {
-		return nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_KEPT_FILE_RETENTION=%q is not a positive Go duration such as 168h", v)
-	}
-	svc.SetKeptFileRetention(d)
-	return nil
-}

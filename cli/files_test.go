@@ -48,3 +48,15 @@ func TestReplaceAgainUsesTheKeptFile(t *testing.T) {
 	}
 	h.want(3, "replace", other, "--again")
 }
+
+// A bad retention is refused at start, before the cache is opened.
+func TestABadKeptFileRetentionIsRefusedAtStart(t *testing.T) {
+	h := newHarness(t)
+	h.env["REVIEWER_KEPT_FILE_RETENTION"] = "-1h"
+	if _, errs := h.want(2, "items"); !strings.Contains(errs, "REVIEWER_KEPT_FILE_RETENTION") {
+		t.Fatalf("stderr %q", errs)
+	}
+	if _, err := os.Stat(h.env["REVIEWER_DB"]); !os.IsNotExist(err) {
+		t.Fatalf("the cache was opened before the setting was checked: %v", err)
+	}
+}

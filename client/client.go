@@ -196,7 +196,7 @@ type request struct {
 	method string
 	path   string
 	key    string // Idempotency-Key, required for POST
-	match  int64  // If-Match revision; 0 sends none
+	match  int64  // If-Match revision; 0 sends none, replayOnly sends "0"
 	setup  func(*resty.Request)
 	out    any // decoded on 2xx
 }
@@ -254,8 +254,11 @@ func (c *Client) exec(ctx context.Context, cl *call, r request) error {
 	if r.key != "" {
 		req.SetHeader("Idempotency-Key", r.key)
 	}
-	if r.match > 0 {
+	switch {
+	case r.match > 0:
 		req.SetHeader("If-Match", ifMatchValue(r.match))
+	case r.match == replayOnly:
+		req.SetHeader("If-Match", ifMatchValue(0))
 	}
 	if r.setup != nil {
 		r.setup(req)

@@ -29,6 +29,18 @@ func IfMatch(revision int64) CallOption {
 	return func(r *request) { r.match = revision }
 }
 
+// IfMatchReplayOnly sends an If-Match that no item's revision matches (a
+// revision is 1 or more): the service answers a key it knows with the
+// stored answer, whatever the If-Match, and runs nothing for a key it does
+// not know (412). For a repeat of a send that may have run, on an item
+// that changed since the reviewer saw it.
+func IfMatchReplayOnly() CallOption {
+	return func(r *request) { r.match = replayOnly }
+}
+
+// replayOnly is the request's match for IfMatchReplayOnly.
+const replayOnly = -1
+
 func with(r request, opts []CallOption) request {
 	for _, o := range opts {
 		o(&r)

@@ -152,7 +152,8 @@ func statesWhere(pred func(ActionState) bool) []ActionState {
 
 // DropsFile reports whether a replacement's file is deleted when its
 // action reaches this state: a state with no way out in which the service
-// either ran the file (done) or never got it (cancelled). A failed one ran
-// nothing, so its file stays for another try until the reviewer discards
-// it or the retention removes it (DefaultKeptFileRetention).
+// either ran the file (done) or never got it (cancelled). A failed one was
+// refused or turned away, and the reviewer may well want to send the same
+// file again (a new intent, a new key), so its file stays until she
+// discards it or the retention removes it (DefaultKeptFileRetention).
 func (s ActionState) DropsFile() bool { return !s.Open() && s != ActionFailed }

@@ -132,7 +132,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 		return s.release(ctx, a, err)
 	}
 	var read []client.Attempt // the evidence of a read before the send
-	if rev == 0 && s.APIVersion() != "1.0" {
+	if rev == 0 {             // a 1.0 service's item reads back without one: then none is sent
 		// The cache does not know the revision the reviewer saw: never
 		// send blind on a service that guards with If-Match.
 		rf := s.readFirst(ctx, opCtx, a)
@@ -154,14 +154,19 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 		// Only her own doing moved the item since she acted (a note she
 		// wrote): the same key, at the new revision, once. The 412 ran
 		// nothing for this key.
+		// The new revision is kept first: once the second request may
+		// have gone out, a failure to record can no longer say "not sent".
+		rctx, rcancel := recordCtx(ctx)
+		err := s.db.SetActionRevision(rctx, a.ID, next)
+		rcancel()
+		if err != nil {
+			return s.notSent(ctx, a, err, append(read, attempts...))
+		}
 		var more []client.Attempt
 		rev = next
 		item, more, callErr, err = s.post(ctx, opCtx, a, rev)
 		attempts = append(attempts, more...)
 		if err != nil {
-			return s.notSent(ctx, a, err, append(read, attempts...))
-		}
-		if err := s.db.SetActionRevision(ctx, a.ID, rev); err != nil {
 			return s.notSent(ctx, a, err, append(read, attempts...))
 		}
 	}
@@ -211,6 +216,9 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 // request's.
 func (s *Service) post(ctx, opCtx context.Context, a store.Action, rev int64) (item *policy.Item, attempts []client.Attempt, callErr, err error) {
 	match := client.IfMatch(rev)
+	if rev == replayOnly {
+		match = client.IfMatchReplayOnly()
+	}
 	switch a.Kind {
 	case policy.ActionResubmit:
 		var it policy.Item
@@ -415,9 +423,10 @@ func (fr FlushResult) Sent() int { return len(fr.Results) }
 // only what it sent. An action another process holds is reported in Busy.
 func (s *Service) Flush(ctx context.Context) (FlushResult, error) {
 	var fr FlushResult
-	if err := s.purgeKeptFiles(ctx); err != nil { // files.go: the retention of failed replacements' files
-		return fr, err
-	}
+	// files.go: the retention of failed replacements' files. It is
+	// housekeeping, never a reason not to send: a failure (a busy cache)
+	// is tried again by the next flush.
+	_ = s.purgeKeptFiles(ctx)
 	open, err := s.db.Outbox(ctx)
 	if err != nil {
 		return fr, err

@@ -18,13 +18,17 @@ import (
 // current revision, kept on the action for every later send; changed, it
 // stops as ITEM_CHANGED and says what changed, and nothing is sent.
 
+// replayOnly is the revision an action goes out with when only its key's
+// stored answer may come back (client.IfMatchReplayOnly).
+const replayOnly = -1
+
 // firstRead is what a read before a send found.
 type firstRead struct {
 	attempts []client.Attempt
 	err      error       // the read failed: nothing was sent
 	item     policy.Item // the item as the service holds it now
 	changed  []string    // what she decides on changed (policy.Unseen)
-	match    int64       // the If-Match to send (0: none, the answer carried no revision)
+	match    int64       // the If-Match to send (0: none, the answer carried no revision; replayOnly)
 }
 
 // readFirst reads the item of an action whose revision the cache does not
@@ -53,12 +57,18 @@ func (s *Service) readFirst(ctx, opCtx context.Context, a store.Action) firstRea
 	if it.Revision == 0 {
 		return r // the service reports no revision: there is nothing to match
 	}
-	saw, err := s.sawOf(ctx, a)
+	saw, kept, err := s.sawOf(ctx, a)
 	if err != nil {
 		r.err = err
 		return r
 	}
 	r.changed = policy.Unseen(saw, it, s.who(), seenIDs(saw))
+	if !kept && len(r.changed) == 0 && saw.UpdatedAt.After(a.CreatedAt) {
+		// Queued before actions kept what the reviewer saw, and a sync
+		// has moved the cache on since: the cache is no account of what
+		// she saw, so the item counts as changed.
+		r.changed = []string{"synced since it was queued"}
+	}
 	switch {
 	case len(r.changed) == 0:
 		r.match = it.Revision
@@ -67,10 +77,7 @@ func (s *Service) readFirst(ctx, opCtx context.Context, a store.Action) firstRea
 	case it.Revision > 1:
 		r.changed, r.match = nil, it.Revision-1
 	default:
-		r.changed = nil
-		r.err = policy.Errorf(policy.CodeItemChanged, "item %s changed since you saw it, and at its first revision no If-Match "+
-			"can ask the service for this key's answer alone; nothing was sent", a.ItemID)
-		return r
+		r.changed, r.match = nil, replayOnly
 	}
 	// Keep what was learnt: the cache's item gets its revision (through
 	// the same upsert a sync uses), and the action goes out with this
@@ -92,21 +99,21 @@ func (s *Service) readFirst(ctx, opCtx context.Context, a store.Action) firstRea
 // sawOf is what the reviewer saw of the item when she queued the action:
 // kept with the action, or for an action older than that, the cache's item
 // with the notes the cache holds.
-func (s *Service) sawOf(ctx context.Context, a store.Action) (policy.Item, error) {
-	saw, ok, err := s.db.ActionSeen(ctx, a.ID)
-	if err != nil || ok {
-		return saw, err
+func (s *Service) sawOf(ctx context.Context, a store.Action) (saw policy.Item, kept bool, err error) {
+	saw, kept, err = s.db.ActionSeen(ctx, a.ID)
+	if err != nil || kept {
+		return saw, kept, err
 	}
 	row, err := s.db.Item(ctx, a.ItemID)
 	if err != nil {
-		return saw, err
+		return saw, false, err
 	}
 	saw = row.Item
 	ids, err := s.db.ItemNoteIDs(ctx, a.ItemID)
 	for _, id := range ids {
 		saw.Notes = append(saw.Notes, policy.Note{ID: id})
 	}
-	return saw, err
+	return saw, false, err
 }
 
 func seenIDs(saw policy.Item) func(string) bool {
@@ -125,7 +132,7 @@ func (s *Service) stopChanged(ctx context.Context, a store.Action, rf firstRead,
 	rctx, cancel := recordCtx(ctx)
 	defer cancel()
 	v := seen{at: a.CreatedAt}
-	if saw, err := s.sawOf(rctx, a); err == nil {
+	if saw, _, err := s.sawOf(rctx, a); err == nil {
 		v.item, v.cached = saw, true
 	}
 	it := rf.item

@@ -319,3 +319,86 @@ func TestHerOwnNoteDoesNotStopHerQueuedAction(t *testing.T) {
 			tm.srv.Analyses(id), tm.srv.Arrivals(screenapi.EPResubmit))
 	}
 }
+
+// A cache that last saw a 1.0 service acts on a service that now speaks
+// 1.1 before any sync told it so: the action still reads the item first
+// and goes out with If-Match.
+func TestACacheFromA10ServiceSendsIfMatchBeforeItsNextSync(t *testing.T) {
+	ctx := context.Background()
+	old, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Token: token, APIVersion: screenapi.Version10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "cache.db")
+	db, api, svc := newService(t, old.URL(), path)
+	if _, err := svc.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	api.Close()
+	db.Close()
+	old.Close()
+
+	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	var log matchLog
+	front := httptest.NewServer(log.wrap(srv.Handler()))
+	t.Cleanup(front.Close)
+	db, api, svc = newService(t, front.URL, path)
+	t.Cleanup(func() { api.Close(); db.Close() })
+	if svc.APIVersion() != "1.0" {
+		t.Fatalf("the cache says %q", svc.APIVersion())
+	}
+	res, err := svc.Resubmit(ctx, srv.FindCode("SOURCE_UNREACHABLE"))
+	if err != nil || res.Action.State != policy.ActionDone {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if blind, all := log.blind(); all != 1 || blind != 0 {
+		t.Fatalf("%d of %d POSTs went out with no If-Match", blind, all)
+	}
+}
+
+// The re-send after her own note may reach the service: a reviewer who
+// stops the wait then must find the action unknown (reconciled with its
+// key), never back in the queue where a cancel and a new intent would pay
+// twice.
+func TestStoppingTheResendAfterHerOwnNoteLeavesItUnknown(t *testing.T) {
+	tm := setupTeam(t, "")
+	id := tm.srv.FindCode("SOURCE_UNREACHABLE")
+	tm.srv.Refuse()
+	res, err := tm.ana.svc.Resubmit(context.Background(), id)
+	if err != nil || res.Action.State != policy.ActionQueued {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if err := tm.srv.Accept(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tm.ana.svc.AddNote(context.Background(), id, "Re-running it."); err != nil {
+		t.Fatal(err)
+	}
+	release := tm.srv.Hold(id)
+	defer release()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan review.FlushResult, 1)
+	go func() {
+		fr, _ := tm.ana.svc.Flush(ctx)
+		done <- fr
+	}()
+	deadline := time.After(60 * time.Second)
+	for tm.srv.Running(id) == 0 { // the re-send is at the service
+		select {
+		case <-deadline:
+			t.Fatal("the re-send never reached the service")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	cancel()
+	<-done
+	release()
+	out, err := tm.ana.svc.Outbox(context.Background())
+	if err != nil || len(out) != 1 || out[0].State != policy.ActionUnknown {
+		t.Fatalf("after a stopped re-send: %+v %v", out, err)
+	}
+}

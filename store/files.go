@@ -38,21 +38,18 @@ type KeptFile struct {
 	ItemID   string
 	FileName string
 	Data     []byte
-	FailedAt time.Time
 }
 
 // KeptFile returns the newest kept file of an item's failed replacements.
 func (db *DB) KeptFile(ctx context.Context, itemID string) (KeptFile, error) {
 	k := KeptFile{ItemID: itemID}
-	var at int64
-	err := db.db.QueryRowContext(ctx, `SELECT a.id, COALESCE(a.file_name, ''), f.data, a.updated_at
+	err := db.db.QueryRowContext(ctx, `SELECT a.id, COALESCE(a.file_name, ''), f.data
 		FROM actions a JOIN action_files f ON f.action_id = a.id
 		WHERE a.item_id = ? AND a.state = 'failed' AND f.data IS NOT NULL ORDER BY a.id DESC LIMIT 1`, itemID).
-		Scan(&k.ActionID, &k.FileName, &k.Data, &at)
+		Scan(&k.ActionID, &k.FileName, &k.Data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return k, notFound("kept file of a failed replacement of item", itemID)
 	}
-	k.FailedAt = fromMS(at)
 	return k, err
 }
 

@@ -192,6 +192,22 @@ func (b *bulkScreen) onConfirm() {
 	go func() {
 		ctx := context.Background()
 		run, err := b.wf.Confirm(ctx, plan)
+		if err != nil && len(run.Actions) > 0 {
+			// Stopped part-way (a busy cache, a cancel): what it queued
+			// stays queued and goes out with the next flush, unless the
+			// reviewer cancels it here.
+			b.mu.Lock()
+			b.run = run
+			b.mu.Unlock()
+			fyne.DoAndWait(func() {
+				b.status.SetText(fmt.Sprintf("Stopped after queuing %d of %d: %s. They go out with the next flush, or cancel them now.",
+					len(run.Actions), plan.Len(), policy.ErrorMessage(err)))
+				b.undo.SetText(fmt.Sprintf("Cancel the %d not yet sent", len(run.Actions)))
+				b.undo.Show()
+			})
+			close(b.ended)
+			return
+		}
 		if err != nil {
 			fyne.Do(func() {
 				b.status.SetText("Nothing queued: " + policy.ErrorMessage(err))

@@ -19,6 +19,7 @@ import (
 // and leaves the rest queued, as when the API stops answering halfway.
 type fakeBulk struct {
 	mu        sync.Mutex
+	stopAfter int // when set, Confirm queues only so many and fails
 	send      int
 	confirmed review.Plan
 	progress  []review.RunProgress
@@ -40,6 +41,11 @@ func (f *fakeBulk) Confirm(_ context.Context, p review.Plan) (review.Run, error)
 	for i, it := range p.Items {
 		run.Actions = append(run.Actions, store.Action{ID: int64(i + 1), ItemID: it.ItemID, Kind: p.Kind, State: policy.ActionQueued,
 			Message: p.Messages[it.Code]})
+		if f.stopAfter > 0 && len(run.Actions) == f.stopAfter {
+			p.Items = p.Items[:f.stopAfter]
+			f.confirmed = p
+			return run, policy.Errorf(policy.CodeCacheBusy, "the cache was busy; the confirmation stopped")
+		}
 	}
 	return run, nil
 }
@@ -243,5 +249,34 @@ func TestABulkPlanOverTheLimitIsConfirmedByTypingItsCount(t *testing.T) {
 	under.Max = 10
 	if b := newBulkScreen(wf, under); b.count != nil || b.confirm.Disabled() {
 		t.Fatal("a plan within the limit asks for its count")
+	}
+}
+
+// A confirmation that stopped part-way queued some actions: the window
+// says so, keeps Confirm off, and offers to cancel what it queued; it
+// never says "nothing queued".
+func TestABulkConfirmationStoppedPartWaySaysWhatItQueued(t *testing.T) {
+	test.NewTempApp(t)
+	wf := &fakeBulk{stopAfter: 4}
+	b := newBulkScreen(wf, planOf(policy.ActionResubmit, 12))
+	test.NewTempWindow(t, b.content)
+	test.Tap(b.confirm)
+	waitEnded(t, b)
+	if !b.confirm.Disabled() || strings.Contains(b.status.Text, "Nothing queued") || !strings.Contains(b.status.Text, "Stopped after queuing 4 of 12") {
+		t.Fatalf("confirm disabled %v, status %q", b.confirm.Disabled(), b.status.Text)
+	}
+	if !b.undo.Visible() || b.undo.Text != "Cancel the 4 not yet sent" {
+		t.Fatalf("undo %q visible %v", b.undo.Text, b.undo.Visible())
+	}
+	test.Tap(b.undo)
+	select {
+	case <-b.undone:
+	case <-time.After(time.Minute):
+		t.Fatal("the undo did not end")
+	}
+	wf.mu.Lock()
+	defer wf.mu.Unlock()
+	if wf.cancelled != 4 {
+		t.Fatalf("cancelled %d, want 4", wf.cancelled)
 	}
 }
