@@ -20,8 +20,8 @@ import (
 
 const redacted = "[redacted]"
 
-// redact returns s with every whole occurrence of the token replaced by
-// [redacted].
+// redact returns s with every occurrence of the token (whole, for a short
+// one: see whole) replaced by [redacted].
 func redact(s string, tok Secret) string {
 	return redactToken(s, tok.Reveal())
 }
@@ -54,8 +54,15 @@ func redactToken(s, tok string) string {
 }
 
 // whole reports whether s[at:end], an occurrence of tok, is the token on
-// its own rather than part of a longer word.
+// its own rather than part of a longer word. A token of the length the
+// console accepts (MinTokenLength) is never part of a word by chance: every
+// occurrence of it is the token, glued to letters or not. Only a shorter
+// one (in a test, or a value the configuration refused) is matched as a
+// whole word, so that a token "x" leaves "x509" alone.
 func whole(s, tok string, at, end int) bool {
+	if len(tok) >= MinTokenLength {
+		return true
+	}
 	if at > 0 && isWordByte(tok[0]) && isWordByte(s[at-1]) {
 		return false
 	}

@@ -135,3 +135,23 @@ func TestTheTokenIsRedactedAsAWholeWord(t *testing.T) {
 		t.Fatalf("message %q\nwant    %q", e.Message, want)
 	}
 }
+
+// A token of the length the console accepts is redacted wherever it
+// stands, glued to letters and digits too: a service that echoes
+// "x<token>0" must not get it past the client.
+func TestALongTokenIsRedactedEvenGluedToAWord(t *testing.T) {
+	const tok = "tok-secret-abcdef-123456"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprint(w, `{"error_code":"FORBIDDEN","error_message":"x`+tok+`0 and `+tok+`x509 and `+tok+`"}`)
+	}))
+	t.Cleanup(srv.Close)
+	c := echoClient(t, srv.URL, tok)
+	_, _, err := c.GetItem(context.Background(), "itm_1")
+	e, ok := client.AsError(err)
+	want := `x[redacted]0 and [redacted]x509 and [redacted]`
+	if !ok || e.Message != want {
+		t.Fatalf("message %q\nwant    %q", e.Message, want)
+	}
+}

@@ -73,6 +73,14 @@ func forbiddenInMessage(r rune) string {
 		return "a control character (a terminal's CSI or OSC)"
 	case unicode.IsControl(r):
 		return "a control character"
+	case r == '\u2028' || r == '\u2029':
+		return "a line or paragraph separator (use a newline)"
+	case r == '\u200b' || r == '\ufeff' || r == '\u2060':
+		return "an invisible character (a zero-width space, a byte order mark or a word joiner)"
+	case r >= 0xe0000 && r <= 0xe007f:
+		return "an invisible tag character"
 	}
+	// The zero-width joiner and non-joiner stay: Persian and Indic scripts
+	// and emoji need them.
 	return ""
 }

@@ -246,3 +246,18 @@ func TestIDProblem(t *testing.T) {
 		t.Fatalf("%+v", it)
 	}
 }
+
+// Invisible characters a customer would not see are refused in a customer
+// message; the joiners that scripts and emoji need stay.
+func TestACustomerMessageRefusesInvisibleCharacters(t *testing.T) {
+	for _, r := range []rune{'\u2028', '\u2029', '\u200b', '\ufeff', '\u2060', '\U000e0041'} {
+		if _, err := policy.CheckCustomerMessage("Please send" + string(r) + " a new scan."); err == nil {
+			t.Errorf("U+%04X accepted", r)
+		}
+	}
+	for _, ok := range []string{"می\u200cخواهم", "👩\u200d💻 new scan please"} {
+		if _, err := policy.CheckCustomerMessage(ok); err != nil {
+			t.Errorf("%q refused: %v", ok, err)
+		}
+	}
+}

@@ -49,7 +49,12 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 	}
 	// Items that a field the service now fills left empty (the revision)
 	// are only mended by fetching every batch again: an incremental sync
-	// brings changed batches only.
+	// brings changed batches only. A cache that last saw a 1.0 service
+	// asks first whether it speaks 1.1 now, so that this sync, not the
+	// next one, is the full one.
+	if s.APIVersion() == "1.0" {
+		s.identifyOnce(ctx)
+	}
 	full, err := s.db.FullSyncDue(ctx)
 	if err != nil {
 		return p, err

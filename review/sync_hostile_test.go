@@ -179,3 +179,46 @@ func TestSyncStopsAServiceWhosePagesNeverEnd(t *testing.T) {
 		})
 	}
 }
+
+// On a service that speaks 1.1 (claims and notes offered), a note or a
+// claim on an item whose id no path can carry is refused before anything
+// is written: never queued to wait for ever.
+func TestNothingIsQueuedForAnItemWhoseIDCannotBeSent(t *testing.T) {
+	ctx := context.Background()
+	var items atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/v1/me":
+			_, _ = w.Write([]byte(`{"reviewer":"ana","display_name":"Ana"}`))
+		case r.URL.Path == "/v1/batches":
+			u := "2026-11-29T10:00:00Z"
+			_, _ = fmt.Fprintf(w, `{"batches":[%s],"next_cursor":null}`,
+				batchJSON("bat_1", u, itemJSON(".", "bat_1", u, `"status":"error","error_code":"CLASSIFIER_TIMEOUT","revision":1`)))
+		default:
+			items.Add(1)
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(ts.Close)
+	db, api, svc := newService(t, ts.URL, filepath.Join(t.TempDir(), "cache.db"))
+	t.Cleanup(func() { api.Close(); db.Close() })
+	if _, err := svc.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if svc.APIVersion() != "1.1" {
+		t.Fatalf("version %q", svc.APIVersion())
+	}
+	if _, err := svc.AddNote(ctx, ".", "a note"); policy.ErrorCode(err) != policy.CodeInvalidInput {
+		t.Fatalf("a note on \".\": %v", err)
+	}
+	if _, err := svc.Claim(ctx, ".", policy.DefaultClaimTTL); policy.ErrorCode(err) != policy.CodeInvalidInput {
+		t.Fatalf("a claim on \".\": %v", err)
+	}
+	if notes, err := svc.OutboxNotes(ctx); err != nil || len(notes) != 0 {
+		t.Fatalf("queued notes %+v %v", notes, err)
+	}
+	if n := items.Load(); n != 0 {
+		t.Fatalf("%d requests on items reached the service", n)
+	}
+}

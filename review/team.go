@@ -330,6 +330,16 @@ func nextRevision(cached, sent int64) int64 {
 
 // --- claims --------------------------------------------------------------
 
+// sendable refuses, before anything is written or sent, an item whose id
+// the service's paths cannot carry (policy.IDProblem): such an item is
+// stored invalid by a sync, and nothing about it can ever be sent.
+func sendable(itemID string) error {
+	if problem := policy.IDProblem(itemID); problem != "" {
+		return policy.Errorf(policy.CodeInvalidInput, "item %q cannot be named to the service (%s); nothing was sent", itemID, problem)
+	}
+	return nil
+}
+
 func (s *Service) notOfferedLocally(what string) error {
 	if s.APIVersion() == "1.0" {
 		return policy.Errorf(policy.CodeNotOffered, "this service does not offer %s (it speaks contract 1.0)", what)
@@ -367,6 +377,9 @@ func (s *Service) Claim(ctx context.Context, itemID string, ttl time.Duration) (
 	if err := s.notOfferedLocally("claims"); err != nil {
 		return policy.Item{}, err
 	}
+	if err := sendable(itemID); err != nil {
+		return policy.Item{}, err
+	}
 	if ttl == 0 {
 		ttl = s.ClaimTTL()
 	}
@@ -385,6 +398,9 @@ func (s *Service) Release(ctx context.Context, itemID string) (policy.Item, erro
 		return policy.Item{}, err
 	}
 	if err := s.notOfferedLocally("claims"); err != nil {
+		return policy.Item{}, err
+	}
+	if err := sendable(itemID); err != nil {
 		return policy.Item{}, err
 	}
 	opCtx, cancel := context.WithDeadline(ctx, s.budget.Deadline(s.now()))
@@ -491,6 +507,9 @@ func (s *Service) AddNote(ctx context.Context, itemID, text string) (NoteResult,
 		return NoteResult{}, policy.Errorf(policy.CodeInvalidInput, "%s", policy.ErrorMessage(err))
 	}
 	if err := s.notOfferedLocally("notes"); err != nil {
+		return NoteResult{}, err
+	}
+	if err := sendable(itemID); err != nil {
 		return NoteResult{}, err
 	}
 	n, err := s.db.CreateNote(ctx, store.NoteRow{ItemID: itemID, Key: s.newKey(), Author: s.who(), Text: t})

@@ -147,8 +147,9 @@ func CSVCell(v string) string {
 	return v
 }
 
-// stripForCSV drops the control characters but newline and the bidi
-// controls, and turns bytes that are not UTF-8 into U+FFFD.
+// stripForCSV drops the control characters but newline, the bidi controls
+// and the invisible characters, and turns bytes that are not UTF-8 into
+// U+FFFD.
 func stripForCSV(v string) string {
 	clean := true
 	for i := 0; i < len(v) && clean; {
@@ -170,7 +171,20 @@ func stripForCSV(v string) string {
 }
 
 func strippedInCSV(r rune) bool {
-	return (unicode.IsControl(r) && r != '\n') || IsBidiControl(r)
+	return (unicode.IsControl(r) && r != '\n') || IsBidiControl(r) || IsInvisible(r)
+}
+
+// IsInvisible reports whether r is a character nobody sees that is no
+// joiner a script needs: the line and paragraph separators, the zero-width
+// space, the byte order mark, the word joiner and the tag characters.
+func IsInvisible(r rune) bool {
+	switch {
+	case r == '\u2028', r == '\u2029', r == '\u200b', r == '\ufeff', r == '\u2060':
+		return true
+	case r >= 0xe0000 && r <= 0xe007f:
+		return true
+	}
+	return false
 }
 
 // IsBidiControl reports whether r reorders text: the bidi embeddings,

@@ -182,18 +182,20 @@ func TestCSVCell(t *testing.T) {
 
 func FuzzCSVCell(f *testing.F) {
 	for _, s := range []string{"=2+2", "@SUM(A1)", " =cmd|' /C calc'!A0", "\t=1", "\r\n+1", "itm_0001", "", "-", "\u200b=1",
-		"\x1b]0;x\x07=1", "\u202e=1", "ACME\x1b[2J", "\xff\x9b", "a\r\nb"} {
+		"\x1b]0;x\x07=1", "\u202e=1", "ACME\x1b[2J", "\xff\x9b", "a\r\nb", "\ufeff=1", "a\u2028b\u200bc"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
 		out := CSVCell(v)
 		// What is stripped, written here apart from the code: every
-		// control character but newline, the bidi controls; bytes that
-		// are not UTF-8 become U+FFFD.
+		// control character but newline, the bidi controls, the invisible
+		// separators, spaces, marks and tags; bytes that are not UTF-8
+		// become U+FFFD.
 		var want strings.Builder
 		for _, r := range v {
 			bidi := r == 0x61c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
-			if (r < 0x20 && r != '\n') || (r >= 0x7f && r < 0xa0) || bidi {
+			invisible := r == 0x2028 || r == 0x2029 || r == 0x200b || r == 0xfeff || r == 0x2060 || (r >= 0xe0000 && r <= 0xe007f)
+			if (r < 0x20 && r != '\n') || (r >= 0x7f && r < 0xa0) || bidi || invisible {
 				continue
 			}
 			want.WriteRune(r)
