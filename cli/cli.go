@@ -140,6 +140,7 @@ type globals struct {
 	bulkMax   int
 	cacheWait time.Duration
 	keptFiles time.Duration // REVIEWER_KEPT_FILE_RETENTION (0: the workflow's default)
+	syncPages int           // REVIEWER_SYNC_MAX_PAGES (0: the workflow's default)
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
@@ -158,8 +159,8 @@ const (
 	maxBulkMax   = 10_000_000
 )
 
-// scaleFromEnv reads REVIEWER_BULK_MAX, REVIEWER_CACHE_WAIT and
-// REVIEWER_KEPT_FILE_RETENTION; flags
+// scaleFromEnv reads REVIEWER_BULK_MAX, REVIEWER_CACHE_WAIT,
+// REVIEWER_KEPT_FILE_RETENTION and REVIEWER_SYNC_MAX_PAGES; flags
 // override them, and checkScale checks what is in force.
 func (g *globals) scaleFromEnv(lookup func(string) (string, bool)) error {
 	g.bulkMax, g.cacheWait = review.DefaultBulkMax, store.DefaultBusyTimeout
@@ -183,6 +184,13 @@ func (g *globals) scaleFromEnv(lookup func(string) (string, bool)) error {
 			return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_KEPT_FILE_RETENTION=%q is not a positive Go duration such as 168h", v)
 		}
 		g.keptFiles = d
+	}
+	if v, ok := lookup("REVIEWER_SYNC_MAX_PAGES"); ok && v != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 2 {
+			return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_SYNC_MAX_PAGES=%q is not a whole number of pages from 2 up", v)
+		}
+		g.syncPages = n
 	}
 	return nil
 }
@@ -434,6 +442,7 @@ func (r *runner) open() (*review.Service, func(), error) {
 		return nil, nil, err
 	}
 	svc.SetKeptFileRetention(r.g.keptFiles)
+	svc.SetMaxSyncPages(r.g.syncPages)
 	if err := svc.SetBulkMax(r.g.bulkMax); err != nil {
 		api.Close()
 		db.Close()

@@ -63,3 +63,9 @@ func (b Budget) Deadline(now time.Time) time.Time {
 // and the reserve in which its outcome is recorded) and one more reserve,
 // so that a sender still recording is never taken over.
 func (b Budget) Lease() time.Duration { return b.RequestCap + 2*b.Reserve }
+
+// DefaultMaxSyncPages is the most pages one sync reads before it takes the
+// service for one whose pages never end (REVIEWER_SYNC_MAX_PAGES): 100,000
+// pages of 100 batches of 10 items is a hundred million items, far beyond
+// any reviewer's cache.
+const DefaultMaxSyncPages = 100_000

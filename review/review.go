@@ -45,6 +45,8 @@ type Service struct {
 	reviewer string
 	now      func() time.Time
 	pageSize int
+	// syncPages is the most pages one sync reads (0: the default; sync.go).
+	syncPages int
 	newKey   func() string
 
 	mu   sync.Mutex

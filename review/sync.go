@@ -158,7 +158,10 @@ type fetched struct {
 //   - there are more pages than the batches received could fill: the
 //     service asked for at most pageSize per page has sent more pages than
 //     distinct batches, plus one (the same batch at a new updated_at on
-//     page after page).
+//     page after page);
+//   - it reached the most pages one sync reads (SetMaxSyncPages): a
+//     service that makes up a new batch on every page is told apart from
+//     real data by nothing else.
 //
 // Each batch of the sync is remembered by a 64-bit hash of its id, with
 // the newest updated_at it came with: some 40 bytes a batch in a Go map
@@ -204,6 +207,8 @@ func (s *Service) fetchPages(ctx context.Context, since time.Time) <-chan fetche
 				why = fmt.Sprintf("page %d brought nothing new (every batch on it came earlier in this sync at the same updated_at) yet named a next page", pages)
 			case pages > len(seen)+1:
 				why = fmt.Sprintf("it sent %d pages for %d distinct batches, more pages than its batches could fill", pages, len(seen))
+			case pages >= s.maxSyncPages():
+				why = fmt.Sprintf("it sent %d pages, the most one sync reads (REVIEWER_SYNC_MAX_PAGES), each naming a next one", pages)
 			}
 			if why != "" {
 				loop := &client.Error{Code: policy.CodeInvalidResponse, Class: client.ClassBadAnswer, HTTPStatus: 200,
@@ -218,4 +223,22 @@ func (s *Service) fetchPages(ctx context.Context, since time.Time) <-chan fetche
 		}
 	}()
 	return out
+}
+
+// SetMaxSyncPages sets the most pages one sync reads
+// (REVIEWER_SYNC_MAX_PAGES; policy.DefaultMaxSyncPages); 0 keeps the
+// default.
+func (s *Service) SetMaxSyncPages(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.syncPages = n
+}
+
+func (s *Service) maxSyncPages() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.syncPages <= 0 {
+		return policy.DefaultMaxSyncPages
+	}
+	return s.syncPages
 }

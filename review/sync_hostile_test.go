@@ -222,3 +222,22 @@ func TestNothingIsQueuedForAnItemWhoseIDCannotBeSent(t *testing.T) {
 		t.Fatalf("%d requests on items reached the service", n)
 	}
 }
+
+// A service that makes up a new batch on every page is told apart from
+// real data by nothing but the count: a sync stops at the most pages it
+// reads (REVIEWER_SYNC_MAX_PAGES), saying the service misbehaves.
+func TestSyncStopsAtTheMostPagesItReads(t *testing.T) {
+	_, lists, _, svc := servePagesTo(t, func(n int64) string {
+		u := "2026-11-29T10:00:00Z"
+		id := fmt.Sprintf("bat_%d", n)
+		return fmt.Sprintf(`{"batches":[%s],"next_cursor":"c%d"}`, batchJSON(id, u, itemJSON("itm_"+id, id, u, scoredRest)), n)
+	})
+	svc.SetMaxSyncPages(5)
+	_, err := svc.Sync(context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), "misbehaves") || !strings.Contains(err.Error(), "REVIEWER_SYNC_MAX_PAGES") {
+		t.Fatalf("sync: %v", err)
+	}
+	if n := lists.Load(); n != 5 {
+		t.Fatalf("%d pages asked for, want 5", n)
+	}
+}
