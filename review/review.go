@@ -47,7 +47,7 @@ type Service struct {
 	pageSize int
 	// syncPages is the most pages one sync reads (0: the default; sync.go).
 	syncPages int
-	newKey   func() string
+	newKey    func() string
 
 	mu   sync.Mutex
 	conn Connection
