@@ -208,7 +208,7 @@ func TestAFlushSaysWhatItSkipped(t *testing.T) {
 	}
 	defer db.Close()
 	box, _ := db.Outbox(context.Background())
-	held, ok, err := db.ClaimAction(context.Background(), box[0].ID, time.Hour) // another process is sending it
+	held, ok, err := db.LeaseAction(context.Background(), box[0].ID, time.Hour) // another process is sending it
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}

@@ -27,10 +27,10 @@ const (
 type ActionEvent string
 
 const (
-	// EventClaim: a sender takes the action under a lease. The store allows
-	// it only when no live lease is held: a claim of a sending action is a
+	// EventLease: a sender takes the action under a lease. The store allows
+	// it only when no live lease is held: a lease of a sending action is a
 	// take-over after its sender's lease ran out.
-	EventClaim ActionEvent = "claim"
+	EventLease ActionEvent = "lease"
 	// EventCancel: the reviewer withdraws the action.
 	EventCancel ActionEvent = "cancel"
 	// EventNotSent: the lease holder's attempt ended with nothing of it
@@ -70,11 +70,11 @@ const InitialActionState = ActionQueued
 // crash during a reconciliation cannot look like one.
 var actionMachine = map[ActionState]map[ActionEvent]ActionState{
 	ActionQueued: {
-		EventClaim:  ActionSending,
+		EventLease:  ActionSending,
 		EventCancel: ActionCancelled,
 	},
 	ActionSending: {
-		EventClaim:      ActionUnknown, // take-over: the sender died or stalled after it may have sent
+		EventLease:      ActionUnknown, // take-over: the sender died or stalled after it may have sent
 		EventNotSent:    ActionQueued,  // a first send that reached nothing
 		EventNoAnswer:   ActionUnknown,
 		EventTurnedAway: ActionFailed, // the first request with this key, and it ran nothing
@@ -82,7 +82,7 @@ var actionMachine = map[ActionState]map[ActionEvent]ActionState{
 		EventAnswered:   ActionDone,
 	},
 	ActionUnknown: {
-		EventClaim:      ActionUnknown, // reconciling, under a lease
+		EventLease:      ActionUnknown, // reconciling, under a lease
 		EventNotSent:    ActionUnknown,
 		EventNoAnswer:   ActionUnknown,
 		EventTurnedAway: ActionUnknown, // not an answer for the key: an earlier send may have run
@@ -108,7 +108,7 @@ func ActionStates() []ActionState {
 
 // ActionEvents lists every event.
 func ActionEvents() []ActionEvent {
-	return []ActionEvent{EventClaim, EventCancel, EventNotSent, EventNoAnswer, EventTurnedAway, EventRefused, EventAnswered}
+	return []ActionEvent{EventLease, EventCancel, EventNotSent, EventNoAnswer, EventTurnedAway, EventRefused, EventAnswered}
 }
 
 // Open reports whether an action in this state still holds its item (at

@@ -20,12 +20,12 @@ func TestActionMachineEveryStateEveryEvent(t *testing.T) {
 		C = policy.ActionCancelled
 		X = policy.ActionState("") // refused
 	)
-	events := []policy.ActionEvent{policy.EventClaim, policy.EventCancel, policy.EventNotSent, policy.EventNoAnswer,
+	events := []policy.ActionEvent{policy.EventLease, policy.EventCancel, policy.EventNotSent, policy.EventNoAnswer,
 		policy.EventTurnedAway, policy.EventRefused, policy.EventAnswered}
 	want := map[policy.ActionState][]policy.ActionState{
 		//     claim cancel notSent noAnswer turnedAway refused answered
 		Q: {S, C, X, X, X, X, X}, // only a lease holder reports an outcome
-		S: {U, X, Q, U, F, F, D}, // a claim of a sending action is a take-over after its lease ran out
+		S: {U, X, Q, U, F, F, D}, // a lease of a sending action is a take-over after its lease ran out
 		U: {U, X, U, U, U, F, D}, // only an answer for its key ends it
 		D: {X, X, X, X, X, X, X},
 		F: {X, X, X, X, X, X, X},
@@ -55,7 +55,7 @@ func TestActionMachineEveryStateEveryEvent(t *testing.T) {
 			})
 		}
 	}
-	if _, ok := policy.Transition("sent", policy.EventClaim); ok {
+	if _, ok := policy.Transition("sent", policy.EventLease); ok {
 		t.Error("a state that does not exist has a transition")
 	}
 	if _, ok := policy.Transition(Q, "retry"); ok {
@@ -77,7 +77,7 @@ func TestActionStateSets(t *testing.T) {
 	if got := policy.StatesAllowing(policy.EventCancel); !slices.Equal(got, []policy.ActionState{policy.ActionQueued}) {
 		t.Errorf("cancellable: %v; only an action that never left can be cancelled", got)
 	}
-	if got := policy.StatesAllowing(policy.EventClaim); !slices.Equal(got, open) {
+	if got := policy.StatesAllowing(policy.EventLease); !slices.Equal(got, open) {
 		t.Errorf("claimable: %v", got)
 	}
 	if policy.InitialActionState != policy.ActionQueued {
@@ -86,7 +86,7 @@ func TestActionStateSets(t *testing.T) {
 }
 
 // reachedBy says whether an event, in a state, shows that the action may
-// have reached the service: its first send started (a claim of a queued
+// have reached the service: its first send started (a lease of a queued
 // action that did not end in not_sent) or anything was heard back.
 //
 // TestOnceMaybeSentNeverQueuedOrCancelled walks every sequence of events up
@@ -111,9 +111,9 @@ func TestOnceMaybeSentNeverQueuedOrCancelled(t *testing.T) {
 				}
 				seen++
 				path := append(slices.Clone(w.path), ev)
-				// A claim from sending is a take-over: the first sender may
+				// A lease from sending is a take-over: the first sender may
 				// have sent. An attempt that reached something says so.
-				mayHave := w.mayHave || (w.state == policy.ActionSending && ev == policy.EventClaim) ||
+				mayHave := w.mayHave || (w.state == policy.ActionSending && ev == policy.EventLease) ||
 					ev == policy.EventNoAnswer || ev == policy.EventTurnedAway || ev == policy.EventRefused || ev == policy.EventAnswered
 				if mayHave && (to == policy.ActionQueued || to == policy.ActionCancelled) {
 					t.Fatalf("%v leads an action that may have reached the service to %s", path, to)

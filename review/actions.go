@@ -108,12 +108,12 @@ func (s *Service) act(ctx context.Context, a store.Action, file []byte, check fu
 // A lease that runs out means the sender died or stalled.
 func (s *Service) lease() time.Duration { return s.budget.Lease() }
 
-// send claims an action and sends it once, with its stored key. When the
-// claim fails, the Result says why (Skip) and no call is made. An error
+// send leases an action and sends it once, with its stored key. When the
+// lease fails, the Result says why (Skip) and no call is made. An error
 // after the call means its outcome could not be recorded: it says the
 // request was sent and how it will be reconciled.
 func (s *Service) send(ctx context.Context, id int64) (Result, error) {
-	a, ok, err := s.db.ClaimAction(ctx, id, s.lease())
+	a, ok, err := s.db.LeaseAction(ctx, id, s.lease())
 	if err != nil {
 		return Result{}, err
 	}
@@ -192,7 +192,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 	if broken != nil && fin.Applied == nil {
 		fin.Applied = broken
 	}
-	fin.Claim = a.Sends
+	fin.Lease = a.Sends
 	fin.Attempts = evidence(append(read, attempts...))
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
@@ -256,11 +256,11 @@ func (s *Service) post(ctx, opCtx context.Context, a store.Action, rev int64) (i
 	return item, attempts, callErr, nil
 }
 
-// release ends a claim that failed before any call: nothing was sent.
+// release ends a lease that failed before any call: nothing was sent.
 func (s *Service) release(ctx context.Context, a store.Action, cause error) (Result, error) {
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
-	fin := store.Finish{On: policy.EventNotSent, Claim: a.Sends, ErrCode: policy.ErrorCode(cause), Err: policy.ErrorMessage(cause),
+	fin := store.Finish{On: policy.EventNotSent, Lease: a.Sends, ErrCode: policy.ErrorCode(cause), Err: policy.ErrorMessage(cause),
 		Event: "not sent: " + string(policy.ErrorCode(cause))}
 	if _, err := s.db.FinishAction(rctx, a.ID, fin); err != nil {
 		return Result{Action: a}, fmt.Errorf("%w (and recording that nothing was sent failed: %v; the action will be reconciled after its lease)", cause, err)
@@ -274,7 +274,7 @@ func (s *Service) release(ctx context.Context, a store.Action, cause error) (Res
 func (s *Service) notSent(ctx context.Context, a store.Action, cause error, attempts []client.Attempt) (Result, error) {
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
-	fin := store.Finish{On: policy.EventNotSent, Claim: a.Sends, ErrCode: policy.ErrorCode(cause), Err: policy.ErrorMessage(cause),
+	fin := store.Finish{On: policy.EventNotSent, Lease: a.Sends, ErrCode: policy.ErrorCode(cause), Err: policy.ErrorMessage(cause),
 		Event: "not sent: " + string(policy.ErrorCode(cause)), Attempts: evidence(attempts)}
 	done, err := s.db.FinishAction(rctx, a.ID, fin)
 	if err != nil {
@@ -419,7 +419,7 @@ func (fr FlushResult) Sent() int { return len(fr.Results) }
 
 // Flush sends queued actions and reconciles unknown ones (and sending ones
 // whose lease ran out), oldest first, each with its stored key. Two flushes
-// at once are safe: each action is claimed by one of them, and each counts
+// at once are safe: each action is leased by one of them, and each counts
 // only what it sent. An action another process holds is reported in Busy.
 func (s *Service) Flush(ctx context.Context) (FlushResult, error) {
 	var fr FlushResult

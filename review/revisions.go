@@ -139,7 +139,7 @@ func (s *Service) stopChanged(ctx context.Context, a store.Action, rf firstRead,
 	sentence := s.conflictSentence(v, &client.Error{Code: policy.CodeItemChanged, Item: &it})
 	ce := &ConflictError{Code: policy.CodeItemChanged, Item: &it,
 		Sentence: sentence + "; nothing was sent (what changed: " + strings.Join(rf.changed, ", ") + ")"}
-	fin := store.Finish{On: policy.EventRefused, Claim: a.Sends, ErrCode: policy.CodeItemChanged, Err: ce.Sentence,
+	fin := store.Finish{On: policy.EventRefused, Lease: a.Sends, ErrCode: policy.CodeItemChanged, Err: ce.Sentence,
 		Event:   "not sent: " + string(policy.CodeItemChanged) + ", the item changed since the reviewer saw it",
 		Applied: &it, Attempts: evidence(read)}
 	done, err := s.db.FinishAction(rctx, a.ID, fin)

@@ -523,7 +523,7 @@ func (s *Service) AddNote(ctx context.Context, itemID, text string) (NoteResult,
 }
 
 func (s *Service) sendNote(ctx context.Context, id int64) (NoteResult, error) {
-	n, ok, err := s.db.ClaimNote(ctx, id, s.lease())
+	n, ok, err := s.db.LeaseNote(ctx, id, s.lease())
 	if err != nil || !ok {
 		return NoteResult{Note: n}, err
 	}
@@ -533,7 +533,7 @@ func (s *Service) sendNote(ctx context.Context, id int64) (NoteResult, error) {
 	s.observe(callErr)
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
-	f := store.NoteFinish{On: policy.EventAnswered, Claim: n.Sends, Remote: &remote, Event: "note added", Attempts: evidence(attempts)}
+	f := store.NoteFinish{On: policy.EventAnswered, Lease: n.Sends, Remote: &remote, Event: "note added", Attempts: evidence(attempts)}
 	if callErr != nil {
 		o := outcome(nil, callErr)
 		f.On, f.Remote, f.ErrCode, f.Err, f.Event = o.On, nil, o.ErrCode, o.Err, "note "+o.Event

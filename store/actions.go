@@ -27,7 +27,7 @@ type Action struct {
 	Sends         int                `json:"sends"`
 	CreatedAt     time.Time          `json:"created_at"`
 	UpdatedAt     time.Time          `json:"updated_at"`
-	// LeasedFrom is the state the action was in when ClaimAction took it
+	// LeasedFrom is the state the action was in when LeaseAction took it
 	// ("" elsewhere): queued means nothing of it has reached the service
 	// yet, so this send is its key's first.
 	LeasedFrom policy.ActionState `json:"-"`
@@ -130,14 +130,14 @@ func insertAction(ctx context.Context, tx *sql.Tx, now time.Time, a Action, saw 
 	return a, setActionSeen(ctx, tx, a.ID, saw) // team.go
 }
 
-// ClaimAction takes an action for one send under a lease, as the action
-// machine says (policy.EventClaim): a queued action starts its first send; an
+// LeaseAction takes an action for one send under a lease, as the action
+// machine says (policy.EventLease): a queued action starts its first send; an
 // unknown one is reconciled; a sending one whose lease ran out is taken over
-// and becomes unknown, for its sender may have sent it. The claim needs the
+// and becomes unknown, for its sender may have sent it. The lease needs the
 // lease free: ok is false when another sender holds it (a is then the action
-// as it is, with the lease's end) or when the action is settled. Each claim
+// as it is, with the lease's end) or when the action is settled. Each lease
 // counts a send; Finish.Claim must carry that count back (the fence).
-func (db *DB) ClaimAction(ctx context.Context, id int64, lease time.Duration) (a Action, ok bool, err error) {
+func (db *DB) LeaseAction(ctx context.Context, id int64, lease time.Duration) (a Action, ok bool, err error) {
 	err = db.tx(ctx, func(tx *sql.Tx) error {
 		now := db.now()
 		cur, err := getAction(ctx, tx, id)
@@ -145,7 +145,7 @@ func (db *DB) ClaimAction(ctx context.Context, id int64, lease time.Duration) (a
 			return err
 		}
 		a = cur
-		to, allowed := policy.Transition(cur.State, policy.EventClaim)
+		to, allowed := policy.Transition(cur.State, policy.EventLease)
 		if !allowed || leaseHeld(cur, now) {
 			return nil
 		}
@@ -199,14 +199,14 @@ func moveAction(ctx context.Context, tx *sql.Tx, cur Action, to policy.ActionSta
 	return scanAction(tx.QueryRowContext(ctx, q, all...))
 }
 
-// ErrFenced is wrapped by FinishAction when the sender's claim is no longer
+// ErrFenced is wrapped by FinishAction when the sender's lease is no longer
 // the action's newest: its lease ran out and another sender took it over.
 var ErrFenced = errors.New("another sender took the action over after this one's lease ran out")
 
 // Finish is the outcome of one send of an action.
 type Finish struct {
 	On               policy.ActionEvent // what the send met; the machine says where it leads
-	Claim            int                // the Sends of the claim this outcome belongs to (the fence)
+	Lease            int                // the Sends of the lease this outcome belongs to (the fence)
 	Item             *policy.Item       // the service's answer, applied to the item
 	Applied          *policy.Item       // team.go: the item a refusal carried (412, 409), applied whatever the state
 	ErrCode          policy.Code
@@ -219,7 +219,7 @@ type Finish struct {
 // FinishAction records the outcome of a send in one transaction: the
 // action's new state (policy.Transition of its state and f.On), the item as
 // the service answered it, the evidence of every attempt, the audit entry,
-// and a rate-limit wait. Only the holder of the newest claim may finish it:
+// and a rate-limit wait. Only the holder of the newest lease may finish it:
 // a sender whose lease ran out and was taken over gets ErrFenced (with the
 // action as it is); of its outcome only the evidence of its attempts and an
 // audit entry are written.
@@ -232,7 +232,7 @@ func (db *DB) FinishAction(ctx context.Context, id int64, f Finish) (Action, err
 		if err != nil {
 			return err
 		}
-		if cur.Sends != f.Claim || cur.LeaseUntil.IsZero() {
+		if cur.Sends != f.Lease || cur.LeaseUntil.IsZero() {
 			// Keep the evidence of what this sender did, and say so.
 			fenced, a = true, cur
 			if err := insertAttempts(ctx, tx, &cur.ID, cur.ItemID, string(cur.Kind), f.Attempts); err != nil {
@@ -240,7 +240,7 @@ func (db *DB) FinishAction(ctx context.Context, id int64, f Finish) (Action, err
 			}
 			return audit(ctx, tx, now, cur.Reviewer, cur.ItemID, cur.ID, "outcome of a stale send ignored",
 				fmt.Sprintf("send %d met %s (%s) after its lease ran out; the action was taken over (send %d, %s)",
-					f.Claim, f.On, f.Event, cur.Sends, cur.State))
+					f.Lease, f.On, f.Event, cur.Sends, cur.State))
 		}
 		to, ok := policy.Transition(cur.State, f.On)
 		if !ok {
@@ -272,16 +272,16 @@ func (db *DB) FinishAction(ctx context.Context, id int64, f Finish) (Action, err
 		return audit(ctx, tx, now, a.Reviewer, a.ItemID, a.ID, f.Event, f.Err)
 	})
 	if err == nil && fenced {
-		err = fmt.Errorf("action %d (send %d): %w", id, f.Claim, ErrFenced)
+		err = fmt.Errorf("action %d (send %d): %w", id, f.Lease, ErrFenced)
 	}
 	return a, err
 }
 
-// PendingActions are the actions a flush may claim now, oldest first:
-// those the machine lets a claim move (queued, unknown, sending) whose lease
+// PendingActions are the actions a flush may lease now, oldest first:
+// those the machine lets a lease move (queued, unknown, sending) whose lease
 // is free (a sending one only once its lease ran out).
 func (db *DB) PendingActions(ctx context.Context) ([]Action, error) {
-	return queryActions(ctx, db.db, `state IN `+claimableSQL+` AND (lease_until IS NULL OR lease_until < ?) ORDER BY id`, ms(db.now()))
+	return queryActions(ctx, db.db, `state IN `+leasableSQL+` AND (lease_until IS NULL OR lease_until < ?) ORDER BY id`, ms(db.now()))
 }
 
 // Outbox lists the open actions (those that still hold their item), oldest first.
@@ -349,7 +349,7 @@ func whyNotCancel(s policy.ActionState) string {
 // WHERE clauses TestSchemaFollowsTheActionMachine checks against the same sets.
 var (
 	openSQL      = sqlStates(policy.OpenActionStates())
-	claimableSQL = sqlStates(policy.StatesAllowing(policy.EventClaim))
+	leasableSQL  = sqlStates(policy.StatesAllowing(policy.EventLease))
 	reconcileSQL = sqlStates(statesWhere(policy.ActionState.NeedsReconcile))
 	// needsActionSQL: an item (i) whose newest action (a) needs
 	// reconciling, or an error with no open action: what policy.NextAction

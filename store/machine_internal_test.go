@@ -64,7 +64,7 @@ func TestSchemaFollowsTheActionMachine(t *testing.T) {
 	if got := states(openSQL); !slices.Equal(got, policy.OpenActionStates()) {
 		t.Errorf("openSQL %s", openSQL)
 	}
-	if !strings.Contains(claimableSQL, "'queued'") || strings.Contains(claimableSQL, "'done'") {
-		t.Errorf("claimableSQL %s", claimableSQL)
+	if !strings.Contains(leasableSQL, "'queued'") || strings.Contains(leasableSQL, "'done'") {
+		t.Errorf("claimableSQL %s", leasableSQL)
 	}
 }

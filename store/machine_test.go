@@ -27,12 +27,12 @@ func TestStoreFollowsTheActionMachine(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				// The row as a lease holder (send 1) left it; a claim
+				// The row as a lease holder (send 1) left it; a lease
 				// finds the lease run out, a finish finds it held.
 				lease := "NULL"
 				if from.Open() && from != policy.ActionQueued {
 					lease = fmt.Sprint(t0.Add(time.Minute).UnixMilli())
-					if ev == policy.EventClaim {
+					if ev == policy.EventLease {
 						lease = fmt.Sprint(t0.Add(-time.Second).UnixMilli())
 					}
 				}
@@ -41,16 +41,16 @@ func TestStoreFollowsTheActionMachine(t *testing.T) {
 				}
 				var got store.Action
 				switch ev {
-				case policy.EventClaim:
+				case policy.EventLease:
 					var ok bool
-					got, ok, err = db.ClaimAction(ctx, a.ID, time.Minute)
+					got, ok, err = db.LeaseAction(ctx, a.ID, time.Minute)
 					if err == nil && !ok {
 						err = fmt.Errorf("claim refused")
 					}
 				case policy.EventCancel:
 					got, err = db.CancelAction(ctx, a.ID, "ana")
 				default:
-					got, err = db.FinishAction(ctx, a.ID, store.Finish{On: ev, Claim: 1, Event: string(ev)})
+					got, err = db.FinishAction(ctx, a.ID, store.Finish{On: ev, Lease: 1, Event: string(ev)})
 				}
 				after, _ := db.Action(ctx, a.ID)
 				want, allowed := policy.Transition(from, ev)
@@ -69,11 +69,11 @@ func TestStoreFollowsTheActionMachine(t *testing.T) {
 	}
 }
 
-// A claim needs the lease free: a live lease refuses it in every state,
+// A lease needs the lease free: a live lease refuses it in every state,
 // and says until when.
-func TestClaimRespectsALiveLease(t *testing.T) {
+func TestALeaseRespectsALiveLease(t *testing.T) {
 	ctx := context.Background()
-	for _, from := range policy.StatesAllowing(policy.EventClaim) {
+	for _, from := range policy.StatesAllowing(policy.EventLease) {
 		t.Run(string(from), func(t *testing.T) {
 			db := MustOpenDB(t)
 			db.SetClock(func() time.Time { return t0 })
@@ -81,9 +81,9 @@ func TestClaimRespectsALiveLease(t *testing.T) {
 			a, _ := db.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k", Reviewer: "ana"}, nil, allow)
 			until := t0.Add(time.Second)
 			db.Exec(ctx, fmt.Sprintf(`UPDATE actions SET state = '%s', sends = 1, lease_until = %d WHERE id = %d`, from, until.UnixMilli(), a.ID))
-			got, ok, err := db.ClaimAction(ctx, a.ID, time.Minute)
+			got, ok, err := db.LeaseAction(ctx, a.ID, time.Minute)
 			if err != nil || ok || got.State != from || !got.LeaseUntil.Equal(until) || got.Sends != 1 {
-				t.Fatalf("claimed under a live lease: %+v %v %v", got, ok, err)
+				t.Fatalf("leased under a live lease: %+v %v %v", got, ok, err)
 			}
 		})
 	}
@@ -96,8 +96,8 @@ func TestUnknownIsNeverCancelled(t *testing.T) {
 	ctx := context.Background()
 	seedOne(t, db, policy.CodeClassifierTimeout)
 	a, _ := db.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k", Reviewer: "ana"}, nil, allow)
-	c, _, _ := db.ClaimAction(ctx, a.ID, time.Minute)
-	db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventNoAnswer, Claim: c.Sends, Event: "unknown"})
+	c, _, _ := db.LeaseAction(ctx, a.ID, time.Minute)
+	db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventNoAnswer, Lease: c.Sends, Event: "unknown"})
 	_, err := db.CancelAction(ctx, a.ID, "ana")
 	if policy.ErrorCode(err) != policy.CodeConflict || !strings.Contains(err.Error(), "may have reached the service") || !strings.Contains(err.Error(), "flush") {
 		t.Fatalf("%v", err)

@@ -181,36 +181,36 @@ func TestClaimFinishAndLease(t *testing.T) {
 	if _, err := db.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k1", Reviewer: "ana"}, nil, allow); policy.ErrorCode(err) != policy.CodeActionOpen {
 		t.Fatalf("second open action: %v", err)
 	}
-	c, ok, err := db.ClaimAction(ctx, a.ID, time.Minute)
+	c, ok, err := db.LeaseAction(ctx, a.ID, time.Minute)
 	if err != nil || !ok || c.State != policy.ActionSending || c.Sends != 1 {
 		t.Fatalf("claim: %+v %v %v", c, ok, err)
 	}
-	if _, ok, _ := db.ClaimAction(ctx, a.ID, time.Minute); ok {
+	if _, ok, _ := db.LeaseAction(ctx, a.ID, time.Minute); ok {
 		t.Fatal("a sending action was claimed twice")
 	}
 	if p, _ := db.PendingActions(ctx); len(p) != 0 {
 		t.Fatalf("a leased action is pending: %+v", p)
 	}
-	if held, ok, _ := db.ClaimAction(ctx, a.ID, time.Minute); ok || held.State != policy.ActionSending || !held.LeaseUntil.Equal(t0.Add(time.Minute)) {
+	if held, ok, _ := db.LeaseAction(ctx, a.ID, time.Minute); ok || held.State != policy.ActionSending || !held.LeaseUntil.Equal(t0.Add(time.Minute)) {
 		t.Fatalf("a refused claim must show the holder's lease: %+v", held)
 	}
 	now = now.Add(2 * time.Minute) // the sender died; its lease ran out
 	if p, _ := db.PendingActions(ctx); len(p) != 1 {
 		t.Fatalf("an expired lease is not pending: %+v", p)
 	}
-	c, ok, _ = db.ClaimAction(ctx, a.ID, time.Minute)
+	c, ok, _ = db.LeaseAction(ctx, a.ID, time.Minute)
 	if !ok || c.Key != "k1" || c.Sends != 2 || c.State != policy.ActionUnknown {
 		t.Fatalf("a take-over must reconcile (unknown), with the same key: %+v", c)
 	}
 	// The first sender wakes up: it is fenced, and writes nothing.
-	stale, err := db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventAnswered, Claim: 1, Event: "done",
+	stale, err := db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventAnswered, Lease: 1, Event: "done",
 		Attempts: []store.Attempt{{Number: 1, Start: now, Class: "ok", RequestTimeout: time.Second}}})
 	if !errors.Is(err, store.ErrFenced) || stale.State != policy.ActionUnknown || stale.Sends != 2 {
 		t.Fatalf("a stale sender finished: %+v %v", stale, err)
 	}
 	s := 40
 	answer := scored("i1", "b1", s, now)
-	f, err := db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventAnswered, Claim: c.Sends, Item: &answer, Event: "done",
+	f, err := db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventAnswered, Lease: c.Sends, Item: &answer, Event: "done",
 		Attempts: []store.Attempt{{Number: 1, Start: now, Class: "ok", RequestTimeout: time.Second}}})
 	if err != nil || f.State != policy.ActionDone {
 		t.Fatalf("%+v %v", f, err)
@@ -231,11 +231,11 @@ func TestCancelOnlyQueued(t *testing.T) {
 	ctx := context.Background()
 	seedOne(t, db, policy.CodeDecodeFailed)
 	a, _ := db.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionFileRequest, Key: "k", Reviewer: "ana", Message: "m"}, nil, allow)
-	c, _, _ := db.ClaimAction(ctx, a.ID, time.Minute)
+	c, _, _ := db.LeaseAction(ctx, a.ID, time.Minute)
 	if _, err := db.CancelAction(ctx, a.ID, "ana"); policy.ErrorCode(err) != policy.CodeConflict {
 		t.Fatalf("cancelled a sending action: %v", err)
 	}
-	db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventNotSent, Claim: c.Sends, Event: "queued"})
+	db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventNotSent, Lease: c.Sends, Event: "queued"})
 	if c, err := db.CancelAction(ctx, a.ID, "ana"); err != nil || c.State != policy.ActionCancelled {
 		t.Fatalf("%+v %v", c, err)
 	}

@@ -345,10 +345,10 @@ func (db *DB) CreateNote(ctx context.Context, n NoteRow) (NoteRow, error) {
 	return n, err
 }
 
-// ClaimNote takes a note for one send under a lease, following the action
-// machine exactly as ClaimAction does (policy.EventClaim): ok is false when
+// LeaseNote takes a note for one send under a lease, following the action
+// machine exactly as LeaseAction does (policy.EventLease): ok is false when
 // another sender holds the lease or the note is settled.
-func (db *DB) ClaimNote(ctx context.Context, id int64, lease time.Duration) (n NoteRow, ok bool, err error) {
+func (db *DB) LeaseNote(ctx context.Context, id int64, lease time.Duration) (n NoteRow, ok bool, err error) {
 	err = db.tx(ctx, func(tx *sql.Tx) error {
 		now := db.now()
 		cur, err := getNote(ctx, tx, id)
@@ -356,7 +356,7 @@ func (db *DB) ClaimNote(ctx context.Context, id int64, lease time.Duration) (n N
 			return err
 		}
 		n = cur
-		to, allowed := policy.Transition(cur.State, policy.EventClaim)
+		to, allowed := policy.Transition(cur.State, policy.EventLease)
 		if !allowed || (!cur.LeaseUntil.IsZero() && !cur.LeaseUntil.Before(now)) {
 			return nil
 		}
@@ -377,7 +377,7 @@ func moveNote(ctx context.Context, tx *sql.Tx, cur NoteRow, to policy.ActionStat
 // NoteFinish is the outcome of one send of a note.
 type NoteFinish struct {
 	On       policy.ActionEvent // the machine says where it leads
-	Claim    int                // the Sends of the claim it belongs to (the fence)
+	Lease    int                // the Sends of the lease it belongs to (the fence)
 	Remote   *policy.Note       // the service's note, when done
 	Item     *policy.Item       // an item a refusal carried, applied
 	ErrCode  policy.Code
@@ -403,8 +403,8 @@ func (db *DB) FinishNote(ctx context.Context, id int64, f NoteFinish) (NoteRow, 
 		if err != nil {
 			return err
 		}
-		if cur.Sends != f.Claim || cur.LeaseUntil.IsZero() {
-			return fmt.Errorf("note %d (send %d): %w", id, f.Claim, ErrFenced)
+		if cur.Sends != f.Lease || cur.LeaseUntil.IsZero() {
+			return fmt.Errorf("note %d (send %d): %w", id, f.Lease, ErrFenced)
 		}
 		to, ok := policy.Transition(cur.State, f.On)
 		if !ok {
@@ -430,7 +430,7 @@ func (db *DB) FinishNote(ctx context.Context, id int64, f NoteFinish) (NoteRow, 
 
 // PendingNotes are the notes a flush must send, oldest first.
 func (db *DB) PendingNotes(ctx context.Context) ([]NoteRow, error) {
-	return queryNotes(ctx, db.db, `state IN `+claimableSQL+` AND (lease_until IS NULL OR lease_until < ?) ORDER BY id`, ms(db.now()))
+	return queryNotes(ctx, db.db, `state IN `+leasableSQL+` AND (lease_until IS NULL OR lease_until < ?) ORDER BY id`, ms(db.now()))
 }
 
 // OpenNotes are the notes written here not done yet (queued, sending,

@@ -172,7 +172,7 @@ func TestCreateRunQueuesInOneGoAndCancelsAsAGroup(t *testing.T) {
 		t.Fatalf("run %+v created %d refused %+v", run, len(created), refused)
 	}
 	// One is being sent: the group cancel leaves it alone.
-	if _, ok, err := db.ClaimAction(ctx, created[0].ID, time.Minute); !ok || err != nil {
+	if _, ok, err := db.LeaseAction(ctx, created[0].ID, time.Minute); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
 	if _, err := db.CancelRun(ctx, 999, "ana"); policy.ErrorCode(err) != policy.CodeNotFound {
