@@ -68,8 +68,10 @@ func New(db *store.DB, api API, budget policy.Budget, reviewer string) *Service 
 	return s
 }
 
-// Reviewer is who acts.
-func (s *Service) Reviewer() string { return s.reviewer }
+// Reviewer is who acts. It reads under the lock that SetReviewer takes:
+// a sync's identification sets the reviewer from its own goroutine while
+// the window reads it.
+func (s *Service) Reviewer() string { return s.who() }
 
 // SetReviewer changes who acts (preferences).
 func (s *Service) SetReviewer(name string) {
