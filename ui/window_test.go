@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -685,11 +686,13 @@ func TestTheUploadDialogTakesATypedPathAndExplainsARefusal(t *testing.T) {
 		t.Fatal("the path box does not have the focus: typing goes nowhere")
 	}
 	c.apply(func() { ud.path.SetText(txt) })
+	c.Settle() // the check runs off the UI goroutine
 	if !ud.upload.Disabled() || !strings.Contains(ud.why.Text, "plain text") {
 		t.Fatalf("refusal %q", ud.why.Text)
 	}
 	// A dropped file lands in the open dialog.
 	c.apply(func() { c.onDropped(fyne.NewPos(1, 1), []fyne.URI{storageURI(jpg)}) })
+	c.Settle()
 	if ud.path.Text != jpg || ud.upload.Disabled() {
 		t.Fatalf("drop: %q, upload disabled %v", ud.path.Text, ud.upload.Disabled())
 	}
@@ -700,6 +703,63 @@ func TestTheUploadDialogTakesATypedPathAndExplainsARefusal(t *testing.T) {
 	}
 	if c.prefs().String(prefLastFolder) != dir {
 		t.Fatalf("last folder %q", c.prefs().String(prefLastFolder))
+	}
+}
+
+// A named pipe typed or dropped into the upload dialog never freezes the
+// window: its path is checked off the UI goroutine, and refused without
+// being opened (opening a FIFO waits for a writer that never comes).
+func TestANamedPipeInTheUploadDialogDoesNotFreezeTheWindow(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "scan.jpg")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	// Whatever happens, nothing stays blocked on the pipe after the test:
+	// a writer that comes and goes ends any open or read of it.
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(fifo, os.O_RDWR|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}}
+	c := newTestConsole(t, wf)
+	c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "u") })
+	ud := c.uploadDlg
+	if ud == nil {
+		t.Fatal("the upload dialog did not open")
+	}
+	typed := make(chan struct{})
+	go func() { // the keystrokes, on the UI goroutine
+		fyne.DoAndWait(func() { c.apply(func() { ud.path.SetText(fifo) }) })
+		close(typed)
+	}()
+	select {
+	case <-typed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the window froze on a named pipe typed in the path box")
+	}
+	// The UI goroutine takes the next event at once.
+	answered := make(chan struct{})
+	go func() {
+		fyne.DoAndWait(func() { c.apply(func() {}) })
+		close(answered)
+	}()
+	select {
+	case <-answered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the window does not answer while the named pipe is checked")
+	}
+	c.Settle()
+	var why string
+	var off bool
+	c.apply(func() { why, off = ud.why.Text, ud.upload.Disabled() })
+	if !off || !strings.Contains(why, "named pipe") {
+		t.Fatalf("a named pipe: Upload disabled %v, explanation %q", off, why)
+	}
+	c.apply(func() { test.Tap(ud.upload) })
+	c.Settle()
+	if got := wf.Calls(); len(got) != 0 {
+		t.Fatalf("a named pipe was sent: %v", got)
 	}
 }
 
