@@ -39,11 +39,17 @@ type bulkScreen struct {
 	headline, skipped, status *widget.Label
 	messages                  map[policy.Code]*widget.Entry
 	count                     *widget.Entry // the plan's count typed, over the bulk limit (nil: not asked)
-	confirm, undo             *widget.Button
+	confirm, undo, stop       *widget.Button
 	bar                       *widget.ProgressBar
 	failuresOnly              *widget.Check
 	results                   *widget.List
 	content                   *fyne.Container
+
+	// ctx is the run's: cancelled by Stop or when the dialog closes, so
+	// that no further send starts (those under way end as the action
+	// machine says).
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	mu     sync.Mutex
 	run    review.Run
@@ -55,6 +61,7 @@ type bulkScreen struct {
 
 func newBulkScreen(wf BulkWorkflow, p review.Plan) *bulkScreen {
 	b := &bulkScreen{wf: wf, plan: p, ended: make(chan struct{}), undone: make(chan struct{}, 1)}
+	b.ctx, b.cancel = context.WithCancel(context.Background())
 	b.headline = widget.NewLabelWithStyle(p.Headline(), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	b.skipped = widget.NewLabel(skippedText(p))
 	b.skipped.Wrapping = fyne.TextWrapWord
@@ -82,6 +89,8 @@ func newBulkScreen(wf BulkWorkflow, p review.Plan) *bulkScreen {
 	}
 	b.undo = widget.NewButton("", b.onUndo)
 	b.undo.Hide()
+	b.stop = widget.NewButton("Stop sending", b.onStop)
+	b.stop.Hide()
 	b.failuresOnly = widget.NewCheck("Show only what is not done", func(bool) { b.refreshResults() })
 	b.failuresOnly.Hide()
 	b.results = widget.NewList(func() int { return len(b.shown) },
@@ -114,7 +123,7 @@ func newBulkScreen(wf BulkWorkflow, p review.Plan) *bulkScreen {
 	}
 	top.Add(b.bar)
 	top.Add(b.status)
-	top.Add(container.NewHBox(b.confirm, b.undo, b.failuresOnly))
+	top.Add(container.NewHBox(b.confirm, b.stop, b.undo, b.failuresOnly))
 	b.content = container.NewBorder(top, nil, nil, nil, b.results)
 	return b
 }
@@ -189,8 +198,8 @@ func (b *bulkScreen) onConfirm() {
 	}
 	b.status.SetText("Queuing…")
 	plan := b.plan
+	ctx := b.ctx
 	go func() {
-		ctx := context.Background()
 		run, err := b.wf.Confirm(ctx, plan)
 		if err != nil && len(run.Actions) > 0 {
 			// Stopped part-way (a busy cache, a cancel): what it queued
@@ -221,13 +230,22 @@ func (b *bulkScreen) onConfirm() {
 		b.mu.Lock()
 		b.run = run
 		b.mu.Unlock()
-		fyne.Do(func() { b.bar.Show(); b.bar.Max = float64(len(run.Actions)); b.bar.SetValue(0) })
+		fyne.Do(func() { b.bar.Show(); b.bar.Max = float64(len(run.Actions)); b.bar.SetValue(0); b.stop.Show() })
 		res, err := b.wf.SendRun(ctx, run.ID, review.RunOptions{Progress: func(p review.RunProgress) {
 			fyne.Do(func() { b.bar.SetValue(float64(p.Settled() + p.Unknown)); b.status.SetText(progressText(p)) })
 		}})
-		fyne.DoAndWait(func() { b.showResult(run, res, err) })
+		fyne.DoAndWait(func() { b.stop.Hide(); b.showResult(run, res, err) })
 		close(b.ended)
 	}()
+}
+
+// onStop stops the run from starting more sends. Those under way end as
+// the action machine says (an answer, or an outcome that the next flush
+// reconciles with the same key); what did not start stays queued.
+func (b *bulkScreen) onStop() {
+	b.cancel()
+	b.stop.Disable()
+	b.status.SetText("Stopping: no new send starts; those under way end first.")
 }
 
 func (b *bulkScreen) showResult(run review.Run, res review.RunResult, err error) {
@@ -336,11 +354,23 @@ func (c *Console) onBulk(kind policy.ActionKind) {
 				dialog.ShowError(fmt.Errorf("%s", policy.ErrorMessage(err)), c.win)
 				return
 			}
-			b := newBulkScreen(bw, p)
-			d := dialog.NewCustom("Bulk action", "Close", b.content, c.win)
-			d.SetOnClosed(func() { c.background(func(context.Context) func() { return c.reload }) })
-			d.Resize(fyne.NewSize(640, 480))
-			d.Show()
+			c.showBulk(bw, p)
 		}
 	})
+}
+
+// showBulk shows a plan in the bulk dialog. Closing the dialog (Close or
+// Escape) stops the run from starting more sends.
+func (c *Console) showBulk(bw BulkWorkflow, p review.Plan) *bulkScreen {
+	b := newBulkScreen(bw, p)
+	d := dialog.NewCustom("Bulk action", "Close", b.content, c.win)
+	d.SetOnClosed(func() {
+		b.cancel()
+		c.onEscape = nil
+		c.background(func(context.Context) func() { return c.reload })
+	})
+	c.onEscape = d.Hide // Escape closes it as Close does, OnClosed included
+	d.Resize(fyne.NewSize(640, 480))
+	d.Show()
+	return b
 }

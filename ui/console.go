@@ -104,6 +104,7 @@ type Console struct {
 	flights    map[string]*flight
 	ticking    bool
 	onEnter    func() // the open confirmation's default button
+	onEscape   func() // the open dialog's own close, when it must run its OnClosed
 	uploadDlg  *uploadDialog
 	requestDlg *requestDialog
 	panelOff   bool
@@ -245,6 +246,11 @@ func (c *Console) onKey(ev *fyne.KeyEvent) {
 		switch ev.Name {
 		case fyne.KeyEscape:
 			c.onEnter = nil
+			if esc := c.onEscape; esc != nil {
+				c.onEscape = nil
+				esc()
+				return
+			}
 			top.Hide()
 		case fyne.KeyReturn, fyne.KeyEnter:
 			if c.onEnter != nil {
