@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -657,6 +658,39 @@ func TestExportIsNamedForPeopleAndPrivate(t *testing.T) {
 	}
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
 		t.Fatalf("mode %v", fi.Mode().Perm())
+	}
+}
+
+// exportFails is a workflow whose export breaks off part-way, as a full
+// disk or a cache error would.
+type exportFails struct{ *fakeWorkflow }
+
+func (exportFails) ExportCSV(_ context.Context, w io.Writer, _ string) (int, error) {
+	if _, err := io.WriteString(w, "item,status\nitm_1,error\n"); err != nil {
+		return 0, err
+	}
+	return 1, errors.New("the cache could not be read")
+}
+
+// A failed export from the window leaves the file it would have replaced
+// whole, and leaves nothing else behind in its folder.
+func TestAFailedExportLeavesTheOldFileWhole(t *testing.T) {
+	c := newTestConsole(t, &fakeWorkflow{})
+	c.wf = exportFails{&fakeWorkflow{}}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "CUST-7048-2026-11-30.csv")
+	const old = "item,status\nitm_1,scored\nitm_2,scored\n"
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.writeExport(context.Background(), path, ""); err == nil {
+		t.Fatal("a broken export reported success")
+	}
+	if got, err := os.ReadFile(path); err != nil || string(got) != old {
+		t.Fatalf("the old export became %q (%v)", got, err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("the folder holds %d files after a failed export", len(ents))
 	}
 }
 
