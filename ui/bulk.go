@@ -210,7 +210,7 @@ func (b *bulkScreen) onConfirm() {
 			b.mu.Unlock()
 			fyne.DoAndWait(func() {
 				b.status.SetText(fmt.Sprintf("Stopped after queuing %d of %d: %s. They go out with the next flush, or cancel them now.",
-					len(run.Actions), plan.Len(), policy.ErrorMessage(err)))
+					len(run.Actions), plan.Len(), sentence(err)))
 				b.undo.SetText(fmt.Sprintf("Cancel the %d not yet sent", len(run.Actions)))
 				b.undo.Show()
 			})
@@ -219,7 +219,7 @@ func (b *bulkScreen) onConfirm() {
 		}
 		if err != nil {
 			fyne.Do(func() {
-				b.status.SetText("Nothing queued: " + policy.ErrorMessage(err))
+				b.status.SetText("Nothing queued: " + sentence(err))
 				b.confirm.Enable()
 				if b.count != nil {
 					b.count.Enable()
@@ -260,7 +260,7 @@ func (b *bulkScreen) showResult(run review.Run, res review.RunResult, err error)
 		text += ". Stopped sending: " + res.Stopped + "; the rest stays queued"
 	}
 	if err != nil {
-		text += ". " + policy.ErrorMessage(err)
+		text += ". " + sentence(err)
 	}
 	b.status.SetText(text)
 	b.bar.SetValue(float64(res.Progress.Settled() + res.Progress.Unknown))
@@ -296,7 +296,7 @@ func (b *bulkScreen) onUndo() {
 		cancelled, err := b.wf.CancelRun(context.Background(), id)
 		fyne.DoAndWait(func() {
 			if err != nil {
-				b.status.SetText("Not cancelled: " + policy.ErrorMessage(err))
+				b.status.SetText("Not cancelled: " + sentence(err))
 				b.undo.Enable()
 				return
 			}
@@ -351,7 +351,7 @@ func (c *Console) onBulk(kind policy.ActionKind) {
 		}
 		return func() {
 			if err != nil {
-				dialog.ShowError(fmt.Errorf("%s", policy.ErrorMessage(err)), c.win)
+				c.showError("No bulk plan", err)
 				return
 			}
 			c.showBulk(bw, p)

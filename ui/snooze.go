@@ -9,8 +9,6 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/trustscreen/reviewer/policy"
 )
 
 // Snooze (issue 12): "remind me on Tuesday". Ctrl+Shift+Z snoozes the
@@ -77,7 +75,7 @@ func (c *Console) onSnooze() {
 			err := sw.Snooze(ctx, id, until, why)
 			return func() {
 				if err != nil {
-					dialog.ShowError(fmt.Errorf("%s", policy.ErrorMessage(err)), c.win)
+					c.showError("Not snoozed", err)
 					return
 				}
 				c.reload()

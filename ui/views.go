@@ -2,14 +2,12 @@ package ui
 
 import (
 	"context"
-	"fmt"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/store"
 )
@@ -119,7 +117,7 @@ func (c *Console) onSaveView() {
 			err := vw.SaveView(ctx, n, cur)
 			return func() {
 				if err != nil {
-					dialog.ShowError(fmt.Errorf("%s", policy.ErrorMessage(err)), c.win)
+					c.showError("View not saved", err)
 					return
 				}
 				c.view.name = n
