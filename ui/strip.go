@@ -199,7 +199,7 @@ func (c *Console) onSync() {
 				}
 				c.strip.pages.SetText(msg)
 				c.strip.showNews(fresh) // newitems.go
-			case policy.ErrorCode(err) == policy.CodeDeadlineExceeded && errors.Is(ctx.Err(), context.Canceled):
+			case policy.ErrorCode(err) == policy.CodeCancelled:
 				c.strip.pages.SetText(fmt.Sprintf("Sync cancelled after %s.", plural(p.Pages, "page")))
 			default:
 				c.strip.pages.SetText("Sync failed: " + sentence(err))
