@@ -53,7 +53,7 @@ type Service struct {
 	afterIntent func(store.Action) // tests: runs between writing an action and sending it
 	afterCall   func(store.Action) // tests: runs between a call's answer and recording it
 
-	claimedBy func(r store.ItemRow, me string, now time.Time) string // who else holds an item (bulk.go)
+	claimedBy func(r store.ItemRow, me string, now time.Time) string // who else holds an item (tests; nil: the cache's claim)
 	bulkMax   int                                                    // the largest run confirmed without its count (bulk.go; 0: DefaultBulkMax)
 	team      teamState                                              // team.go
 	triage    TriageSettings                                         // bands and ageing (triage.go)

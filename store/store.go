@@ -57,9 +57,8 @@ func init() {
 
 // DB is an open cache.
 type DB struct {
-	db   *sql.DB
-	path string
-	now  func() time.Time
+	db  *sql.DB
+	now func() time.Time
 	// file is the cache file held open from Open to Close: it carries the
 	// migration lock (migratelock_unix.go), and closing it while SQLite
 	// works would drop SQLite's own locks.
@@ -140,7 +139,7 @@ func Open(path string, opts ...Option) (*DB, error) {
 		f.Close()
 		return nil, err
 	}
-	return &DB{db: sdb, path: path, now: time.Now, file: f, busyTimeout: time.Duration(busyMS) * time.Millisecond}, nil
+	return &DB{db: sdb, now: time.Now, file: f, busyTimeout: time.Duration(busyMS) * time.Millisecond}, nil
 }
 
 // ReadOnly opens the cache for reading only (the reading commands, on a
@@ -182,7 +181,7 @@ func openReadOnly(path string, q url.Values) (*DB, error) {
 		sdb.Close()
 		return nil, err
 	}
-	return &DB{db: sdb, path: path, now: time.Now, busyTimeout: DefaultBusyTimeout}, nil
+	return &DB{db: sdb, now: time.Now, busyTimeout: DefaultBusyTimeout}, nil
 }
 
 func isCantOpen(err error) bool {

@@ -159,7 +159,6 @@ func (p *itemPanel) onRequestFile() {
 			p.requestFile(msg)
 		}
 	})
-	p.c.requestDlg = rd
 	rd.dlg.Show()
 	p.c.win.Canvas().Focus(rd.msg)
 }

@@ -101,15 +101,13 @@ type Console struct {
 	applyMu sync.Mutex
 
 	// UI goroutine only:
-	flights    map[string]*flight
-	ticking    bool
-	onEnter    func() // the open confirmation's default button
-	onEscape   func() // the open dialog's own close, when it must run its OnClosed
-	uploadDlg  *uploadDialog
-	requestDlg *requestDialog
-	panelOff   bool
-	flushing   bool
-	lastConn   review.ConnState
+	flights   map[string]*flight
+	ticking   bool
+	onEnter   func() // the open confirmation's default button
+	onEscape  func() // the open dialog's own close, when it must run its OnClosed
+	uploadDlg *uploadDialog
+	panelOff  bool
+	flushing  bool
 
 	mu         sync.Mutex
 	syncCancel context.CancelFunc

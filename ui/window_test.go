@@ -317,14 +317,39 @@ func TestThePanelSpeaksInWholeSentencesForEveryState(t *testing.T) {
 	}
 }
 
+// openRequest is the open "Request a new file" dialog as the reviewer
+// sees it: the focused message box, its Send button and the line that
+// says why Send is off.
+func openRequest(t *testing.T, c *Console) *requestDialog {
+	t.Helper()
+	top := c.win.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("the request dialog did not open")
+	}
+	msg, ok := c.win.Canvas().Focused().(*escEntry)
+	if !ok {
+		t.Fatal("the message box does not have the focus")
+	}
+	rd := &requestDialog{msg: msg, send: findButton(top, "Send")}
+	walkObjects(top, func(o fyne.CanvasObject) {
+		if l, ok := o.(*widget.Label); ok && l.Importance == widget.DangerImportance {
+			rd.why = l
+		}
+	})
+	if rd.send == nil || rd.why == nil {
+		t.Fatal("the request dialog has no Send button or no line for why")
+	}
+	return rd
+}
+
 // Issue 9 #5: an empty message cannot be sent; what is sent is what was on
 // screen.
 func TestAnEmptyCustomerMessageIsRefusedInTheDialog(t *testing.T) {
 	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}}
 	c := newTestConsole(t, wf)
 	c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "f") })
-	rd := c.requestDlg
-	if rd == nil || rd.send.Disabled() {
+	rd := openRequest(t, c)
+	if rd.send.Disabled() {
 		t.Fatal("the dialog did not open with the suggested message")
 	}
 	c.apply(func() { rd.msg.SetText("   ") })
@@ -362,10 +387,8 @@ func TestAnEmptyCustomerMessageIsRefusedInTheDialog(t *testing.T) {
 	wf2 := &fakeWorkflow{items: []review.ItemView{errorItem("b", "DECODE_FAILED")}}
 	c2 := newTestConsole(t, wf2)
 	c2.apply(func() { test.TypeOnCanvas(c2.win.Canvas(), "f") })
-	if c2.win.Canvas().Focused() != c2.requestDlg.msg {
-		t.Fatal("the message box does not have the focus")
-	}
-	c2.apply(func() { c2.requestDlg.msg.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) })
+	rd2 := openRequest(t, c2)
+	c2.apply(func() { rd2.msg.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) })
 	if c2.win.Canvas().Overlays().Top() != nil || len(wf2.Calls()) != 0 {
 		t.Fatal("Escape in the message box did not close the dialog")
 	}
