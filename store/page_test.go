@@ -63,15 +63,19 @@ func TestASameInstantChangeOfAnyComparedValueIsNotHeld(t *testing.T) {
 		return it
 	}
 	changes := map[string]func(*policy.Item){
-		"status":           func(it *policy.Item) { *it = scored("i1", "b1", 10, at); it.Revision = 3 },
-		"error code":       func(it *policy.Item) { it.ErrorCode, it.ReportedCode = policy.CodeClassifierTimeout, "CLASSIFIER_TIMEOUT" },
-		"reported code":    func(it *policy.Item) { it.ReportedCode = "DECODE_FAILED_V2" },
-		"attempt":          func(it *policy.Item) { it.Attempt = 2 },
-		"revision":         func(it *policy.Item) { it.Revision = 4 },
-		"claim reviewer":   func(it *policy.Item) { it.Claim.Reviewer = "ben" },
-		"claim expiry":     func(it *policy.Item) { it.Claim.ExpiresAt = at.Add(2 * time.Hour) },
-		"claim released":   func(it *policy.Item) { it.Claim = nil },
-		"invalid, problem": func(it *policy.Item) { it.Status, it.ErrorCode, it.Problem = policy.StatusInvalid, policy.CodeInvalidResponse, "no score" },
+		"status": func(it *policy.Item) { *it = scored("i1", "b1", 10, at); it.Revision = 3 },
+		"error code": func(it *policy.Item) {
+			it.ErrorCode, it.ReportedCode = policy.CodeClassifierTimeout, "CLASSIFIER_TIMEOUT"
+		},
+		"reported code":  func(it *policy.Item) { it.ReportedCode = "DECODE_FAILED_V2" },
+		"attempt":        func(it *policy.Item) { it.Attempt = 2 },
+		"revision":       func(it *policy.Item) { it.Revision = 4 },
+		"claim reviewer": func(it *policy.Item) { it.Claim.Reviewer = "ben" },
+		"claim expiry":   func(it *policy.Item) { it.Claim.ExpiresAt = at.Add(2 * time.Hour) },
+		"claim released": func(it *policy.Item) { it.Claim = nil },
+		"invalid, problem": func(it *policy.Item) {
+			it.Status, it.ErrorCode, it.Problem = policy.StatusInvalid, policy.CodeInvalidResponse, "no score"
+		},
 	}
 	for what, change := range changes {
 		t.Run(what, func(t *testing.T) {
