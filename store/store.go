@@ -1,13 +1,16 @@
-// Package store is the console's local cache: batches, items, the outbox of
-// reviewer actions, the evidence of every HTTP attempt, an append-only audit
-// log and the sync position, in one SQLite file (mattn/go-sqlite3).
+// Package store is the console's local cache, in one SQLite file
+// (mattn/go-sqlite3): batches and items as last synced, the outbox of
+// reviewer actions and of notes, the evidence of every HTTP attempt, an
+// append-only audit log, the sync position, who the reviewer is, claims and
+// revisions, snoozes, saved views and bulk runs. A replacement's file is
+// kept until its action no longer needs it; its SHA-256 and size stay.
 //
-// It knows SQL, not HTTP and not Fyne. Exported methods open a transaction
-// and hand it to small lowercase helpers. The database, not a SELECT first,
+// It knows SQL, not HTTP and not Fyne. The database, not a SELECT first,
 // enforces the rules that must survive two processes racing: one open action
 // per item (a partial UNIQUE index), one Idempotency-Key per action (UNIQUE),
-// no verdict on an item that is not scored (CHECK constraints). No secret is
-// ever written here.
+// no verdict on an item that is not scored (CHECK constraints). Every change
+// of an action's state follows policy's action machine. The API token is
+// never written here.
 package store
 
 import (
