@@ -18,7 +18,7 @@ import (
 	"github.com/trustscreen/reviewer/store"
 )
 
-// Bulk actions in the window (issue 12): one dialog shows the plan (what it
+// Bulk actions in the window: one dialog shows the plan (what it
 // costs, what it leaves out and why), then the run's progress, then the
 // result per item, with "Cancel the N not yet sent".
 

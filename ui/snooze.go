@@ -11,7 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// Snooze (issue 12): "remind me on Tuesday". Ctrl+Shift+Z snoozes the
+// Snooze: "remind me on Tuesday". Ctrl+Shift+Z snoozes the
 // selected item until a day the reviewer picks, with a reason; it leaves
 // "needs my action" until then and comes back by itself. Ctrl+0 shows the
 // snoozed items.

@@ -12,7 +12,7 @@ import (
 	"github.com/trustscreen/reviewer/store"
 )
 
-// Saved views (issue 12): Ctrl+1…9 apply the built-in views ("Needs my
+// Saved views: Ctrl+1…9 apply the built-in views ("Needs my
 // action, oldest first", "Overdue") and then the saved ones, in order;
 // Ctrl+Shift+V saves the filters and sort in force under a name.
 

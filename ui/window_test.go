@@ -47,7 +47,7 @@ func key(c *Console) func(*fyne.KeyEvent) {
 	return c.win.Canvas().(interface{ OnTypedKey() func(*fyne.KeyEvent) }).OnTypedKey()
 }
 
-// Issue 9 #1: a batch found by search opens with one click (it sits on the
+// A batch found by search opens with one click (it sits on the
 // row the previous batch had) or with Enter in the search box; a click on
 // the highlighted batch leaves the all-batches view.
 func TestAClickOrEnterOnAnyBatchOpensIt(t *testing.T) {
@@ -98,7 +98,7 @@ func TestAClickOrEnterOnAnyBatchOpensIt(t *testing.T) {
 	}
 }
 
-// Issue 9 #6: after a click on the table (which focuses it), Up and Down
+// After a click on the table (which focuses it), Up and Down
 // move the selected item and the panel follows.
 func TestArrowsAfterAClickMoveTheSelection(t *testing.T) {
 	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED"), errorItem("b", "INTERNAL_ERROR"), errorItem("c", "CLASSIFIER_TIMEOUT")}}
@@ -128,7 +128,7 @@ func TestArrowsAfterAClickMoveTheSelection(t *testing.T) {
 	}
 }
 
-// Issue 9 #7: Ctrl+F focuses the batch search.
+// Ctrl+F focuses the batch search.
 func TestCtrlFFocusesTheBatchSearch(t *testing.T) {
 	c := newTestConsole(t, &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}})
 	cv := c.win.Canvas()
@@ -142,7 +142,7 @@ func TestCtrlFFocusesTheBatchSearch(t *testing.T) {
 	}
 }
 
-// Issue 9 #8: a paid re-run asks first and Escape leaves it undone; ? shows
+// A paid re-run asks first and Escape leaves it undone; ? shows
 // every shortcut; each action button's tooltip names its key.
 func TestResubmitAsksFirstAndEveryKeyIsDocumented(t *testing.T) {
 	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "CLASSIFIER_TIMEOUT")}}
@@ -187,7 +187,7 @@ func TestResubmitAsksFirstAndEveryKeyIsDocumented(t *testing.T) {
 	}
 }
 
-// Issue 9 #3: the panel is drawn from the item's state now: a queued
+// The panel is drawn from the item's state now: a queued
 // action sent by a flush, an unknown outcome reconciled, leave no stale
 // words behind.
 func TestThePanelIsDrawnFromTheCurrentState(t *testing.T) {
@@ -236,7 +236,7 @@ func TestThePanelIsDrawnFromTheCurrentState(t *testing.T) {
 	}
 }
 
-// Issue 9 #4: every status × code (known, unknown, none) × action state
+// Every status × code (known, unknown, none) × action state
 // renders whole sentences: no empty slot, no " .", no known code called
 // unknown.
 func TestThePanelSpeaksInWholeSentencesForEveryState(t *testing.T) {
@@ -342,7 +342,7 @@ func openRequest(t *testing.T, c *Console) *requestDialog {
 	return rd
 }
 
-// Issue 9 #5: an empty message cannot be sent; what is sent is what was on
+// An empty message cannot be sent; what is sent is what was on
 // screen.
 func TestAnEmptyCustomerMessageIsRefusedInTheDialog(t *testing.T) {
 	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}}
@@ -407,7 +407,7 @@ func (f *fakeClock) Add(d time.Duration) {
 	f.mu.Unlock()
 }
 
-// Issue 9 #10: a hung call shows the time spent and the limit, leaves the
+// A hung call shows the time spent and the limit, leaves the
 // other items usable, and "Stop waiting" leaves it unknown without a
 // second send.
 func TestAHungCallShowsItsTimeAndCanBeLeft(t *testing.T) {
@@ -476,7 +476,7 @@ func (c *Console) Settle2(t *testing.T, cond func() bool) {
 	t.Fatal("the window never reached the expected state")
 }
 
-// Issue 9 #11: a message names the code once, says what happened in words
+// A message names the code once, says what happened in words
 // and ends its sentence; the raw text goes to Details.
 func TestMessagesKeepDeveloperTextInDetails(t *testing.T) {
 	err := &client.Error{Code: policy.CodeInvalidResponse, HTTPStatus: 200, Class: client.ClassBadAnswer,
@@ -507,7 +507,7 @@ func TestMessagesKeepDeveloperTextInDetails(t *testing.T) {
 	}
 }
 
-// Issue 9 #12: a change another process makes to the cache is noticed and
+// A change another process makes to the cache is noticed and
 // the table and the panel redrawn.
 func TestTheWindowNoticesAnotherProcessChangingTheCache(t *testing.T) {
 	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "CLASSIFIER_TIMEOUT")}}
@@ -526,7 +526,7 @@ func TestTheWindowNoticesAnotherProcessChangingTheCache(t *testing.T) {
 	}
 }
 
-// Issue 9 #2: the strip follows the probe, and when the API answers again
+// The strip follows the probe, and when the API answers again
 // the queued and unknown actions go out without a click.
 func TestTheStripFollowsTheAPIAndTheOutboxFlushesByItself(t *testing.T) {
 	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "CLASSIFIER_TIMEOUT"), errorItem("b", "INTERNAL_ERROR")}}
@@ -582,7 +582,7 @@ func TestAfterAnActionTheSelectionMovesToTheNextItemNeedingMe(t *testing.T) {
 	}
 }
 
-// Issue 9 #14, #15, #13: all batches show the customer; the file name takes
+// All batches show the customer; the file name takes
 // the spare width; a narrow table drops the least needed columns first.
 func TestColumnsFitTheWidthAndAllBatchesShowTheCustomer(t *testing.T) {
 	wf := twoBatches()
@@ -619,7 +619,7 @@ func TestColumnsFitTheWidthAndAllBatchesShowTheCustomer(t *testing.T) {
 	}
 }
 
-// Issue 9 #13: the whole window fits 800×600, and the panel can collapse.
+// The whole window fits 800×600, and the panel can collapse.
 func TestTheWindowFits800x600(t *testing.T) {
 	c := newTestConsole(t, twoBatches())
 	if m := c.win.Content().MinSize(); m.Width > 800 || m.Height > 600 {
@@ -635,7 +635,7 @@ func TestTheWindowFits800x600(t *testing.T) {
 	}
 }
 
-// Issue 9 #18: one vocabulary: the status filter says what the rows say.
+// One vocabulary: the status filter says what the rows say.
 func TestTheStatusFilterSpeaksTheRowsWords(t *testing.T) {
 	c := newTestConsole(t, &fakeWorkflow{})
 	for _, o := range c.items.status.Options {
@@ -662,7 +662,7 @@ func TestTheStatusFilterSpeaksTheRowsWords(t *testing.T) {
 	}
 }
 
-// Issue 9 #19: the export is named after the customer and the date, and
+// The export is named after the customer and the date, and
 // only its owner can read it.
 func TestExportIsNamedForPeopleAndPrivate(t *testing.T) {
 	if n := exportName("CUST-7048", time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)); n != "CUST-7048-2026-11-30.csv" {
@@ -717,7 +717,7 @@ func TestAFailedExportLeavesTheOldFileWhole(t *testing.T) {
 	}
 }
 
-// Issue 9 #17: a path can be typed; a refused file is explained in words.
+// A path can be typed; a refused file is explained in words.
 func TestTheUploadDialogTakesATypedPathAndExplainsARefusal(t *testing.T) {
 	dir := t.TempDir()
 	txt := filepath.Join(dir, "note.jpg")
@@ -823,7 +823,7 @@ func TestANamedPipeInTheUploadDialogDoesNotFreezeTheWindow(t *testing.T) {
 func storageURI(path string) fyne.URI { return storage.NewFileURI(path) }
 
 // Text from the service is drawn as what it is: control and bidi characters
-// escaped, one line, in the row and the panel (issue 8 #10, for the window).
+// escaped, one line, in the row and the panel, as on the command line.
 func TestServiceTextIsDrawnEscaped(t *testing.T) {
 	v := errorItem("a", "SHADY\x1b[2J_CODE")
 	v.FileName = "invoice\u202egpj.exe"
