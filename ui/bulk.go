@@ -50,6 +50,9 @@ type bulkScreen struct {
 	// machine says).
 	ctx    context.Context
 	cancel context.CancelFunc
+	// apply runs a widget update from the run's goroutine one at a time
+	// with the window's own (Console.apply, when shown in the window).
+	apply func(func())
 
 	mu     sync.Mutex
 	run    review.Run
@@ -62,6 +65,7 @@ type bulkScreen struct {
 func newBulkScreen(wf BulkWorkflow, p review.Plan) *bulkScreen {
 	b := &bulkScreen{wf: wf, plan: p, ended: make(chan struct{}), undone: make(chan struct{}, 1)}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
+	b.apply = func(f func()) { f() }
 	b.headline = widget.NewLabelWithStyle(p.Headline(), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	b.skipped = widget.NewLabel(skippedText(p))
 	b.skipped.Wrapping = fyne.TextWrapWord
@@ -208,7 +212,7 @@ func (b *bulkScreen) onConfirm() {
 			b.mu.Lock()
 			b.run = run
 			b.mu.Unlock()
-			fyne.DoAndWait(func() {
+			b.showNow(func() {
 				b.status.SetText(fmt.Sprintf("Stopped after queuing %d of %d: %s. They go out with the next flush, or cancel them now.",
 					len(run.Actions), plan.Len(), sentence(err)))
 				b.undo.SetText(fmt.Sprintf("Cancel the %d not yet sent", len(run.Actions)))
@@ -218,7 +222,7 @@ func (b *bulkScreen) onConfirm() {
 			return
 		}
 		if err != nil {
-			fyne.Do(func() {
+			b.showLater(func() {
 				b.status.SetText("Nothing queued: " + sentence(err))
 				b.confirm.Enable()
 				if b.count != nil {
@@ -230,14 +234,21 @@ func (b *bulkScreen) onConfirm() {
 		b.mu.Lock()
 		b.run = run
 		b.mu.Unlock()
-		fyne.Do(func() { b.bar.Show(); b.bar.Max = float64(len(run.Actions)); b.bar.SetValue(0); b.stop.Show() })
+		b.showLater(func() { b.bar.Show(); b.bar.Max = float64(len(run.Actions)); b.bar.SetValue(0); b.stop.Show() })
 		res, err := b.wf.SendRun(ctx, run.ID, review.RunOptions{Progress: func(p review.RunProgress) {
-			fyne.Do(func() { b.bar.SetValue(float64(p.Settled() + p.Unknown)); b.status.SetText(progressText(p)) })
+			b.showLater(func() { b.bar.SetValue(float64(p.Settled() + p.Unknown)); b.status.SetText(progressText(p)) })
 		}})
-		fyne.DoAndWait(func() { b.stop.Hide(); b.showResult(run, res, err) })
+		b.showNow(func() { b.stop.Hide(); b.showResult(run, res, err) })
 		close(b.ended)
 	}()
 }
+
+// showNow runs a widget update from the run's goroutine on the UI
+// goroutine, one at a time with the window's own, and waits for it.
+func (b *bulkScreen) showNow(f func()) { fyne.DoAndWait(func() { b.apply(f) }) }
+
+// showLater is showNow without the wait.
+func (b *bulkScreen) showLater(f func()) { fyne.Do(func() { b.apply(f) }) }
 
 // onStop stops the run from starting more sends. Those under way end as
 // the action machine says (an answer, or an outcome that the next flush
@@ -294,7 +305,7 @@ func (b *bulkScreen) onUndo() {
 	b.mu.Unlock()
 	go func() {
 		cancelled, err := b.wf.CancelRun(context.Background(), id)
-		fyne.DoAndWait(func() {
+		b.showNow(func() {
 			if err != nil {
 				b.status.SetText("Not cancelled: " + sentence(err))
 				b.undo.Enable()
@@ -363,6 +374,7 @@ func (c *Console) onBulk(kind policy.ActionKind) {
 // Escape) stops the run from starting more sends.
 func (c *Console) showBulk(bw BulkWorkflow, p review.Plan) *bulkScreen {
 	b := newBulkScreen(bw, p)
+	b.apply = c.apply
 	d := dialog.NewCustom("Bulk action", "Close", b.content, c.win)
 	d.SetOnClosed(func() {
 		b.cancel()
