@@ -61,11 +61,11 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 # Every test: real SQLite files, the reference service on loopback, real
-# sockets, Fyne's headless test driver. The workflow and client suites also
-# run under the race detector.
+# sockets, Fyne's headless test driver. The workflow, client, store and
+# window suites also run under the race detector.
 test: deps vet fmt-check bench-smoke
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -race ./client/ ./review/ ./store/
+	$(GO) test -count=1 -race ./client/ ./review/ ./store/ ./ui/
 	$(MAKE) --no-print-directory fuzz
 
 # Each fuzz target for a few seconds (their seed corpora, under

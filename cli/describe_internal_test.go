@@ -10,7 +10,7 @@ import (
 	"github.com/trustscreen/reviewer/screenapi"
 )
 
-// Issue 9 #11: stderr leads with words and names the code once; the
+// Stderr leads with words and names the code once; the
 // parser's text follows as details.
 func TestDescribeLeadsWithWordsAndKeepsDetailsAfter(t *testing.T) {
 	err := &client.Error{Code: policy.CodeInvalidResponse, HTTPStatus: 200, Class: client.ClassBadAnswer,
@@ -23,7 +23,7 @@ func TestDescribeLeadsWithWordsAndKeepsDetailsAfter(t *testing.T) {
 	}
 }
 
-// Issue 9 #20: demo-api's help lists only its own flags; it says which
+// demo-api's help lists only its own flags; it says which
 // faults are on.
 func TestDemoAPIHelpAndFaults(t *testing.T) {
 	var out bytes.Buffer

@@ -60,7 +60,7 @@ func fillDisk(t *testing.T, dbPath string) {
 	}
 }
 
-// TestDiskFullAfterTheCallSaysItWasSent is issue 8, finding 7: the disk
+// TestDiskFullAfterTheCallSaysItWasSent: the disk
 // fills up between the service's answer to a re-submission and its
 // recording. The console says that the paid request was sent and how it
 // will be reconciled (exit 4), and a flush after the lease does reconcile

@@ -34,8 +34,8 @@ func (h *harness) outboxOf() []map[string]any {
 	return box
 }
 
-// TestUnknownOutcomeStaysUnknownWhenTheFlushCannotConnect is issue 8,
-// finding 1, end to end: an answer lost after the service ran the action,
+// TestUnknownOutcomeStaysUnknownWhenTheFlushCannotConnect: an action that
+// may have run stays unknown, end to end: an answer lost after the service ran the action,
 // then a flush while the API is unreachable. The action must stay unknown
 // and open, refuse cancel and a second action, and the flush with the API
 // back must reconcile it with the same key: one paid analysis in all.
@@ -164,7 +164,7 @@ func (h *harness) takeOver(t *testing.T, ahead time.Duration) (review.FlushResul
 	return review.New(db, api, cfg.Budget(), "ben").Flush(context.Background())
 }
 
-// TestASenderFencedAfterItsLeaseSaysTheCallWasMade is finding 9: a sender
+// TestASenderFencedAfterItsLeaseSaysTheCallWasMade: a fenced sender made its call. A sender
 // stopped past its lease (here: its answer held back) while another process
 // took the action over and settled it. It made a call; its outcome is
 // another's to record: exit 4 with words that say so, not 3.
@@ -192,7 +192,7 @@ func TestASenderFencedAfterItsLeaseSaysTheCallWasMade(t *testing.T) {
 	}
 }
 
-// TestAFlushSaysWhatItSkipped is finding 8: an action another process is
+// TestAFlushSaysWhatItSkipped: a flush counts only what it sent; an action another process is
 // sending is not "0 still queued" with exit 0; it is named, with the end of
 // that process's lease.
 func TestAFlushSaysWhatItSkipped(t *testing.T) {
@@ -222,7 +222,7 @@ func TestAFlushSaysWhatItSkipped(t *testing.T) {
 	}
 }
 
-// TestThreeFlushesAtOnceAddUpToTheActions is finding 8 through the command
+// TestThreeFlushesAtOnceAddUpToTheActions: each flush counts only what it sent, through the command
 // line: three `reviewer flush` at once over forty queued actions. Each
 // prints only what it sent, and their "done" add up to forty.
 func TestThreeFlushesAtOnceAddUpToTheActions(t *testing.T) {

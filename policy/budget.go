@@ -60,8 +60,11 @@ func (b Budget) Deadline(now time.Time) time.Time {
 
 // Lease is how long a sender holds an action before another process may
 // take it over as an unknown outcome: the whole operation (the request cap
-// and the reserve in which its outcome is recorded) and one more reserve,
-// so that a sender still recording is never taken over.
+// and the reserve kept back to record its outcome) and one more reserve.
+// Recording may take longer than that (the workflow allows it 10 s, for a
+// cache busy with another writer): a sender taken over meanwhile is fenced,
+// the store refuses its late write (store.ErrFenced), and the action, now
+// unknown, is reconciled with its key. Nothing is ever sent with a new key.
 func (b Budget) Lease() time.Duration { return b.RequestCap + 2*b.Reserve }
 
 // DefaultMaxSyncPages is the most pages one sync reads before it takes the

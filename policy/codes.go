@@ -44,6 +44,7 @@ const (
 	CodeInvalidInput     Code = "INVALID_INPUT"     // bad usage or configuration
 	CodeConflict         Code = "CONFLICT"          // the action is not in a state that allows this
 	CodeCacheBusy        Code = "CACHE_BUSY"        // another process held the cache's write lock too long: nothing written
+	CodeCancelled        Code = "CANCELLED"         // the reviewer stopped it (Cancel, Ctrl-C): not a failure, nothing lost
 )
 
 // Actor is who acts next on an item.

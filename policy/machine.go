@@ -57,7 +57,10 @@ const InitialActionState = ActionQueued
 
 // actionMachine is the life of an action, the one place it is written down:
 // state x event -> state. A pair that is not here is refused. The store
-// follows it for every write; nothing else spells a transition.
+// follows it for every write of an action's state. The notes outbox uses
+// it too, with three differences written outside it: the workflow meets a
+// note turned away as not sent (review), a cancelled note is deleted, not
+// kept, and a note synced from the service is written as done (store).
 //
 // The rule it keeps: once an action may have reached the service (its
 // first send started), it never goes back to queued and can never be

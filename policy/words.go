@@ -28,6 +28,7 @@ var codeWords = map[Code]string{
 	CodeConflict:             "The item or the action is not in a state that allows this",
 	CodeInvalidInput:         "The input or the configuration is not valid",
 	CodeCacheBusy:            "The cache was busy with another process's writing for too long, so nothing was written",
+	CodeCancelled:            "You cancelled it",
 }
 
 // Headline is one sentence for a person about a code: what happened, in

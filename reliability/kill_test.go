@@ -342,7 +342,7 @@ func settleAfterKills(t *testing.T, svc *service, con, offline *console, want ma
 	}
 	// A flush that cannot connect meets the dead senders' actions first:
 	// those that reached the service may have been carried out, so they
-	// must not go back to the queue (issue 8 #1).
+	// must not go back to the queue.
 	off := offline.run("flush")
 	t.Logf("flush with the API unreachable: exit %d %s", off.code, oneLine(off.stdout+off.stderr))
 	checkAfterKill(t, svc, con.db(), want)

@@ -251,7 +251,7 @@ func actionCell(t *testing.T, r *row, c call, f fault) {
 	if act.State == "unknown" || act.State == "sending" {
 		// The action may have been carried out: whatever a flush meets
 		// short of an answer, it stays unknown, uncancellable, and it keeps
-		// its item's one open action (issue 8 #1).
+		// its item's one open action.
 		off := con.at(deadURL(t)).run("flush")
 		st := con.item(id).state(act.ID)
 		r.offline = fmt.Sprintf("%d %s", off.code, st)
@@ -324,7 +324,7 @@ func syncCell(t *testing.T, r *row, c call, f fault) {
 	if r.class == "ok" {
 		r.check(t, res.code == cli.ExitOK, "sync: %s", res)
 	} else {
-		// A failed read is a failed read (issue 8 #4): its own status, not
+		// A failed read is a failed read: its own status, not
 		// "outcome unknown, run flush" (4), not "queued" (5): there is no action.
 		r.check(t, res.code == cli.ExitReadFailed, "a failed sync exits %d, want %d", res.code, cli.ExitReadFailed)
 		r.check(t, !strings.Contains(res.stderr, "flush") && !strings.Contains(res.stderr, "queued"),

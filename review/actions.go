@@ -43,9 +43,10 @@ func (s *Service) Resubmit(ctx context.Context, itemID string) (Result, error) {
 // re-run cannot help. The message is the reviewer's, as
 // policy.CheckCustomerMessage keeps it; one it refuses is never queued.
 func (s *Service) RequestFile(ctx context.Context, itemID, message string) (Result, error) {
-	// What is sent is what the reviewer wrote: an empty message is refused,
-	// never swapped for a default the reviewer did not see; so is one with
-	// control or bidi characters, or too long, before it is queued.
+	// An empty message is refused, never swapped for a default the
+	// reviewer did not see; so is one with control or bidi characters, or
+	// too long, before it is queued. What is sent is what she wrote, trimmed,
+	// with Windows line breaks made newlines.
 	message, err := policy.CheckCustomerMessage(message)
 	if err != nil {
 		return Result{}, err

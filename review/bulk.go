@@ -235,16 +235,6 @@ func (p Plan) Codes() []policy.Code {
 	return out
 }
 
-// SetClaimCheck replaces how a bulk plan tells who else holds an item: it
-// returns the other reviewer's name when someone else holds the item at
-// now, "" otherwise. Bulk plans leave such items out ("1 is claimed by
-// Ben"). By default the claim the cache holds (contract 1.1) says.
-func (s *Service) SetClaimCheck(f func(r store.ItemRow, me string, now time.Time) string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.claimedBy = f
-}
-
 func (s *Service) claimCheck() func(store.ItemRow, string, time.Time) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

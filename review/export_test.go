@@ -19,3 +19,14 @@ func (s *Service) SetClock(now func() time.Time) { s.now = now }
 // SetAfterCall installs a hook that runs between a call's answer and
 // recording it (tests: to kill the process, or fill the disk, there).
 func (s *Service) SetAfterCall(f func(store.Action)) { s.afterCall = f }
+
+// SetClaimCheck replaces how a bulk plan tells who else holds an item
+// (tests): it returns the other reviewer's name when someone else holds
+// the item at now, "" otherwise. Bulk plans leave such items out ("1 is
+// claimed by Ben"). By default the claim the cache holds (contract 1.1)
+// says.
+func (s *Service) SetClaimCheck(f func(r store.ItemRow, me string, now time.Time) string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.claimedBy = f
+}

@@ -2,6 +2,7 @@ package review_test
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -83,14 +84,59 @@ func TestAnUnknownOutcomeDoesNotTurnTheConnectionOffline(t *testing.T) {
 }
 
 // The window says where the reviewer's name came from: after a sync with a
-// 1.1 service, from the service.
+// 1.1 service, from the service. The sync must have asked the service who
+// is calling (GET /v1/me) and taken its answer: an identification that
+// fails quietly leaves the console's own name and fails here.
 func TestReviewerFromService(t *testing.T) {
 	e := setup(t)
 	if e.svc.ReviewerFromService() {
 		t.Fatal("from the service before it was asked")
 	}
+	if e.svc.Reviewer() != "ana" {
+		t.Fatalf("before the sync the reviewer is %q, want the console's own %q", e.svc.Reviewer(), "ana")
+	}
 	e.sync(t)
-	if e.svc.APIVersion() == "1.1" && !e.svc.ReviewerFromService() {
+	if n := e.srv.Arrivals(screenapi.EPMe); n != 1 {
+		t.Fatalf("the sync asked the service who is calling %d times, want once", n)
+	}
+	// The reference service names a caller "reviewer" (one token).
+	if v, who := e.svc.APIVersion(), e.svc.Reviewer(); v != "1.1" || who != "reviewer" {
+		t.Fatalf("after the sync: contract %q, reviewer %q; want 1.1 and the service's %q", v, who, "reviewer")
+	}
+	if !e.svc.ReviewerFromService() {
 		t.Fatalf("the service named %q, but the window would say it came from the console", e.svc.Reviewer())
+	}
+}
+
+// The window reads who acts, from a goroutine of its own, while a sync
+// learns it from the service on another: under -race, a read without the
+// lock that SetReviewer takes fails here.
+func TestReviewerReadDuringIdentification(t *testing.T) {
+	e := setup(t)
+	stop, seen := make(chan struct{}), make(chan map[string]bool)
+	go func() { // the window
+		names := map[string]bool{}
+		for {
+			select {
+			case <-stop:
+				seen <- names
+				return
+			default:
+				names[e.svc.Reviewer()] = true
+				runtime.Gosched()
+			}
+		}
+	}()
+	_, err := e.svc.Sync(context.Background(), nil)
+	close(stop)
+	names := <-seen
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !names["ana"] && !names["reviewer"] {
+		t.Fatalf("the window never read the reviewer during the sync: %v", names)
+	}
+	if e.svc.Reviewer() != "reviewer" {
+		t.Fatalf("after the sync the reviewer is %q, want the service's", e.svc.Reviewer())
 	}
 }

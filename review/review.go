@@ -55,7 +55,7 @@ type Service struct {
 	afterIntent func(store.Action) // tests: runs between writing an action and sending it
 	afterCall   func(store.Action) // tests: runs between a call's answer and recording it
 
-	claimedBy func(r store.ItemRow, me string, now time.Time) string // who else holds an item (bulk.go)
+	claimedBy func(r store.ItemRow, me string, now time.Time) string // who else holds an item (tests; nil: the cache's claim)
 	bulkMax   int                                                    // the largest run confirmed without its count (bulk.go; 0: DefaultBulkMax)
 	team      teamState                                              // team.go
 	triage    TriageSettings                                         // bands and ageing (triage.go)
@@ -70,8 +70,10 @@ func New(db *store.DB, api API, budget policy.Budget, reviewer string) *Service 
 	return s
 }
 
-// Reviewer is who acts.
-func (s *Service) Reviewer() string { return s.reviewer }
+// Reviewer is who acts. It reads under the lock that SetReviewer takes:
+// a sync's identification sets the reviewer from its own goroutine while
+// the window reads it.
+func (s *Service) Reviewer() string { return s.who() }
 
 // SetReviewer changes who acts (preferences).
 func (s *Service) SetReviewer(name string) {

@@ -170,7 +170,8 @@ func TestSyncStopsCleanlyWhenCancelled(t *testing.T) {
 	e.svc.SetPageSize(10)
 	ctx, cancel := context.WithCancel(context.Background())
 	p, err := e.svc.Sync(ctx, func(review.SyncProgress) { cancel() })
-	if policy.ErrorCode(err) != policy.CodeDeadlineExceeded || p.Pages != 1 {
+	// The reviewer's cancel is hers, in her words: not a deadline.
+	if policy.ErrorCode(err) != policy.CodeCancelled || p.Pages != 1 || policy.ErrorMessage(err) != "sync cancelled by you after 1 page" {
 		t.Fatalf("%+v %v", p, err)
 	}
 	if nb, _, _ := e.db.Counts(context.Background()); nb != 10 {

@@ -15,8 +15,8 @@ import (
 	"github.com/trustscreen/reviewer/store"
 )
 
-// TestASendingActionWhoseLeaseRanOutStaysUnknownOffline is issue 8,
-// finding 1, for a crash: a process sent a re-submission, the service ran
+// TestASendingActionWhoseLeaseRanOutStaysUnknownOffline: an action that
+// may have run stays unknown, here after a crash: a process sent a re-submission, the service ran
 // it, and the process was killed before it recorded the answer. After the
 // lease, a flush that cannot reach the API must leave the action unknown
 // (not queued), cancel and a second action must be refused, and the flush
@@ -72,7 +72,7 @@ func TestASendingActionWhoseLeaseRanOutStaysUnknownOffline(t *testing.T) {
 	}
 }
 
-// TestConcurrentFlushesCountOnlyWhatEachSent is finding 8: three flushes
+// TestConcurrentFlushesCountOnlyWhatEachSent: each flush counts only what it sent. Three flushes
 // at once over forty actions. Each counts only what it sent; their "done"
 // add up to forty, and every action is analysed once.
 func TestConcurrentFlushesCountOnlyWhatEachSent(t *testing.T) {
@@ -144,7 +144,7 @@ func TestConcurrentFlushesCountOnlyWhatEachSent(t *testing.T) {
 	}
 }
 
-// TestAFencedSenderIsToldItsCallWasMade: finding 9 at the workflow's level.
+// TestAFencedSenderIsToldItsCallWasMade: a fenced sender made its call, at the workflow's level.
 // The sender's lease runs out while its answer travels; another process
 // takes the action over. The first sender's outcome is refused (fenced) and
 // its error is an unknown outcome that says the call was made.

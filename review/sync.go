@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"time"
@@ -62,8 +63,18 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 	if full != "" {
 		since = time.Time{}
 	}
+	// The sync's context ended: the reviewer cancelled it (Cancel in the
+	// window, Ctrl-C), or its caller's deadline passed. Only the second is
+	// a deadline.
 	cancelled := func() error {
-		return policy.Errorf(policy.CodeDeadlineExceeded, "sync cancelled after %d pages", p.Pages)
+		pages := fmt.Sprintf("%d pages", p.Pages)
+		if p.Pages == 1 {
+			pages = "1 page"
+		}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return policy.Errorf(policy.CodeDeadlineExceeded, "sync ran out of time after %s", pages)
+		}
+		return policy.Errorf(policy.CodeCancelled, "sync cancelled by you after %s", pages)
 	}
 	fctx, stop := context.WithCancel(ctx)
 	pages := s.fetchPages(fctx, since)

@@ -11,7 +11,7 @@ import (
 )
 
 // Seeing what waits: the risk band beside a score, how long an item has
-// been in its status, snoozes, and saved views (issue 12).
+// been in its status, snoozes, and saved views.
 
 // TriageSettings are the numbers of triage (configuration).
 type TriageSettings struct {

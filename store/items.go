@@ -57,7 +57,29 @@ const upsertItemSQL = `INSERT INTO items(id, batch_id, kind, file_name, media_ty
 	       OR items.problem IS NOT excluded.problem OR items.revision IS NOT excluded.revision
 	       OR items.claim_reviewer IS NOT excluded.claim_reviewer OR items.claim_expires_at IS NOT excluded.claim_expires_at))`
 
-func itemArgs(it policy.Item) []any {
+// itemValues are an item's column values as the cache stores them, by
+// name: the upsert takes them in its column order (args), and the check
+// for a batch the cache already holds compares some of them (holds).
+type itemValues struct {
+	id, batchID, kind, fileName, mediaType  any
+	sizeBytes, status, riskScore            any
+	recommendation, layers, errorCode       any
+	reportedCode, errorMessage, problem     any
+	attempt, updatedAt, revision            any
+	statusSince, claimReviewer, claimExpiry any
+	since, raw                              any
+}
+
+// args are the values in the order of upsertItemSQL's columns.
+func (v itemValues) args() []any {
+	return []any{v.id, v.batchID, v.kind, v.fileName, v.mediaType, v.sizeBytes, v.status, v.riskScore,
+		v.recommendation, v.layers, v.errorCode, v.reportedCode, v.errorMessage, v.problem, v.attempt, v.updatedAt,
+		v.revision, v.statusSince, v.claimReviewer, v.claimExpiry, v.since, v.raw}
+}
+
+func itemArgs(it policy.Item) []any { return valuesOf(it).args() }
+
+func valuesOf(it policy.Item) itemValues {
 	var score, layers any
 	if it.Status == policy.StatusScored && it.RiskScore != nil {
 		score = int64(*it.RiskScore)
@@ -76,10 +98,12 @@ func itemArgs(it policy.Item) []any {
 	if it.Status == policy.StatusInvalid {
 		raw = nullStr(it.Raw)
 	}
-	return []any{it.ID, it.BatchID, string(it.Kind), it.FileName, it.MediaType, it.SizeBytes, string(it.Status),
-		score, rec, layers, code, nullStr(it.ReportedCode), nullStr(it.ErrorMessage), nullStr(it.Problem),
-		int64(it.Attempt), ms(it.UpdatedAt), it.Revision, nullMS(it.StatusSince), claimReviewer(it), claimExpires(it),
-		sinceMS(it), raw}
+	return itemValues{id: it.ID, batchID: it.BatchID, kind: string(it.Kind), fileName: it.FileName,
+		mediaType: it.MediaType, sizeBytes: it.SizeBytes, status: string(it.Status), riskScore: score,
+		recommendation: rec, layers: layers, errorCode: code, reportedCode: nullStr(it.ReportedCode),
+		errorMessage: nullStr(it.ErrorMessage), problem: nullStr(it.Problem), attempt: int64(it.Attempt),
+		updatedAt: ms(it.UpdatedAt), revision: it.Revision, statusSince: nullMS(it.StatusSince),
+		claimReviewer: claimReviewer(it), claimExpiry: claimExpires(it), since: sinceMS(it), raw: raw}
 }
 
 // sinceMS is when the item entered its status, as far as this answer says:
@@ -308,10 +332,10 @@ func (db *DB) holds(ctx context.Context, b policy.Batch) (bool, error) {
 		return false, err
 	}
 	for _, it := range b.Items {
-		a := itemArgs(it)
-		// id, batch, then updated_at twice and the compared state.
-		if err := db.db.QueryRowContext(ctx, heldItemSQL, a[0], a[1], a[15], a[15], a[6], a[7], a[10], a[11], a[14], a[13],
-			a[16], a[18], a[19]).Scan(&k); err != nil || k == 0 {
+		v := valuesOf(it)
+		// The state the upsert compares at the same instant (its WHERE).
+		if err := db.db.QueryRowContext(ctx, heldItemSQL, v.id, v.batchID, v.updatedAt, v.updatedAt, v.status, v.riskScore,
+			v.errorCode, v.reportedCode, v.attempt, v.problem, v.revision, v.claimReviewer, v.claimExpiry).Scan(&k); err != nil || k == 0 {
 			return false, err
 		}
 	}

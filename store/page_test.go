@@ -51,6 +51,51 @@ func TestApplyPageSkipsBatchesItHolds(t *testing.T) {
 	}
 }
 
+// Every part of an item's state that the upsert compares at the same
+// instant also makes a batch not "held": the check reads each value by
+// name, so a column added to the item never shifts what it compares.
+func TestASameInstantChangeOfAnyComparedValueIsNotHeld(t *testing.T) {
+	at := t0.Add(time.Minute)
+	base := func() policy.Item {
+		it := failed("i1", "b1", policy.CodeDecodeFailed, at)
+		it.Problem, it.Revision = "", 3
+		it.Claim = &policy.Claim{Reviewer: "ana", ExpiresAt: at.Add(time.Hour)}
+		return it
+	}
+	changes := map[string]func(*policy.Item){
+		"status": func(it *policy.Item) { *it = scored("i1", "b1", 10, at); it.Revision = 3 },
+		"error code": func(it *policy.Item) {
+			it.ErrorCode, it.ReportedCode = policy.CodeClassifierTimeout, "CLASSIFIER_TIMEOUT"
+		},
+		"reported code":  func(it *policy.Item) { it.ReportedCode = "DECODE_FAILED_V2" },
+		"attempt":        func(it *policy.Item) { it.Attempt = 2 },
+		"revision":       func(it *policy.Item) { it.Revision = 4 },
+		"claim reviewer": func(it *policy.Item) { it.Claim.Reviewer = "ben" },
+		"claim expiry":   func(it *policy.Item) { it.Claim.ExpiresAt = at.Add(2 * time.Hour) },
+		"claim released": func(it *policy.Item) { it.Claim = nil },
+		"invalid, problem": func(it *policy.Item) {
+			it.Status, it.ErrorCode, it.Problem = policy.StatusInvalid, policy.CodeInvalidResponse, "no score"
+		},
+	}
+	for what, change := range changes {
+		t.Run(what, func(t *testing.T) {
+			db := MustOpenDB(t)
+			ctx := context.Background()
+			if _, err := db.ApplyPage(ctx, []policy.Batch{batchOf("b1", at, base())}); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := db.ApplyPage(ctx, []policy.Batch{batchOf("b1", at, base())}); err != nil || n.Held != 1 {
+				t.Fatalf("the same batch again is not held: %+v %v", n, err)
+			}
+			it := base()
+			change(&it)
+			if n, err := db.ApplyPage(ctx, []policy.Batch{batchOf("b1", at, it)}); err != nil || n.Held != 0 || n.Items != 1 {
+				t.Fatalf("a changed %s at the same instant: %+v %v", what, n, err)
+			}
+		})
+	}
+}
+
 func TestApplyPageWritesNothingOnceCancelled(t *testing.T) {
 	db := MustOpenDB(t)
 	ctx, cancel := context.WithCancel(context.Background())

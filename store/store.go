@@ -1,13 +1,16 @@
-// Package store is the console's local cache: batches, items, the outbox of
-// reviewer actions, the evidence of every HTTP attempt, an append-only audit
-// log and the sync position, in one SQLite file (mattn/go-sqlite3).
+// Package store is the console's local cache, in one SQLite file
+// (mattn/go-sqlite3): batches and items as last synced, the outbox of
+// reviewer actions and of notes, the evidence of every HTTP attempt, an
+// append-only audit log, the sync position, who the reviewer is, claims and
+// revisions, snoozes, saved views and bulk runs. A replacement's file is
+// kept until its action no longer needs it; its SHA-256 and size stay.
 //
-// It knows SQL, not HTTP and not Fyne. Exported methods open a transaction
-// and hand it to small lowercase helpers. The database, not a SELECT first,
+// It knows SQL, not HTTP and not Fyne. The database, not a SELECT first,
 // enforces the rules that must survive two processes racing: one open action
 // per item (a partial UNIQUE index), one Idempotency-Key per action (UNIQUE),
-// no verdict on an item that is not scored (CHECK constraints). No secret is
-// ever written here.
+// no verdict on an item that is not scored (CHECK constraints). Every change
+// of an action's state follows policy's action machine. The API token is
+// never written here.
 package store
 
 import (
@@ -57,9 +60,8 @@ func init() {
 
 // DB is an open cache.
 type DB struct {
-	db   *sql.DB
-	path string
-	now  func() time.Time
+	db  *sql.DB
+	now func() time.Time
 	// file is the cache file held open from Open to Close: it carries the
 	// migration lock (migratelock_unix.go), and closing it while SQLite
 	// works would drop SQLite's own locks.
@@ -140,7 +142,7 @@ func Open(path string, opts ...Option) (*DB, error) {
 		f.Close()
 		return nil, err
 	}
-	return &DB{db: sdb, path: path, now: time.Now, file: f, busyTimeout: time.Duration(busyMS) * time.Millisecond}, nil
+	return &DB{db: sdb, now: time.Now, file: f, busyTimeout: time.Duration(busyMS) * time.Millisecond}, nil
 }
 
 // ReadOnly opens the cache for reading only (the reading commands, on a
@@ -182,7 +184,7 @@ func openReadOnly(path string, q url.Values) (*DB, error) {
 		sdb.Close()
 		return nil, err
 	}
-	return &DB{db: sdb, path: path, now: time.Now, busyTimeout: DefaultBusyTimeout}, nil
+	return &DB{db: sdb, now: time.Now, busyTimeout: DefaultBusyTimeout}, nil
 }
 
 func isCantOpen(err error) bool {

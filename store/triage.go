@@ -14,7 +14,7 @@ import (
 	"github.com/trustscreen/reviewer/policy"
 )
 
-// Triage at speed (issue 12): when an item entered its status, snoozes,
+// Triage at speed: when an item entered its status, snoozes,
 // bulk runs and saved views.
 
 // Triage is what the cache adds to an item for triage.

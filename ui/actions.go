@@ -3,7 +3,8 @@ package ui
 import (
 	"context"
 	"errors"
-	"os"
+	"io"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/trustscreen/reviewer/internal/safefile"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 )
@@ -157,7 +159,6 @@ func (p *itemPanel) onRequestFile() {
 			p.requestFile(msg)
 		}
 	})
-	p.c.requestDlg = rd
 	rd.dlg.Show()
 	p.c.win.Canvas().Focus(rd.msg)
 }
@@ -259,6 +260,13 @@ type uploadDialog struct {
 	why    *widget.Label
 	upload *widget.Button
 	dlg    *dialog.CustomDialog
+
+	// The path's check runs off the UI goroutine (a typed path may name a
+	// slow disk or a named pipe). checks counts the box's changes, so that
+	// the answer for an older text is dropped; checked is the path whose
+	// check passed (Upload sends only that one).
+	checks  int
+	checked string
 }
 
 func newUploadDialog(c *Console, path string, upload func(string)) *uploadDialog {
@@ -267,26 +275,14 @@ func newUploadDialog(c *Console, path string, upload func(string)) *uploadDialog
 	ud.why.Importance = widget.DangerImportance
 	ud.upload = widget.NewButton("Upload", func() {
 		p := strings.TrimSpace(ud.path.Text)
-		if checkPath(p) != nil {
+		if p == "" || p != ud.checked {
 			return
 		}
 		ud.dlg.Hide()
 		upload(p)
 	})
 	ud.upload.Importance = widget.HighImportance
-	ud.path.OnChanged = func(s string) {
-		if err := checkPath(strings.TrimSpace(s)); err != nil {
-			ud.upload.Disable()
-			if strings.TrimSpace(s) == "" {
-				setOrHide(ud.why, "") // the placeholder says what to do
-				return
-			}
-			setOrHide(ud.why, capitalize(err.Error()))
-		} else {
-			ud.upload.Enable()
-			setOrHide(ud.why, "")
-		}
-	}
+	ud.path.OnChanged = func(s string) { ud.check(c, strings.TrimSpace(s)) }
 	ud.path.OnSubmitted = func(string) { ud.upload.OnTapped() }
 	browse := widget.NewButton("Browse…", func() { c.browse(ud.path) })
 	cancel := widget.NewButton("Cancel", func() { ud.dlg.Hide() })
@@ -306,27 +302,59 @@ func newUploadDialog(c *Console, path string, upload func(string)) *uploadDialog
 	return ud
 }
 
-// checkPath says, before any upload, what is wrong with a path.
+// check checks the path in the box off the UI goroutine: Upload stays off
+// until the answer for this very text comes back through fyne.Do.
+func (ud *uploadDialog) check(c *Console, p string) {
+	ud.checks++
+	n := ud.checks
+	ud.checked = ""
+	ud.upload.Disable()
+	setOrHide(ud.why, "") // empty: the placeholder says what to do
+	if p == "" {
+		return
+	}
+	c.background(func(context.Context) func() {
+		err := checkPath(p)
+		return func() {
+			if n != ud.checks {
+				return // the box changed meanwhile: its own check answers
+			}
+			if err != nil {
+				setOrHide(ud.why, capitalize(err.Error()))
+				return
+			}
+			ud.checked = p
+			ud.upload.Enable()
+		}
+	})
+}
+
+// checkPath says, before any upload, what is wrong with a path. It may
+// wait on the disk: never call it on the UI goroutine. A named pipe, a
+// device or a folder is refused without being opened (internal/safefile).
 func checkPath(p string) error {
 	if p == "" {
 		return errors.New("type the file's path, drop the file here, or press Browse")
 	}
-	fi, err := os.Stat(p)
+	f, fi, err := safefile.Open(p)
+	var notFile *safefile.NotRegularError
 	switch {
+	case errors.As(err, &notFile) && notFile.Kind == safefile.Kind(fs.ModeDir):
+		return errors.New(p + " is a folder, not a file")
+	case errors.As(err, &notFile):
+		return errors.New(p + " is " + notFile.Kind + ", not a file")
 	case err != nil:
 		return errors.New("there is no readable file at " + p)
-	case fi.IsDir():
-		return errors.New(p + " is a folder, not a file")
-	case fi.Size() > policy.MaxFileSize:
+	}
+	defer f.Close()
+	if fi.Size() > policy.MaxFileSize {
 		return errors.New("the file is larger than 10 MiB, the most the service takes")
 	}
 	head := make([]byte, 512)
-	f, err := os.Open(p)
-	if err != nil {
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return errors.New("the file cannot be read")
 	}
-	n, _ := f.Read(head)
-	f.Close()
 	if _, err := policy.CheckFile(head[:n]); err != nil {
 		return errors.New(policy.ErrorMessage(err))
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/trustscreen/reviewer/store"
 )
 
-// Bulk actions in the window (issue 12): one dialog shows the plan (what it
+// Bulk actions in the window: one dialog shows the plan (what it
 // costs, what it leaves out and why), then the run's progress, then the
 // result per item, with "Cancel the N not yet sent".
 
@@ -39,11 +39,20 @@ type bulkScreen struct {
 	headline, skipped, status *widget.Label
 	messages                  map[policy.Code]*widget.Entry
 	count                     *widget.Entry // the plan's count typed, over the bulk limit (nil: not asked)
-	confirm, undo             *widget.Button
+	confirm, undo, stop       *widget.Button
 	bar                       *widget.ProgressBar
 	failuresOnly              *widget.Check
 	results                   *widget.List
 	content                   *fyne.Container
+
+	// ctx is the run's: cancelled by Stop or when the dialog closes, so
+	// that no further send starts (those under way end as the action
+	// machine says).
+	ctx    context.Context
+	cancel context.CancelFunc
+	// apply runs a widget update from the run's goroutine one at a time
+	// with the window's own (Console.apply, when shown in the window).
+	apply func(func())
 
 	mu     sync.Mutex
 	run    review.Run
@@ -55,6 +64,8 @@ type bulkScreen struct {
 
 func newBulkScreen(wf BulkWorkflow, p review.Plan) *bulkScreen {
 	b := &bulkScreen{wf: wf, plan: p, ended: make(chan struct{}), undone: make(chan struct{}, 1)}
+	b.ctx, b.cancel = context.WithCancel(context.Background())
+	b.apply = func(f func()) { f() }
 	b.headline = widget.NewLabelWithStyle(p.Headline(), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	b.skipped = widget.NewLabel(skippedText(p))
 	b.skipped.Wrapping = fyne.TextWrapWord
@@ -82,6 +93,8 @@ func newBulkScreen(wf BulkWorkflow, p review.Plan) *bulkScreen {
 	}
 	b.undo = widget.NewButton("", b.onUndo)
 	b.undo.Hide()
+	b.stop = widget.NewButton("Stop sending", b.onStop)
+	b.stop.Hide()
 	b.failuresOnly = widget.NewCheck("Show only what is not done", func(bool) { b.refreshResults() })
 	b.failuresOnly.Hide()
 	b.results = widget.NewList(func() int { return len(b.shown) },
@@ -114,7 +127,7 @@ func newBulkScreen(wf BulkWorkflow, p review.Plan) *bulkScreen {
 	}
 	top.Add(b.bar)
 	top.Add(b.status)
-	top.Add(container.NewHBox(b.confirm, b.undo, b.failuresOnly))
+	top.Add(container.NewHBox(b.confirm, b.stop, b.undo, b.failuresOnly))
 	b.content = container.NewBorder(top, nil, nil, nil, b.results)
 	return b
 }
@@ -189,8 +202,8 @@ func (b *bulkScreen) onConfirm() {
 	}
 	b.status.SetText("Queuing…")
 	plan := b.plan
+	ctx := b.ctx
 	go func() {
-		ctx := context.Background()
 		run, err := b.wf.Confirm(ctx, plan)
 		if err != nil && len(run.Actions) > 0 {
 			// Stopped part-way (a busy cache, a cancel): what it queued
@@ -199,9 +212,9 @@ func (b *bulkScreen) onConfirm() {
 			b.mu.Lock()
 			b.run = run
 			b.mu.Unlock()
-			fyne.DoAndWait(func() {
+			b.showNow(func() {
 				b.status.SetText(fmt.Sprintf("Stopped after queuing %d of %d: %s. They go out with the next flush, or cancel them now.",
-					len(run.Actions), plan.Len(), policy.ErrorMessage(err)))
+					len(run.Actions), plan.Len(), sentence(err)))
 				b.undo.SetText(fmt.Sprintf("Cancel the %d not yet sent", len(run.Actions)))
 				b.undo.Show()
 			})
@@ -209,8 +222,8 @@ func (b *bulkScreen) onConfirm() {
 			return
 		}
 		if err != nil {
-			fyne.Do(func() {
-				b.status.SetText("Nothing queued: " + policy.ErrorMessage(err))
+			b.showLater(func() {
+				b.status.SetText("Nothing queued: " + sentence(err))
 				b.confirm.Enable()
 				if b.count != nil {
 					b.count.Enable()
@@ -221,13 +234,29 @@ func (b *bulkScreen) onConfirm() {
 		b.mu.Lock()
 		b.run = run
 		b.mu.Unlock()
-		fyne.Do(func() { b.bar.Show(); b.bar.Max = float64(len(run.Actions)); b.bar.SetValue(0) })
+		b.showLater(func() { b.bar.Show(); b.bar.Max = float64(len(run.Actions)); b.bar.SetValue(0); b.stop.Show() })
 		res, err := b.wf.SendRun(ctx, run.ID, review.RunOptions{Progress: func(p review.RunProgress) {
-			fyne.Do(func() { b.bar.SetValue(float64(p.Settled() + p.Unknown)); b.status.SetText(progressText(p)) })
+			b.showLater(func() { b.bar.SetValue(float64(p.Settled() + p.Unknown)); b.status.SetText(progressText(p)) })
 		}})
-		fyne.DoAndWait(func() { b.showResult(run, res, err) })
+		b.showNow(func() { b.stop.Hide(); b.showResult(run, res, err) })
 		close(b.ended)
 	}()
+}
+
+// showNow runs a widget update from the run's goroutine on the UI
+// goroutine, one at a time with the window's own, and waits for it.
+func (b *bulkScreen) showNow(f func()) { fyne.DoAndWait(func() { b.apply(f) }) }
+
+// showLater is showNow without the wait.
+func (b *bulkScreen) showLater(f func()) { fyne.Do(func() { b.apply(f) }) }
+
+// onStop stops the run from starting more sends. Those under way end as
+// the action machine says (an answer, or an outcome that the next flush
+// reconciles with the same key); what did not start stays queued.
+func (b *bulkScreen) onStop() {
+	b.cancel()
+	b.stop.Disable()
+	b.status.SetText("Stopping: no new send starts; those under way end first.")
 }
 
 func (b *bulkScreen) showResult(run review.Run, res review.RunResult, err error) {
@@ -242,7 +271,7 @@ func (b *bulkScreen) showResult(run review.Run, res review.RunResult, err error)
 		text += ". Stopped sending: " + res.Stopped + "; the rest stays queued"
 	}
 	if err != nil {
-		text += ". " + policy.ErrorMessage(err)
+		text += ". " + sentence(err)
 	}
 	b.status.SetText(text)
 	b.bar.SetValue(float64(res.Progress.Settled() + res.Progress.Unknown))
@@ -276,9 +305,9 @@ func (b *bulkScreen) onUndo() {
 	b.mu.Unlock()
 	go func() {
 		cancelled, err := b.wf.CancelRun(context.Background(), id)
-		fyne.DoAndWait(func() {
+		b.showNow(func() {
 			if err != nil {
-				b.status.SetText("Not cancelled: " + policy.ErrorMessage(err))
+				b.status.SetText("Not cancelled: " + sentence(err))
 				b.undo.Enable()
 				return
 			}
@@ -333,14 +362,27 @@ func (c *Console) onBulk(kind policy.ActionKind) {
 		}
 		return func() {
 			if err != nil {
-				dialog.ShowError(fmt.Errorf("%s", policy.ErrorMessage(err)), c.win)
+				c.showError("No bulk plan", err)
 				return
 			}
-			b := newBulkScreen(bw, p)
-			d := dialog.NewCustom("Bulk action", "Close", b.content, c.win)
-			d.SetOnClosed(func() { c.background(func(context.Context) func() { return c.reload }) })
-			d.Resize(fyne.NewSize(640, 480))
-			d.Show()
+			c.showBulk(bw, p)
 		}
 	})
+}
+
+// showBulk shows a plan in the bulk dialog. Closing the dialog (Close or
+// Escape) stops the run from starting more sends.
+func (c *Console) showBulk(bw BulkWorkflow, p review.Plan) *bulkScreen {
+	b := newBulkScreen(bw, p)
+	b.apply = c.apply
+	d := dialog.NewCustom("Bulk action", "Close", b.content, c.win)
+	d.SetOnClosed(func() {
+		b.cancel()
+		c.onEscape = nil
+		c.background(func(context.Context) func() { return c.reload })
+	})
+	c.onEscape = d.Hide // Escape closes it as Close does, OnClosed included
+	d.Resize(fyne.NewSize(640, 480))
+	d.Show()
+	return b
 }

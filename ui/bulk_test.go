@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
@@ -279,4 +281,90 @@ func TestABulkConfirmationStoppedPartWaySaysWhatItQueued(t *testing.T) {
 	if wf.cancelled != 4 {
 		t.Fatalf("cancelled %d, want 4", wf.cancelled)
 	}
+}
+
+// stoppableBulk is a bulk workflow whose run waits, as a slow API would,
+// until its context ends, and hands that context to the test.
+type stoppableBulk struct {
+	*fakeWorkflow
+	*fakeBulk
+	sending chan context.Context
+}
+
+func (f *stoppableBulk) SendRun(ctx context.Context, _ int64, _ review.RunOptions) (review.RunResult, error) {
+	f.sending <- ctx
+	<-ctx.Done()
+	return review.RunResult{Stopped: "stopped by the reviewer"}, nil
+}
+
+// A bulk run from the window stops starting sends when the reviewer
+// presses Stop, or closes the dialog (Close or Escape): the context its
+// sends run on is cancelled.
+func TestABulkRunStopsWithItsDialog(t *testing.T) {
+	for _, how := range []string{"stop", "close", "escape"} {
+		t.Run(how, func(t *testing.T) {
+			f := &stoppableBulk{fakeWorkflow: &fakeWorkflow{}, fakeBulk: &fakeBulk{}, sending: make(chan context.Context, 1)}
+			c := newTestConsole(t, f.fakeWorkflow)
+			var b *bulkScreen
+			c.apply(func() {
+				b = c.showBulk(f, planOf(policy.ActionResubmit, 3))
+				test.Tap(b.confirm)
+			})
+			var ctx context.Context
+			select {
+			case ctx = <-f.sending:
+			case <-time.After(time.Minute):
+				t.Fatal("the run did not start")
+			}
+			if ctx.Err() != nil {
+				t.Fatal("the run's context ended before anyone stopped it")
+			}
+			c.apply(func() {
+				switch how {
+				case "stop":
+					if !b.stop.Visible() {
+						t.Error("no Stop button while the run sends")
+					}
+					test.Tap(b.stop)
+				case "close":
+					closeBtn := findButton(c.win.Canvas().Overlays().Top(), "Close")
+					if closeBtn == nil {
+						t.Fatal("the bulk dialog has no Close button")
+					}
+					test.Tap(closeBtn)
+				case "escape":
+					c.onKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+				}
+			})
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Minute):
+				t.Fatalf("%s: the run's context is still live, it would go on sending", how)
+			}
+			waitEnded(t, b)
+			c.Settle()
+		})
+	}
+}
+
+// findButton finds a button by its text among an object and its children.
+func findButton(o fyne.CanvasObject, text string) *widget.Button {
+	var kids []fyne.CanvasObject
+	switch v := o.(type) {
+	case *widget.Button:
+		if v.Text == text {
+			return v
+		}
+		return nil
+	case *fyne.Container:
+		kids = v.Objects
+	case fyne.Widget:
+		kids = test.WidgetRenderer(v).Objects()
+	}
+	for _, k := range kids {
+		if b := findButton(k, text); b != nil {
+			return b
+		}
+	}
+	return nil
 }

@@ -101,14 +101,13 @@ type Console struct {
 	applyMu sync.Mutex
 
 	// UI goroutine only:
-	flights    map[string]*flight
-	ticking    bool
-	onEnter    func() // the open confirmation's default button
-	uploadDlg  *uploadDialog
-	requestDlg *requestDialog
-	panelOff   bool
-	flushing   bool
-	lastConn   review.ConnState
+	flights   map[string]*flight
+	ticking   bool
+	onEnter   func() // the open confirmation's default button
+	onEscape  func() // the open dialog's own close, when it must run its OnClosed
+	uploadDlg *uploadDialog
+	panelOff  bool
+	flushing  bool
 
 	mu         sync.Mutex
 	syncCancel context.CancelFunc
@@ -245,6 +244,11 @@ func (c *Console) onKey(ev *fyne.KeyEvent) {
 		switch ev.Name {
 		case fyne.KeyEscape:
 			c.onEnter = nil
+			if esc := c.onEscape; esc != nil {
+				c.onEscape = nil
+				esc()
+				return
+			}
 			top.Hide()
 		case fyne.KeyReturn, fyne.KeyEnter:
 			if c.onEnter != nil {

@@ -60,7 +60,7 @@ func (f *fakeWorkflow) Sync(ctx context.Context, progress func(review.SyncProgre
 		select {
 		case <-gate:
 		case <-ctx.Done():
-			return review.SyncProgress{}, policy.Errorf(policy.CodeDeadlineExceeded, "cancelled")
+			return review.SyncProgress{}, policy.Errorf(policy.CodeCancelled, "sync cancelled by you after 0 pages") // as review.Sync says it
 		}
 	}
 	f.mu.Lock()
@@ -404,7 +404,7 @@ func TestCancelSync(t *testing.T) {
 	c.apply(c.onSync)
 	c.apply(c.onCancelSync)
 	c.Settle()
-	if !strings.Contains(c.strip.pages.Text, "cancelled") || c.strip.syncBtn.Disabled() {
+	if c.strip.pages.Text != "Sync cancelled after 0 pages." || c.strip.syncBtn.Disabled() {
 		t.Fatalf("%q", c.strip.pages.Text)
 	}
 }

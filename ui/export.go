@@ -3,8 +3,8 @@ package ui
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"time"
@@ -14,6 +14,8 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/trustscreen/reviewer/internal/safefile"
 )
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -57,7 +59,7 @@ func (c *Console) onExport() {
 	save.Show()
 }
 
-// export writes the CSV to path with mode 0600.
+// export writes the CSV to path with mode 0600, atomically (writeExport).
 func (c *Console) export(path, batch string) {
 	c.prefs().SetString(prefLastFolder+"_export", filepath.Dir(path))
 	c.background(func(ctx context.Context) func() {
@@ -82,19 +84,15 @@ func (c *Console) export(path, batch string) {
 	})
 }
 
+// writeExport writes the CSV as the command line does: into a new file
+// (0600) in the same folder, renamed over path only once it is whole, so
+// that a failed export leaves an existing file as it was.
 func (c *Console) writeExport(ctx context.Context, path, batch string) (int, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return 0, err
-	}
-	// The save dialog may have created the file with a wider mode.
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return 0, err
-	}
-	n, err := c.wf.ExportCSV(ctx, f, batch)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	var n int
+	err := safefile.WriteNew(path, true, func(w io.Writer) error {
+		var err error
+		n, err = c.wf.ExportCSV(ctx, w, batch)
+		return err
+	})
 	return n, err
 }

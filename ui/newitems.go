@@ -10,7 +10,7 @@ import (
 	"github.com/trustscreen/reviewer/store"
 )
 
-// "5 new items need you" (issue 12): after a sync, the items that need the
+// "5 new items need you": after a sync, the items that need the
 // reviewer now and did not before it, said in the strip as a link that
 // shows exactly them.
 

@@ -9,7 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// Multi-select for bulk actions (issue 12): Ctrl-click adds or removes a
+// Multi-select for bulk actions: Ctrl-click adds or removes a
 // row, Shift-click and Shift+Up/Down extend from the anchor, Ctrl+A selects
 // every row in view; a plain click starts over. Selected rows are marked
 // "● " in the file column. A bulk action acts on the selection when there

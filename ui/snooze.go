@@ -9,11 +9,9 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/trustscreen/reviewer/policy"
 )
 
-// Snooze (issue 12): "remind me on Tuesday". Ctrl+Shift+Z snoozes the
+// Snooze: "remind me on Tuesday". Ctrl+Shift+Z snoozes the
 // selected item until a day the reviewer picks, with a reason; it leaves
 // "needs my action" until then and comes back by itself. Ctrl+0 shows the
 // snoozed items.
@@ -77,7 +75,7 @@ func (c *Console) onSnooze() {
 			err := sw.Snooze(ctx, id, until, why)
 			return func() {
 				if err != nil {
-					dialog.ShowError(fmt.Errorf("%s", policy.ErrorMessage(err)), c.win)
+					c.showError("Not snoozed", err)
 					return
 				}
 				c.reload()

@@ -199,7 +199,7 @@ func (c *Console) onSync() {
 				}
 				c.strip.pages.SetText(msg)
 				c.strip.showNews(fresh) // newitems.go
-			case policy.ErrorCode(err) == policy.CodeDeadlineExceeded && errors.Is(ctx.Err(), context.Canceled):
+			case policy.ErrorCode(err) == policy.CodeCancelled:
 				c.strip.pages.SetText(fmt.Sprintf("Sync cancelled after %s.", plural(p.Pages, "page")))
 			default:
 				c.strip.pages.SetText("Sync failed: " + sentence(err))
@@ -295,12 +295,13 @@ func (c *Console) savePreferences(apiURL, themeName string, autoAdvance bool) {
 	c.strip.show()
 }
 
-// validateAPIURL accepts an absolute http or https URL; the client checks
-// the rest (plain http only on loopback) when it starts.
+// validateAPIURL accepts an absolute https or http URL, and says so; the
+// client checks the rest when it starts (plain http only to a loopback
+// host, unless REVIEWER_ALLOW_INSECURE_HTTP is set).
 func validateAPIURL(s string) error {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return errors.New("an absolute https:// URL")
+		return errors.New("an absolute https:// URL (or http:// to this computer)")
 	}
 	return nil
 }

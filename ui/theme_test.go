@@ -38,7 +38,7 @@ func contrast(a, b color.Color) float64 {
 	return (la + 0.05) / (lb + 0.05)
 }
 
-// Issue 9 #16: every text/background pair of the window reaches 4.5:1 in
+// Every text/background pair of the window reaches 4.5:1 in
 // the light and the dark theme, computed from the theme's own colours.
 func TestEveryTextReachesAContrastOf4Point5InBothThemes(t *testing.T) {
 	type pair struct{ text, bg fyne.ThemeColorName }

@@ -7,13 +7,13 @@ import (
 	"github.com/trustscreen/reviewer/review"
 )
 
-// Triage columns (issue 12): the risk band beside the score, and how long
+// Triage columns: the risk band beside the score, and how long
 // the item has been in its status. Both are words first; colour only adds
 // to them. When the table is wide they have columns of their own; when it
 // is narrow (the default 1280-pixel window with the panel open) those
 // columns go first, and their words move into the score and status cells
 // ("73 · high", "→ awaiting file · 6 d · overdue"), so that they are never
-// lost: issue 9's layout (the file name widest, the recommendation kept)
+// lost: the table's layout (the file name widest, the recommendation kept)
 // holds around them.
 
 func init() {

@@ -52,7 +52,7 @@ func whole(t *testing.T, c *Console, row, col int) *widget.Label {
 	return l
 }
 
-// Issue 12: at the default 1280×800 with the panel open, every score has
+// At the default 1280×800 with the panel open, every score has
 // its band beside it, in words and colour, whole; an item that was not
 // checked has none and never a pass colour; the age and "overdue" are in
 // words at that width too; and the recommendation and action stay.
@@ -107,7 +107,7 @@ func TestTheBandSitsBesideEveryScoreAndTheAgeBesideTheStatus(t *testing.T) {
 	}
 }
 
-// Issue 12: the panel says the band next to the risk score, and its own
+// The panel says the band next to the risk score, and its own
 // line in the band's colour; an error shows its age instead, never a band.
 func TestThePanelShowsTheBandBesideTheRiskScore(t *testing.T) {
 	c := newTestConsole(t, &fakeWorkflow{items: triageRows()})
@@ -142,7 +142,7 @@ func TestThePanelShowsTheBandBesideTheRiskScore(t *testing.T) {
 	}
 }
 
-// Issue 12: where the age sits in the status cell, the status header sorts
+// Where the age sits in the status cell, the status header sorts
 // by the status and then by the age, and says which.
 func TestTheStatusHeaderAlsoSortsByAge(t *testing.T) {
 	wf := &fakeWorkflow{items: triageRows()}

@@ -2,19 +2,17 @@ package ui
 
 import (
 	"context"
-	"fmt"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/store"
 )
 
-// Saved views (issue 12): Ctrl+1…9 apply the built-in views ("Needs my
+// Saved views: Ctrl+1…9 apply the built-in views ("Needs my
 // action, oldest first", "Overdue") and then the saved ones, in order;
 // Ctrl+Shift+V saves the filters and sort in force under a name.
 
@@ -119,7 +117,7 @@ func (c *Console) onSaveView() {
 			err := vw.SaveView(ctx, n, cur)
 			return func() {
 				if err != nil {
-					dialog.ShowError(fmt.Errorf("%s", policy.ErrorMessage(err)), c.win)
+					c.showError("View not saved", err)
 					return
 				}
 				c.view.name = n

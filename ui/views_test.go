@@ -199,7 +199,7 @@ func TestNewsOfALongListing(t *testing.T) {
 	}
 }
 
-// Issue 12: after a sync, "2 new items need you" is a link; a click shows
+// After a sync, "2 new items need you" is a link; a click shows
 // exactly those items, across all batches; picking a batch by hand shows
 // all of it again.
 func TestTheNewsOfASyncIsALinkThatShowsExactlyThem(t *testing.T) {

@@ -3,10 +3,12 @@ package ui
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,7 +47,7 @@ func key(c *Console) func(*fyne.KeyEvent) {
 	return c.win.Canvas().(interface{ OnTypedKey() func(*fyne.KeyEvent) }).OnTypedKey()
 }
 
-// Issue 9 #1: a batch found by search opens with one click (it sits on the
+// A batch found by search opens with one click (it sits on the
 // row the previous batch had) or with Enter in the search box; a click on
 // the highlighted batch leaves the all-batches view.
 func TestAClickOrEnterOnAnyBatchOpensIt(t *testing.T) {
@@ -96,7 +98,7 @@ func TestAClickOrEnterOnAnyBatchOpensIt(t *testing.T) {
 	}
 }
 
-// Issue 9 #6: after a click on the table (which focuses it), Up and Down
+// After a click on the table (which focuses it), Up and Down
 // move the selected item and the panel follows.
 func TestArrowsAfterAClickMoveTheSelection(t *testing.T) {
 	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED"), errorItem("b", "INTERNAL_ERROR"), errorItem("c", "CLASSIFIER_TIMEOUT")}}
@@ -126,7 +128,7 @@ func TestArrowsAfterAClickMoveTheSelection(t *testing.T) {
 	}
 }
 
-// Issue 9 #7: Ctrl+F focuses the batch search.
+// Ctrl+F focuses the batch search.
 func TestCtrlFFocusesTheBatchSearch(t *testing.T) {
 	c := newTestConsole(t, &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}})
 	cv := c.win.Canvas()
@@ -140,7 +142,7 @@ func TestCtrlFFocusesTheBatchSearch(t *testing.T) {
 	}
 }
 
-// Issue 9 #8: a paid re-run asks first and Escape leaves it undone; ? shows
+// A paid re-run asks first and Escape leaves it undone; ? shows
 // every shortcut; each action button's tooltip names its key.
 func TestResubmitAsksFirstAndEveryKeyIsDocumented(t *testing.T) {
 	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "CLASSIFIER_TIMEOUT")}}
@@ -185,7 +187,7 @@ func TestResubmitAsksFirstAndEveryKeyIsDocumented(t *testing.T) {
 	}
 }
 
-// Issue 9 #3: the panel is drawn from the item's state now: a queued
+// The panel is drawn from the item's state now: a queued
 // action sent by a flush, an unknown outcome reconciled, leave no stale
 // words behind.
 func TestThePanelIsDrawnFromTheCurrentState(t *testing.T) {
@@ -234,7 +236,7 @@ func TestThePanelIsDrawnFromTheCurrentState(t *testing.T) {
 	}
 }
 
-// Issue 9 #4: every status × code (known, unknown, none) × action state
+// Every status × code (known, unknown, none) × action state
 // renders whole sentences: no empty slot, no " .", no known code called
 // unknown.
 func TestThePanelSpeaksInWholeSentencesForEveryState(t *testing.T) {
@@ -315,14 +317,39 @@ func TestThePanelSpeaksInWholeSentencesForEveryState(t *testing.T) {
 	}
 }
 
-// Issue 9 #5: an empty message cannot be sent; what is sent is what was on
+// openRequest is the open "Request a new file" dialog as the reviewer
+// sees it: the focused message box, its Send button and the line that
+// says why Send is off.
+func openRequest(t *testing.T, c *Console) *requestDialog {
+	t.Helper()
+	top := c.win.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("the request dialog did not open")
+	}
+	msg, ok := c.win.Canvas().Focused().(*escEntry)
+	if !ok {
+		t.Fatal("the message box does not have the focus")
+	}
+	rd := &requestDialog{msg: msg, send: findButton(top, "Send")}
+	walkObjects(top, func(o fyne.CanvasObject) {
+		if l, ok := o.(*widget.Label); ok && l.Importance == widget.DangerImportance {
+			rd.why = l
+		}
+	})
+	if rd.send == nil || rd.why == nil {
+		t.Fatal("the request dialog has no Send button or no line for why")
+	}
+	return rd
+}
+
+// An empty message cannot be sent; what is sent is what was on
 // screen.
 func TestAnEmptyCustomerMessageIsRefusedInTheDialog(t *testing.T) {
 	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}}
 	c := newTestConsole(t, wf)
 	c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "f") })
-	rd := c.requestDlg
-	if rd == nil || rd.send.Disabled() {
+	rd := openRequest(t, c)
+	if rd.send.Disabled() {
 		t.Fatal("the dialog did not open with the suggested message")
 	}
 	c.apply(func() { rd.msg.SetText("   ") })
@@ -360,10 +387,8 @@ func TestAnEmptyCustomerMessageIsRefusedInTheDialog(t *testing.T) {
 	wf2 := &fakeWorkflow{items: []review.ItemView{errorItem("b", "DECODE_FAILED")}}
 	c2 := newTestConsole(t, wf2)
 	c2.apply(func() { test.TypeOnCanvas(c2.win.Canvas(), "f") })
-	if c2.win.Canvas().Focused() != c2.requestDlg.msg {
-		t.Fatal("the message box does not have the focus")
-	}
-	c2.apply(func() { c2.requestDlg.msg.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) })
+	rd2 := openRequest(t, c2)
+	c2.apply(func() { rd2.msg.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) })
 	if c2.win.Canvas().Overlays().Top() != nil || len(wf2.Calls()) != 0 {
 		t.Fatal("Escape in the message box did not close the dialog")
 	}
@@ -382,7 +407,7 @@ func (f *fakeClock) Add(d time.Duration) {
 	f.mu.Unlock()
 }
 
-// Issue 9 #10: a hung call shows the time spent and the limit, leaves the
+// A hung call shows the time spent and the limit, leaves the
 // other items usable, and "Stop waiting" leaves it unknown without a
 // second send.
 func TestAHungCallShowsItsTimeAndCanBeLeft(t *testing.T) {
@@ -451,7 +476,7 @@ func (c *Console) Settle2(t *testing.T, cond func() bool) {
 	t.Fatal("the window never reached the expected state")
 }
 
-// Issue 9 #11: a message names the code once, says what happened in words
+// A message names the code once, says what happened in words
 // and ends its sentence; the raw text goes to Details.
 func TestMessagesKeepDeveloperTextInDetails(t *testing.T) {
 	err := &client.Error{Code: policy.CodeInvalidResponse, HTTPStatus: 200, Class: client.ClassBadAnswer,
@@ -482,7 +507,7 @@ func TestMessagesKeepDeveloperTextInDetails(t *testing.T) {
 	}
 }
 
-// Issue 9 #12: a change another process makes to the cache is noticed and
+// A change another process makes to the cache is noticed and
 // the table and the panel redrawn.
 func TestTheWindowNoticesAnotherProcessChangingTheCache(t *testing.T) {
 	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "CLASSIFIER_TIMEOUT")}}
@@ -501,7 +526,7 @@ func TestTheWindowNoticesAnotherProcessChangingTheCache(t *testing.T) {
 	}
 }
 
-// Issue 9 #2: the strip follows the probe, and when the API answers again
+// The strip follows the probe, and when the API answers again
 // the queued and unknown actions go out without a click.
 func TestTheStripFollowsTheAPIAndTheOutboxFlushesByItself(t *testing.T) {
 	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "CLASSIFIER_TIMEOUT"), errorItem("b", "INTERNAL_ERROR")}}
@@ -557,7 +582,7 @@ func TestAfterAnActionTheSelectionMovesToTheNextItemNeedingMe(t *testing.T) {
 	}
 }
 
-// Issue 9 #14, #15, #13: all batches show the customer; the file name takes
+// All batches show the customer; the file name takes
 // the spare width; a narrow table drops the least needed columns first.
 func TestColumnsFitTheWidthAndAllBatchesShowTheCustomer(t *testing.T) {
 	wf := twoBatches()
@@ -594,7 +619,7 @@ func TestColumnsFitTheWidthAndAllBatchesShowTheCustomer(t *testing.T) {
 	}
 }
 
-// Issue 9 #13: the whole window fits 800×600, and the panel can collapse.
+// The whole window fits 800×600, and the panel can collapse.
 func TestTheWindowFits800x600(t *testing.T) {
 	c := newTestConsole(t, twoBatches())
 	if m := c.win.Content().MinSize(); m.Width > 800 || m.Height > 600 {
@@ -610,7 +635,7 @@ func TestTheWindowFits800x600(t *testing.T) {
 	}
 }
 
-// Issue 9 #18: one vocabulary: the status filter says what the rows say.
+// One vocabulary: the status filter says what the rows say.
 func TestTheStatusFilterSpeaksTheRowsWords(t *testing.T) {
 	c := newTestConsole(t, &fakeWorkflow{})
 	for _, o := range c.items.status.Options {
@@ -637,7 +662,7 @@ func TestTheStatusFilterSpeaksTheRowsWords(t *testing.T) {
 	}
 }
 
-// Issue 9 #19: the export is named after the customer and the date, and
+// The export is named after the customer and the date, and
 // only its owner can read it.
 func TestExportIsNamedForPeopleAndPrivate(t *testing.T) {
 	if n := exportName("CUST-7048", time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)); n != "CUST-7048-2026-11-30.csv" {
@@ -659,7 +684,40 @@ func TestExportIsNamedForPeopleAndPrivate(t *testing.T) {
 	}
 }
 
-// Issue 9 #17: a path can be typed; a refused file is explained in words.
+// exportFails is a workflow whose export breaks off part-way, as a full
+// disk or a cache error would.
+type exportFails struct{ *fakeWorkflow }
+
+func (exportFails) ExportCSV(_ context.Context, w io.Writer, _ string) (int, error) {
+	if _, err := io.WriteString(w, "item,status\nitm_1,error\n"); err != nil {
+		return 0, err
+	}
+	return 1, errors.New("the cache could not be read")
+}
+
+// A failed export from the window leaves the file it would have replaced
+// whole, and leaves nothing else behind in its folder.
+func TestAFailedExportLeavesTheOldFileWhole(t *testing.T) {
+	c := newTestConsole(t, &fakeWorkflow{})
+	c.wf = exportFails{&fakeWorkflow{}}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "CUST-7048-2026-11-30.csv")
+	const old = "item,status\nitm_1,scored\nitm_2,scored\n"
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.writeExport(context.Background(), path, ""); err == nil {
+		t.Fatal("a broken export reported success")
+	}
+	if got, err := os.ReadFile(path); err != nil || string(got) != old {
+		t.Fatalf("the old export became %q (%v)", got, err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("the folder holds %d files after a failed export", len(ents))
+	}
+}
+
+// A path can be typed; a refused file is explained in words.
 func TestTheUploadDialogTakesATypedPathAndExplainsARefusal(t *testing.T) {
 	dir := t.TempDir()
 	txt := filepath.Join(dir, "note.jpg")
@@ -685,11 +743,13 @@ func TestTheUploadDialogTakesATypedPathAndExplainsARefusal(t *testing.T) {
 		t.Fatal("the path box does not have the focus: typing goes nowhere")
 	}
 	c.apply(func() { ud.path.SetText(txt) })
+	c.Settle() // the check runs off the UI goroutine
 	if !ud.upload.Disabled() || !strings.Contains(ud.why.Text, "plain text") {
 		t.Fatalf("refusal %q", ud.why.Text)
 	}
 	// A dropped file lands in the open dialog.
 	c.apply(func() { c.onDropped(fyne.NewPos(1, 1), []fyne.URI{storageURI(jpg)}) })
+	c.Settle()
 	if ud.path.Text != jpg || ud.upload.Disabled() {
 		t.Fatalf("drop: %q, upload disabled %v", ud.path.Text, ud.upload.Disabled())
 	}
@@ -703,10 +763,67 @@ func TestTheUploadDialogTakesATypedPathAndExplainsARefusal(t *testing.T) {
 	}
 }
 
+// A named pipe typed or dropped into the upload dialog never freezes the
+// window: its path is checked off the UI goroutine, and refused without
+// being opened (opening a FIFO waits for a writer that never comes).
+func TestANamedPipeInTheUploadDialogDoesNotFreezeTheWindow(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "scan.jpg")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	// Whatever happens, nothing stays blocked on the pipe after the test:
+	// a writer that comes and goes ends any open or read of it.
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(fifo, os.O_RDWR|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}}
+	c := newTestConsole(t, wf)
+	c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "u") })
+	ud := c.uploadDlg
+	if ud == nil {
+		t.Fatal("the upload dialog did not open")
+	}
+	typed := make(chan struct{})
+	go func() { // the keystrokes, on the UI goroutine
+		fyne.DoAndWait(func() { c.apply(func() { ud.path.SetText(fifo) }) })
+		close(typed)
+	}()
+	select {
+	case <-typed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the window froze on a named pipe typed in the path box")
+	}
+	// The UI goroutine takes the next event at once.
+	answered := make(chan struct{})
+	go func() {
+		fyne.DoAndWait(func() { c.apply(func() {}) })
+		close(answered)
+	}()
+	select {
+	case <-answered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the window does not answer while the named pipe is checked")
+	}
+	c.Settle()
+	var why string
+	var off bool
+	c.apply(func() { why, off = ud.why.Text, ud.upload.Disabled() })
+	if !off || !strings.Contains(why, "named pipe") {
+		t.Fatalf("a named pipe: Upload disabled %v, explanation %q", off, why)
+	}
+	c.apply(func() { test.Tap(ud.upload) })
+	c.Settle()
+	if got := wf.Calls(); len(got) != 0 {
+		t.Fatalf("a named pipe was sent: %v", got)
+	}
+}
+
 func storageURI(path string) fyne.URI { return storage.NewFileURI(path) }
 
 // Text from the service is drawn as what it is: control and bidi characters
-// escaped, one line, in the row and the panel (issue 8 #10, for the window).
+// escaped, one line, in the row and the panel, as on the command line.
 func TestServiceTextIsDrawnEscaped(t *testing.T) {
 	v := errorItem("a", "SHADY\x1b[2J_CODE")
 	v.FileName = "invoice\u202egpj.exe"

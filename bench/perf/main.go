@@ -1,6 +1,6 @@
 // Command perf is the performance suite of TrustScreen Reviewer (make
 // bench). It runs the real binary against the reference service on loopback
-// and measures each figure of issue 10 against its floor or peer in the same
+// and measures each figure of docs/performance.md against its floor or peer in the same
 // run: the two sides alternate (A B, then B A), a warm-up run is thrown
 // away, and each figure is the ratio of one pair. It prints the minimum,
 // median and maximum ratio with the target, and exits 1 when a median
