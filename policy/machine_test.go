@@ -128,7 +128,7 @@ func TestOnceMaybeSentNeverQueuedOrCancelled(t *testing.T) {
 				// MayHaveRun is held to the walk, not to its own spelling:
 				// an open action may have run when an earlier attempt may
 				// have reached the service or a send is under way now.
-				sending := ev == policy.EventClaim || (w.sending && ev != policy.EventNotSent)
+				sending := ev == policy.EventLease || (w.sending && ev != policy.EventNotSent)
 				if want := to.Open() && (mayHave || sending); to.MayHaveRun() != want {
 					t.Fatalf("%v leads to %s: MayHaveRun() = %v, but the path says %v", path, to, to.MayHaveRun(), want)
 				}

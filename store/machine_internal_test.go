@@ -65,6 +65,6 @@ func TestSchemaFollowsTheActionMachine(t *testing.T) {
 		t.Errorf("openSQL %s", openSQL)
 	}
 	if !strings.Contains(leasableSQL, "'queued'") || strings.Contains(leasableSQL, "'done'") {
-		t.Errorf("claimableSQL %s", leasableSQL)
+		t.Errorf("leasableSQL %s", leasableSQL)
 	}
 }
