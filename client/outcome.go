@@ -60,7 +60,7 @@ type Error struct {
 	RetryAfter   time.Time // when a rate limit ends (zero: none)
 	Attempts     []Attempt
 	// Item is the item as the service holds it now, when the answer
-	// carried one: 412 ITEM_CHANGED and 409 CLAIMED do (see team.go).
+	// carried one: 412 ITEM_CHANGED and 409 CLAIMED do (see conflicts.go).
 	Item *policy.Item
 	// Err is the cause of a call the console refused itself, if any
 	// (ErrUnsafeID).

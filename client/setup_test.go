@@ -136,3 +136,27 @@ func pollUntil(t *testing.T, max time.Duration, cond func() bool) {
 		}
 	}
 }
+
+const anaToken, benToken = "tok-ana-0123456789", "tok-ben-0123456789"
+
+// setupTeam starts a service that knows ana and ben, and a client for each.
+func setupTeam(t *testing.T, version string) (*screenapi.Server, *client.Client, *client.Client) {
+	t.Helper()
+	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{APIVersion: version, Reviewers: []screenapi.Reviewer{
+		{Name: "ana", DisplayName: "Ana Lima", Token: anaToken}, {Name: "ben", DisplayName: "Ben Okafor", Token: benToken}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	mk := func(tok string) *client.Client {
+		cfg := testConfig(srv.URL())
+		cfg.Token = client.Secret(tok)
+		c, err := client.New(cfg, client.WithSleep((&sleeper{}).sleep))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		return c
+	}
+	return srv, mk(anaToken), mk(benToken)
+}

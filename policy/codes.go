@@ -47,6 +47,14 @@ const (
 	CodeCancelled        Code = "CANCELLED"         // the reviewer stopped it (Cancel, Ctrl-C): not a failure, nothing lost
 )
 
+// Codes of version 1.1, and the console's own for a feature a 1.0 service
+// does not have.
+const (
+	CodeItemChanged Code = "ITEM_CHANGED" // 412: the item is not at the revision the reviewer saw
+	CodeClaimed     Code = "CLAIMED"      // 409: another reviewer holds the item
+	CodeNotOffered  Code = "NOT_OFFERED"  // the service (a 1.0 one) does not offer this
+)
+
 // Actor is who acts next on an item.
 type Actor string
 

@@ -58,7 +58,7 @@ type RawItem struct {
 	ErrorMessage   *string             `json:"error_message"`
 	Attempt        int                 `json:"attempt"`
 	UpdatedAt      time.Time           `json:"updated_at"`
-	// Version 1.1 fields (absent from a 1.0 service): see team.go.
+	// Version 1.1 fields (absent from a 1.0 service): see Team1_1.
 	Team1_1
 }
 
@@ -90,7 +90,7 @@ type Item struct {
 	Raw       string
 	Attempt   int
 	UpdatedAt time.Time
-	// Version 1.1: revision, status_since, claim, notes (see team.go).
+	// Version 1.1: revision, status_since, claim, notes (see Team).
 	Team
 }
 
@@ -267,4 +267,61 @@ func HoldBackFuture(b *Batch, now time.Time) (ahead bool) {
 		}
 	}
 	return AheadOf(b.UpdatedAt, now)
+}
+
+// The version 1.1 part of an item: its revision, when it entered its
+// status, who holds it and the notes on it. A 1.0 service sends none of
+// this; every field then stays at its zero value and the console behaves as
+// it did with 1.0. Claims are in claims.go, notes in notes.go.
+
+// Team1_1 holds the version 1.1 fields of an item as the service sent them.
+// Each is absent (nil) from a 1.0 service.
+type Team1_1 struct {
+	Revision    *int64     `json:"revision,omitempty"`
+	StatusSince *time.Time `json:"status_since,omitempty"`
+	Claim       *RawClaim  `json:"claim,omitempty"`
+	Notes       []RawNote  `json:"notes,omitempty"`
+}
+
+// Team is what the console knows of an item's life among reviewers.
+type Team struct {
+	// Revision is the item's revision at the service; 0 when the service
+	// does not report one (1.0), and then no If-Match is sent.
+	Revision    int64
+	StatusSince time.Time
+	Claim       *Claim // nil: nobody holds it (an expired claim is no claim)
+	Notes       []Note // oldest first
+}
+
+func validateTeam(raw Team1_1) Team {
+	var t Team
+	if raw.Revision != nil {
+		t.Revision = *raw.Revision
+	}
+	if raw.StatusSince != nil {
+		t.StatusSince = raw.StatusSince.UTC()
+	}
+	if raw.Claim != nil && raw.Claim.Reviewer != "" && !raw.Claim.ExpiresAt.IsZero() {
+		t.Claim = &Claim{Reviewer: raw.Claim.Reviewer, ExpiresAt: raw.Claim.ExpiresAt.UTC()}
+	}
+	for _, n := range raw.Notes {
+		t.Notes = append(t.Notes, Note{ID: n.ID, Author: n.Author, Text: n.Text, CreatedAt: n.CreatedAt.UTC()})
+	}
+	return t
+}
+
+// teamProblem says how the 1.1 fields break the contract, or "".
+func teamProblem(raw Team1_1) string {
+	if raw.Revision != nil && *raw.Revision < 1 {
+		return fmt.Sprintf("revision %d is not positive", *raw.Revision)
+	}
+	if c := raw.Claim; c != nil && (c.Reviewer == "" || c.ExpiresAt.IsZero()) {
+		return "a claim without a reviewer or an expiry"
+	}
+	for _, n := range raw.Notes {
+		if n.ID == "" || n.Author == "" {
+			return "a note without an id or an author"
+		}
+	}
+	return ""
 }

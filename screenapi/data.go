@@ -142,3 +142,19 @@ func (s *Server) seed() {
 		s.batches[bt.ID] = bt
 	}
 }
+
+func (s *Server) seedTeam(it *policy.RawItem, created time.Time) {
+	s.team[it.ID] = &itemTeam{revision: 1, status: it.Status, statusSince: it.UpdatedAt.Add(-seedWait(it.ID)),
+		files: []fileVersion{{Version: 1, FileName: it.FileName, MediaType: it.MediaType, SizeBytes: it.SizeBytes, UploadedAt: created}}}
+}
+
+// seedWait is how long before its last update a seeded item entered its
+// status: 0 to 9 days, spread by its id (not by the seed's random source,
+// whose sequence the rest of the data follows), so that the demo has
+// fresh, warning and overdue items, the same on every run.
+func seedWait(id string) time.Duration {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	const span = 9 * 24 * 60 // minutes
+	return time.Duration(h.Sum32()%span) * time.Minute
+}

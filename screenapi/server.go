@@ -37,6 +37,10 @@ const (
 	EPResubmit    = "resubmit"
 	EPFileRequest = "file_request"
 	EPReplacement = "replacement"
+	EPMe          = "me"      // version 1.1
+	EPClaim       = "claim"   // version 1.1
+	EPRelease     = "release" // version 1.1
+	EPNote        = "note"    // version 1.1
 )
 
 // MaxFileSize is the service's limit on a file.
@@ -48,7 +52,7 @@ type Options struct {
 	Batches          int           // how many batches to seed (default 48)
 	ItemsPerBatch    int           // items in each seeded batch, 1 to 10 (default: 1 to 10 at random)
 	Token            string        // when set, requests must carry it as a Bearer token (reviewer "reviewer")
-	Reviewers        []Reviewer    // each with a token of their own; see team.go
+	Reviewers        []Reviewer    // each with a token of their own; see identity.go
 	APIVersion       string        // "1.1" (default) or "1.0": no 1.1 fields, 404 on 1.1 endpoints
 	Latency          time.Duration // added to every request
 	AnalysisLatency  time.Duration // how long the classifier takes
@@ -620,6 +624,28 @@ func (s *Server) idempotent(ep string, h handler) handler {
 		rec.running, rec.status, rec.body = false, a.status, a.body
 		return a
 	}
+}
+
+func (s *Server) itemLock(id string) *sync.Mutex {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.itemLocks[id]
+	if l == nil {
+		l = &sync.Mutex{}
+		s.itemLocks[id] = l
+	}
+	return l
+}
+
+// replay answers a request whose key the service already knows.
+func (rec *idem) replay(itemID, ep string) answer {
+	switch {
+	case rec.itemID != itemID || rec.endpoint != ep:
+		return errAnswer(422, policy.CodeIdempotencyKeyReused, "this key was used for another item or action")
+	case rec.running:
+		return errAnswer(409, policy.CodeIdempotencyKeyInUse, "a request with this key is still running")
+	}
+	return answer{status: rec.status, body: rec.body}
 }
 
 func (s *Server) resubmit(r *http.Request) answer {

@@ -1,0 +1,85 @@
+package policy
+
+import (
+	"strings"
+	"time"
+)
+
+// A claim is a reviewer's hold on an item (contract version 1.1): who holds
+// it, until when. A 1.0 service sends none; an item then has no claim.
+
+// Claim numbers: the contract allows 60 s to 3600 s; the console asks for
+// 15 minutes unless configured otherwise.
+const (
+	DefaultClaimTTL = 15 * time.Minute
+	MinClaimTTL     = time.Minute
+	MaxClaimTTL     = time.Hour
+)
+
+// RawClaim is a claim as the service sent it.
+type RawClaim struct {
+	Reviewer  string    `json:"reviewer"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// Claim is who holds an item, until when.
+type Claim struct {
+	Reviewer  string
+	ExpiresAt time.Time
+}
+
+// HeldByOther returns the claim when someone other than me holds the item
+// at now, or nil. An expired claim is no claim.
+func (t Team) HeldByOther(me string, now time.Time) *Claim {
+	if t.Claim == nil || t.Claim.Reviewer == me || !now.Before(t.Claim.ExpiresAt) {
+		return nil
+	}
+	return t.Claim
+}
+
+// HeldBy reports whether reviewer holds an unexpired claim on the item.
+func (t Team) HeldBy(reviewer string, now time.Time) bool {
+	return t.Claim != nil && t.Claim.Reviewer == reviewer && now.Before(t.Claim.ExpiresAt)
+}
+
+// CheckClaimTTL returns nil when d is a claim length the contract allows
+// (60 s to 3600 s, in whole seconds). Zero is no exception: it is refused
+// like any other length outside the range, never taken for the default.
+func CheckClaimTTL(d time.Duration) error {
+	if d < MinClaimTTL || d > MaxClaimTTL || d%time.Second != 0 {
+		return Errorf(CodeInvalidInput, "a claim lasts from 1m to 1h in whole seconds; %v is not allowed", d)
+	}
+	return nil
+}
+
+// ParseClaimTTL reads a claim length as a person wrote it (Go syntax: 15m,
+// 90s) and checks it with CheckClaimTTL. REVIEWER_CLAIM_TTL and the claim
+// command's --ttl both go through it, so they refuse the same values.
+func ParseClaimTTL(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		return 0, Errorf(CodeInvalidInput, "%q is not a Go duration such as 15m", v)
+	}
+	if err := CheckClaimTTL(d); err != nil {
+		return 0, err
+	}
+	return d, nil
+}
+
+// UntilText says when a claim ends, for a person in the reviewer's time
+// zone (time.Local): the time alone when it is on the same day as now
+// ("23:59"), else with its date ("Dec 2 09:17"), and with its year when
+// that is not now's year ("Dec 31 9999 23:59"). A claim that ends
+// tomorrow, or in the year 9999, must never read as ending tonight.
+func UntilText(end, now time.Time) string {
+	end, now = end.Local(), now.Local()
+	ey, em, ed := end.Date()
+	ny, nm, nd := now.Date()
+	switch {
+	case ey == ny && em == nm && ed == nd:
+		return end.Format("15:04")
+	case ey == ny:
+		return end.Format("Jan 2 15:04")
+	}
+	return end.Format("Jan 2 2006 15:04")
+}

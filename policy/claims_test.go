@@ -1,0 +1,65 @@
+package policy_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trustscreen/reviewer/policy"
+)
+
+// A claim's end reads with its date whenever it is not today: "until 23:59"
+// for a claim that ends tomorrow, or in the year 9999, would tell the
+// reviewer the item frees up tonight.
+func TestUntilTextShowsTheDateWhenTheClaimDoesNotEndToday(t *testing.T) {
+	noon := time.Date(2026, 12, 1, 12, 0, 0, 0, time.Local)
+	for _, c := range []struct {
+		end  time.Time
+		want string
+	}{
+		{time.Date(2026, 12, 1, 12, 30, 0, 0, time.Local), "12:30"},
+		{time.Date(2026, 12, 1, 23, 59, 0, 0, time.Local), "23:59"},
+		{time.Date(2026, 12, 2, 0, 5, 0, 0, time.Local), "Dec 2 00:05"},
+		{time.Date(2026, 12, 2, 23, 59, 0, 0, time.Local), "Dec 2 23:59"},
+		{time.Date(2026, 11, 30, 23, 59, 0, 0, time.Local), "Nov 30 23:59"},
+		{time.Date(2027, 1, 1, 9, 17, 0, 0, time.Local), "Jan 1 2027 09:17"},
+		{time.Date(9999, 12, 31, 23, 59, 0, 0, time.Local), "Dec 31 9999 23:59"},
+	} {
+		if got := policy.UntilText(c.end, noon); got != c.want {
+			t.Errorf("UntilText(%v) = %q, want %q", c.end, got, c.want)
+		}
+		// The same instant in another zone reads the same: the reviewer's
+		// zone decides, not the zone the service wrote.
+		if got := policy.UntilText(c.end.UTC(), noon.UTC()); got != c.want {
+			t.Errorf("UntilText(%v in UTC) = %q, want %q", c.end, got, c.want)
+		}
+	}
+}
+
+// REVIEWER_CLAIM_TTL and claim --ttl share one check: the contract's 60 to
+// 3600 seconds, whole seconds, and zero is refused like any other value
+// outside the range (it used to stand for the default, and shortened a
+// longer claim the reviewer meant to renew).
+func TestParseClaimTTLRefusesWhatTheContractDoesNotAllow(t *testing.T) {
+	for _, ok := range []struct {
+		in   string
+		want time.Duration
+	}{{"15m", 15 * time.Minute}, {"1m", time.Minute}, {"60s", time.Minute}, {"1h", time.Hour}, {"3600s", time.Hour}, {" 20m ", 20 * time.Minute}} {
+		if d, err := policy.ParseClaimTTL(ok.in); err != nil || d != ok.want {
+			t.Errorf("ParseClaimTTL(%q) = %v, %v; want %v", ok.in, d, err, ok.want)
+		}
+	}
+	for _, bad := range []string{"0s", "0", "", "59s", "-15m", "1h0m1s", "61m", "90.5s", "15", "soon"} {
+		d, err := policy.ParseClaimTTL(bad)
+		if err == nil {
+			t.Errorf("ParseClaimTTL(%q) = %v: it must be refused", bad, d)
+			continue
+		}
+		if policy.ErrorCode(err) != policy.CodeInvalidInput {
+			t.Errorf("ParseClaimTTL(%q): code %s", bad, policy.ErrorCode(err))
+		}
+		if msg := policy.ErrorMessage(err); !strings.Contains(msg, "1m to 1h") && !strings.Contains(msg, "not a Go duration") {
+			t.Errorf("ParseClaimTTL(%q): %q does not say what is allowed", bad, msg)
+		}
+	}
+}
