@@ -9,14 +9,6 @@ import (
 	"github.com/trustscreen/reviewer/screenapi"
 )
 
-func TestDemoAPITeamFlags(t *testing.T) {
-	h := newHarness(t)
-	for _, bad := range [][]string{{"demo-api", "--reviewer", "ana"}, {"demo-api", "--reviewer", "=tok"},
-		{"demo-api", "--reviewer", "ana=a", "--reviewer", "ana=b"}, {"demo-api", "--api-version", "2.0"}} {
-		h.want(2, bad...)
-	}
-}
-
 const anaTok, benTok = "cli-token-ana-0123", "cli-token-ben-0123"
 
 // teamHarnesses are two consoles (two caches, two tokens) on one service.
