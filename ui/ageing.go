@@ -136,7 +136,7 @@ func statusAgeCell(v review.ItemView) (string, widget.Importance) {
 			imp = aimp
 		}
 	}
-	return withHolder(v, text, imp) // team.go
+	return withHolder(v, text, imp) // claims.go
 }
 
 func severity(imp widget.Importance) int {
