@@ -338,7 +338,7 @@ func (r *runner) run(args []string) (int, error) {
 		return r.export(cmdArgs)
 	case "demo-api":
 		return r.demoAPI(cmdArgs)
-	case "me", "claim", "release", "next", "note": // team.go
+	case "me", "claim", "release", "next", "note": // claims.go
 		return r.teamCommand(cmd, cmdArgs)
 	case "help":
 		fmt.Fprint(r.env.Stdout, usage)
@@ -391,6 +391,13 @@ func (r *runner) parse(fs *flag.FlagSet, args []string, positional int) ([]strin
 	return pos, nil
 }
 
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // open builds the cache, the client and the workflow.
 func (r *runner) open() (*review.Service, func(), error) {
 	if err := r.g.cfg.Finish(); err != nil {
@@ -431,7 +438,7 @@ func (r *runner) open() (*review.Service, func(), error) {
 		return nil, nil, err
 	}
 	svc := review.New(db, api, r.g.cfg.Budget(), r.g.reviewer)
-	if err := r.configureTeam(svc); err != nil { // team.go
+	if err := r.configureTeam(svc); err != nil { // claims.go
 		api.Close()
 		db.Close()
 		return nil, nil, err
@@ -568,7 +575,7 @@ func exitFor(err error) int {
 	if store.IsBusy(err) { // nothing written: not a failure of the console
 		return ExitCacheBusy
 	}
-	switch policy.ErrorCode(err) { // team.go: the API's no, whether it or the cache said it
+	switch policy.ErrorCode(err) { // exit 6: the API's no (ITEM_CHANGED, CLAIMED), whether it or the cache said it
 	case policy.CodeItemChanged, policy.CodeClaimed:
 		return ExitAnswerNo
 	}

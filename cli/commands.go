@@ -113,7 +113,7 @@ func toJSON(v review.ItemView) itemJSON {
 	if st := v.OpenAction(); st != "" {
 		j.OpenAction = &openActionJSON{Kind: string(v.Action.Kind), State: string(st), IdempotencyKey: v.Action.Key}
 	}
-	j.teamJSON = teamFields(v) // team.go
+	j.teamJSON = teamFields(v) // claims.go
 	return j
 }
 
@@ -287,7 +287,7 @@ func (r *runner) item(args []string) (int, error) {
 	j := toJSON(d.ItemView)
 	j.Actions, j.Attempts, j.Audit = d.Actions, d.Attempts, d.Audit
 	j.Raw = d.Raw
-	j.Notes = notesJSON(d.NoteRows) // team.go
+	j.Notes = notesJSON(d.NoteRows) // notes.go
 	if *asJSON {
 		return ExitOK, r.printJSON(j)
 	}
@@ -301,7 +301,7 @@ func (r *runner) item(args []string) (int, error) {
 		fmt.Fprintf(w, "the service sent: %s\n", safetext.Line(d.Raw, safetext.Message))
 	}
 	fmt.Fprintf(w, "next: %s\n", d.Next.Kind)
-	r.printTeam(w, d) // team.go: revision, claim, notes
+	r.printTeam(w, d) // claims.go: revision, claim, notes
 	if d.KeptFile != "" {
 		fmt.Fprintf(w, "kept file: %s, from a replacement that failed ('reviewer replace %s --again' sends it, '--discard' drops it)\n",
 			show(d.KeptFile), show(d.ID))
@@ -559,7 +559,7 @@ func flushSummary(fr review.FlushResult) string {
 		line += fmt.Sprintf("; %d skipped: being sent by another process until %s", n, busyUntil(fr.Busy).Local().Format("15:04:05"))
 	}
 	line += othersSummary(fr)
-	line += notesSummary(fr) // team.go
+	line += notesSummary(fr) // notes.go
 	return line
 }
 

@@ -94,7 +94,7 @@ func appendItemJSON(dst []byte, v *review.ItemView) (_ []byte, ok bool) {
 	}
 	dst = append(dst, ",\n    \"explanation\": "...)
 	dst = appendJSONString(dst, policy.Describe(v.Item))
-	// teamFields (team.go)
+	// teamFields (claims.go)
 	dst = append(dst, ",\n    \"revision\": "...)
 	if v.Revision > 0 {
 		dst = strconv.AppendInt(dst, v.Revision, 10)

@@ -90,7 +90,7 @@ func (b *batchList) newList() *keyList {
 		box := o.(*fyne.Container)
 		box.Objects[0].(*tipLabel).SetText(fmt.Sprintf("%s  %s", shown(r.CustomerRef), dayClock(r.CreatedAt)))
 		first, second := countsText(r)
-		second, third := withAge(second, b.ages[r.ID]) // newitems.go
+		second, third := withAge(second, b.ages[r.ID]) // ageing.go
 		box.Objects[1].(*widget.Label).SetText(first)
 		setOrHide(box.Objects[2].(*widget.Label), second)
 		setOrHide(box.Objects[3].(*widget.Label), third)

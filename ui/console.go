@@ -290,7 +290,7 @@ func (c *Console) onRune(r rune) {
 	case 'p':
 		c.togglePanel()
 	case 'n', 'N':
-		c.panel.team.onNext() // team.go
+		c.panel.team.onNext() // claims.go
 	case '/':
 		c.focusSearch()
 	case '?':

@@ -71,7 +71,7 @@ var allColumns = []column{
 
 func statusCell(v review.ItemView) (string, widget.Importance) {
 	text, imp := statusLook(v.Item)
-	return withHolder(v, text, imp) // team.go: "Ben is on this until 10:19"
+	return withHolder(v, text, imp) // claims.go: "Ben is on this until 10:19"
 }
 
 // statusFilter lists the status filter's choices in the rows' words.
@@ -169,13 +169,13 @@ type itemTable struct {
 	count   *widget.Label
 	rows    []review.ItemView
 	cols    []column
-	alts    map[string]string // a column's title → the sort key of the column merged into it (triage.go)
+	alts    map[string]string // a column's title → the sort key of the column merged into it (ageing.go)
 	width   float32
 	sortBy  string
 	desc    bool
 	row     int // selected row, -1 none
 	gen     int
-	wantID  string // team.go: select this item after the next refresh (Next)
+	wantID  string // claims.go: select this item after the next refresh (Next)
 	content fyne.CanvasObject
 	// advanceFrom: after the action on this item, the next refresh moves
 	// the selection to the next item that needs the reviewer.
@@ -292,7 +292,7 @@ func (t *itemTable) layoutColumns() {
 		}
 		gone := cols[at]
 		cols = append(cols[:at:at], cols[at+1:]...)
-		t.mergeInto(cols, gone) // triage.go
+		t.mergeInto(cols, gone) // ageing.go
 	}
 	if spare := width - sum(cols); spare > 0 {
 		cols[0].width += spare

@@ -36,12 +36,12 @@ type itemPanel struct {
 	title     *widget.Label
 	subtitle  *widget.Label
 	verdict   *widget.Label
-	triage    *widget.Label // the band of a score, or the age of a wait (triage.go)
+	triage    *widget.Label // the band of a score, or the age of a wait (ageing.go)
 	explain   *widget.Label
 	reported  *widget.Label
 	nextActor *widget.Label
 	layers    *fyne.Container
-	team      *teamView // team.go: claim, notes, Next
+	team      *teamView // claims.go: claim, notes, Next
 	resubmit  *tipButton
 	request   *tipButton
 	upload    *tipButton
@@ -134,7 +134,7 @@ func (p *itemPanel) show(id string) {
 				return
 			}
 			p.detail, p.loaded = d, true
-			p.team.opened(d) // team.go: claim on open, release the previous one
+			p.team.opened(d) // claims.go: claim on open, release the previous one
 			p.render()
 		}
 	})
@@ -240,7 +240,7 @@ func (p *itemPanel) render() {
 	p.subtitle.SetText(fmt.Sprintf("%s · %s · %s · attempt %d", kind, shown(d.ID), shown(d.CustomerRef), d.Attempt))
 	text, imp := verdictText(d.Item)
 	p.verdict.Importance = imp
-	p.verdict.SetText(withBand(text, d.ItemView)) // triage.go
+	p.verdict.SetText(withBand(text, d.ItemView)) // ageing.go
 	p.triage.Importance, text = panelTriage(d.ItemView)
 	setOrHide(p.triage, text)
 	p.explain.SetText(safetext.Line(policy.Describe(d.Item), safetext.Message))
@@ -271,7 +271,7 @@ func (p *itemPanel) render() {
 	p.renderMessage()
 	p.attempts.SetText(attemptsText(d))
 	p.audit.SetText(auditText(d))
-	p.team.render() // team.go: another reviewer's claim turns the actions off
+	p.team.render() // claims.go: another reviewer's claim turns the actions off
 }
 
 // renderMessage draws the message line: the action in flight on this item

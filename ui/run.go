@@ -63,7 +63,7 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 		opts.Built()
 	}
 	w.ShowAndRun()
-	c.ReleaseClaims(2 * time.Second) // team.go: best effort; expiry covers a crash
+	c.ReleaseClaims(2 * time.Second) // claims.go: best effort; expiry covers a crash
 }
 
 // loadFonts has Fyne load the fonts of the regular text style on another

@@ -1,10 +1,13 @@
 package ui
 
 import (
+	"context"
+
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/store"
 )
 
 // Triage columns: the risk band beside the score, and how long
@@ -136,7 +139,7 @@ func statusAgeCell(v review.ItemView) (string, widget.Importance) {
 			imp = aimp
 		}
 	}
-	return withHolder(v, text, imp) // team.go
+	return withHolder(v, text, imp) // claims.go
 }
 
 func severity(imp widget.Importance) int {
@@ -215,4 +218,41 @@ func withBand(verdict string, v review.ItemView) string {
 		return verdict + " · " + word
 	}
 	return verdict
+}
+
+// AgesWorkflow tells how long each batch's longest-waiting item has waited
+// (a *review.Service has it).
+type AgesWorkflow interface {
+	OldestWaiting(ctx context.Context, batchIDs []string) (map[string]review.Aged, error)
+}
+
+// batchAges reads the oldest waiting age of the listed batches; nil when
+// the workflow cannot say.
+func (c *Console) batchAges(ctx context.Context, rows []store.BatchSummary) map[string]review.Aged {
+	aw, ok := c.wf.(AgesWorkflow)
+	if !ok || len(rows) == 0 {
+		return nil
+	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	ages, err := aw.OldestWaiting(ctx, ids)
+	if err != nil {
+		return nil
+	}
+	return ages
+}
+
+// withAge adds a batch's oldest wait when it is past the warning
+// threshold ("oldest 6 d · overdue"): in place of an empty second line, or
+// on a line of its own below it, so that both fit the narrow list whole.
+func withAge(line string, a review.Aged) (second, third string) {
+	if a.AgeLevel != policy.AgeWarn && a.AgeLevel != policy.AgeOverdue {
+		return line, ""
+	}
+	if line == "" {
+		return "oldest " + a.Age, ""
+	}
+	return line, "oldest " + a.Age
 }

@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -16,18 +15,17 @@ import (
 	"github.com/trustscreen/reviewer/client"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
-	"github.com/trustscreen/reviewer/store"
 )
 
-// Working as a team (contract 1.1) in the window. Opening an item that
+// Claims (contract 1.1) in the window. Opening an item that
 // needs a reviewer claims it; the claim is renewed while the item stays
 // open and released when the reviewer moves on or closes the window (best
 // effort: expiry covers a crash). An item another reviewer holds says "Ben
 // is on this until 10:19" in its row and in the panel, with its action
 // buttons off for that reason. Next (N) claims and opens the oldest item
-// nobody holds. Notes show in the panel and are written there, also
-// offline. A workflow without TeamWorkflow (a 1.0 test fake) shows none of
-// this.
+// nobody holds. The panel's part for claims also shows the notes
+// (notes.go) and says who or what changed an item (conflicts.go). A
+// workflow without TeamWorkflow (a 1.0 test fake) shows none of this.
 
 // TeamWorkflow is what working as a team needs; a *review.Service is one.
 type TeamWorkflow interface {
@@ -141,27 +139,6 @@ func (v *teamView) render() {
 		v.entry.Enable()
 	}
 	v.claim.Refresh()
-}
-
-func notesText(ns []store.NoteRow) string {
-	if len(ns) == 0 {
-		return "No notes."
-	}
-	var b strings.Builder
-	for i, n := range ns {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		fmt.Fprintf(&b, "%s · %s: %s", n.Author, n.CreatedAt.Local().Format("Jan 2 15:04"), n.Text)
-		switch n.State {
-		case policy.ActionDone:
-		case policy.ActionFailed:
-			fmt.Fprintf(&b, " (refused: %s)", n.LastErrorCode)
-		default:
-			b.WriteString(" (waiting to be sent)")
-		}
-	}
-	return b.String()
 }
 
 // needsClaim reports whether opening the item claims it: it needs a
@@ -323,33 +300,6 @@ func (v *teamView) onNext() {
 	})
 }
 
-// onAddNote sends the note in the entry (queued when offline).
-func (v *teamView) onAddNote() {
-	tw := v.p.c.teamWF()
-	text := v.entry.Text
-	id := v.p.itemID
-	if tw == nil || id == "" || strings.TrimSpace(text) == "" {
-		return
-	}
-	v.add.Disable()
-	v.p.c.background(func(ctx context.Context) func() {
-		res, err := tw.AddNote(ctx, id, text)
-		return func() {
-			v.add.Enable()
-			if err != nil {
-				v.p.setNote(id, err)
-				v.p.render()
-				return
-			}
-			v.entry.SetText("")
-			if res.Note.State == policy.ActionQueued {
-				v.saidItem, v.said = id, "Your note waits in the outbox: it is sent once when the API answers."
-			}
-			v.p.refresh()
-		}
-	})
-}
-
 // openItem selects an item in the table, opening its batch first when the
 // table lists another one (or all batches, when its batch is not listed).
 func (c *Console) openItem(id, batchID string) {
@@ -379,21 +329,3 @@ func (t *itemTable) selectItem(id string) bool {
 
 // The workflow the window runs on offers the team features.
 var _ TeamWorkflow = (*review.Service)(nil)
-
-// renderConflict puts who or what changed the item in the message line,
-// when the newest action was refused with ITEM_CHANGED or CLAIMED: the
-// panel already shows the item as it is now.
-func (v *teamView) renderConflict(d review.Detail) {
-	a := d.Action
-	if a == nil || a.State != policy.ActionFailed || (a.Code != policy.CodeItemChanged && a.Code != policy.CodeClaimed) ||
-		v.p.c.flight(d.ID) != nil || (v.p.note != "" && v.p.noteItem == d.ID) {
-		return
-	}
-	for _, full := range d.Actions {
-		if full.ID == a.ID && full.LastError != "" {
-			setOrHide(v.p.message, fmt.Sprintf("The %s was not run: %s. Shown here as it is now.", kindWord(a.Kind), full.LastError))
-			v.p.detailsAc.Hide()
-			return
-		}
-	}
-}

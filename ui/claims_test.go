@@ -198,25 +198,6 @@ func TestNextClaimsAndOpensTheItem(t *testing.T) {
 	}
 }
 
-func TestNotesShowAndAreWrittenInThePanel(t *testing.T) {
-	wf := newTeamFake(errorItem("itm_1", "DECODE_FAILED"))
-	wf.notes["itm_1"] = []store.NoteRow{{Author: "ben", Text: "Customer called, new scan coming.", State: policy.ActionDone, CreatedAt: time.Now()}}
-	c := newTeamConsole(t, wf)
-	if !strings.Contains(c.panel.team.notes.Text, "ben · ") || !strings.Contains(c.panel.team.notes.Text, "new scan coming") {
-		t.Fatalf("notes %q", c.panel.team.notes.Text)
-	}
-	test.Type(c.panel.team.entry, "Scan received by post.")
-	test.Tap(c.panel.team.add)
-	c.Settle()
-	if !contains(wf.Calls(), "note itm_1 Scan received by post.") || c.panel.team.entry.Text != "" {
-		t.Fatalf("calls %v entry %q", wf.Calls(), c.panel.team.entry.Text)
-	}
-	if !strings.Contains(c.panel.team.notes.Text, "Scan received by post. (waiting to be sent)") ||
-		!strings.Contains(c.panel.team.claim.Text, "sent once when the API answers") {
-		t.Fatalf("notes %q claim %q", c.panel.team.notes.Text, c.panel.team.claim.Text)
-	}
-}
-
 func TestAVersion10ServiceShowsNoClaims(t *testing.T) {
 	wf := newTeamFake(errorItem("itm_1", "CLASSIFIER_TIMEOUT"))
 	wf.version = "1.0"
@@ -260,20 +241,5 @@ func TestNextOpensAnItemOfAnotherBatch(t *testing.T) {
 	c.Settle()
 	if c.panel.itemID != "itm_9" || contains(wf.Calls(), "release itm_9") {
 		t.Fatalf("after a reload: %q %v", c.panel.itemID, wf.Calls())
-	}
-}
-
-func TestARefusalSaysWhoOrWhatChangedTheItem(t *testing.T) {
-	it := scoredItem("itm_1", 62, policy.RecommendReview)
-	it.Action = &store.ActionRef{ID: 7, Kind: policy.ActionResubmit, State: policy.ActionFailed, Code: policy.CodeItemChanged}
-	wf := newTeamFake(it)
-	c := newTeamConsole(t, wf)
-	c.apply(func() {
-		c.panel.detail.Actions = []store.Action{{ID: 7, Kind: policy.ActionResubmit, State: policy.ActionFailed,
-			LastErrorCode: policy.CodeItemChanged, LastError: "re-analysed 2 min ago: now review, score 62"}}
-		c.panel.render()
-	})
-	if got := c.panel.message.Text; !strings.Contains(got, "was not run: re-analysed 2 min ago: now review, score 62") {
-		t.Fatalf("message %q", got)
 	}
 }

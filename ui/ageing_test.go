@@ -1,10 +1,12 @@
 package ui
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -161,5 +163,44 @@ func TestTheStatusHeaderAlsoSortsByAge(t *testing.T) {
 	want := "status Status ▲ · age|status desc Status ▼ · age|since Status · age ▲|since desc Status · age ▼"
 	if strings.Join(got, "|") != want {
 		t.Fatalf("header cycle:\n%s\nwant\n%s", strings.Join(got, "|"), want)
+	}
+}
+
+// agesFake adds the oldest wait per batch to the window tests' fake.
+type agesFake struct{ *fakeWorkflow }
+
+func (agesFake) OldestWaiting(context.Context, []string) (map[string]review.Aged, error) {
+	return map[string]review.Aged{
+		"bat_48": {AgeLevel: policy.AgeOverdue, Age: "6 d · overdue"},
+		"bat_43": {AgeLevel: policy.AgeFresh, Age: "3 h"},
+	}, nil
+}
+
+func TestTheBatchListShowsTheOldestOverdueAge(t *testing.T) {
+	t.Setenv("LANG", "en_US.UTF-8")
+	a := test.NewTempApp(t)
+	w := test.NewTempWindow(t, nil)
+	w.Resize(fyne.NewSize(1280, 800))
+	c := NewConsole(w, agesFake{twoBatches()}, Options{Prefs: a.Preferences()})
+	c.apply(c.reload)
+	c.Settle()
+	second := func(i int) string {
+		row := c.batches.list.CreateItem()
+		c.batches.list.UpdateItem(i, row)
+		l := row.(*fyne.Container).Objects[2].(*widget.Label)
+		if !l.Visible() {
+			return ""
+		}
+		return l.Text
+	}
+	if got := second(0); got != "oldest 6 d · overdue" {
+		t.Fatalf("overdue batch: %q", got)
+	}
+	if got := second(1); got != "" {
+		t.Fatalf("a fresh batch shows an age: %q", got)
+	}
+	// With a second line of its own, the age goes on a third: each whole.
+	if second, third := withAge("1 awaiting file", review.Aged{AgeLevel: policy.AgeOverdue, Age: "8 d · overdue"}); second != "1 awaiting file" || third != "oldest 8 d · overdue" {
+		t.Fatalf("%q / %q", second, third)
 	}
 }

@@ -1,0 +1,61 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/store"
+)
+
+// Notes (contract 1.1) in the window: they show in the item panel and are
+// written there, also offline (the note waits in the outbox).
+
+func notesText(ns []store.NoteRow) string {
+	if len(ns) == 0 {
+		return "No notes."
+	}
+	var b strings.Builder
+	for i, n := range ns {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s · %s: %s", n.Author, n.CreatedAt.Local().Format("Jan 2 15:04"), n.Text)
+		switch n.State {
+		case policy.ActionDone:
+		case policy.ActionFailed:
+			fmt.Fprintf(&b, " (refused: %s)", n.LastErrorCode)
+		default:
+			b.WriteString(" (waiting to be sent)")
+		}
+	}
+	return b.String()
+}
+
+// onAddNote sends the note in the entry (queued when offline).
+func (v *teamView) onAddNote() {
+	tw := v.p.c.teamWF()
+	text := v.entry.Text
+	id := v.p.itemID
+	if tw == nil || id == "" || strings.TrimSpace(text) == "" {
+		return
+	}
+	v.add.Disable()
+	v.p.c.background(func(ctx context.Context) func() {
+		res, err := tw.AddNote(ctx, id, text)
+		return func() {
+			v.add.Enable()
+			if err != nil {
+				v.p.setNote(id, err)
+				v.p.render()
+				return
+			}
+			v.entry.SetText("")
+			if res.Note.State == policy.ActionQueued {
+				v.saidItem, v.said = id, "Your note waits in the outbox: it is sent once when the API answers."
+			}
+			v.p.refresh()
+		}
+	})
+}
