@@ -95,7 +95,7 @@ func unwrapPath(err error) error {
 
 func (s *Service) act(ctx context.Context, a store.Action, file []byte, check func(policy.Situation) error) (Result, error) {
 	a.Key, a.Reviewer = s.newKey(), s.who()
-	a, err := s.db.CreateAction(ctx, a, file, s.notHeldByOther(check)) // team.go: a claim refuses too
+	a, err := s.db.CreateAction(ctx, a, file, s.notHeldByOther(check)) // conflicts.go: a claim refuses too
 	if err != nil {
 		return Result{}, err
 	}
@@ -127,7 +127,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 	}
 	opCtx, cancel := context.WithDeadline(ctx, s.budget.Deadline(s.now()))
 	defer cancel()
-	// The revision stored when the action was queued (team.go).
+	// The revision stored when the action was queued (conflicts.go).
 	rev, err := s.db.ActionRevision(ctx, a.ID)
 	if err != nil {
 		return s.release(ctx, a, err)
@@ -189,7 +189,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 	}
 	s.observe(callErr)
 	fin := outcome(item, callErr)
-	callErr = s.explainConflict(ctx, &fin.Applied, &fin.Err, a.ItemID, rev, a.CreatedAt, callErr) // team.go: 412 and 409 apply the item
+	callErr = s.explainConflict(ctx, &fin.Applied, &fin.Err, a.ItemID, rev, a.CreatedAt, callErr) // conflicts.go: 412 and 409 apply the item
 	if broken != nil && fin.Applied == nil {
 		fin.Applied = broken
 	}
@@ -412,7 +412,7 @@ type FlushResult struct {
 	ByOthers  []store.Action
 	TakenOver int          // sent, then taken over by another process after this one's lease ran out
 	Skipped   int          // len(Busy) + Settled
-	Notes     []NoteResult // team.go: the notes outbox, sent after the actions
+	Notes     []NoteResult // notes.go: the notes outbox, sent after the actions
 }
 
 // Sent is how many actions this flush sent.
@@ -441,7 +441,7 @@ func (s *Service) Flush(ctx context.Context) (FlushResult, error) {
 			return fr, err
 		}
 	}
-	return fr, s.flushNotes(ctx, &fr) // team.go
+	return fr, s.flushNotes(ctx, &fr) // notes.go
 }
 
 // add counts one send of a flush: sent by this process, left to the one

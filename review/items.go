@@ -16,8 +16,8 @@ type ItemView struct {
 	store.ItemRow
 	Retryable bool
 	Next      policy.Next
-	Notes     int // how many notes it has, the ones on their way included (team.go)
-	Aged          // risk band and age (triage.go)
+	Notes     int // how many notes it has, the ones on their way included (notes.go)
+	Aged          // risk band and age (ageing.go)
 	// Holder is another reviewer's live claim on the item (nil: nobody
 	// else holds it): its actions are off, with that reason.
 	Holder *policy.Claim
@@ -29,7 +29,7 @@ type Detail struct {
 	Actions  []store.Action
 	Attempts []store.Attempt
 	Audit    []store.AuditEntry
-	NoteRows []store.NoteRow // oldest first (team.go)
+	NoteRows []store.NoteRow // oldest first (notes.go)
 	// KeptFile is the name of the file a failed replacement of the item
 	// kept for another try ("" when none; files.go).
 	KeptFile string
@@ -147,4 +147,14 @@ func (s *Service) ExportCSV(ctx context.Context, w io.Writer, batchID string) (i
 		return n, err
 	}
 	return n, cw.Error()
+}
+
+// sendable refuses, before anything is written or sent, an item whose id
+// the service's paths cannot carry (policy.IDProblem): such an item is
+// stored invalid by a sync, and nothing about it can ever be sent.
+func sendable(itemID string) error {
+	if problem := policy.IDProblem(itemID); problem != "" {
+		return policy.Errorf(policy.CodeInvalidInput, "item %q cannot be named to the service (%s); nothing was sent", itemID, problem)
+	}
+	return nil
 }

@@ -37,6 +37,14 @@ type API interface {
 	TeamAPI
 }
 
+// TeamAPI is what working as a team needs of the API (contract 1.1).
+type TeamAPI interface {
+	Me(ctx context.Context) (client.Identity, []client.Attempt, error)
+	Claim(ctx context.Context, id string, ttl time.Duration) (policy.Item, []client.Attempt, error)
+	Release(ctx context.Context, id string) (policy.Item, []client.Attempt, error)
+	AddNote(ctx context.Context, id, key, text string, opts ...client.CallOption) (policy.Note, []client.Attempt, error)
+}
+
 // Service runs the workflow for one reviewer.
 type Service struct {
 	db       *store.DB
@@ -57,8 +65,8 @@ type Service struct {
 
 	claimedBy func(r store.ItemRow, me string, now time.Time) string // who else holds an item (tests; nil: the cache's claim)
 	bulkMax   int                                                    // the largest run confirmed without its count (bulk.go; 0: DefaultBulkMax)
-	team      teamState                                              // team.go
-	triage    TriageSettings                                         // bands and ageing (triage.go)
+	team      teamState                                              // identity.go: who the reviewer is, how long a claim lasts
+	triage    TriageSettings                                         // bands and ageing (ageing.go)
 	files     fileSettings                                           // files of failed replacements (files.go)
 }
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -477,7 +478,7 @@ func TestMain(m *testing.M) {
 }
 
 func helper(mode string) int {
-	if h, ok := teamHelpers[mode]; ok { // team_test.go
+	if h, ok := teamHelpers[mode]; ok { // two consoles, below
 		return h()
 	}
 	t := &testing.T{}
@@ -612,4 +613,161 @@ func TestKilledBetweenIntentAndSendIsSentOnceAfterRestart(t *testing.T) {
 	if e.srv.Analyses(id) != 1 || e.srv.Arrivals(screenapi.EPResubmit) != 1 {
 		t.Fatalf("analyses %d arrivals %d", e.srv.Analyses(id), e.srv.Arrivals(screenapi.EPResubmit))
 	}
+}
+
+// clock is an injected clock the test moves by hand.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func onClock(e *env, at time.Time) *clock {
+	c := &clock{t: at}
+	e.svc.SetClock(c.now)
+	e.db.SetClock(c.now)
+	return c
+}
+
+func has(items []review.ItemView, id string) bool {
+	for _, it := range items {
+		if it.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Two consoles (two caches, two tokens) against one reference service on
+// loopback, with one clock for all of them so that a claim can expire
+// without sleeping.
+
+const anaTok, benTok = "team-token-ana", "team-token-ben"
+
+// fakeClock runs with real time, plus whatever the test added: operation
+// deadlines stay real while claims and "2 min ago" see the added time.
+// With step set, every reading also moves it on by step, as a loaded
+// machine may between two readings of one request.
+type fakeClock struct {
+	mu     sync.Mutex
+	offset time.Duration
+	step   time.Duration
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset += c.step
+	return time.Now().Add(c.offset)
+}
+
+func (c *fakeClock) SetStep(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.step = d
+}
+
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset += d
+}
+
+type console struct {
+	db   *store.DB
+	api  *client.Client
+	svc  *review.Service
+	path string
+}
+
+func openConsole(t testing.TB, url, tok, path string, now func() time.Time) *console {
+	t.Helper()
+	db, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := client.DefaultConfig()
+	cfg.BaseURL, cfg.Token = url, client.Secret(tok)
+	cfg.Timeout, cfg.Reserve, cfg.RetrySleep = 2*time.Second, 20*time.Millisecond, time.Millisecond
+	if d, err := time.ParseDuration(os.Getenv("REVIEW_CLIENT_TIMEOUT")); err == nil {
+		cfg.Timeout = d // a helper process that must still be waiting when it is killed
+	}
+	api, err := client.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := review.New(db, api, cfg.Budget(), "local-name")
+	if now != nil {
+		db.SetClock(now)
+		svc.SetClock(now)
+	}
+	return &console{db: db, api: api, svc: svc, path: path}
+}
+
+func (c *console) close() { c.api.Close(); c.db.Close() }
+
+type team struct {
+	srv      *screenapi.Server
+	clk      *fakeClock
+	ana, ben *console
+}
+
+func setupTeam(t *testing.T, version string) *team {
+	t.Helper()
+	clk := &fakeClock{}
+	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{APIVersion: version, Now: clk.Now,
+		Reviewers: []screenapi.Reviewer{{Name: "ana", DisplayName: "Ana Lima", Token: anaTok}, {Name: "ben", DisplayName: "Ben Okafor", Token: benTok}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	tm := &team{srv: srv, clk: clk,
+		ana: openConsole(t, srv.URL(), anaTok, filepath.Join(dir, "ana.db"), clk.Now),
+		ben: openConsole(t, srv.URL(), benTok, filepath.Join(dir, "ben.db"), clk.Now)}
+	t.Cleanup(func() { tm.ana.close(); tm.ben.close() })
+	for _, c := range []*console{tm.ana, tm.ben} {
+		if _, err := c.svc.Sync(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tm
+}
+
+func conflict(t *testing.T, err error, code policy.Code) *review.ConflictError {
+	t.Helper()
+	var ce *review.ConflictError
+	if !errors.As(err, &ce) || ce.Code != code || policy.ErrorCode(err) != code {
+		t.Fatalf("want a %s conflict, got %v (%T)", code, err, err)
+	}
+	return ce
+}
+
+// Two processes, each its own console, re-submit one item at once.
+var teamHelpers = map[string]func() int{
+	"team-resubmit": func() int {
+		c := openConsole(&testing.T{}, os.Getenv("REVIEW_URL"), os.Getenv("REVIEW_TOKEN"), os.Getenv("REVIEW_DB"), nil)
+		defer c.close()
+		<-time.After(time.Until(mustTime(os.Getenv("REVIEW_AT"))))
+		res, err := c.svc.Resubmit(context.Background(), os.Getenv("REVIEW_ITEM"))
+		fmt.Println(res.Action.State, policy.ErrorCode(res.Err), policy.ErrorCode(err))
+		return 0
+	},
+	"team-note": func() int {
+		c := openConsole(&testing.T{}, os.Getenv("REVIEW_URL"), os.Getenv("REVIEW_TOKEN"), os.Getenv("REVIEW_DB"), nil)
+		defer c.close()
+		res, err := c.svc.AddNote(context.Background(), os.Getenv("REVIEW_ITEM"), "Customer called, new scan coming.")
+		fmt.Println(res.Note.State, err)
+		return 0
+	},
+}
+
+func mustTime(v string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, v)
+	return t
+}
+
+func teamHelper(tm *team, c *console, tok, mode, item string, at time.Time) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "REVIEW_HELPER="+mode, "REVIEW_URL="+tm.srv.URL(), "REVIEW_DB="+c.path,
+		"REVIEW_TOKEN="+tok, "REVIEW_ITEM="+item, "REVIEW_AT="+at.Format(time.RFC3339Nano))
+	return cmd
 }

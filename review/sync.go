@@ -142,7 +142,7 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 			return p, err
 		}
 	}
-	// team.go: who am I, and does the service speak 1.1. Asked after the
+	// identity.go: who am I, and does the service speak 1.1. Asked after the
 	// pages, so that the first page keeps a connection of its own.
 	s.identifyOnce(ctx)
 	return p, nil

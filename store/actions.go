@@ -127,7 +127,7 @@ func insertAction(ctx context.Context, tx *sql.Tx, now time.Time, a Action, saw 
 	}
 	a.ID, _ = res.LastInsertId()
 	a.State, a.CreatedAt, a.UpdatedAt = policy.InitialActionState, now, now
-	return a, setActionSeen(ctx, tx, a.ID, saw) // team.go
+	return a, setActionSeen(ctx, tx, a.ID, saw) // revisions.go
 }
 
 // LeaseAction takes an action for one send under a lease, as the action
@@ -208,7 +208,7 @@ type Finish struct {
 	On               policy.ActionEvent // what the send met; the machine says where it leads
 	Lease            int                // the Sends of the lease this outcome belongs to (the fence)
 	Item             *policy.Item       // the service's answer, applied to the item
-	Applied          *policy.Item       // team.go: the item a refusal carried (412, 409), applied whatever the state
+	Applied          *policy.Item       // items.go: the item a refusal carried (412, 409), applied whatever the state
 	ErrCode          policy.Code
 	Err              string
 	RateLimitedUntil time.Time
@@ -252,7 +252,7 @@ func (db *DB) FinishAction(ctx context.Context, id int64, f Finish) (Action, err
 			return err
 		}
 		if f.Item != nil && to == policy.ActionDone {
-			if err := upsertItem(ctx, tx, *f.Item); err != nil { // team.go: the item and its notes
+			if err := upsertItem(ctx, tx, *f.Item); err != nil { // items.go: the item and its notes
 				return fmt.Errorf("applying the answer to item %s: %w", f.Item.ID, err)
 			}
 		}

@@ -224,6 +224,42 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 	return n, err
 }
 
+// upsertItem writes an item the service sent, and its notes.
+func upsertItem(ctx context.Context, tx *sql.Tx, it policy.Item) error {
+	if _, err := tx.ExecContext(ctx, upsertItemSQL, itemArgs(it)...); err != nil {
+		return err
+	}
+	return applyNotes(ctx, tx, it)
+}
+
+// applyNotes keeps the notes the service sent with an item. A note the
+// cache already holds (by the service's id) is left as it is.
+func applyNotes(ctx context.Context, tx *sql.Tx, it policy.Item) error {
+	for _, n := range it.Notes {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO notes(item_id, remote_id, author, text, state, created_at, updated_at)
+			VALUES (?, ?, ?, ?, 'done', ?, ?) ON CONFLICT(remote_id) DO NOTHING`,
+			it.ID, n.ID, n.Author, n.Text, ms(n.CreatedAt), ms(n.CreatedAt)); err != nil {
+			return fmt.Errorf("note %s of item %s: %w", n.ID, it.ID, err)
+		}
+	}
+	return nil
+}
+
+// ApplyItem writes an item the service answered outside of an action (a
+// claim, a release, a refusal carrying the item, a read after a note) and
+// audits the event, if one is named.
+func (db *DB) ApplyItem(ctx context.Context, it policy.Item, reviewer, event, detail string) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		if err := upsertItem(ctx, tx, it); err != nil {
+			return fmt.Errorf("applying item %s: %w", it.ID, err)
+		}
+		if event == "" {
+			return nil
+		}
+		return audit(ctx, tx, db.now(), reviewer, it.ID, 0, event, detail)
+	})
+}
+
 // itemRows upserts items several to a statement, with a statement prepared
 // once per transaction for each row count.
 type itemRows struct {
@@ -356,7 +392,7 @@ type ItemRow struct {
 	policy.Item
 	CustomerRef string
 	Action      *ActionRef // newest action, open or not
-	Triage                 // age and snooze (triage.go)
+	Triage                 // age and snooze (ageing.go)
 }
 
 // OpenAction is the state of the item's open action, "" when none.
@@ -531,6 +567,46 @@ func getItem(ctx context.Context, q querier, id string) (ItemRow, error) {
 		return r, notFound("item", id)
 	}
 	return r, err
+}
+
+// ItemsByID returns the items of a selection that the cache holds, in the
+// order given; ids it does not hold are left out.
+func (db *DB) ItemsByID(ctx context.Context, ids []string) ([]ItemRow, error) {
+	byID := make(map[string]ItemRow, len(ids))
+	const chunk = 500
+	for start := 0; start < len(ids); start += chunk {
+		part := ids[start:min(start+chunk, len(ids))]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		q := "SELECT " + itemColumns + itemFrom + " WHERE i.id IN (?" + strings.Repeat(",?", len(part)-1) + ")"
+		rows, err := db.db.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			r, err := scanItem(rows)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			byID[r.ID] = r
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := make([]ItemRow, 0, len(byID))
+	for _, id := range ids {
+		if r, ok := byID[id]; ok {
+			out = append(out, r)
+			delete(byID, id) // a repeated id counts once
+		}
+	}
+	return out, nil
 }
 
 type scanner interface{ Scan(dest ...any) error }

@@ -445,6 +445,11 @@ func isUniqueViolation(err error) bool {
 	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintUnique
 }
 
+func isPrimaryKeyViolation(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey
+}
+
 func ms(t time.Time) int64 {
 	if t.IsZero() {
 		return 0
@@ -457,6 +462,13 @@ func fromMS(v int64) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(v).UTC()
+}
+
+func nullMS(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return ms(t)
 }
 
 func nullStr(s string) any {
@@ -488,6 +500,21 @@ func getState(ctx context.Context, q querier, key string) (int64, error) {
 func setState(ctx context.Context, tx *sql.Tx, key string, v int64) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO sync_state(key, value) VALUES (?, ?)
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, strconv.FormatInt(v, 10))
+	return err
+}
+
+func getString(ctx context.Context, q querier, key string) (string, error) {
+	var v string
+	err := q.QueryRowContext(ctx, `SELECT value FROM sync_state WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, err
+}
+
+func setString(ctx context.Context, tx *sql.Tx, key, v string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO sync_state(key, value) VALUES (?, ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, v)
 	return err
 }
 

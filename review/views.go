@@ -4,95 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"time"
 
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/store"
 )
-
-// Seeing what waits: the risk band beside a score, how long an item has
-// been in its status, snoozes, and saved views.
-
-// TriageSettings are the numbers of triage (configuration).
-type TriageSettings struct {
-	Bands  policy.Bands
-	Ageing policy.Ageing
-}
-
-// DefaultTriageSettings are the defaults: bands 40/70/85, warn 2 d,
-// overdue 5 d.
-func DefaultTriageSettings() TriageSettings {
-	return TriageSettings{Bands: policy.DefaultBands(), Ageing: policy.DefaultAgeing()}
-}
-
-// SetTriage sets the bands and ageing thresholds; invalid ones are refused.
-func (s *Service) SetTriage(t TriageSettings) error {
-	if err := t.Bands.Check(); err != nil {
-		return err
-	}
-	if err := t.Ageing.Check(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.triage = t
-	return nil
-}
-
-// Triage returns the settings in force.
-func (s *Service) Triage() TriageSettings {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.triage.Bands.Check() != nil || s.triage.Ageing.Check() != nil {
-		return DefaultTriageSettings()
-	}
-	return s.triage
-}
-
-// Aged is what triage adds to an item's view.
-type Aged struct {
-	Band     policy.Band     // "" for an item with no verdict: errors and invalid answers have none
-	AgeLevel policy.AgeLevel // fresh, warn or overdue
-	Age      string          // "3 d", "6 d · overdue", "" when unknown
-	Snoozed  bool            // hidden from "needs my action" now
-}
-
-func (s *Service) aged(r store.ItemRow, now time.Time) Aged {
-	t := s.Triage()
-	band, _ := t.Bands.Of(r.Item)
-	return Aged{Band: band, AgeLevel: t.Ageing.Level(r.Status, r.EnteredStatus, now),
-		Age: t.Ageing.Describe(r.Status, r.EnteredStatus, now), Snoozed: r.Snoozed(now)}
-}
-
-// OldestWaiting returns, per batch, how long its longest-waiting item (not
-// scored, not snoozed) has been in its status, and its level.
-func (s *Service) OldestWaiting(ctx context.Context, batchIDs []string) (map[string]Aged, error) {
-	since, err := s.db.OldestWaiting(ctx, batchIDs)
-	if err != nil {
-		return nil, err
-	}
-	t, now := s.Triage(), s.now()
-	out := make(map[string]Aged, len(since))
-	for id, at := range since {
-		out[id] = Aged{AgeLevel: t.Ageing.Level(policy.StatusError, at, now), Age: t.Ageing.Describe(policy.StatusError, at, now)}
-	}
-	return out, nil
-}
-
-// Snooze hides an item from "needs my action" until a time, with a reason.
-func (s *Service) Snooze(ctx context.Context, itemID string, until time.Time, reason string) error {
-	return s.db.Snooze(ctx, itemID, until, reason, s.who())
-}
-
-// Wake ends an item's snooze now.
-func (s *Service) Wake(ctx context.Context, itemID string) error {
-	return s.db.Wake(ctx, itemID, s.who())
-}
-
-// WakeDue records, in the audit log, the snoozes whose date has come, and
-// returns their items. They are back in "needs my action" whether or not
-// this runs.
-func (s *Service) WakeDue(ctx context.Context) ([]string, error) { return s.db.WakeDue(ctx) }
 
 // ViewFilter is the filters and sort a saved view keeps (its JSON is kept
 // in the cache, so the names are a stored format).

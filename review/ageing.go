@@ -1,0 +1,92 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/store"
+)
+
+// Seeing what waits: the risk band beside a score, and how long an item has
+// been in its status.
+
+// TriageSettings are the numbers of triage (configuration).
+type TriageSettings struct {
+	Bands  policy.Bands
+	Ageing policy.Ageing
+}
+
+// DefaultTriageSettings are the defaults: bands 40/70/85, warn 2 d,
+// overdue 5 d.
+func DefaultTriageSettings() TriageSettings {
+	return TriageSettings{Bands: policy.DefaultBands(), Ageing: policy.DefaultAgeing()}
+}
+
+// SetTriage sets the bands and ageing thresholds; invalid ones are refused.
+func (s *Service) SetTriage(t TriageSettings) error {
+	if err := t.Bands.Check(); err != nil {
+		return err
+	}
+	if err := t.Ageing.Check(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.triage = t
+	return nil
+}
+
+// Triage returns the settings in force.
+func (s *Service) Triage() TriageSettings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.triage.Bands.Check() != nil || s.triage.Ageing.Check() != nil {
+		return DefaultTriageSettings()
+	}
+	return s.triage
+}
+
+// Aged is what triage adds to an item's view.
+type Aged struct {
+	Band     policy.Band     // "" for an item with no verdict: errors and invalid answers have none
+	AgeLevel policy.AgeLevel // fresh, warn or overdue
+	Age      string          // "3 d", "6 d · overdue", "" when unknown
+	Snoozed  bool            // hidden from "needs my action" now
+}
+
+func (s *Service) aged(r store.ItemRow, now time.Time) Aged {
+	t := s.Triage()
+	band, _ := t.Bands.Of(r.Item)
+	return Aged{Band: band, AgeLevel: t.Ageing.Level(r.Status, r.EnteredStatus, now),
+		Age: t.Ageing.Describe(r.Status, r.EnteredStatus, now), Snoozed: r.Snoozed(now)}
+}
+
+// OldestWaiting returns, per batch, how long its longest-waiting item (not
+// scored, not snoozed) has been in its status, and its level.
+func (s *Service) OldestWaiting(ctx context.Context, batchIDs []string) (map[string]Aged, error) {
+	since, err := s.db.OldestWaiting(ctx, batchIDs)
+	if err != nil {
+		return nil, err
+	}
+	t, now := s.Triage(), s.now()
+	out := make(map[string]Aged, len(since))
+	for id, at := range since {
+		out[id] = Aged{AgeLevel: t.Ageing.Level(policy.StatusError, at, now), Age: t.Ageing.Describe(policy.StatusError, at, now)}
+	}
+	return out, nil
+}
+
+// agoText is how long ago, in words, for the sentence of a conflict.
+func agoText(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h ago", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%d days ago", int(d/(24*time.Hour)))
+}

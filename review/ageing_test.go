@@ -1,0 +1,71 @@
+package review_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/store"
+)
+
+func TestAgeAndBandInEveryRow(t *testing.T) {
+	e := setup(t)
+	e.sync(t)
+	ctx := context.Background()
+	c := onClock(e, time.Now())
+	items, err := e.svc.Items(ctx, store.ItemFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if band, ok := policy.DefaultBands().Of(it.Item); it.Band != band || ok != it.Checked() {
+			t.Fatalf("%s %s: band %q", it.ID, it.Status, it.Band)
+		}
+		if it.EnteredStatus.IsZero() || it.Age == "" {
+			t.Fatalf("%s has no age", it.ID)
+		}
+	}
+	id := e.srv.FindCode("CLASSIFIER_TIMEOUT")
+	d, _ := e.svc.Item(ctx, id)
+	if d.Band != "" {
+		t.Fatalf("an error with a band %q", d.Band)
+	}
+	c.t = d.EnteredStatus.Add(6 * 24 * time.Hour)
+	d, _ = e.svc.Item(ctx, id)
+	if d.AgeLevel != policy.AgeOverdue || d.Age != "6 d · overdue" {
+		t.Fatalf("age %q %s", d.Age, d.AgeLevel)
+	}
+	overdue, _ := e.svc.Items(ctx, e.svc.ItemFilter(review.ViewFilter{Overdue: true, SortBy: "since"}))
+	if !has(overdue, id) {
+		t.Fatal("an overdue item is not in the overdue view")
+	}
+	for i := 1; i < len(overdue); i++ {
+		if overdue[i].EnteredStatus.Before(overdue[i-1].EnteredStatus) || overdue[i].Status == policy.StatusScored {
+			t.Fatal("the overdue view is not oldest first, or holds a scored item")
+		}
+	}
+	ages, _ := e.svc.OldestWaiting(ctx, []string{d.BatchID})
+	if ages[d.BatchID].AgeLevel != policy.AgeOverdue {
+		t.Fatalf("batch age %+v", ages[d.BatchID])
+	}
+	// A re-submission that scores the item starts a new age, with a band.
+	if res, err := e.svc.Resubmit(ctx, id); err != nil || res.Action.State != policy.ActionDone {
+		t.Fatal(res, err)
+	}
+	d, _ = e.svc.Item(ctx, id)
+	if d.Status != policy.StatusScored || d.Band == "" || d.AgeLevel != policy.AgeFresh || !d.EnteredStatus.After(c.t.Add(-7*24*time.Hour)) {
+		t.Fatalf("after the re-run: %s band %q age %q", d.Status, d.Band, d.Age)
+	}
+	// Configured bands and thresholds apply; nonsense is refused.
+	if err := e.svc.SetTriage(review.TriageSettings{Bands: policy.Bands{Medium: 1, High: 2, Critical: 3}, Ageing: policy.DefaultAgeing()}); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ = e.svc.Item(ctx, id); *d.RiskScore >= 3 && d.Band != policy.BandCritical {
+		t.Fatalf("custom bands: %d is %s", *d.RiskScore, d.Band)
+	}
+	if err := e.svc.SetTriage(review.TriageSettings{Bands: policy.Bands{Medium: 50, High: 40, Critical: 90}, Ageing: policy.DefaultAgeing()}); err == nil {
+		t.Fatal("falling bands accepted")
+	}
+}

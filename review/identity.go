@@ -1,0 +1,125 @@
+package review
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/store"
+)
+
+// Who the reviewer is (contract 1.1): the name comes from GET /v1/me when
+// the service offers it, stored in the cache for offline use; otherwise
+// from --reviewer, REVIEWER_NAME or the system user. The same answer says
+// which contract the service speaks.
+
+// teamState is what the service keeps of contract 1.1 between calls, under
+// its own lock: who the reviewer is, how long a claim lasts (claims.go), and
+// a test hook after a note is written (notes.go).
+type teamState struct {
+	mu              sync.Mutex
+	identity        store.Identity
+	identified      bool // GET /v1/me answered (or was not offered) in this process
+	claimTTL        time.Duration
+	afterNoteIntent func(store.NoteRow)
+}
+
+// Identity is who the reviewer is, and where that came from.
+type Identity struct {
+	Reviewer    string
+	DisplayName string
+	APIVersion  string // "1.1", "1.0", or "" when not known yet
+	Source      string // the service, the cache, or this console's settings
+}
+
+func (s *Service) loadIdentity() {
+	s.team.claimTTL = policy.DefaultClaimTTL
+	id, err := s.db.Identity(context.Background())
+	if err != nil {
+		return
+	}
+	s.team.identity = id
+	if id.Reviewer != "" {
+		s.reviewer = id.Reviewer
+	}
+}
+
+// APIVersion is the contract version the service last showed ("" unknown).
+func (s *Service) APIVersion() string {
+	s.team.mu.Lock()
+	defer s.team.mu.Unlock()
+	return s.team.identity.APIVersion
+}
+
+func (s *Service) setVersion(ctx context.Context, v string) {
+	s.team.mu.Lock()
+	id := s.team.identity
+	id.APIVersion = v
+	s.team.identity = id
+	s.team.mu.Unlock()
+	_ = s.db.SetIdentity(ctx, store.Identity{APIVersion: v})
+}
+
+// Identify asks the service who the reviewer is. With a 1.0 service, or
+// offline, it says what the console goes by instead; err is the call's
+// error when the service could not be asked.
+func (s *Service) Identify(ctx context.Context) (Identity, error) {
+	opCtx, cancel := context.WithDeadline(ctx, s.budget.Deadline(s.now()))
+	defer cancel()
+	me, _, err := s.api.Me(opCtx)
+	s.observe(err)
+	switch {
+	case err == nil:
+		if s.APIVersion() != "1.1" {
+			// Items synced while the service spoke 1.0 carry no revision,
+			// and an incremental sync would never bring most of them again.
+			if err := s.db.MarkFullSyncIfUnrevised(ctx, "the service now speaks contract 1.1"); err != nil {
+				return Identity{}, err
+			}
+		}
+		st := store.Identity{Reviewer: me.Reviewer, DisplayName: me.DisplayName, APIVersion: "1.1"}
+		if err := s.db.SetIdentity(ctx, st); err != nil {
+			return Identity{}, err
+		}
+		s.team.mu.Lock()
+		s.team.identity, s.team.identified = st, true
+		s.team.mu.Unlock()
+		s.SetReviewer(me.Reviewer)
+		return Identity{Reviewer: me.Reviewer, DisplayName: me.DisplayName, APIVersion: "1.1", Source: "the screening service"}, nil
+	case client.IsNotOffered(err):
+		s.setVersion(ctx, "1.0")
+		s.team.mu.Lock()
+		s.team.identified = true
+		s.team.mu.Unlock()
+		return Identity{Reviewer: s.who(), DisplayName: s.who(), APIVersion: "1.0",
+			Source: "this console (--reviewer, REVIEWER_NAME or the system user): the service does not offer GET /v1/me"}, nil
+	}
+	s.team.mu.Lock()
+	st := s.team.identity
+	s.team.mu.Unlock()
+	if st.Reviewer != "" {
+		return Identity{Reviewer: st.Reviewer, DisplayName: st.DisplayName, APIVersion: st.APIVersion,
+			Source: "the cache (the service said so when last reached)"}, err
+	}
+	return Identity{Reviewer: s.who(), DisplayName: s.who(), APIVersion: st.APIVersion,
+		Source: "this console (--reviewer, REVIEWER_NAME or the system user)"}, err
+}
+
+// identifyOnce asks GET /v1/me once per process, before the first sync.
+func (s *Service) identifyOnce(ctx context.Context) {
+	s.team.mu.Lock()
+	done := s.team.identified
+	s.team.mu.Unlock()
+	if !done {
+		_, _ = s.Identify(ctx)
+	}
+}
+
+func (s *Service) notOfferedLocally(what string) error {
+	if s.APIVersion() == "1.0" {
+		return policy.Errorf(policy.CodeNotOffered, "this service does not offer %s (it speaks contract 1.0)", what)
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/store"
+)
+
+// Notes have their own outbox (store.NoteRow): exactly once by their own
+// key, also offline, and never in the way of a paid action. A note carries
+// no If-Match: it is not a decision on what the reviewer saw, and what a
+// reviewer learnt must not be lost because the item moved on.
+
+// NoteResult is a note that was written to the notes outbox.
+type NoteResult struct {
+	Note store.NoteRow
+	Err  error // why it is not done yet (or failed): the client's error
+}
+
+// AddNote writes a note on an item and sends it. Offline it stays queued
+// and a flush sends it, once, with its own key.
+func (s *Service) AddNote(ctx context.Context, itemID, text string) (NoteResult, error) {
+	t, err := policy.CheckNoteText(text)
+	if err != nil {
+		return NoteResult{}, policy.Errorf(policy.CodeInvalidInput, "%s", policy.ErrorMessage(err))
+	}
+	if err := s.notOfferedLocally("notes"); err != nil {
+		return NoteResult{}, err
+	}
+	if err := sendable(itemID); err != nil {
+		return NoteResult{}, err
+	}
+	n, err := s.db.CreateNote(ctx, store.NoteRow{ItemID: itemID, Key: s.newKey(), Author: s.who(), Text: t})
+	if err != nil {
+		return NoteResult{}, err
+	}
+	if f := s.team.afterNoteIntent; f != nil {
+		f(n)
+	}
+	return s.sendNote(ctx, n.ID)
+}
+
+func (s *Service) sendNote(ctx context.Context, id int64) (NoteResult, error) {
+	n, ok, err := s.db.LeaseNote(ctx, id, s.lease())
+	if err != nil || !ok {
+		return NoteResult{Note: n}, err
+	}
+	opCtx, cancel := context.WithDeadline(ctx, s.budget.Deadline(s.now()))
+	defer cancel()
+	remote, attempts, callErr := s.api.AddNote(opCtx, n.ItemID, n.Key, n.Text)
+	s.observe(callErr)
+	rctx, rcancel := recordCtx(ctx)
+	defer rcancel()
+	f := store.NoteFinish{On: policy.EventAnswered, Lease: n.Sends, Remote: &remote, Event: "note added", Attempts: evidence(attempts)}
+	if callErr != nil {
+		o := outcome(nil, callErr)
+		f.On, f.Remote, f.ErrCode, f.Err, f.Event = o.On, nil, o.ErrCode, o.Err, "note "+o.Event
+		if o.On == policy.EventTurnedAway {
+			// Turned away (429, 503, 401, CLAIMED): nothing ran for this
+			// request. A note is no verdict and must not be lost, so it
+			// meets this as "not sent": a first send waits for the next
+			// flush; a reconciling one stays unknown.
+			f.On = policy.EventNotSent
+		}
+		if client.IsNotOffered(callErr) {
+			s.setVersion(rctx, "1.0")
+		}
+		callErr = s.explainConflict(rctx, &f.Item, &f.Err, n.ItemID, 0, time.Time{}, callErr)
+	}
+	done, err := s.db.FinishNote(rctx, n.ID, f)
+	if err != nil {
+		return NoteResult{}, err
+	}
+	if done.State == policy.ActionDone {
+		// The note moved the item to a new revision that its answer does
+		// not carry: read it, so the reviewer's next action does not meet
+		// ITEM_CHANGED over their own note. Best effort; a sync does it too.
+		if it, _, err := s.api.GetItem(opCtx, n.ItemID); err == nil && it.ID == n.ItemID {
+			_ = s.db.ApplyItem(rctx, it, s.who(), "", "")
+		}
+	}
+	return NoteResult{Note: done, Err: callErr}, nil
+}
+
+// flushNotes sends the notes outbox, oldest first, each with its key.
+func (s *Service) flushNotes(ctx context.Context, fr *FlushResult) error {
+	pending, err := s.db.PendingNotes(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range pending {
+		if ctx.Err() != nil {
+			break
+		}
+		r, err := s.sendNote(ctx, n.ID)
+		if err != nil {
+			return err
+		}
+		fr.Notes = append(fr.Notes, r)
+	}
+	return nil
+}
+
+// notesCell is an item's notes in one CSV cell: "author (time): text",
+// one per line, oldest first.
+func notesCell(notes []store.NoteRow) string {
+	var b strings.Builder
+	for i, n := range notes {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%s (%s): %s", n.Author, n.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), n.Text)
+	}
+	return b.String()
+}

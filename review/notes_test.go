@@ -1,0 +1,176 @@
+package review_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/screenapi"
+)
+
+func TestNotesWrittenOfflineArriveOnce(t *testing.T) {
+	tm := setupTeam(t, "")
+	ctx := context.Background()
+	id := tm.srv.FindCode("CLASSIFIER_TIMEOUT")
+	tm.srv.Refuse()
+	for _, text := range []string{"Customer called.", "New scan coming\non Monday."} {
+		r, err := tm.ana.svc.AddNote(ctx, id, text)
+		if err != nil || r.Note.State != policy.ActionQueued || policy.ErrorCode(r.Err) != policy.CodeAPIUnreachable {
+			t.Fatalf("%+v %v", r, err)
+		}
+	}
+	// A note never blocks a paid action on the same item.
+	res, err := tm.ana.svc.Resubmit(ctx, id)
+	if err != nil || res.Action.State != policy.ActionQueued {
+		t.Fatalf("a queued note blocked the re-submission: %+v %v", res, err)
+	}
+	if _, err := tm.ana.svc.AddNote(ctx, id, "  \u0007 "); policy.ErrorCode(err) != policy.CodeInvalidInput {
+		t.Fatalf("a bad note: %v", err)
+	}
+	d, _ := tm.ana.svc.Item(ctx, id)
+	if d.Notes != 2 || len(d.NoteRows) != 2 || d.NoteRows[0].Author != "ana" {
+		t.Fatalf("notes in the cache: %+v", d.NoteRows)
+	}
+	if err := tm.srv.Accept(); err != nil {
+		t.Fatal(err)
+	}
+	fr, err := tm.ana.svc.Flush(ctx)
+	if err != nil || fr.Done != 1 || len(fr.Notes) != 2 {
+		t.Fatalf("%+v %v", fr, err)
+	}
+	for _, n := range fr.Notes {
+		if n.Note.State != policy.ActionDone || n.Note.RemoteID == "" {
+			t.Fatalf("%+v", n)
+		}
+	}
+	if fr, _ := tm.ana.svc.Flush(ctx); len(fr.Notes) != 0 || len(tm.srv.Notes(id)) != 2 || tm.srv.Arrivals(screenapi.EPNote) != 2 {
+		t.Fatalf("a second flush: %+v; the service has %d notes", fr, len(tm.srv.Notes(id)))
+	}
+	// Ben reads them after a sync, and ana's sync brings no duplicate.
+	for _, c := range []*console{tm.ana, tm.ben} {
+		if _, err := c.svc.Sync(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		d, _ := c.svc.Item(ctx, id)
+		if len(d.NoteRows) != 2 || d.NoteRows[1].Text != "New scan coming\non Monday." || d.NoteRows[0].Author != "ana" {
+			t.Fatalf("notes %+v", d.NoteRows)
+		}
+	}
+}
+
+func TestANoteWhoseAnswerWasLostIsSentOnce(t *testing.T) {
+	tm := setupTeam(t, "")
+	ctx := context.Background()
+	id := tm.srv.FindCode("DECODE_FAILED")
+	tm.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultResetAfter, Endpoint: screenapi.EPNote, Times: 1})
+	r, err := tm.ben.svc.AddNote(ctx, id, "Customer called.")
+	if err != nil || r.Note.State != policy.ActionUnknown {
+		t.Fatalf("%+v %v", r, err)
+	}
+	// A sync brings the note before the reconciliation does.
+	if _, err := tm.ben.svc.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	fr, err := tm.ben.svc.Flush(ctx)
+	if err != nil || len(fr.Notes) != 1 || fr.Notes[0].Note.State != policy.ActionDone {
+		t.Fatalf("%+v %v", fr, err)
+	}
+	d, _ := tm.ben.svc.Item(ctx, id)
+	if len(tm.srv.Notes(id)) != 1 || len(d.NoteRows) != 1 || d.NoteRows[0].Key != r.Note.Key {
+		t.Fatalf("service %d notes, cache %+v", len(tm.srv.Notes(id)), d.NoteRows)
+	}
+}
+
+func TestANoteKilledDuringItsSendArrivesOnce(t *testing.T) {
+	tm := setupTeam(t, "")
+	id := tm.srv.FindCode("CLASSIFIER_UNAVAILABLE")
+	// The service makes the note, then never answers: the process dies
+	// while its request is out.
+	tm.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultHangAfter, Endpoint: screenapi.EPNote, Times: 1})
+	tm.ana.close()
+	cmd := teamHelper(tm, tm.ana, anaTok, "team-note", id, time.Now())
+	cmd.Env = append(cmd.Env, "REVIEW_CLIENT_TIMEOUT=60s")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(20 * time.Second)
+	for len(tm.srv.Notes(id)) == 0 {
+		select {
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatal("the note never reached the service")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	if err := cmd.Wait(); err == nil {
+		t.Fatal("the helper was not killed")
+	}
+	// Restart: the note is still "sending" under a lease that a later flush
+	// finds run out.
+	later := func() time.Time { return time.Now().Add(time.Hour) }
+	again := openConsole(t, tm.srv.URL(), anaTok, tm.ana.path, later)
+	defer again.close()
+	fr, err := again.svc.Flush(context.Background())
+	if err != nil || len(fr.Notes) != 1 || fr.Notes[0].Note.State != policy.ActionDone || fr.Notes[0].Note.Sends != 2 {
+		t.Fatalf("%+v %v", fr, err)
+	}
+	if n := tm.srv.Notes(id); len(n) != 1 || n[0].Author != "ana" {
+		t.Fatalf("service notes %+v", n)
+	}
+}
+
+func TestOwnNoteDoesNotTurnOwnActionIntoItemChanged(t *testing.T) {
+	tm := setupTeam(t, "")
+	ctx := context.Background()
+	id := tm.srv.FindCode("SOURCE_UNREACHABLE")
+	if r, err := tm.ana.svc.AddNote(ctx, id, "Retrying after the storage outage."); err != nil || r.Note.State != policy.ActionDone {
+		t.Fatalf("%+v %v", r, err)
+	}
+	res, err := tm.ana.svc.Resubmit(ctx, id)
+	if err != nil || res.Action.State != policy.ActionDone || tm.srv.Analyses(id) != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+}
+
+func TestNotesReachTheAuditAndTheExport(t *testing.T) {
+	tm := setupTeam(t, "")
+	ctx := context.Background()
+	id := tm.srv.FindCode("DECODE_FAILED")
+	if _, err := tm.ben.svc.AddNote(ctx, id, "=HYPERLINK(\"x\") is what the customer typed"); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := tm.ben.svc.Item(ctx, id)
+	events := map[string]bool{}
+	for _, e := range d.Audit {
+		events[e.Event] = events[e.Event] || e.Reviewer == "ben"
+	}
+	if !events["note written"] || !events["note added"] {
+		t.Fatalf("audit %+v", d.Audit)
+	}
+	var buf bytes.Buffer
+	if _, err := tm.ben.svc.ExportCSV(ctx, &buf, d.BatchID); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := recs[0][len(recs[0])-1]; h != "notes" {
+		t.Fatalf("last column %q", h)
+	}
+	for _, r := range recs[1:] {
+		if r[2] == id {
+			if cell := r[len(r)-1]; !strings.HasPrefix(cell, "ben (") || !strings.Contains(cell, "is what the customer typed") {
+				t.Fatalf("notes cell %q", cell)
+			}
+			return
+		}
+	}
+	t.Fatal("item not exported")
+}

@@ -1,0 +1,228 @@
+package review_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/screenapi"
+)
+
+func TestBulkRunSendsEachOnceWithBoundedConcurrency(t *testing.T) {
+	e := setup(t)
+	p := planned(t, e)
+	ctx := context.Background()
+	run, err := e.svc.Confirm(ctx, p)
+	if err != nil || len(run.Actions) != len(p.Items) || run.Confirmed != len(p.Items) {
+		t.Fatalf("%+v %v", run.BulkRun, err)
+	}
+	// Queued durably before any call, each with its own key.
+	keys := map[string]bool{}
+	for _, a := range run.Actions {
+		if a.State != policy.ActionQueued || keys[a.Key] {
+			t.Fatalf("%+v", a)
+		}
+		keys[a.Key] = true
+	}
+	if e.srv.Arrivals(screenapi.EPResubmit) != 0 {
+		t.Fatal("confirming sent something")
+	}
+	var mu sync.Mutex
+	maxSending, reports := 0, 0
+	res, err := e.svc.SendRun(ctx, run.ID, review.RunOptions{Concurrency: 3, Progress: func(p review.RunProgress) {
+		mu.Lock()
+		defer mu.Unlock()
+		reports++
+		maxSending = max(maxSending, p.Sending)
+	}})
+	if err != nil || res.Stopped != "" || res.Progress.Done != len(p.Items) {
+		t.Fatalf("%+v %v", res.Progress, err)
+	}
+	if maxSending > 3 || reports < len(p.Items) {
+		t.Fatalf("%d in flight at most, %d reports", maxSending, reports)
+	}
+	if st := checkEffects(t, e, e.db, p, run.ID); st[policy.ActionDone] != len(p.Items) {
+		t.Fatalf("%v", st)
+	}
+	if fr, _ := e.svc.Flush(ctx); len(fr.Results) != 0 {
+		t.Fatalf("a flush after the run sent %d", len(fr.Results))
+	}
+	if _, err := e.svc.Confirm(ctx, p); err != nil {
+		t.Fatal(err) // confirming the old plan again: every item changed
+	}
+	if e.srv.TotalAnalyses() != len(p.Items) {
+		t.Fatalf("%d analyses", e.srv.TotalAnalyses())
+	}
+}
+
+func TestBulkRunFaultsHalfway(t *testing.T) {
+	tests := []struct {
+		name   string
+		mod    func(*client.Config)
+		fault  func(*screenapi.Server)
+		repair func(*screenapi.Server)
+		stop   string
+	}{
+		{"connection refused", nil, (*screenapi.Server).Refuse, func(s *screenapi.Server) { s.Accept() }, "nothing reached the API"},
+		{"breaker opens", func(c *client.Config) { c.CircuitFailures = 2 },
+			func(s *screenapi.Server) {
+				s.SetFault(screenapi.Fault{Kind: screenapi.FaultReset, Endpoint: screenapi.EPResubmit})
+			}, (*screenapi.Server).ClearFaults, "the API stopped answering"},
+		{"429 with Retry-After", nil, func(s *screenapi.Server) {
+			s.SetFault(screenapi.Fault{Kind: screenapi.FaultRateLimit, Endpoint: screenapi.EPResubmit, RetryAfter: "120", Times: 1})
+		}, func(*screenapi.Server) {}, "wait"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mods []func(*client.Config)
+			if tt.mod != nil {
+				mods = append(mods, tt.mod)
+			}
+			e := setup(t, mods...)
+			p := planned(t, e)
+			ctx := context.Background()
+			run, err := e.svc.Confirm(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var once sync.Once
+			res, err := e.svc.SendRun(ctx, run.ID, review.RunOptions{Concurrency: 2, Progress: func(p review.RunProgress) {
+				if p.Done >= 3 {
+					once.Do(func() { tt.fault(e.srv) })
+				}
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Progress.Queued == 0 || res.Progress.Done < 3 {
+				t.Fatalf("%+v stopped %q", res.Progress, res.Stopped)
+			}
+			if tt.stop != "wait" && !strings.Contains(res.Stopped, tt.stop) && !strings.Contains(res.Stopped, "nothing reached") {
+				t.Fatalf("stopped %q, want %q", res.Stopped, tt.stop)
+			}
+			if tt.stop == "wait" && !strings.Contains(res.Stopped, "rate-limiting") && !strings.Contains(res.Stopped, "wait until") {
+				t.Fatalf("stopped %q", res.Stopped)
+			}
+			t.Logf("%+v, stopped: %s", res.Progress, res.Stopped)
+			if tt.name == "breaker opens" && !e.api.Health().CircuitOpen {
+				t.Fatal("the circuit did not open")
+			}
+			st := checkEffects(t, e, e.db, p, run.ID)
+			if st[policy.ActionQueued] != res.Progress.Queued || st[policy.ActionSending] != 0 {
+				t.Fatalf("states %v, progress %+v", st, res.Progress)
+			}
+			// The rest goes out with the next flush, in a new session.
+			tt.repair(e.srv)
+			db2, api2, svc2 := newService(t, e.srv.URL(), e.path)
+			defer db2.Close()
+			defer api2.Close()
+			if _, err := svc2.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			st = checkEffects(t, e, db2, p, run.ID)
+			if st[policy.ActionDone]+st[policy.ActionFailed] != len(p.Items) || st[policy.ActionFailed] > 2 {
+				t.Fatalf("after the flush %v", st)
+			}
+		})
+	}
+}
+
+func TestBulkUndoCancelsWhatWasNotSent(t *testing.T) {
+	e := setup(t)
+	p := planned(t, e)
+	ctx := context.Background()
+	run, err := e.svc.Confirm(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Refuse()
+	res, err := e.svc.SendRun(ctx, run.ID, review.RunOptions{})
+	if err != nil || res.Progress.Queued != len(p.Items) || res.Stopped == "" {
+		t.Fatalf("%+v %q %v", res.Progress, res.Stopped, err)
+	}
+	cancelled, err := e.svc.CancelRun(ctx, run.ID)
+	if err != nil || len(cancelled) != len(p.Items) {
+		t.Fatalf("%d cancelled %v", len(cancelled), err)
+	}
+	e.srv.Accept()
+	db2, api2, svc2 := newService(t, e.srv.URL(), e.path)
+	defer db2.Close()
+	defer api2.Close()
+	if fr, _ := svc2.Flush(ctx); len(fr.Results) != 0 || e.srv.Arrivals(screenapi.EPResubmit) != 0 {
+		t.Fatalf("cancelled actions were sent: %+v", fr)
+	}
+	if st := checkEffects(t, e, db2, p, run.ID); st[policy.ActionCancelled] != len(p.Items) {
+		t.Fatalf("%v", st)
+	}
+	// The items may be planned again.
+	again, _ := svc2.PlanResubmit(ctx, inError)
+	if len(again.Items) != len(p.Items) {
+		t.Fatalf("%d planned after the undo", len(again.Items))
+	}
+}
+
+// TestBulkRunKilledHalfwayEndsWithOneEffectEach kills a process in the middle
+// of a bulk run (SIGKILL, after its third done). A new process on the same
+// cache finishes the run with a flush: every item one paid analysis, none
+// sent twice, however many were in flight at the kill.
+func TestBulkRunKilledHalfwayEndsWithOneEffectEach(t *testing.T) {
+	e := setup(t)
+	p := planned(t, e)
+	cmd := helperCmd(e, "bulk-crash", "")
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("helper did not die by SIGKILL: %v %s", err, out)
+	}
+	ctx := context.Background()
+	db2, api2, svc2 := newService(t, e.srv.URL(), e.path)
+	defer db2.Close()
+	defer api2.Close()
+	runs, err := db2.RunActions(ctx, 1)
+	if err != nil || len(runs) != len(p.Items) {
+		t.Fatalf("the run after the kill: %d actions %v", len(runs), err)
+	}
+	// A send in flight at the kill holds its lease: after it runs out, the
+	// flush reconciles it with the same key.
+	db2.SetClock(func() time.Time { return time.Now().Add(2 * roomyTimeout) })
+	for range 3 {
+		if _, err := svc2.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := checkEffects(t, e, db2, p, 1); st[policy.ActionDone] != len(p.Items) {
+		t.Fatalf("%v", st)
+	}
+	if e.srv.Arrivals(screenapi.EPResubmit) < len(p.Items) || e.srv.TotalAnalyses() != len(p.Items) {
+		t.Fatalf("arrivals %d analyses %d", e.srv.Arrivals(screenapi.EPResubmit), e.srv.TotalAnalyses())
+	}
+}
+
+// bulkCrash is the helper process of the kill test.
+func bulkCrash(svc *review.Service) {
+	ctx := context.Background()
+	p, err := svc.PlanResubmit(ctx, inError)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	run, err := svc.Confirm(ctx, p)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, _ = svc.SendRun(ctx, run.ID, review.RunOptions{Progress: func(p review.RunProgress) {
+		if p.Done >= 3 {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
+	}})
+	fmt.Println("the run ended before the kill")
+}

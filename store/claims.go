@@ -1,0 +1,66 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/trustscreen/reviewer/policy"
+)
+
+// A reviewer's claim on an item (contract 1.1) lives in the items table:
+// who holds it and until when, as the service last said. teamColumns
+// reads it from an item row together with status_since, the other column
+// that contract 1.1 added.
+
+func claimReviewer(it policy.Item) any {
+	if it.Claim == nil {
+		return nil
+	}
+	return it.Claim.Reviewer
+}
+
+func claimExpires(it policy.Item) any {
+	if it.Claim == nil {
+		return nil
+	}
+	return ms(it.Claim.ExpiresAt)
+}
+
+// teamColumns scans the 1.1 columns of an item row.
+type teamColumns struct {
+	since, expires sql.NullInt64
+	reviewer       sql.NullString
+}
+
+func (tm teamColumns) apply(it *policy.Item) {
+	if tm.since.Valid {
+		it.StatusSince = fromMS(tm.since.Int64)
+	}
+	if tm.reviewer.Valid && tm.expires.Valid {
+		it.Claim = &policy.Claim{Reviewer: tm.reviewer.String, ExpiresAt: fromMS(tm.expires.Int64)}
+	}
+}
+
+// NextCandidates lists the items that need a reviewer and that nobody but
+// me holds at now, oldest in their status first (items.since: the
+// service's status_since, or the answer in which the cache saw the status).
+func (db *DB) NextCandidates(ctx context.Context, me string, now time.Time, limit int) ([]string, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT i.id FROM items i`+newestAction+`
+		WHERE `+needsActionSQL+`
+		  AND (i.claim_reviewer IS NULL OR i.claim_reviewer = ? OR i.claim_expires_at <= ?)
+		ORDER BY i.since, i.id LIMIT ?`, me, ms(now), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,251 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/trustscreen/reviewer/policy"
+)
+
+// Notes live in their own table with their own outbox (see migration 00004
+// for why they are not actions); a note the service sent and one a
+// reviewer wrote here are rows of the same table.
+
+// NoteRow is a note as the cache holds it: one the service sent, or one a
+// reviewer wrote here, with its place in the notes outbox.
+type NoteRow struct {
+	ID            int64              `json:"-"`
+	ItemID        string             `json:"item_id"`
+	RemoteID      string             `json:"id,omitempty"` // the service's id, once known
+	Key           string             `json:"idempotency_key,omitempty"`
+	Author        string             `json:"author"`
+	Text          string             `json:"text"`
+	State         policy.ActionState `json:"state"`
+	LastErrorCode policy.Code        `json:"last_error_code,omitempty"`
+	LastError     string             `json:"last_error,omitempty"`
+	Sends         int                `json:"sends"`
+	CreatedAt     time.Time          `json:"created_at"`
+	LeaseUntil    time.Time          `json:"-"`
+}
+
+const noteColumns = `id, item_id, COALESCE(remote_id, ''), COALESCE(idempotency_key, ''), author, text, state,
+	COALESCE(last_error_code, ''), COALESCE(last_error, ''), sends, created_at, COALESCE(lease_until, 0)`
+
+func scanNote(s scanner) (NoteRow, error) {
+	var n NoteRow
+	var created, lease int64
+	err := s.Scan(&n.ID, &n.ItemID, &n.RemoteID, &n.Key, &n.Author, &n.Text, &n.State, &n.LastErrorCode, &n.LastError, &n.Sends, &created, &lease)
+	n.CreatedAt, n.LeaseUntil = fromMS(created), fromMS(lease)
+	return n, err
+}
+
+func getNote(ctx context.Context, q querier, id int64) (NoteRow, error) {
+	ns, err := queryNotes(ctx, q, `id = ?`, id)
+	if err != nil {
+		return NoteRow{}, err
+	}
+	if len(ns) == 0 {
+		return NoteRow{}, notFound("note", fmt.Sprint(id))
+	}
+	return ns[0], nil
+}
+
+func queryNotes(ctx context.Context, q querier, where string, args ...any) ([]NoteRow, error) {
+	rows, err := q.QueryContext(ctx, "SELECT "+noteColumns+" FROM notes WHERE "+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []NoteRow
+	for rows.Next() {
+		n, err := scanNote(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// CreateNote writes a reviewer's note with its Idempotency-Key before any
+// call. Notes take no slot of the item's one open action.
+func (db *DB) CreateNote(ctx context.Context, n NoteRow) (NoteRow, error) {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := getItem(ctx, tx, n.ItemID); err != nil {
+			return err
+		}
+		now := db.now()
+		res, err := tx.ExecContext(ctx, `INSERT INTO notes(item_id, idempotency_key, author, text, state, created_at, updated_at)
+			VALUES (?, ?, ?, ?, 'queued', ?, ?)`, n.ItemID, n.Key, n.Author, n.Text, ms(now), ms(now))
+		if err != nil {
+			return err
+		}
+		n.ID, _ = res.LastInsertId()
+		n.State, n.CreatedAt = policy.ActionQueued, now
+		return audit(ctx, tx, now, n.Author, n.ItemID, 0, "note written", n.Text)
+	})
+	return n, err
+}
+
+// LeaseNote takes a note for one send under a lease, following the action
+// machine exactly as LeaseAction does (policy.EventLease): ok is false when
+// another sender holds the lease or the note is settled.
+func (db *DB) LeaseNote(ctx context.Context, id int64, lease time.Duration) (n NoteRow, ok bool, err error) {
+	err = db.tx(ctx, func(tx *sql.Tx) error {
+		now := db.now()
+		cur, err := getNote(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		n = cur
+		to, allowed := policy.Transition(cur.State, policy.EventLease)
+		if !allowed || (!cur.LeaseUntil.IsZero() && !cur.LeaseUntil.Before(now)) {
+			return nil
+		}
+		n, err = moveNote(ctx, tx, cur, to, now, `lease_until = ?, sends = sends + 1`, ms(now.Add(lease)))
+		ok = err == nil
+		return err
+	})
+	return n, ok, err
+}
+
+func moveNote(ctx context.Context, tx *sql.Tx, cur NoteRow, to policy.ActionState, now time.Time, set string, args ...any) (NoteRow, error) {
+	q := `UPDATE notes SET state = ?, updated_at = ?, ` + set + ` WHERE id = ? AND state = ? AND sends = ? RETURNING ` + noteColumns
+	all := append([]any{string(to), ms(now)}, args...)
+	all = append(all, cur.ID, string(cur.State), cur.Sends)
+	return scanNote(tx.QueryRowContext(ctx, q, all...))
+}
+
+// NoteFinish is the outcome of one send of a note.
+type NoteFinish struct {
+	On       policy.ActionEvent // the machine says where it leads
+	Lease    int                // the Sends of the lease it belongs to (the fence)
+	Remote   *policy.Note       // the service's note, when done
+	Item     *policy.Item       // an item a refusal carried, applied
+	ErrCode  policy.Code
+	Err      string
+	Attempts []Attempt
+	Event    string
+}
+
+// FinishNote records the outcome of a send in one transaction.
+func (db *DB) FinishNote(ctx context.Context, id int64, f NoteFinish) (NoteRow, error) {
+	var n NoteRow
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		now := db.now()
+		var remote, created any
+		if f.Remote != nil {
+			remote, created = f.Remote.ID, ms(f.Remote.CreatedAt)
+			// A sync may have brought this very note before its answer came.
+			if _, err := tx.ExecContext(ctx, `DELETE FROM notes WHERE remote_id = ? AND idempotency_key IS NULL`, f.Remote.ID); err != nil {
+				return err
+			}
+		}
+		cur, err := getNote(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if cur.Sends != f.Lease || cur.LeaseUntil.IsZero() {
+			return fmt.Errorf("note %d (send %d): %w", id, f.Lease, ErrFenced)
+		}
+		to, ok := policy.Transition(cur.State, f.On)
+		if !ok {
+			return policy.Errorf(policy.CodeConflict, "note %d is %s: %s is not allowed there", id, cur.State, f.On)
+		}
+		n, err = moveNote(ctx, tx, cur, to, now, `remote_id = COALESCE(?, remote_id), created_at = COALESCE(?, created_at),
+			last_error_code = ?, last_error = ?, lease_until = NULL`, remote, created, nullStr(string(f.ErrCode)), nullStr(f.Err))
+		if err != nil {
+			return err
+		}
+		if f.Item != nil {
+			if err := upsertItem(ctx, tx, *f.Item); err != nil {
+				return err
+			}
+		}
+		if err := insertAttempts(ctx, tx, nil, n.ItemID, "note", f.Attempts); err != nil {
+			return err
+		}
+		return audit(ctx, tx, now, n.Author, n.ItemID, 0, f.Event, f.Err)
+	})
+	return n, err
+}
+
+// PendingNotes are the notes a flush must send, oldest first.
+func (db *DB) PendingNotes(ctx context.Context) ([]NoteRow, error) {
+	return queryNotes(ctx, db.db, `state IN `+leasableSQL+` AND (lease_until IS NULL OR lease_until < ?) ORDER BY id`, ms(db.now()))
+}
+
+// OpenNotes are the notes written here not done yet (queued, sending,
+// unknown), oldest first: they belong in the outbox beside the actions.
+func (db *DB) OpenNotes(ctx context.Context) ([]NoteRow, error) {
+	return queryNotes(ctx, db.db, `state IN `+openSQL+` AND idempotency_key IS NOT NULL ORDER BY id`)
+}
+
+// CancelNote withdraws a note that was never sent, as the action machine
+// allows (policy.EventCancel: only from queued). The notes table has no
+// cancelled state: a withdrawn note never reached anyone, so its row goes,
+// and the audit keeps what it said.
+func (db *DB) CancelNote(ctx context.Context, id int64, reviewer string) (NoteRow, error) {
+	var n NoteRow
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		now := db.now()
+		cur, err := getNote(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		n = cur
+		if _, ok := policy.Transition(cur.State, policy.EventCancel); !ok || cur.Key == "" {
+			return policy.Errorf(policy.CodeConflict, "note %d is %s; %s", id, cur.State, whyNotCancel(cur.State))
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM notes WHERE id = ? AND state = ? AND sends = ?`, cur.ID, string(cur.State), cur.Sends)
+		if err != nil {
+			return err
+		}
+		if k, _ := res.RowsAffected(); k != 1 {
+			return policy.Errorf(policy.CodeConflict, "note %d changed meanwhile; see 'reviewer outbox'", id)
+		}
+		n.State = policy.ActionCancelled
+		return audit(ctx, tx, now, reviewer, cur.ItemID, 0, "note cancelled", cur.Text)
+	})
+	return n, err
+}
+
+// ItemNotes lists an item's notes, oldest first: the service's and the
+// ones still on their way.
+func (db *DB) ItemNotes(ctx context.Context, itemID string) ([]NoteRow, error) {
+	return queryNotes(ctx, db.db, `item_id = ? ORDER BY created_at, id`, itemID)
+}
+
+// NoteCounts is how many notes each item has (failed ones left out).
+func (db *DB) NoteCounts(ctx context.Context) (map[string]int, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT item_id, COUNT(*) FROM notes WHERE state <> 'failed' GROUP BY item_id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var id string
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, err
+		}
+		out[id] = n
+	}
+	return out, rows.Err()
+}
+
+// AllNotes returns every note not failed, by item, oldest first (export).
+func (db *DB) AllNotes(ctx context.Context) (map[string][]NoteRow, error) {
+	ns, err := queryNotes(ctx, db.db, `state <> 'failed' ORDER BY item_id, created_at, id`)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]NoteRow{}
+	for _, n := range ns {
+		out[n.ItemID] = append(out[n.ItemID], n)
+	}
+	return out, nil
+}
