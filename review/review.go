@@ -4,7 +4,7 @@
 // the window and the command line behave exactly the same.
 //
 // Every action follows one life: the reviewer acts; the action is written
-// with a new Idempotency-Key before any call; it is claimed under a lease and
+// with a new Idempotency-Key before any call; it is leased (taken under a lease) and
 // sent; its outcome is recorded with the evidence of every attempt. The
 // states and every move between them are policy's action machine
 // (policy.Transition); this package only says which event a call met

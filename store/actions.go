@@ -136,7 +136,7 @@ func insertAction(ctx context.Context, tx *sql.Tx, now time.Time, a Action, saw 
 // and becomes unknown, for its sender may have sent it. The lease needs the
 // lease free: ok is false when another sender holds it (a is then the action
 // as it is, with the lease's end) or when the action is settled. Each lease
-// counts a send; Finish.Claim must carry that count back (the fence).
+// counts a send; Finish.Lease must carry that count back (the fence).
 func (db *DB) LeaseAction(ctx context.Context, id int64, lease time.Duration) (a Action, ok bool, err error) {
 	err = db.tx(ctx, func(tx *sql.Tx) error {
 		now := db.now()

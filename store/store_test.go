@@ -168,7 +168,7 @@ func TestOneOpenActionPerItemAcrossConnections(t *testing.T) {
 	}
 }
 
-func TestClaimFinishAndLease(t *testing.T) {
+func TestLeaseFinishAndFence(t *testing.T) {
 	db := MustOpenDB(t)
 	ctx := context.Background()
 	now := t0
