@@ -4,8 +4,8 @@
 // the window and the command line behave exactly the same.
 //
 // Every action follows one life: the reviewer acts; the action is written
-// with a new Idempotency-Key before any call; it is leased (taken under a lease) and
-// sent; its outcome is recorded with the evidence of every attempt. The
+// with a new Idempotency-Key before any call; it is taken under a lease
+// and sent; its outcome is recorded with the evidence of every attempt. The
 // states and every move between them are policy's action machine
 // (policy.Transition); this package only says which event a call met
 // (event). A first send that reached nothing goes back to the queue. An
