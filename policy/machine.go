@@ -57,10 +57,8 @@ const InitialActionState = ActionQueued
 
 // actionMachine is the life of an action, the one place it is written down:
 // state x event -> state. A pair that is not here is refused. The store
-// follows it for every write of an action's state. The notes outbox uses
-// it too, with three differences written outside it: the workflow meets a
-// note turned away as not sent (review), a cancelled note is deleted, not
-// kept, and a note synced from the service is written as done (store).
+// follows it for every write of an action's state. A note has its own
+// table, noteMachine, below.
 //
 // The rule it keeps: once an action may have reached the service (its
 // first send started), it never goes back to queued and can never be
@@ -109,6 +107,82 @@ func ActionStates() []ActionState {
 	return statesWhere(func(ActionState) bool { return true })
 }
 
+// InitialNoteState is the state a note a reviewer writes is stored in.
+const InitialNoteState = ActionQueued
+
+// SyncedNoteState is the state of a note the service sent with an item: it
+// is on the service already, so it enters the machine settled.
+const SyncedNoteState = ActionDone
+
+// noteMachine is the life of a note in its own outbox, the one place it is
+// written down: the action machine's states and events, and the same rule
+// (once it may have reached the service, only an answer for its key ends
+// it), with the two differences a note brings:
+//   - turned away (429, 503, 401, 403, CLAIMED) on its first send, a note
+//     goes back to queued, where an action fails: nothing ran for that
+//     request, and a note is no verdict, so it must not be lost; the next
+//     flush sends it again with the same key. A reconciling note stays
+//     unknown, as an action does.
+//   - a cancelled note is not kept (NoteKept): it never reached anyone, so
+//     its row goes, and the audit keeps what it said.
+var noteMachine = map[ActionState]map[ActionEvent]ActionState{
+	ActionQueued: {
+		EventLease:  ActionSending,
+		EventCancel: ActionCancelled,
+	},
+	ActionSending: {
+		EventLease:      ActionUnknown,
+		EventNotSent:    ActionQueued,
+		EventNoAnswer:   ActionUnknown,
+		EventTurnedAway: ActionQueued, // no verdict and nothing ran: sent again by the next flush
+		EventRefused:    ActionFailed,
+		EventAnswered:   ActionDone,
+	},
+	ActionUnknown: {
+		EventLease:      ActionUnknown,
+		EventNotSent:    ActionUnknown,
+		EventNoAnswer:   ActionUnknown,
+		EventTurnedAway: ActionUnknown,
+		EventRefused:    ActionFailed,
+		EventAnswered:   ActionDone,
+	},
+	ActionDone:      {},
+	ActionFailed:    {},
+	ActionCancelled: {},
+}
+
+// NoteTransition is the state an event leads a note to from a state; ok
+// is false when the note machine does not allow the event in that state.
+func NoteTransition(from ActionState, ev ActionEvent) (to ActionState, ok bool) {
+	to, ok = noteMachine[from][ev]
+	return to, ok
+}
+
+// NoteStates lists every state of a note, sorted.
+func NoteStates() []ActionState {
+	return statesOf(noteMachine, func(ActionState) bool { return true })
+}
+
+// OpenNoteStates lists the states in which a note is still on its way
+// (any state with a way out), sorted.
+func OpenNoteStates() []ActionState {
+	return statesOf(noteMachine, func(s ActionState) bool { return len(noteMachine[s]) > 0 })
+}
+
+// NoteStatesAllowing lists the states in which ev is allowed for a note, sorted.
+func NoteStatesAllowing(ev ActionEvent) []ActionState {
+	return statesOf(noteMachine, func(s ActionState) bool { _, ok := NoteTransition(s, ev); return ok })
+}
+
+// NoteKept reports whether a note in this state keeps its row: all but a
+// cancelled one.
+func NoteKept(s ActionState) bool { return s != ActionCancelled }
+
+// NoteCounts reports whether a note in this state is on its item or on its
+// way there, and so is counted, listed and exported with it: all kept
+// states but failed (the service refused it).
+func NoteCounts(s ActionState) bool { return NoteKept(s) && s != ActionFailed }
+
 // ActionEvents lists every event.
 func ActionEvents() []ActionEvent {
 	return []ActionEvent{EventLease, EventCancel, EventNotSent, EventNoAnswer, EventTurnedAway, EventRefused, EventAnswered}
@@ -143,8 +217,12 @@ func (s ActionState) MayHaveRun() bool { return s == ActionSending || s == Actio
 func (s ActionState) NeedsReconcile() bool { return s == ActionUnknown }
 
 func statesWhere(pred func(ActionState) bool) []ActionState {
+	return statesOf(actionMachine, pred)
+}
+
+func statesOf(m map[ActionState]map[ActionEvent]ActionState, pred func(ActionState) bool) []ActionState {
 	var out []ActionState
-	for s := range actionMachine {
+	for s := range m {
 		if pred(s) {
 			out = append(out, s)
 		}

@@ -149,3 +149,72 @@ func TestOnlyAQueuedActionIsCancellable(t *testing.T) {
 		}
 	}
 }
+
+// TestNoteMachineEveryStateEveryEvent writes the note machine out by hand,
+// as the test above does for actions: a note turned away on its first send
+// goes back to queued (an action fails), and nothing else differs.
+func TestNoteMachineEveryStateEveryEvent(t *testing.T) {
+	const (
+		Q = policy.ActionQueued
+		S = policy.ActionSending
+		D = policy.ActionDone
+		F = policy.ActionFailed
+		U = policy.ActionUnknown
+		C = policy.ActionCancelled
+		X = policy.ActionState("") // refused
+	)
+	events := policy.ActionEvents()
+	want := map[policy.ActionState][]policy.ActionState{
+		//     lease cancel notSent noAnswer turnedAway refused answered
+		Q: {S, C, X, X, X, X, X},
+		S: {U, X, Q, U, Q, F, D}, // turned away: no verdict, nothing ran; sent again, never lost
+		U: {U, X, U, U, U, F, D},
+		D: {X, X, X, X, X, X, X},
+		F: {X, X, X, X, X, X, X},
+		C: {X, X, X, X, X, X, X},
+	}
+	states := policy.NoteStates()
+	if len(states) != len(want) {
+		t.Fatalf("note states %v", states)
+	}
+	for _, from := range states {
+		row, ok := want[from]
+		if !ok {
+			t.Fatalf("state %s is not in the test's table", from)
+		}
+		for i, ev := range events {
+			got, ok := policy.NoteTransition(from, ev)
+			if !ok {
+				got = X
+			}
+			if got != row[i] {
+				t.Errorf("note %s --%s--> %q, want %q", from, ev, got, row[i])
+			}
+		}
+	}
+	if policy.InitialNoteState != Q || policy.SyncedNoteState != D {
+		t.Errorf("a note is written %s and synced %s", policy.InitialNoteState, policy.SyncedNoteState)
+	}
+}
+
+func TestNoteStateSets(t *testing.T) {
+	open := []policy.ActionState{policy.ActionQueued, policy.ActionSending, policy.ActionUnknown}
+	slices.Sort(open)
+	if got := policy.OpenNoteStates(); !slices.Equal(got, open) {
+		t.Errorf("open note states %v, want %v", got, open)
+	}
+	if got := policy.NoteStatesAllowing(policy.EventLease); !slices.Equal(got, open) {
+		t.Errorf("leasable notes %v, want %v", got, open)
+	}
+	if got := policy.NoteStatesAllowing(policy.EventCancel); !slices.Equal(got, []policy.ActionState{policy.ActionQueued}) {
+		t.Errorf("cancellable notes %v", got)
+	}
+	for s, want := range map[policy.ActionState][2]bool{ // kept, counts
+		policy.ActionQueued: {true, true}, policy.ActionSending: {true, true}, policy.ActionUnknown: {true, true},
+		policy.ActionDone: {true, true}, policy.ActionFailed: {true, false}, policy.ActionCancelled: {false, false},
+	} {
+		if got := [2]bool{policy.NoteKept(s), policy.NoteCounts(s)}; got != want {
+			t.Errorf("%s: kept, counts = %v, want %v", s, got, want)
+		}
+	}
+}

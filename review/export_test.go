@@ -30,3 +30,7 @@ func (s *Service) SetClaimCheck(f func(r store.ItemRow, me string, now time.Time
 	defer s.mu.Unlock()
 	s.claimedBy = f
 }
+
+// SetAfterNoteCall installs a hook that runs between a note's call and
+// recording its outcome (tests: to take the note over there).
+func (s *Service) SetAfterNoteCall(f func(store.NoteRow)) { s.team.afterNoteCall = f }

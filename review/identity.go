@@ -17,13 +17,14 @@ import (
 
 // teamState is what the service keeps of contract 1.1 between calls, under
 // its own lock: who the reviewer is, how long a claim lasts (claims.go), and
-// a test hook after a note is written (notes.go).
+// test hooks after a note is written and after its call (notes.go).
 type teamState struct {
 	mu              sync.Mutex
 	identity        store.Identity
 	identified      bool // GET /v1/me answered (or was not offered) in this process
 	claimTTL        time.Duration
 	afterNoteIntent func(store.NoteRow)
+	afterNoteCall   func(store.NoteRow)
 }
 
 // Identity is who the reviewer is, and where that came from.

@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -54,25 +55,32 @@ func (s *Service) sendNote(ctx context.Context, id int64) (NoteResult, error) {
 	defer cancel()
 	remote, attempts, callErr := s.api.AddNote(opCtx, n.ItemID, n.Key, n.Text)
 	s.observe(callErr)
+	if f := s.team.afterNoteCall; f != nil {
+		f(n)
+	}
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
 	f := store.NoteFinish{On: policy.EventAnswered, Lease: n.Sends, Remote: &remote, Event: "note added", Attempts: evidence(attempts)}
 	if callErr != nil {
 		o := outcome(nil, callErr)
+		// What the note meets is the event an action would meet; where it
+		// leads a note (turned away: back to queued) is policy's note
+		// machine, applied by the store.
 		f.On, f.Remote, f.ErrCode, f.Err, f.Event = o.On, nil, o.ErrCode, o.Err, "note "+o.Event
-		if o.On == policy.EventTurnedAway {
-			// Turned away (429, 503, 401, CLAIMED): nothing ran for this
-			// request. A note is no verdict and must not be lost, so it
-			// meets this as "not sent": a first send waits for the next
-			// flush; a reconciling one stays unknown.
-			f.On = policy.EventNotSent
-		}
 		if client.IsNotOffered(callErr) {
 			s.setVersion(rctx, "1.0")
 		}
 		callErr = s.explainConflict(rctx, &f.Item, &f.Err, n.ItemID, 0, time.Time{}, callErr)
 	}
 	done, err := s.db.FinishNote(rctx, n.ID, f)
+	if errors.Is(err, store.ErrFenced) {
+		// This process held the note past its lease and another took it
+		// over: the store kept this send's evidence, and the note (done
+		// is as the other process holds it) is that process's to finish.
+		return NoteResult{Note: done, Err: callErr}, &notRecorded{fenced: true, err: policy.Errorf(policy.CodeOutcomeUnknown,
+			"the note on item %s was sent (key %s) but its outcome was not recorded: this process held it past its lease "+
+				"and another process took it over; that process reconciles it with the same key, or 'reviewer flush' will", n.ItemID, n.Key)}
+	}
 	if err != nil {
 		return NoteResult{}, err
 	}
@@ -87,7 +95,10 @@ func (s *Service) sendNote(ctx context.Context, id int64) (NoteResult, error) {
 	return NoteResult{Note: done, Err: callErr}, nil
 }
 
-// flushNotes sends the notes outbox, oldest first, each with its key.
+// flushNotes sends the notes outbox, oldest first, each with its key. A
+// note another process took over is that process's to finish, as a
+// fenced action is: it is reported (its error says so) and the flush goes
+// on to the next note.
 func (s *Service) flushNotes(ctx context.Context, fr *FlushResult) error {
 	pending, err := s.db.PendingNotes(ctx)
 	if err != nil {
@@ -98,7 +109,9 @@ func (s *Service) flushNotes(ctx context.Context, fr *FlushResult) error {
 			break
 		}
 		r, err := s.sendNote(ctx, n.ID)
-		if err != nil {
+		if errors.Is(err, store.ErrFenced) {
+			r.Err = err
+		} else if err != nil {
 			return err
 		}
 		fr.Notes = append(fr.Notes, r)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"strings"
 	"syscall"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/screenapi"
+	"github.com/trustscreen/reviewer/store"
 )
 
 func TestNotesWrittenOfflineArriveOnce(t *testing.T) {
@@ -173,4 +175,98 @@ func TestNotesReachTheAuditAndTheExport(t *testing.T) {
 		}
 	}
 	t.Fatal("item not exported")
+}
+
+// A note turned away on its first send (429) is no verdict and nothing ran:
+// it goes back to queued, as policy's note machine says, and the next
+// flush sends it once with the same key.
+func TestANoteTurnedAwayIsSentByTheNextFlush(t *testing.T) {
+	tm := setupTeam(t, "")
+	ctx := context.Background()
+	id := tm.srv.FindCode("CLASSIFIER_TIMEOUT")
+	tm.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultRateLimit, Endpoint: screenapi.EPNote, RetryAfter: "1", Times: 1})
+	r, err := tm.ana.svc.AddNote(ctx, id, "Customer called.")
+	if err != nil || r.Note.State != policy.ActionQueued || r.Err == nil || len(tm.srv.Notes(id)) != 0 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	fr, err := tm.ana.svc.Flush(ctx)
+	if err != nil || len(fr.Notes) != 1 || fr.Notes[0].Note.State != policy.ActionDone || fr.Notes[0].Note.Key != r.Note.Key {
+		t.Fatalf("%+v %v", fr, err)
+	}
+	if n := tm.srv.Notes(id); len(n) != 1 {
+		t.Fatalf("service notes %+v", n)
+	}
+}
+
+// A note whose sender held it past its lease, and that another process took
+// over meanwhile, is that process's to finish: the sender keeps the
+// evidence of its send, says the outcome is unknown to it, and its flush
+// goes on to the next note, as it does past a fenced action.
+func TestAFencedNoteKeepsItsEvidenceAndTheFlushGoesOn(t *testing.T) {
+	tm := setupTeam(t, "")
+	ctx := context.Background()
+	id := tm.srv.FindCode("CLASSIFIER_TIMEOUT")
+	tm.srv.Refuse()
+	var written []int64
+	for _, text := range []string{"First.", "Second."} {
+		r, err := tm.ana.svc.AddNote(ctx, id, text)
+		if err != nil || r.Note.State != policy.ActionQueued {
+			t.Fatalf("%+v %v", r, err)
+		}
+		written = append(written, r.Note.ID)
+	}
+	if err := tm.srv.Accept(); err != nil {
+		t.Fatal(err)
+	}
+	// Another process, an hour on, finds the first note's lease run out
+	// while this one's call is out, and takes it over.
+	later := func() time.Time { return tm.clk.Now().Add(time.Hour) }
+	other := openConsole(t, tm.srv.URL(), anaTok, tm.ana.path, later)
+	defer other.close()
+	var taken store.NoteRow
+	tm.ana.svc.SetAfterNoteCall(func(n store.NoteRow) {
+		if n.ID != written[0] || taken.ID != 0 {
+			return
+		}
+		var ok bool
+		var err error
+		if taken, ok, err = other.db.LeaseNote(ctx, n.ID, time.Minute); err != nil || !ok || taken.State != policy.ActionUnknown {
+			t.Errorf("take-over %+v %v %v", taken, ok, err)
+		}
+	})
+	fr, err := tm.ana.svc.Flush(ctx)
+	if err != nil || len(fr.Notes) != 2 {
+		t.Fatalf("the flush stopped at the fenced note: %+v %v", fr, err)
+	}
+	if first := fr.Notes[0]; !errors.Is(first.Err, store.ErrFenced) || policy.ErrorCode(first.Err) != policy.CodeOutcomeUnknown || first.Note.State != policy.ActionUnknown {
+		t.Fatalf("the fenced note: %+v", first)
+	}
+	if second := fr.Notes[1]; second.Err != nil || second.Note.State != policy.ActionDone {
+		t.Fatalf("the note after it: %+v", second)
+	}
+	d, err := tm.ana.svc.Item(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sends := 0
+	for _, a := range d.Attempts {
+		if a.Operation == "note" && a.HTTPStatus != 0 { // not the offline tries
+			sends++
+		}
+	}
+	if sends != 2 {
+		t.Fatalf("%d note attempts kept, want both sends' evidence: %+v", sends, d.Attempts)
+	}
+	// The process that took it over reconciles it with the same key: the
+	// service has each note once.
+	tm.ana.svc.SetAfterNoteCall(nil)
+	again := openConsole(t, tm.srv.URL(), anaTok, tm.ana.path, func() time.Time { return tm.clk.Now().Add(3 * time.Hour) })
+	defer again.close()
+	fr, err = again.svc.Flush(ctx)
+	if err != nil || len(fr.Notes) != 1 || fr.Notes[0].Note.State != policy.ActionDone {
+		t.Fatalf("%+v %v", fr, err)
+	}
+	if n := tm.srv.Notes(id); len(n) != 2 {
+		t.Fatalf("service notes %+v", n)
+	}
 }

@@ -351,11 +351,36 @@ var (
 	openSQL      = sqlStates(policy.OpenActionStates())
 	leasableSQL  = sqlStates(policy.StatesAllowing(policy.EventLease))
 	reconcileSQL = sqlStates(statesWhere(policy.ActionState.NeedsReconcile))
-	// needsActionSQL: an item (i) whose newest action (a) needs
-	// reconciling, or an error with no open action: what policy.NextAction
-	// calls reconcile, resubmit, request_file or wait.
-	needsActionSQL = `(a.state IN ` + reconcileSQL + ` OR (i.status = 'error' AND (a.state IS NULL OR a.state NOT IN ` + openSQL + `)))`
+	// needsActionSQL is policy.NeedsReviewer for an item (i) and its newest
+	// action (a): an open action that needs her whatever the item (one to
+	// reconcile), or no open action on an item in a status that needs her
+	// (an error). TestNeedsActionFollowsPolicy holds it to policy on a real
+	// cache, for every status and every state of the newest action.
+	needsActionSQL = `(a.state IN ` + sqlStates(statesWhere(func(s policy.ActionState) bool {
+		return s.Open() && policy.NeedsReviewer(policy.Situation{OpenAction: s})
+	})) + ` OR (i.status IN ` + sqlStatuses(needingStatuses()) + ` AND (a.state IS NULL OR a.state NOT IN ` + openSQL + `)))`
 )
+
+// needingStatuses are the statuses in which an item with no open action
+// needs the reviewer, as policy.NeedsReviewer says.
+func needingStatuses() []policy.Status {
+	var out []policy.Status
+	for _, st := range policy.Statuses() {
+		if policy.NeedsReviewer(policy.Situation{Item: policy.Item{Status: st}}) {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// sqlStatuses writes statuses as an SQL list: ('error').
+func sqlStatuses(sts []policy.Status) string {
+	q := make([]string, len(sts))
+	for i, st := range sts {
+		q[i] = sqlState(policy.ActionState(st)) // the same check: lower-case words only
+	}
+	return "(" + strings.Join(q, ",") + ")"
+}
 
 func statesWhere(pred func(policy.ActionState) bool) []policy.ActionState {
 	var out []policy.ActionState

@@ -68,3 +68,58 @@ func TestSchemaFollowsTheActionMachine(t *testing.T) {
 		t.Errorf("leasableSQL %s", leasableSQL)
 	}
 }
+
+// The notes table spells the note machine's sets too: the CHECK on
+// notes.state (every state a note keeps its row in) and the partial index
+// of notes still on their way. This test holds them, and the store's own
+// SQL sets, to policy's note machine.
+func TestSchemaFollowsTheNoteMachine(t *testing.T) {
+	db, err := Open(t.TempDir() + "/c.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sqlOf := func(typ, name string) string {
+		var q string
+		if err := db.db.QueryRowContext(context.Background(), `SELECT sql FROM sqlite_master WHERE type = ? AND name = ?`, typ, name).Scan(&q); err != nil {
+			t.Fatalf("%s %s: %v", typ, name, err)
+		}
+		return q
+	}
+	states := func(list string) []policy.ActionState {
+		var out []policy.ActionState
+		for _, m := range regexp.MustCompile(`'([a-z_]+)'`).FindAllStringSubmatch(list, -1) {
+			out = append(out, policy.ActionState(m[1]))
+		}
+		slices.Sort(out)
+		return out
+	}
+	inList := regexp.MustCompile(`state IN \(([^)]*)\)`)
+	kept := noteStatesWhere(policy.NoteKept)
+	if check := inList.FindStringSubmatch(sqlOf("table", "notes")); check == nil || !slices.Equal(states(check[1]), kept) {
+		t.Errorf("CHECK on notes.state %v, the note machine keeps a row in %v", check, kept)
+	}
+	if m := inList.FindStringSubmatch(sqlOf("index", "notes_pending")); m == nil || !slices.Equal(states(m[1]), policy.OpenNoteStates()) {
+		t.Errorf("index notes_pending covers %v, the note machine's open states are %v", m, policy.OpenNoteStates())
+	}
+	// "done" needs the service's id: the state the machine answers with,
+	// and the one a synced note enters.
+	if !strings.Contains(sqlOf("table", "notes"), "state <> "+sqlState(policy.SyncedNoteState)+" OR remote_id IS NOT NULL") {
+		t.Errorf("the notes table does not tie %s to the service's id", policy.SyncedNoteState)
+	}
+	if to, _ := policy.NoteTransition(policy.ActionSending, policy.EventAnswered); to != policy.SyncedNoteState {
+		t.Errorf("an answered note is %s, a synced one %s", to, policy.SyncedNoteState)
+	}
+	for name, c := range map[string]struct {
+		sql  string
+		want []policy.ActionState
+	}{
+		"noteLeasableSQL": {noteLeasableSQL, policy.NoteStatesAllowing(policy.EventLease)},
+		"noteOpenSQL":     {noteOpenSQL, policy.OpenNoteStates()},
+		"noteCountsSQL":   {noteCountsSQL, noteStatesWhere(policy.NoteCounts)},
+	} {
+		if got := states(c.sql); !slices.Equal(got, c.want) || len(got) == 0 {
+			t.Errorf("%s %s, the note machine says %v", name, c.sql, c.want)
+		}
+	}
+}

@@ -11,7 +11,8 @@ import (
 
 // Notes live in their own table with their own outbox (see migration 00004
 // for why they are not actions); a note the service sent and one a
-// reviewer wrote here are rows of the same table.
+// reviewer wrote here are rows of the same table. Every write of a note's
+// state follows policy's note machine (policy.NoteTransition).
 
 // NoteRow is a note as the cache holds it: one the service sent, or one a
 // reviewer wrote here, with its place in the notes outbox.
@@ -78,19 +79,19 @@ func (db *DB) CreateNote(ctx context.Context, n NoteRow) (NoteRow, error) {
 		}
 		now := db.now()
 		res, err := tx.ExecContext(ctx, `INSERT INTO notes(item_id, idempotency_key, author, text, state, created_at, updated_at)
-			VALUES (?, ?, ?, ?, 'queued', ?, ?)`, n.ItemID, n.Key, n.Author, n.Text, ms(now), ms(now))
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, n.ItemID, n.Key, n.Author, n.Text, string(policy.InitialNoteState), ms(now), ms(now))
 		if err != nil {
 			return err
 		}
 		n.ID, _ = res.LastInsertId()
-		n.State, n.CreatedAt = policy.ActionQueued, now
+		n.State, n.CreatedAt = policy.InitialNoteState, now
 		return audit(ctx, tx, now, n.Author, n.ItemID, 0, "note written", n.Text)
 	})
 	return n, err
 }
 
-// LeaseNote takes a note for one send under a lease, following the action
-// machine exactly as LeaseAction does (policy.EventLease): ok is false when
+// LeaseNote takes a note for one send under a lease, as the note machine
+// says (policy.EventLease, as LeaseAction for an action): ok is false when
 // another sender holds the lease or the note is settled.
 func (db *DB) LeaseNote(ctx context.Context, id int64, lease time.Duration) (n NoteRow, ok bool, err error) {
 	err = db.tx(ctx, func(tx *sql.Tx) error {
@@ -100,7 +101,7 @@ func (db *DB) LeaseNote(ctx context.Context, id int64, lease time.Duration) (n N
 			return err
 		}
 		n = cur
-		to, allowed := policy.Transition(cur.State, policy.EventLease)
+		to, allowed := policy.NoteTransition(cur.State, policy.EventLease)
 		if !allowed || (!cur.LeaseUntil.IsZero() && !cur.LeaseUntil.Before(now)) {
 			return nil
 		}
@@ -130,11 +131,32 @@ type NoteFinish struct {
 	Event    string
 }
 
-// FinishNote records the outcome of a send in one transaction.
+// FinishNote records the outcome of a send in one transaction: the note's
+// new state (policy.NoteTransition of its state and f.On), the service's
+// note, an item a refusal carried, the evidence of every attempt and the
+// audit entry. Only the holder of the newest lease may finish it: a sender
+// whose lease ran out and was taken over gets ErrFenced (with the note as
+// it is); of its outcome, as for an action, the evidence of its attempts
+// and an audit entry are written, and nothing else.
 func (db *DB) FinishNote(ctx context.Context, id int64, f NoteFinish) (NoteRow, error) {
 	var n NoteRow
+	fenced := false
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		now := db.now()
+		cur, err := getNote(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if cur.Sends != f.Lease || cur.LeaseUntil.IsZero() {
+			// Keep the evidence of what this sender did, and say so.
+			fenced, n = true, cur
+			if err := insertAttempts(ctx, tx, nil, cur.ItemID, "note", f.Attempts); err != nil {
+				return err
+			}
+			return audit(ctx, tx, now, cur.Author, cur.ItemID, 0, "note: outcome of a stale send ignored",
+				fmt.Sprintf("send %d met %s (%s) after its lease ran out; the note was taken over (send %d, %s)",
+					f.Lease, f.On, f.Event, cur.Sends, cur.State))
+		}
 		var remote, created any
 		if f.Remote != nil {
 			remote, created = f.Remote.ID, ms(f.Remote.CreatedAt)
@@ -143,14 +165,7 @@ func (db *DB) FinishNote(ctx context.Context, id int64, f NoteFinish) (NoteRow, 
 				return err
 			}
 		}
-		cur, err := getNote(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		if cur.Sends != f.Lease || cur.LeaseUntil.IsZero() {
-			return fmt.Errorf("note %d (send %d): %w", id, f.Lease, ErrFenced)
-		}
-		to, ok := policy.Transition(cur.State, f.On)
+		to, ok := policy.NoteTransition(cur.State, f.On)
 		if !ok {
 			return policy.Errorf(policy.CodeConflict, "note %d is %s: %s is not allowed there", id, cur.State, f.On)
 		}
@@ -169,24 +184,47 @@ func (db *DB) FinishNote(ctx context.Context, id int64, f NoteFinish) (NoteRow, 
 		}
 		return audit(ctx, tx, now, n.Author, n.ItemID, 0, f.Event, f.Err)
 	})
+	if err == nil && fenced {
+		err = fmt.Errorf("note %d (send %d): %w", id, f.Lease, ErrFenced)
+	}
 	return n, err
+}
+
+// The sets of note states the store's SQL needs, from the note machine.
+// They are literals in the SQL so that SQLite can use notes_pending, whose
+// WHERE clause, like the CHECK on notes.state, TestSchemaFollowsTheNoteMachine
+// holds to the same sets.
+var (
+	noteLeasableSQL = sqlStates(policy.NoteStatesAllowing(policy.EventLease))
+	noteOpenSQL     = sqlStates(policy.OpenNoteStates())
+	noteCountsSQL   = sqlStates(noteStatesWhere(policy.NoteCounts))
+)
+
+func noteStatesWhere(pred func(policy.ActionState) bool) []policy.ActionState {
+	var out []policy.ActionState
+	for _, s := range policy.NoteStates() {
+		if pred(s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // PendingNotes are the notes a flush must send, oldest first.
 func (db *DB) PendingNotes(ctx context.Context) ([]NoteRow, error) {
-	return queryNotes(ctx, db.db, `state IN `+leasableSQL+` AND (lease_until IS NULL OR lease_until < ?) ORDER BY id`, ms(db.now()))
+	return queryNotes(ctx, db.db, `state IN `+noteLeasableSQL+` AND (lease_until IS NULL OR lease_until < ?) ORDER BY id`, ms(db.now()))
 }
 
 // OpenNotes are the notes written here not done yet (queued, sending,
 // unknown), oldest first: they belong in the outbox beside the actions.
 func (db *DB) OpenNotes(ctx context.Context) ([]NoteRow, error) {
-	return queryNotes(ctx, db.db, `state IN `+openSQL+` AND idempotency_key IS NOT NULL ORDER BY id`)
+	return queryNotes(ctx, db.db, `state IN `+noteOpenSQL+` AND idempotency_key IS NOT NULL ORDER BY id`)
 }
 
-// CancelNote withdraws a note that was never sent, as the action machine
-// allows (policy.EventCancel: only from queued). The notes table has no
-// cancelled state: a withdrawn note never reached anyone, so its row goes,
-// and the audit keeps what it said.
+// CancelNote withdraws a note that was never sent, as the note machine
+// allows (policy.EventCancel: only from queued). A cancelled note is not
+// kept (policy.NoteKept): it never reached anyone, so its row goes, and the
+// audit keeps what it said.
 func (db *DB) CancelNote(ctx context.Context, id int64, reviewer string) (NoteRow, error) {
 	var n NoteRow
 	err := db.tx(ctx, func(tx *sql.Tx) error {
@@ -196,8 +234,14 @@ func (db *DB) CancelNote(ctx context.Context, id int64, reviewer string) (NoteRo
 			return err
 		}
 		n = cur
-		if _, ok := policy.Transition(cur.State, policy.EventCancel); !ok || cur.Key == "" {
+		to, ok := policy.NoteTransition(cur.State, policy.EventCancel)
+		if !ok || cur.Key == "" {
 			return policy.Errorf(policy.CodeConflict, "note %d is %s; %s", id, cur.State, whyNotCancel(cur.State))
+		}
+		if policy.NoteKept(to) {
+			// The table has no row for a withdrawn note; a machine that
+			// kept one needs a migration first.
+			return fmt.Errorf("note %d: the notes table cannot keep a %s note", id, to)
 		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM notes WHERE id = ? AND state = ? AND sends = ?`, cur.ID, string(cur.State), cur.Sends)
 		if err != nil {
@@ -206,7 +250,7 @@ func (db *DB) CancelNote(ctx context.Context, id int64, reviewer string) (NoteRo
 		if k, _ := res.RowsAffected(); k != 1 {
 			return policy.Errorf(policy.CodeConflict, "note %d changed meanwhile; see 'reviewer outbox'", id)
 		}
-		n.State = policy.ActionCancelled
+		n.State = to
 		return audit(ctx, tx, now, reviewer, cur.ItemID, 0, "note cancelled", cur.Text)
 	})
 	return n, err
@@ -218,9 +262,10 @@ func (db *DB) ItemNotes(ctx context.Context, itemID string) ([]NoteRow, error) {
 	return queryNotes(ctx, db.db, `item_id = ? ORDER BY created_at, id`, itemID)
 }
 
-// NoteCounts is how many notes each item has (failed ones left out).
+// NoteCounts is how many notes each item has: those policy.NoteCounts
+// (failed ones left out).
 func (db *DB) NoteCounts(ctx context.Context) (map[string]int, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT item_id, COUNT(*) FROM notes WHERE state <> 'failed' GROUP BY item_id`)
+	rows, err := db.db.QueryContext(ctx, `SELECT item_id, COUNT(*) FROM notes WHERE state IN `+noteCountsSQL+` GROUP BY item_id`)
 	if err != nil {
 		return nil, err
 	}
@@ -237,9 +282,10 @@ func (db *DB) NoteCounts(ctx context.Context) (map[string]int, error) {
 	return out, rows.Err()
 }
 
-// AllNotes returns every note not failed, by item, oldest first (export).
+// AllNotes returns every note that policy.NoteCounts (not failed), by
+// item, oldest first (export).
 func (db *DB) AllNotes(ctx context.Context) (map[string][]NoteRow, error) {
-	ns, err := queryNotes(ctx, db.db, `state <> 'failed' ORDER BY item_id, created_at, id`)
+	ns, err := queryNotes(ctx, db.db, `state IN `+noteCountsSQL+` ORDER BY item_id, created_at, id`)
 	if err != nil {
 		return nil, err
 	}

@@ -141,15 +141,9 @@ func (v *teamView) render() {
 	v.claim.Refresh()
 }
 
-// needsClaim reports whether opening the item claims it: it needs a
-// reviewer.
-func needsClaim(d review.Detail) bool {
-	switch d.Next.Kind {
-	case policy.NextResubmit, policy.NextRequestFile, policy.NextReconcile, policy.NextWait:
-		return true
-	}
-	return d.Status == policy.StatusAwaitingFile
-}
+// needsClaim reports whether opening the item claims it: it needs the
+// reviewer (needsReviewer, policy.NeedsReviewer), the items `next` picks.
+func needsClaim(d review.Detail) bool { return needsReviewer(d.ItemView) }
 
 // opened is called when the panel shows an item: the claim held on another
 // item is released, and this one is claimed when it needs a reviewer.

@@ -400,9 +400,10 @@ func (t *itemTable) countText() string {
 	return plural(len(t.rows), "item")
 }
 
-// needsReviewer: the reviewer is the one to act on this item next.
+// needsReviewer: the reviewer is the one to act on this item next, as
+// policy.NeedsReviewer says (the store's "needs action" filter says the same).
 func needsReviewer(v review.ItemView) bool {
-	return v.Next.Kind == policy.NextResubmit || v.Next.Kind == policy.NextRequestFile
+	return policy.NeedsReviewer(policy.Situation{Item: v.Item, OpenAction: v.OpenAction()})
 }
 
 func (t *itemTable) refresh() {
