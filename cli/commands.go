@@ -80,7 +80,7 @@ type itemJSON struct {
 	UpdatedAt      time.Time          `json:"updated_at"`
 	Explanation    string             `json:"explanation"`
 	Actions        []store.Action     `json:"actions,omitempty"`
-	Attempts       []store.Attempt    `json:"attempts,omitempty"`
+	Attempts       []store.AttemptRow `json:"attempts,omitempty"`
 	Audit          []store.AuditEntry `json:"audit,omitempty"`
 	teamJSON
 }

@@ -20,7 +20,7 @@ type Identity struct {
 }
 
 // Me asks the service who the token belongs to.
-func (c *Client) Me(ctx context.Context) (Identity, []Attempt, error) {
+func (c *Client) Me(ctx context.Context) (Identity, []policy.Attempt, error) {
 	var id Identity
 	attempts, err := c.do(ctx, request{method: "GET", path: "/v1/me", out: &id})
 	if err != nil {

@@ -132,7 +132,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 	if err != nil {
 		return s.release(ctx, a, err)
 	}
-	var read []client.Attempt // the evidence of a read before the send
+	var read []policy.Attempt // the evidence of a read before the send
 	if rev == 0 {             // a 1.0 service's item reads back without one: then none is sent
 		// The cache does not know the revision the reviewer saw: never
 		// send blind on a service that guards with If-Match.
@@ -163,7 +163,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 		if err != nil {
 			return s.notSent(ctx, a, err, append(read, attempts...))
 		}
-		var more []client.Attempt
+		var more []policy.Attempt
 		rev = next
 		item, more, callErr, err = s.post(ctx, opCtx, a, rev)
 		attempts = append(attempts, more...)
@@ -194,7 +194,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 		fin.Applied = broken
 	}
 	fin.Lease = a.Sends
-	fin.Attempts = evidence(append(read, attempts...))
+	fin.Attempts = append(read, attempts...)
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
 	done, err := s.db.FinishAction(rctx, a.ID, fin)
@@ -215,7 +215,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 // post makes the action's one request with its key and If-Match rev. err
 // is a failure before any request (nothing was sent); callErr is the
 // request's.
-func (s *Service) post(ctx, opCtx context.Context, a store.Action, rev int64) (item *policy.Item, attempts []client.Attempt, callErr, err error) {
+func (s *Service) post(ctx, opCtx context.Context, a store.Action, rev int64) (item *policy.Item, attempts []policy.Attempt, callErr, err error) {
 	match := client.IfMatch(rev)
 	if rev == replayOnly {
 		match = client.IfMatchReplayOnly()
@@ -272,11 +272,11 @@ func (s *Service) release(ctx context.Context, a store.Action, cause error) (Res
 // notSent ends a send that stopped before its request with what it met:
 // the action goes back to queued (or stays unknown), and the Result says
 // why, so that the caller reports the state the action is in.
-func (s *Service) notSent(ctx context.Context, a store.Action, cause error, attempts []client.Attempt) (Result, error) {
+func (s *Service) notSent(ctx context.Context, a store.Action, cause error, attempts []policy.Attempt) (Result, error) {
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
 	fin := store.Finish{On: policy.EventNotSent, Lease: a.Sends, ErrCode: policy.ErrorCode(cause), Err: policy.ErrorMessage(cause),
-		Event: "not sent: " + string(policy.ErrorCode(cause)), Attempts: evidence(attempts)}
+		Event: "not sent: " + string(policy.ErrorCode(cause)), Attempts: attempts}
 	done, err := s.db.FinishAction(rctx, a.ID, fin)
 	if err != nil {
 		return Result{Action: a, Err: cause}, s.unrecorded(a, fin, err)

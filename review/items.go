@@ -27,7 +27,7 @@ type ItemView struct {
 type Detail struct {
 	ItemView
 	Actions  []store.Action
-	Attempts []store.Attempt
+	Attempts []store.AttemptRow
 	Audit    []store.AuditEntry
 	NoteRows []store.NoteRow // oldest first (notes.go)
 	// KeptFile is the name of the file a failed replacement of the item

@@ -56,7 +56,7 @@ func (s *Service) sendNote(ctx context.Context, id int64) (NoteResult, error) {
 	s.observe(callErr)
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
-	f := store.NoteFinish{On: policy.EventAnswered, Lease: n.Sends, Remote: &remote, Event: "note added", Attempts: evidence(attempts)}
+	f := store.NoteFinish{On: policy.EventAnswered, Lease: n.Sends, Remote: &remote, Event: "note added", Attempts: attempts}
 	if callErr != nil {
 		o := outcome(nil, callErr)
 		f.On, f.Remote, f.ErrCode, f.Err, f.Event = o.On, nil, o.ErrCode, o.Err, "note "+o.Event

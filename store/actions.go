@@ -212,7 +212,7 @@ type Finish struct {
 	ErrCode          policy.Code
 	Err              string
 	RateLimitedUntil time.Time
-	Attempts         []Attempt
+	Attempts         []policy.Attempt
 	Event            string // for the audit log
 }
 

@@ -389,9 +389,9 @@ func attemptsText(d review.Detail) string {
 		fmt.Fprintf(&b, "%s  %s · took %s (limits: connect %s, request %s)",
 			a.Start.Local().Format("15:04:05"), attemptLabel(a.Operation, a.Number),
 			humanDuration(a.Elapsed), humanDuration(a.ConnectTimeout), humanDuration(a.RequestTimeout))
-		fmt.Fprintf(&b, " → %s", strings.ReplaceAll(a.Class, "_", " "))
+		fmt.Fprintf(&b, " → %s", strings.ReplaceAll(string(a.Class), "_", " "))
 		if a.Code != "" {
-			b.WriteString(" " + a.Code)
+			b.WriteString(" " + string(a.Code))
 		}
 		if a.HTTPStatus != 0 {
 			b.WriteString(" (HTTP " + strconv.Itoa(a.HTTPStatus) + ")")
