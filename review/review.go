@@ -39,7 +39,7 @@ type API interface {
 
 // TeamAPI is what working as a team needs of the API (contract 1.1).
 type TeamAPI interface {
-	Me(ctx context.Context) (client.Identity, []policy.Attempt, error)
+	Me(ctx context.Context) (policy.Identity, []policy.Attempt, error)
 	Claim(ctx context.Context, id string, ttl time.Duration) (policy.Item, []policy.Attempt, error)
 	Release(ctx context.Context, id string) (policy.Item, []policy.Attempt, error)
 	AddNote(ctx context.Context, id, key, text string, opts ...client.CallOption) (policy.Note, []policy.Attempt, error)
