@@ -17,10 +17,10 @@ import (
 
 // Result is the outcome of an action that was written to the outbox.
 type Result struct {
-	Action store.Action
-	Item   *policy.Item // the service's answer, when it came
-	Err    error        // why it is not done: the client's error
-	Skip   Skip         // why this process did not send it ("" when it did)
+	Action   store.Action
+	Item     *policy.Item // the service's answer, when it came
+	Err      error        // why it is not done: the client's error
+	Unleased Unleased     // why this process did not send it ("" when it did)
 }
 
 // newKey makes an Idempotency-Key (a random UUID, version 4).
@@ -110,7 +110,7 @@ func (s *Service) act(ctx context.Context, a store.Action, file []byte, check fu
 func (s *Service) lease() time.Duration { return s.budget.Lease() }
 
 // send leases an action and sends it once, with its stored key. When the
-// lease fails, the Result says why (Skip) and no call is made. An error
+// lease fails, the Result says why (Unleased) and no call is made. An error
 // after the call means its outcome could not be recorded: it says the
 // request was sent and how it will be reconciled.
 func (s *Service) send(ctx context.Context, id int64) (Result, error) {
@@ -119,9 +119,9 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 		return Result{}, err
 	}
 	if !ok { // another sender holds it, or it is settled
-		res := Result{Action: a, Skip: SkipSettled}
+		res := Result{Action: a, Unleased: UnleasedSettled}
 		if a.State.Open() {
-			res.Skip = SkipBusy
+			res.Unleased = UnleasedBusy
 		}
 		return res, nil
 	}
@@ -390,13 +390,15 @@ func event(err error) policy.ActionEvent {
 	return policy.EventNoAnswer
 }
 
-// Skip says why a process did not send an action it meant to.
-type Skip string
+// Unleased says why a process did not send an action it meant to: it did
+// not get the action's lease. (A bulk plan's policy.Skip is another idea:
+// why a plan leaves an item out.)
+type Unleased string
 
 const (
-	SkipNone    Skip = ""
-	SkipBusy    Skip = "busy"    // another process holds its lease (Action.LeaseUntil)
-	SkipSettled Skip = "settled" // it was settled (done, failed or cancelled) meanwhile
+	Leased          Unleased = ""        // it got the lease, and sent
+	UnleasedBusy    Unleased = "busy"    // another process holds its lease (Action.LeaseUntil)
+	UnleasedSettled Unleased = "settled" // it was settled (done, failed or cancelled) meanwhile
 )
 
 // FlushResult counts what one flush did: only the actions this process
@@ -454,12 +456,12 @@ func (fr *FlushResult) add(r Result, err error) error {
 	if err != nil {
 		return err
 	}
-	switch r.Skip {
-	case SkipBusy:
+	switch r.Unleased {
+	case UnleasedBusy:
 		fr.Busy = append(fr.Busy, r.Action)
 		fr.Skipped++
 		return nil
-	case SkipSettled:
+	case UnleasedSettled:
 		fr.Settled++
 		fr.Skipped++
 		fr.ByOthers = append(fr.ByOthers, r.Action)
@@ -511,7 +513,7 @@ func (s *Service) AwaitOthers(ctx context.Context, fr *FlushResult, until time.T
 			continue
 		}
 		r, err := s.send(ctx, a.ID)
-		if r.Skip == SkipBusy && err == nil { // a third process took it: wait for that one
+		if r.Unleased == UnleasedBusy && err == nil { // a third process took it: wait for that one
 			fr.Skipped++
 			busy = append(busy, r.Action)
 			continue
