@@ -290,9 +290,9 @@ func (s *Service) notSent(ctx context.Context, a store.Action, cause error, atte
 // the process that took it over; any other failure leaves the action
 // sending, and a flush after its lease takes it over and reconciles it.
 func (s *Service) unrecorded(a store.Action, fin store.Finish, err error) error {
-	what := fmt.Sprintf("the %s of item %s was sent (key %s) but its outcome was not recorded", actionNoun(a.Kind), a.ItemID, a.Key)
+	what := fmt.Sprintf("the %s of item %s was sent (key %s) but its outcome was not recorded", policy.ActionWord(a.Kind), a.ItemID, a.Key)
 	if fin.On == policy.EventNotSent {
-		what = fmt.Sprintf("the %s of item %s (key %s) may have been sent, and its outcome was not recorded", actionNoun(a.Kind), a.ItemID, a.Key)
+		what = fmt.Sprintf("the %s of item %s (key %s) may have been sent, and its outcome was not recorded", policy.ActionWord(a.Kind), a.ItemID, a.Key)
 	}
 	if errors.Is(err, store.ErrFenced) {
 		return &notRecorded{fenced: true, err: policy.Errorf(policy.CodeOutcomeUnknown,
@@ -315,18 +315,6 @@ func (e *notRecorded) Unwrap() error { return e.err }
 
 // Is lets errors.Is(err, store.ErrFenced) tell a fenced sender.
 func (e *notRecorded) Is(target error) bool { return e.fenced && target == store.ErrFenced }
-
-func actionNoun(k policy.ActionKind) string {
-	switch k {
-	case policy.ActionResubmit:
-		return "re-submission"
-	case policy.ActionFileRequest:
-		return "file request"
-	case policy.ActionReplacement:
-		return "replacement"
-	}
-	return string(k)
-}
 
 // outcome decides what event an action's send met (the action machine in
 // policy says where it leads) and what the audit log says of it.

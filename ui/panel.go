@@ -372,7 +372,7 @@ func (p *itemPanel) renderLayers() {
 func attemptLabel(op string, number int) string {
 	switch k := policy.ActionKind(op); k {
 	case policy.ActionResubmit, policy.ActionFileRequest, policy.ActionReplacement:
-		op = kindWord(k) // the words the panel uses for actions everywhere
+		op = policy.ActionWord(k) // the words the panel uses for actions everywhere
 	}
 	if number > 1 {
 		return op + ", connection retry"
