@@ -83,6 +83,10 @@ func New(db *store.DB, api API, budget policy.Budget, reviewer string) *Service 
 // the window reads it.
 func (s *Service) Reviewer() string { return s.who() }
 
+// Now is the workflow's clock: what claims, ages and budgets are judged
+// against, here and by the command line and the window that show them.
+func (s *Service) Now() time.Time { return s.now() }
+
 // SetReviewer changes who acts (preferences).
 func (s *Service) SetReviewer(name string) {
 	s.mu.Lock()
