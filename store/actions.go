@@ -367,8 +367,9 @@ func statesWhere(pred func(policy.ActionState) bool) []policy.ActionState {
 	return out
 }
 
-// sqlStates writes states as an SQL list: ('queued','sending').
-func sqlStates(states []policy.ActionState) string {
+// sqlStates writes states (of an action, a note or an item) as an SQL
+// list: ('queued','sending').
+func sqlStates[S ~string](states []S) string {
 	q := make([]string, len(states))
 	for i, s := range states {
 		q[i] = sqlState(s)
@@ -377,10 +378,10 @@ func sqlStates(states []policy.ActionState) string {
 }
 
 // sqlState writes a state as an SQL literal: 'queued'.
-func sqlState(s policy.ActionState) string {
+func sqlState[S ~string](s S) string {
 	for _, r := range s {
 		if (r < 'a' || r > 'z') && r != '_' {
-			panic(fmt.Sprintf("action state %q cannot be written into SQL", s))
+			panic(fmt.Sprintf("state %q cannot be written into SQL", s))
 		}
 	}
 	return "'" + string(s) + "'"
