@@ -154,7 +154,7 @@ func (db *DB) LeaseAction(ctx context.Context, id int64, lease time.Duration) (a
 			return err
 		}
 		ok, a.LeasedFrom = true, cur.State
-		event, detail := "sending", fmt.Sprintf("send %d with key %s", a.Sends, a.Key)
+		event, detail := string(policy.ActionSending), fmt.Sprintf("send %d with key %s", a.Sends, a.Key)
 		switch cur.State {
 		case policy.ActionUnknown:
 			event = "reconciling"
@@ -328,7 +328,7 @@ func (db *DB) CancelAction(ctx context.Context, id int64, reviewer string) (Acti
 		if err != nil {
 			return err
 		}
-		return audit(ctx, tx, now, reviewer, a.ItemID, a.ID, "cancelled", "")
+		return audit(ctx, tx, now, reviewer, a.ItemID, a.ID, string(policy.ActionCancelled), "")
 	})
 	return a, err
 }
