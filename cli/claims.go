@@ -48,7 +48,7 @@ func teamFields(v review.ItemView) teamJSON {
 		rev := v.Revision
 		j.Revision = &rev
 	}
-	if c := v.Claim; c != nil && time.Now().Before(c.ExpiresAt) {
+	if c := v.LiveClaim(v.At); c != nil {
 		who, until := c.Reviewer, c.ExpiresAt
 		j.ClaimedBy, j.ClaimExpiresAt = &who, &until
 	}
@@ -67,9 +67,9 @@ func (r *runner) printTeam(w io.Writer, d review.Detail) {
 	if !d.StatusSince.IsZero() {
 		fmt.Fprintf(w, "%s since: %s\n", d.Status, d.StatusSince.Local().Format("2006-01-02 15:04"))
 	}
-	switch c := d.Claim; {
-	case c != nil && time.Now().Before(c.ExpiresAt):
-		fmt.Fprintf(w, "claim: %s until %s\n", show(c.Reviewer), policy.UntilText(c.ExpiresAt, time.Now()))
+	switch c := d.LiveClaim(d.At); {
+	case c != nil:
+		fmt.Fprintf(w, "claim: %s until %s\n", show(c.Reviewer), policy.UntilText(c.ExpiresAt, d.At))
 	case d.Revision > 0:
 		fmt.Fprintln(w, "claim: nobody")
 	}
@@ -127,7 +127,7 @@ func (r *runner) teamCommand(cmd string, args []string) (int, error) {
 		if err != nil {
 			return claimFailed("claim "+pos[0], err)
 		}
-		fmt.Fprintf(out, "claimed %s until %s\n", show(it.ID), policy.UntilText(it.Claim.ExpiresAt, time.Now()))
+		fmt.Fprintf(out, "claimed %s until %s\n", show(it.ID), policy.UntilText(it.Claim.ExpiresAt, svc.Now()))
 	case "release":
 		it, err := svc.Release(ctx, pos[0])
 		if err != nil {

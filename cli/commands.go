@@ -80,7 +80,7 @@ type itemJSON struct {
 	UpdatedAt      time.Time          `json:"updated_at"`
 	Explanation    string             `json:"explanation"`
 	Actions        []store.Action     `json:"actions,omitempty"`
-	Attempts       []store.Attempt    `json:"attempts,omitempty"`
+	Attempts       []store.AttemptRow `json:"attempts,omitempty"`
 	Audit          []store.AuditEntry `json:"audit,omitempty"`
 	teamJSON
 }
@@ -377,7 +377,7 @@ func (r *runner) action(cmd string, args []string) (int, error) {
 // report prints an action's outcome and returns its exit status.
 func (r *runner) report(res review.Result) (int, error) {
 	a := res.Action
-	if res.Skip == review.SkipBusy { // another process claimed it between the intent and the send
+	if res.Unleased == review.UnleasedBusy { // another process leased it between the intent and the send
 		return ExitUnknown, fmt.Errorf("%s %s (key %s) is being sent by another process until %s; see 'reviewer outbox'",
 			a.Kind, a.ItemID, a.Key, a.LeaseUntil.Local().Format("15:04:05"))
 	}

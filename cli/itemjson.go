@@ -101,7 +101,7 @@ func appendItemJSON(dst []byte, v *review.ItemView) (_ []byte, ok bool) {
 	} else {
 		dst = append(dst, "null"...)
 	}
-	if c := v.Claim; c != nil && time.Now().Before(c.ExpiresAt) {
+	if c := v.LiveClaim(v.At); c != nil {
 		dst = append(dst, ",\n    \"claimed_by\": "...)
 		dst = appendJSONString(dst, c.Reviewer)
 		dst = append(dst, ",\n    \"claim_expires_at\": "...)

@@ -44,7 +44,7 @@ type wireBatch struct {
 // service sent for it, and the rest of its batch and page as sent. Only a
 // page that is not JSON, or has no batches array, is an INVALID_RESPONSE
 // error, and then nothing of it is returned.
-func (c *Client) ListBatches(ctx context.Context, since time.Time, cursor string, limit int) (Page, []Attempt, error) {
+func (c *Client) ListBatches(ctx context.Context, since time.Time, cursor string, limit int) (Page, []policy.Attempt, error) {
 	pd := &pageDecoder{}
 	attempts, err := c.do(ctx, request{method: "GET", path: "/v1/batches", out: pd, setup: func(r *resty.Request) {
 		if !since.IsZero() {

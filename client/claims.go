@@ -16,7 +16,7 @@ import (
 // Claim claims an item for the caller, or renews the caller's own claim,
 // for ttl (the contract allows 60 s to 3600 s). Another reviewer's claim is
 // a CLAIMED error carrying the item.
-func (c *Client) Claim(ctx context.Context, id string, ttl time.Duration) (policy.Item, []Attempt, error) {
+func (c *Client) Claim(ctx context.Context, id string, ttl time.Duration) (policy.Item, []policy.Attempt, error) {
 	var raw policy.RawItem
 	attempts, err := c.do(ctx, request{method: "PUT", path: itemPath(id, "/claim"), out: &raw,
 		setup: func(r *resty.Request) {
@@ -29,7 +29,7 @@ func (c *Client) Claim(ctx context.Context, id string, ttl time.Duration) (polic
 }
 
 // Release releases the caller's claim on an item.
-func (c *Client) Release(ctx context.Context, id string) (policy.Item, []Attempt, error) {
+func (c *Client) Release(ctx context.Context, id string) (policy.Item, []policy.Attempt, error) {
 	var raw policy.RawItem
 	attempts, err := c.do(ctx, request{method: "DELETE", path: itemPath(id, "/claim"), out: &raw})
 	if err != nil {

@@ -207,7 +207,7 @@ type bodyDecoder interface{ decodeBody(body []byte) error }
 
 // do runs one call: the circuit breaker around resty's attempts. It always
 // returns the evidence of every attempt made.
-func (c *Client) do(ctx context.Context, r request) ([]Attempt, error) {
+func (c *Client) do(ctx context.Context, r request) ([]policy.Attempt, error) {
 	if r.method == "POST" && r.key == "" {
 		return nil, &Error{Code: policy.CodeInvalidInput, Class: ClassNotStarted, Message: "a POST needs the Idempotency-Key its caller stored"}
 	}
@@ -351,10 +351,10 @@ func (c *Client) retryHook(resp *resty.Response, _ error) {
 	_ = c.sleep(resp.Request.Context(), c.cfg.RetrySleep)
 }
 
-func (cl *call) evidence() []Attempt {
+func (cl *call) evidence() []policy.Attempt {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
-	out := make([]Attempt, len(cl.attempts))
+	out := make([]policy.Attempt, len(cl.attempts))
 	for i, a := range cl.attempts {
 		a.mu.Lock()
 		out[i] = a.rec

@@ -13,26 +13,22 @@ import (
 // (IsNotOffered), so that the workflow can say "this service does not offer
 // it" instead of "not found".
 
-// Identity is who the service knows the caller to be.
-type Identity struct {
-	Reviewer    string `json:"reviewer"`
-	DisplayName string `json:"display_name"`
-}
-
-// Me asks the service who the token belongs to.
-func (c *Client) Me(ctx context.Context) (Identity, []Attempt, error) {
-	var id Identity
+// Me asks the service who the token belongs to. A service that answers
+// speaks contract 1.1, and the identity says so.
+func (c *Client) Me(ctx context.Context) (policy.Identity, []policy.Attempt, error) {
+	var id policy.Identity
 	attempts, err := c.do(ctx, request{method: "GET", path: "/v1/me", out: &id})
 	if err != nil {
-		return Identity{}, attempts, notOffered(err, "who is calling")
+		return policy.Identity{}, attempts, notOffered(err, "who is calling")
 	}
 	if id.Reviewer == "" {
-		return Identity{}, attempts, &Error{Code: policy.CodeInvalidResponse, Class: ClassBadAnswer, HTTPStatus: 200,
+		return policy.Identity{}, attempts, &Error{Code: policy.CodeInvalidResponse, Class: ClassBadAnswer, HTTPStatus: 200,
 			Message: "GET /v1/me answered without a reviewer", Attempts: attempts}
 	}
 	if id.DisplayName == "" {
 		id.DisplayName = id.Reviewer
 	}
+	id.APIVersion = "1.1"
 	return id, attempts, nil
 }
 

@@ -13,7 +13,7 @@ import (
 func TestMe(t *testing.T) {
 	_, ana, ben := setupTeam(t, "")
 	ctx := context.Background()
-	if id, _, err := ana.Me(ctx); err != nil || id.Reviewer != "ana" || id.DisplayName != "Ana Lima" {
+	if id, _, err := ana.Me(ctx); err != nil || id.Reviewer != "ana" || id.DisplayName != "Ana Lima" || id.APIVersion != "1.1" {
 		t.Fatalf("%+v %v", id, err)
 	}
 	if id, _, err := ben.Me(ctx); err != nil || id.Reviewer != "ben" {

@@ -42,7 +42,7 @@ func checkItemPath(path string) *Error {
 }
 
 // GetItem fetches the item as the service knows it now.
-func (c *Client) GetItem(ctx context.Context, id string) (policy.Item, []Attempt, error) {
+func (c *Client) GetItem(ctx context.Context, id string) (policy.Item, []policy.Attempt, error) {
 	var raw policy.RawItem
 	attempts, err := c.do(ctx, request{method: "GET", path: itemPath(id, ""), out: &raw})
 	if err != nil {
@@ -54,7 +54,7 @@ func (c *Client) GetItem(ctx context.Context, id string) (policy.Item, []Attempt
 // Resubmit asks the service to run the analysis again on the stored file.
 // key is the Idempotency-Key the caller stored before calling; a repeat of
 // the same action must pass the same key.
-func (c *Client) Resubmit(ctx context.Context, id, key string, opts ...CallOption) (policy.Item, []Attempt, error) {
+func (c *Client) Resubmit(ctx context.Context, id, key string, opts ...CallOption) (policy.Item, []policy.Attempt, error) {
 	var raw policy.RawItem
 	attempts, err := c.do(ctx, with(request{method: "POST", path: itemPath(id, "/resubmissions"), key: key, out: &raw}, opts))
 	if err != nil {
@@ -72,7 +72,7 @@ type FileRequest struct {
 }
 
 // RequestFile asks the customer for a new file.
-func (c *Client) RequestFile(ctx context.Context, id, key string, reason policy.Code, message string, opts ...CallOption) (FileRequest, []Attempt, error) {
+func (c *Client) RequestFile(ctx context.Context, id, key string, reason policy.Code, message string, opts ...CallOption) (FileRequest, []policy.Attempt, error) {
 	var fr FileRequest
 	attempts, err := c.do(ctx, with(request{method: "POST", path: itemPath(id, "/file-requests"), key: key, out: &fr,
 		setup: func(r *resty.Request) {
@@ -86,7 +86,7 @@ func (c *Client) RequestFile(ctx context.Context, id, key string, reason policy.
 
 // Replace uploads the file the customer sent and returns the new result.
 // The file goes as a seekable reader, so that the one retry sends it whole.
-func (c *Client) Replace(ctx context.Context, id, key, fileName string, data []byte, opts ...CallOption) (policy.Item, []Attempt, error) {
+func (c *Client) Replace(ctx context.Context, id, key, fileName string, data []byte, opts ...CallOption) (policy.Item, []policy.Attempt, error) {
 	var raw policy.RawItem
 	attempts, err := c.do(ctx, with(request{method: "POST", path: itemPath(id, "/replacement"), key: key, out: &raw,
 		setup: func(r *resty.Request) {

@@ -12,7 +12,7 @@ import (
 
 // AddNote adds a note to an item. key is the Idempotency-Key the caller
 // stored with the note; a repeat passes the same key.
-func (c *Client) AddNote(ctx context.Context, id, key, text string, opts ...CallOption) (policy.Note, []Attempt, error) {
+func (c *Client) AddNote(ctx context.Context, id, key, text string, opts ...CallOption) (policy.Note, []policy.Attempt, error) {
 	var n policy.RawNote
 	attempts, err := c.do(ctx, with(request{method: "POST", path: itemPath(id, "/notes"), key: key, out: &n,
 		setup: func(r *resty.Request) { r.SetBody(map[string]string{"text": text}) }}, opts))

@@ -17,38 +17,24 @@ import (
 	"github.com/trustscreen/reviewer/policy"
 )
 
-// Class is the outcome class of one attempt or one call. Every call ends in
-// exactly one.
-type Class string
+// Class is the outcome class of one attempt or one call (policy's, so that
+// the store keeps the same type); only the client assigns it.
+type Class = policy.Class
 
+// The classes, under the names the client's callers have always used.
 const (
-	ClassOK           Class = "ok"            // a valid 2xx answer
-	ClassNotConnected Class = "not_connected" // nothing of the request was written
-	ClassUnknown      Class = "unknown"       // the request went out, no complete answer came back
-	ClassAnsweredNo   Class = "answered_no"   // the service answered with an error code
-	ClassRateLimited  Class = "rate_limited"  // 429
-	ClassUntrusted    Class = "untrusted"     // the certificate failed verification
-	ClassBadAnswer    Class = "bad_answer"    // a 2xx that breaks the contract
-	ClassNotStarted   Class = "not_started"   // no budget, circuit open, cancelled before sending
+	ClassOK           = policy.ClassOK
+	ClassNotConnected = policy.ClassNotConnected
+	ClassUnknown      = policy.ClassUnknown
+	ClassAnsweredNo   = policy.ClassAnsweredNo
+	ClassRateLimited  = policy.ClassRateLimited
+	ClassUntrusted    = policy.ClassUntrusted
+	ClassBadAnswer    = policy.ClassBadAnswer
+	ClassNotStarted   = policy.ClassNotStarted
 )
 
 // defaultRateLimitWait is the wait after a 429 that names none.
 const defaultRateLimitWait = 30 * time.Second
-
-// Attempt is the evidence of one HTTP attempt.
-type Attempt struct {
-	Number         int           `json:"number"`
-	Start          time.Time     `json:"start"`
-	Deadline       time.Time     `json:"deadline"`        // the operation's deadline
-	SpentBefore    time.Duration `json:"spent_before"`    // time the operation had used before this attempt
-	ConnectTimeout time.Duration `json:"connect_timeout"` // allocated
-	RequestTimeout time.Duration `json:"request_timeout"` // allocated
-	Elapsed        time.Duration `json:"elapsed"`
-	Class          Class         `json:"class"`
-	Code           policy.Code   `json:"code,omitempty"`
-	HTTPStatus     int           `json:"http_status,omitempty"`
-	Detail         string        `json:"detail,omitempty"` // what went wrong, token-free
-}
 
 // Error is a call that did not end in a valid answer.
 type Error struct {
@@ -58,7 +44,7 @@ type Error struct {
 	HTTPStatus   int
 	Class        Class
 	RetryAfter   time.Time // when a rate limit ends (zero: none)
-	Attempts     []Attempt
+	Attempts     []policy.Attempt
 	// Item is the item as the service holds it now, when the answer
 	// carried one: 412 ITEM_CHANGED and 409 CLAIMED do (see conflicts.go).
 	Item *policy.Item

@@ -62,7 +62,7 @@ func (c *call) add(a *attemptState) {
 
 // attemptState is one attempt as the wire saw it.
 type attemptState struct {
-	rec   Attempt
+	rec   policy.Attempt
 	alloc policy.Allocation
 
 	mu     sync.Mutex
@@ -191,7 +191,7 @@ func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
 		c.deadline = c.budget.Deadline(c.start)
 	}
 	now := w.now()
-	a := &attemptState{rec: Attempt{Start: now, Deadline: c.deadline, SpentBefore: now.Sub(c.start)}}
+	a := &attemptState{rec: policy.Attempt{Start: now, Deadline: c.deadline, SpentBefore: now.Sub(c.start)}}
 	c.add(a)
 	alloc, ok := c.budget.Attempt(now, c.deadline)
 	if !ok {

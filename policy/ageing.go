@@ -135,7 +135,8 @@ func (a Ageing) Describe(status Status, since, now time.Time) string {
 }
 
 // FormatAge is a short age: "12 min", "5 h", "3 d". Under a minute is
-// "now"; a negative age (a clock ahead of ours) is "now" too.
+// "now"; a negative age (a clock ahead of ours) is "now" too. Ago says the
+// same age in a sentence.
 func FormatAge(d time.Duration) string {
 	switch {
 	case d < time.Minute:
@@ -146,4 +147,14 @@ func FormatAge(d time.Duration) string {
 		return fmt.Sprintf("%d h", int(d/time.Hour))
 	}
 	return fmt.Sprintf("%d d", int(d/(24*time.Hour)))
+}
+
+// Ago is an age as a sentence says it: "just now", "12 min ago", "5 h ago",
+// "3 d ago". Its numbers are FormatAge's, so that a sentence never gives an
+// age other than the one the columns show.
+func Ago(d time.Duration) string {
+	if d < time.Minute {
+		return "just now"
+	}
+	return FormatAge(d) + " ago"
 }

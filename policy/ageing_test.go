@@ -123,3 +123,32 @@ func TestAgeing(t *testing.T) {
 		}
 	}
 }
+
+// The age in a sentence is the age of the columns, with "ago": one rule,
+// whichever the reviewer reads.
+func TestAgoSaysTheColumnsAge(t *testing.T) {
+	day := 24 * time.Hour
+	for _, tt := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{-time.Hour, "just now"}, // a clock ahead of ours
+		{0, "just now"},
+		{59 * time.Second, "just now"},
+		{time.Minute, "1 min ago"},
+		{2 * time.Minute, "2 min ago"},
+		{3 * time.Hour, "3 h ago"},
+		{day - time.Second, "23 h ago"},
+		{30 * time.Hour, "1 d ago"},
+		{2*day - time.Second, "1 d ago"},
+		{40 * day, "40 d ago"},
+	} {
+		got := policy.Ago(tt.d)
+		if got != tt.want {
+			t.Errorf("Ago(%v) = %q, want %q", tt.d, got, tt.want)
+		}
+		if tt.d >= time.Minute && got != policy.FormatAge(tt.d)+" ago" {
+			t.Errorf("Ago(%v) = %q says another age than FormatAge's %q", tt.d, got, policy.FormatAge(tt.d))
+		}
+	}
+}

@@ -28,18 +28,30 @@ type Claim struct {
 	ExpiresAt time.Time
 }
 
-// HeldByOther returns the claim when someone other than me holds the item
-// at now, or nil. An expired claim is no claim.
-func (t Team) HeldByOther(me string, now time.Time) *Claim {
-	if t.Claim == nil || t.Claim.Reviewer == me || !now.Before(t.Claim.ExpiresAt) {
+// LiveClaim returns the claim on the item at now, or nil when nobody holds
+// it: an expired claim is no claim, from the instant it ends. Every "who
+// holds it" of the window, the command line and the workflow is judged
+// here, against the workflow's clock.
+func (t Team) LiveClaim(now time.Time) *Claim {
+	if t.Claim == nil || !now.Before(t.Claim.ExpiresAt) {
 		return nil
 	}
 	return t.Claim
 }
 
-// HeldBy reports whether reviewer holds an unexpired claim on the item.
+// HeldByOther returns the claim when someone other than me holds the item
+// at now, or nil.
+func (t Team) HeldByOther(me string, now time.Time) *Claim {
+	if c := t.LiveClaim(now); c != nil && c.Reviewer != me {
+		return c
+	}
+	return nil
+}
+
+// HeldBy reports whether reviewer holds a live claim on the item at now.
 func (t Team) HeldBy(reviewer string, now time.Time) bool {
-	return t.Claim != nil && t.Claim.Reviewer == reviewer && now.Before(t.Claim.ExpiresAt)
+	c := t.LiveClaim(now)
+	return c != nil && c.Reviewer == reviewer
 }
 
 // CheckClaimTTL returns nil when d is a claim length the contract allows

@@ -63,3 +63,41 @@ func TestParseClaimTTLRefusesWhatTheContractDoesNotAllow(t *testing.T) {
 		}
 	}
 }
+
+// A claim is live until the instant it ends, whoever asks; HeldBy and
+// HeldByOther judge the same live claim.
+func TestLiveClaim(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	claim := func(who string, end time.Time) policy.Team {
+		return policy.Team{Claim: &policy.Claim{Reviewer: who, ExpiresAt: end}}
+	}
+	for _, tt := range []struct {
+		name          string
+		team          policy.Team
+		live          bool
+		byAna, byBen  bool
+		otherThanAnas string // who HeldByOther("ana") names
+	}{
+		{"nobody", policy.Team{}, false, false, false, ""},
+		{"ana, ending later", claim("ana", now.Add(time.Minute)), true, true, false, ""},
+		{"ben, ending a nanosecond later", claim("ben", now.Add(time.Nanosecond)), true, false, true, "ben"},
+		{"ben, ending now", claim("ben", now), false, false, false, ""},
+		{"ben, ended", claim("ben", now.Add(-time.Second)), false, false, false, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.team.LiveClaim(now); (got != nil) != tt.live || (got != nil && got != tt.team.Claim) {
+				t.Errorf("LiveClaim = %+v, want live %v", got, tt.live)
+			}
+			if got := tt.team.HeldBy("ana", now); got != tt.byAna {
+				t.Errorf("HeldBy(ana) = %v", got)
+			}
+			if got := tt.team.HeldBy("ben", now); got != tt.byBen {
+				t.Errorf("HeldBy(ben) = %v", got)
+			}
+			other := tt.team.HeldByOther("ana", now)
+			if (other == nil) != (tt.otherThanAnas == "") || (other != nil && other.Reviewer != tt.otherThanAnas) {
+				t.Errorf("HeldByOther(ana) = %+v, want %q", other, tt.otherThanAnas)
+			}
+		})
+	}
+}

@@ -17,10 +17,10 @@ import (
 
 // Result is the outcome of an action that was written to the outbox.
 type Result struct {
-	Action store.Action
-	Item   *policy.Item // the service's answer, when it came
-	Err    error        // why it is not done: the client's error
-	Skip   Skip         // why this process did not send it ("" when it did)
+	Action   store.Action
+	Item     *policy.Item // the service's answer, when it came
+	Err      error        // why it is not done: the client's error
+	Unleased Unleased     // why this process did not send it ("" when it did)
 }
 
 // newKey makes an Idempotency-Key (a random UUID, version 4).
@@ -110,7 +110,7 @@ func (s *Service) act(ctx context.Context, a store.Action, file []byte, check fu
 func (s *Service) lease() time.Duration { return s.budget.Lease() }
 
 // send leases an action and sends it once, with its stored key. When the
-// lease fails, the Result says why (Skip) and no call is made. An error
+// lease fails, the Result says why (Unleased) and no call is made. An error
 // after the call means its outcome could not be recorded: it says the
 // request was sent and how it will be reconciled.
 func (s *Service) send(ctx context.Context, id int64) (Result, error) {
@@ -119,9 +119,9 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 		return Result{}, err
 	}
 	if !ok { // another sender holds it, or it is settled
-		res := Result{Action: a, Skip: SkipSettled}
+		res := Result{Action: a, Unleased: UnleasedSettled}
 		if a.State.Open() {
-			res.Skip = SkipBusy
+			res.Unleased = UnleasedBusy
 		}
 		return res, nil
 	}
@@ -132,7 +132,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 	if err != nil {
 		return s.release(ctx, a, err)
 	}
-	var read []client.Attempt // the evidence of a read before the send
+	var read []policy.Attempt // the evidence of a read before the send
 	if rev == 0 {             // a 1.0 service's item reads back without one: then none is sent
 		// The cache does not know the revision the reviewer saw: never
 		// send blind on a service that guards with If-Match.
@@ -163,7 +163,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 		if err != nil {
 			return s.notSent(ctx, a, err, append(read, attempts...))
 		}
-		var more []client.Attempt
+		var more []policy.Attempt
 		rev = next
 		item, more, callErr, err = s.post(ctx, opCtx, a, rev)
 		attempts = append(attempts, more...)
@@ -194,7 +194,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 		fin.Applied = broken
 	}
 	fin.Lease = a.Sends
-	fin.Attempts = evidence(append(read, attempts...))
+	fin.Attempts = append(read, attempts...)
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
 	done, err := s.db.FinishAction(rctx, a.ID, fin)
@@ -215,7 +215,7 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 // post makes the action's one request with its key and If-Match rev. err
 // is a failure before any request (nothing was sent); callErr is the
 // request's.
-func (s *Service) post(ctx, opCtx context.Context, a store.Action, rev int64) (item *policy.Item, attempts []client.Attempt, callErr, err error) {
+func (s *Service) post(ctx, opCtx context.Context, a store.Action, rev int64) (item *policy.Item, attempts []policy.Attempt, callErr, err error) {
 	match := client.IfMatch(rev)
 	if rev == replayOnly {
 		match = client.IfMatchReplayOnly()
@@ -272,11 +272,11 @@ func (s *Service) release(ctx context.Context, a store.Action, cause error) (Res
 // notSent ends a send that stopped before its request with what it met:
 // the action goes back to queued (or stays unknown), and the Result says
 // why, so that the caller reports the state the action is in.
-func (s *Service) notSent(ctx context.Context, a store.Action, cause error, attempts []client.Attempt) (Result, error) {
+func (s *Service) notSent(ctx context.Context, a store.Action, cause error, attempts []policy.Attempt) (Result, error) {
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
 	fin := store.Finish{On: policy.EventNotSent, Lease: a.Sends, ErrCode: policy.ErrorCode(cause), Err: policy.ErrorMessage(cause),
-		Event: "not sent: " + string(policy.ErrorCode(cause)), Attempts: evidence(attempts)}
+		Event: "not sent: " + string(policy.ErrorCode(cause)), Attempts: attempts}
 	done, err := s.db.FinishAction(rctx, a.ID, fin)
 	if err != nil {
 		return Result{Action: a, Err: cause}, s.unrecorded(a, fin, err)
@@ -290,9 +290,9 @@ func (s *Service) notSent(ctx context.Context, a store.Action, cause error, atte
 // the process that took it over; any other failure leaves the action
 // sending, and a flush after its lease takes it over and reconciles it.
 func (s *Service) unrecorded(a store.Action, fin store.Finish, err error) error {
-	what := fmt.Sprintf("the %s of item %s was sent (key %s) but its outcome was not recorded", actionNoun(a.Kind), a.ItemID, a.Key)
+	what := fmt.Sprintf("the %s of item %s was sent (key %s) but its outcome was not recorded", policy.ActionWord(a.Kind), a.ItemID, a.Key)
 	if fin.On == policy.EventNotSent {
-		what = fmt.Sprintf("the %s of item %s (key %s) may have been sent, and its outcome was not recorded", actionNoun(a.Kind), a.ItemID, a.Key)
+		what = fmt.Sprintf("the %s of item %s (key %s) may have been sent, and its outcome was not recorded", policy.ActionWord(a.Kind), a.ItemID, a.Key)
 	}
 	if errors.Is(err, store.ErrFenced) {
 		return &notRecorded{fenced: true, err: policy.Errorf(policy.CodeOutcomeUnknown,
@@ -315,18 +315,6 @@ func (e *notRecorded) Unwrap() error { return e.err }
 
 // Is lets errors.Is(err, store.ErrFenced) tell a fenced sender.
 func (e *notRecorded) Is(target error) bool { return e.fenced && target == store.ErrFenced }
-
-func actionNoun(k policy.ActionKind) string {
-	switch k {
-	case policy.ActionResubmit:
-		return "re-submission"
-	case policy.ActionFileRequest:
-		return "file request"
-	case policy.ActionReplacement:
-		return "replacement"
-	}
-	return string(k)
-}
 
 // outcome decides what event an action's send met (the action machine in
 // policy says where it leads) and what the audit log says of it.
@@ -390,13 +378,15 @@ func event(err error) policy.ActionEvent {
 	return policy.EventNoAnswer
 }
 
-// Skip says why a process did not send an action it meant to.
-type Skip string
+// Unleased says why a process did not send an action it meant to: it did
+// not get the action's lease. (A bulk plan's policy.Skip is another idea:
+// why a plan leaves an item out.)
+type Unleased string
 
 const (
-	SkipNone    Skip = ""
-	SkipBusy    Skip = "busy"    // another process holds its lease (Action.LeaseUntil)
-	SkipSettled Skip = "settled" // it was settled (done, failed or cancelled) meanwhile
+	Leased          Unleased = ""        // it got the lease, and sent
+	UnleasedBusy    Unleased = "busy"    // another process holds its lease (Action.LeaseUntil)
+	UnleasedSettled Unleased = "settled" // it was settled (done, failed or cancelled) meanwhile
 )
 
 // FlushResult counts what one flush did: only the actions this process
@@ -454,12 +444,12 @@ func (fr *FlushResult) add(r Result, err error) error {
 	if err != nil {
 		return err
 	}
-	switch r.Skip {
-	case SkipBusy:
+	switch r.Unleased {
+	case UnleasedBusy:
 		fr.Busy = append(fr.Busy, r.Action)
 		fr.Skipped++
 		return nil
-	case SkipSettled:
+	case UnleasedSettled:
 		fr.Settled++
 		fr.Skipped++
 		fr.ByOthers = append(fr.ByOthers, r.Action)
@@ -511,7 +501,7 @@ func (s *Service) AwaitOthers(ctx context.Context, fr *FlushResult, until time.T
 			continue
 		}
 		r, err := s.send(ctx, a.ID)
-		if r.Skip == SkipBusy && err == nil { // a third process took it: wait for that one
+		if r.Unleased == UnleasedBusy && err == nil { // a third process took it: wait for that one
 			fr.Skipped++
 			busy = append(busy, r.Action)
 			continue

@@ -2,7 +2,6 @@ package review
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/trustscreen/reviewer/policy"
@@ -76,17 +75,4 @@ func (s *Service) OldestWaiting(ctx context.Context, batchIDs []string) (map[str
 		out[id] = Aged{AgeLevel: t.Ageing.Level(policy.StatusError, at, now), Age: t.Ageing.Describe(policy.StatusError, at, now)}
 	}
 	return out, nil
-}
-
-// agoText is how long ago, in words, for the sentence of a conflict.
-func agoText(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%d min ago", int(d/time.Minute))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%d h ago", int(d/time.Hour))
-	}
-	return fmt.Sprintf("%d days ago", int(d/(24*time.Hour)))
 }

@@ -94,11 +94,11 @@ func (s *Service) Release(ctx context.Context, itemID string) (policy.Item, erro
 	return s.claimOutcome(ctx, itemID, "release", it, attempts, err)
 }
 
-func (s *Service) claimOutcome(ctx context.Context, itemID, op string, it policy.Item, attempts []client.Attempt, err error) (policy.Item, error) {
+func (s *Service) claimOutcome(ctx context.Context, itemID, op string, it policy.Item, attempts []policy.Attempt, err error) (policy.Item, error) {
 	s.observe(err)
 	rctx, cancel := recordCtx(ctx)
 	defer cancel()
-	_ = s.db.RecordAttempts(rctx, itemID, op, evidence(attempts))
+	_ = s.db.RecordAttempts(rctx, itemID, op, attempts)
 	if err == nil {
 		err = s.foreignAnswer(rctx, itemID, it)
 	}

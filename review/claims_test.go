@@ -45,6 +45,13 @@ func TestAClaimRefusesOthersAndExpires(t *testing.T) {
 	}
 	// The claim expires: an expired claim is no claim.
 	tm.clk.Add(15*time.Minute + time.Second)
+	// Her cache still holds the claim; its view is judged on the workflow's
+	// clock, which is past it (the wall clock is not).
+	before := tm.clk.Now()
+	d, err := tm.ana.svc.Item(ctx, id)
+	if err != nil || d.Claim == nil || d.At.Before(before) || d.At.After(tm.clk.Now()) || d.LiveClaim(d.At) != nil || !d.HeldBy("ana", time.Now()) {
+		t.Fatalf("the view of an expired claim at %v: %+v %v", d.At, d.Claim, err)
+	}
 	res, err = tm.ben.svc.Resubmit(ctx, id)
 	if err != nil || res.Action.State != policy.ActionDone || tm.srv.Analyses(id) != 1 {
 		t.Fatalf("after expiry: %+v %v analyses %d", res, err, tm.srv.Analyses(id))

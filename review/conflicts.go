@@ -120,7 +120,7 @@ func (s *Service) conflictSentence(v seen, e *client.Error) string {
 		return "the item changed since you saw it; sync to see how"
 	}
 	before := v.item
-	ago := agoText(now.Sub(it.UpdatedAt))
+	ago := policy.Ago(now.Sub(it.UpdatedAt))
 	since, sinceKnown := v.newSince()
 	var what string
 	switch {
@@ -134,7 +134,7 @@ func (s *Service) conflictSentence(v seen, e *client.Error) string {
 		what = "changed " + ago + ": now " + stateText(*it)
 	case sinceKnown && len(it.Notes) > 0 && !it.Notes[len(it.Notes)-1].CreatedAt.Before(since):
 		n := it.Notes[len(it.Notes)-1]
-		what = titled(n.Author) + " added a note " + agoText(now.Sub(n.CreatedAt))
+		what = titled(n.Author) + " added a note " + policy.Ago(now.Sub(n.CreatedAt))
 	case it.Claim != nil:
 		what = "claimed by " + it.Claim.Reviewer + " " + ago
 	case v.acted() > 0:

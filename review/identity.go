@@ -20,19 +20,18 @@ import (
 // test hooks after a note is written and after its call (notes.go).
 type teamState struct {
 	mu              sync.Mutex
-	identity        store.Identity
+	identity        policy.Identity
 	identified      bool // GET /v1/me answered (or was not offered) in this process
 	claimTTL        time.Duration
 	afterNoteIntent func(store.NoteRow)
 	afterNoteCall   func(store.NoteRow)
 }
 
-// Identity is who the reviewer is, and where that came from.
-type Identity struct {
-	Reviewer    string
-	DisplayName string
-	APIVersion  string // "1.1", "1.0", or "" when not known yet
-	Source      string // the service, the cache, or this console's settings
+// Identified is who the console goes by: who the service said the reviewer
+// is (or, without it, this console's settings), and where that came from.
+type Identified struct {
+	policy.Identity
+	Source string // the service, the cache, or this console's settings
 }
 
 func (s *Service) loadIdentity() {
@@ -60,13 +59,13 @@ func (s *Service) setVersion(ctx context.Context, v string) {
 	id.APIVersion = v
 	s.team.identity = id
 	s.team.mu.Unlock()
-	_ = s.db.SetIdentity(ctx, store.Identity{APIVersion: v})
+	_ = s.db.SetIdentity(ctx, policy.Identity{APIVersion: v})
 }
 
 // Identify asks the service who the reviewer is. With a 1.0 service, or
 // offline, it says what the console goes by instead; err is the call's
 // error when the service could not be asked.
-func (s *Service) Identify(ctx context.Context) (Identity, error) {
+func (s *Service) Identify(ctx context.Context) (Identified, error) {
 	opCtx, cancel := context.WithDeadline(ctx, s.budget.Deadline(s.now()))
 	defer cancel()
 	me, _, err := s.api.Me(opCtx)
@@ -77,34 +76,32 @@ func (s *Service) Identify(ctx context.Context) (Identity, error) {
 			// Items synced while the service spoke 1.0 carry no revision,
 			// and an incremental sync would never bring most of them again.
 			if err := s.db.MarkFullSyncIfUnrevised(ctx, "the service now speaks contract 1.1"); err != nil {
-				return Identity{}, err
+				return Identified{}, err
 			}
 		}
-		st := store.Identity{Reviewer: me.Reviewer, DisplayName: me.DisplayName, APIVersion: "1.1"}
-		if err := s.db.SetIdentity(ctx, st); err != nil {
-			return Identity{}, err
+		if err := s.db.SetIdentity(ctx, me); err != nil {
+			return Identified{}, err
 		}
 		s.team.mu.Lock()
-		s.team.identity, s.team.identified = st, true
+		s.team.identity, s.team.identified = me, true
 		s.team.mu.Unlock()
 		s.SetReviewer(me.Reviewer)
-		return Identity{Reviewer: me.Reviewer, DisplayName: me.DisplayName, APIVersion: "1.1", Source: "the screening service"}, nil
+		return Identified{Identity: me, Source: "the screening service"}, nil
 	case client.IsNotOffered(err):
 		s.setVersion(ctx, "1.0")
 		s.team.mu.Lock()
 		s.team.identified = true
 		s.team.mu.Unlock()
-		return Identity{Reviewer: s.who(), DisplayName: s.who(), APIVersion: "1.0",
+		return Identified{Identity: policy.Identity{Reviewer: s.who(), DisplayName: s.who(), APIVersion: "1.0"},
 			Source: "this console (--reviewer, REVIEWER_NAME or the system user): the service does not offer GET /v1/me"}, nil
 	}
 	s.team.mu.Lock()
 	st := s.team.identity
 	s.team.mu.Unlock()
 	if st.Reviewer != "" {
-		return Identity{Reviewer: st.Reviewer, DisplayName: st.DisplayName, APIVersion: st.APIVersion,
-			Source: "the cache (the service said so when last reached)"}, err
+		return Identified{Identity: st, Source: "the cache (the service said so when last reached)"}, err
 	}
-	return Identity{Reviewer: s.who(), DisplayName: s.who(), APIVersion: st.APIVersion,
+	return Identified{Identity: policy.Identity{Reviewer: s.who(), DisplayName: s.who(), APIVersion: st.APIVersion},
 		Source: "this console (--reviewer, REVIEWER_NAME or the system user)"}, err
 }
 

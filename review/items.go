@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
@@ -21,13 +22,17 @@ type ItemView struct {
 	// Holder is another reviewer's live claim on the item (nil: nobody
 	// else holds it): its actions are off, with that reason.
 	Holder *policy.Claim
+	// At is the workflow's clock when the view was made: Next, Aged and
+	// Holder are as of At, and so is any claim shown with it
+	// (LiveClaim(At)).
+	At time.Time
 }
 
 // Detail is an item with its history.
 type Detail struct {
 	ItemView
 	Actions  []store.Action
-	Attempts []store.Attempt
+	Attempts []store.AttemptRow
 	Audit    []store.AuditEntry
 	NoteRows []store.NoteRow // oldest first (notes.go)
 	// KeptFile is the name of the file a failed replacement of the item
@@ -38,7 +43,7 @@ type Detail struct {
 func (s *Service) view(r store.ItemRow, sit policy.Situation) ItemView {
 	sit.Item, sit.OpenAction = r.Item, r.OpenAction()
 	return ItemView{ItemRow: r, Retryable: r.Status == policy.StatusError && policy.Retryable(r.ErrorCode), Next: policy.NextAction(sit),
-		Aged: s.aged(r, sit.Now), Holder: r.HeldByOther(s.who(), sit.Now)}
+		Aged: s.aged(r, sit.Now), Holder: r.HeldByOther(s.who(), sit.Now), At: sit.Now}
 }
 
 // Items lists items from the cache; it works with the API down. A long

@@ -60,7 +60,7 @@ func (s *Service) sendNote(ctx context.Context, id int64) (NoteResult, error) {
 	}
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
-	f := store.NoteFinish{On: policy.EventAnswered, Lease: n.Sends, Remote: &remote, Event: "note added", Attempts: evidence(attempts)}
+	f := store.NoteFinish{On: policy.EventAnswered, Lease: n.Sends, Remote: &remote, Event: "note added", Attempts: attempts}
 	if callErr != nil {
 		o := outcome(nil, callErr)
 		// What the note meets is the event an action would meet; where it

@@ -28,21 +28,21 @@ import (
 
 // API is what the workflow needs of the screening API (a *client.Client).
 type API interface {
-	ListBatches(ctx context.Context, since time.Time, cursor string, limit int) (client.Page, []client.Attempt, error)
-	GetItem(ctx context.Context, id string) (policy.Item, []client.Attempt, error)
-	Resubmit(ctx context.Context, id, key string, opts ...client.CallOption) (policy.Item, []client.Attempt, error)
-	RequestFile(ctx context.Context, id, key string, reason policy.Code, message string, opts ...client.CallOption) (client.FileRequest, []client.Attempt, error)
-	Replace(ctx context.Context, id, key, fileName string, data []byte, opts ...client.CallOption) (policy.Item, []client.Attempt, error)
+	ListBatches(ctx context.Context, since time.Time, cursor string, limit int) (client.Page, []policy.Attempt, error)
+	GetItem(ctx context.Context, id string) (policy.Item, []policy.Attempt, error)
+	Resubmit(ctx context.Context, id, key string, opts ...client.CallOption) (policy.Item, []policy.Attempt, error)
+	RequestFile(ctx context.Context, id, key string, reason policy.Code, message string, opts ...client.CallOption) (client.FileRequest, []policy.Attempt, error)
+	Replace(ctx context.Context, id, key, fileName string, data []byte, opts ...client.CallOption) (policy.Item, []policy.Attempt, error)
 	Health() client.Health
 	TeamAPI
 }
 
 // TeamAPI is what working as a team needs of the API (contract 1.1).
 type TeamAPI interface {
-	Me(ctx context.Context) (client.Identity, []client.Attempt, error)
-	Claim(ctx context.Context, id string, ttl time.Duration) (policy.Item, []client.Attempt, error)
-	Release(ctx context.Context, id string) (policy.Item, []client.Attempt, error)
-	AddNote(ctx context.Context, id, key, text string, opts ...client.CallOption) (policy.Note, []client.Attempt, error)
+	Me(ctx context.Context) (policy.Identity, []policy.Attempt, error)
+	Claim(ctx context.Context, id string, ttl time.Duration) (policy.Item, []policy.Attempt, error)
+	Release(ctx context.Context, id string) (policy.Item, []policy.Attempt, error)
+	AddNote(ctx context.Context, id, key, text string, opts ...client.CallOption) (policy.Note, []policy.Attempt, error)
 }
 
 // Service runs the workflow for one reviewer.
@@ -82,6 +82,10 @@ func New(db *store.DB, api API, budget policy.Budget, reviewer string) *Service 
 // a sync's identification sets the reviewer from its own goroutine while
 // the window reads it.
 func (s *Service) Reviewer() string { return s.who() }
+
+// Now is the workflow's clock: what claims, ages and budgets are judged
+// against, here and by the command line and the window that show them.
+func (s *Service) Now() time.Time { return s.now() }
 
 // SetReviewer changes who acts (preferences).
 func (s *Service) SetReviewer(name string) {
@@ -166,16 +170,6 @@ func (s *Service) setConn(state ConnState, code policy.Code) {
 		s.conn.Since = s.now()
 	}
 	s.conn.State, s.conn.Code = state, code
-}
-
-func evidence(as []client.Attempt) []store.Attempt {
-	out := make([]store.Attempt, len(as))
-	for i, a := range as {
-		out[i] = store.Attempt{Number: a.Number, Start: a.Start, Deadline: a.Deadline, SpentBefore: a.SpentBefore,
-			ConnectTimeout: a.ConnectTimeout, RequestTimeout: a.RequestTimeout, Elapsed: a.Elapsed,
-			Class: string(a.Class), Code: string(a.Code), HTTPStatus: a.HTTPStatus, Detail: a.Detail}
-	}
-	return out
 }
 
 // recordCtx is for writing an outcome after the call's own context ended:

@@ -24,7 +24,7 @@ const replayOnly = -1
 
 // firstRead is what a read before a send found.
 type firstRead struct {
-	attempts []client.Attempt
+	attempts []policy.Attempt
 	err      error       // the read failed: nothing was sent
 	item     policy.Item // the item as the service holds it now
 	changed  []string    // what she decides on changed (policy.Unseen)
@@ -128,7 +128,7 @@ func seenIDs(saw policy.Item) func(string) bool {
 // the reviewer saw it, as a 412 would have: failed with ITEM_CHANGED and
 // the item as it is now applied, nothing sent. Acting again is her choice,
 // on what she now sees.
-func (s *Service) stopChanged(ctx context.Context, a store.Action, rf firstRead, read []client.Attempt) (Result, error) {
+func (s *Service) stopChanged(ctx context.Context, a store.Action, rf firstRead, read []policy.Attempt) (Result, error) {
 	rctx, cancel := recordCtx(ctx)
 	defer cancel()
 	v := seen{at: a.CreatedAt}
@@ -141,7 +141,7 @@ func (s *Service) stopChanged(ctx context.Context, a store.Action, rf firstRead,
 		Sentence: sentence + "; nothing was sent (what changed: " + strings.Join(rf.changed, ", ") + ")"}
 	fin := store.Finish{On: policy.EventRefused, Lease: a.Sends, ErrCode: policy.CodeItemChanged, Err: ce.Sentence,
 		Event:   "not sent: " + string(policy.CodeItemChanged) + ", the item changed since the reviewer saw it",
-		Applied: &it, Attempts: evidence(read)}
+		Applied: &it, Attempts: read}
 	done, err := s.db.FinishAction(rctx, a.ID, fin)
 	if err != nil {
 		return Result{Action: a, Err: ce}, s.unrecorded(a, fin, err)

@@ -124,7 +124,7 @@ func TestConcurrentFlushesCountOnlyWhatEachSent(t *testing.T) {
 			t.Errorf("a flush counted what it did not send: %+v", fr)
 		}
 		for _, r := range fr.Results {
-			if r.Skip != review.SkipNone || r.Action.State != policy.ActionDone {
+			if r.Unleased != review.Leased || r.Action.State != policy.ActionDone {
 				t.Errorf("result %+v", r)
 			}
 		}

@@ -89,7 +89,7 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 		}
 		if f.err != nil {
 			rctx, cancel := recordCtx(ctx)
-			_ = s.db.RecordAttempts(rctx, "", "sync", evidence(f.attempts))
+			_ = s.db.RecordAttempts(rctx, "", "sync", f.attempts)
 			if e, ok := client.AsError(f.err); ok && e.Code == policy.CodeRateLimited {
 				_ = s.db.SetRateLimitedUntil(rctx, e.RetryAfter)
 			}
@@ -151,7 +151,7 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 // fetched is a page, or the error that ended the fetching.
 type fetched struct {
 	page     client.Page
-	attempts []client.Attempt
+	attempts []policy.Attempt
 	err      error
 }
 

@@ -154,7 +154,7 @@ func (db *DB) LeaseAction(ctx context.Context, id int64, lease time.Duration) (a
 			return err
 		}
 		ok, a.LeasedFrom = true, cur.State
-		event, detail := "sending", fmt.Sprintf("send %d with key %s", a.Sends, a.Key)
+		event, detail := string(policy.ActionSending), fmt.Sprintf("send %d with key %s", a.Sends, a.Key)
 		switch cur.State {
 		case policy.ActionUnknown:
 			event = "reconciling"
@@ -212,7 +212,7 @@ type Finish struct {
 	ErrCode          policy.Code
 	Err              string
 	RateLimitedUntil time.Time
-	Attempts         []Attempt
+	Attempts         []policy.Attempt
 	Event            string // for the audit log
 }
 
@@ -328,7 +328,7 @@ func (db *DB) CancelAction(ctx context.Context, id int64, reviewer string) (Acti
 		if err != nil {
 			return err
 		}
-		return audit(ctx, tx, now, reviewer, a.ItemID, a.ID, "cancelled", "")
+		return audit(ctx, tx, now, reviewer, a.ItemID, a.ID, string(policy.ActionCancelled), "")
 	})
 	return a, err
 }
@@ -392,8 +392,9 @@ func statesWhere(pred func(policy.ActionState) bool) []policy.ActionState {
 	return out
 }
 
-// sqlStates writes states as an SQL list: ('queued','sending').
-func sqlStates(states []policy.ActionState) string {
+// sqlStates writes states (of an action, a note or an item) as an SQL
+// list: ('queued','sending').
+func sqlStates[S ~string](states []S) string {
 	q := make([]string, len(states))
 	for i, s := range states {
 		q[i] = sqlState(s)
@@ -402,10 +403,10 @@ func sqlStates(states []policy.ActionState) string {
 }
 
 // sqlState writes a state as an SQL literal: 'queued'.
-func sqlState(s policy.ActionState) string {
+func sqlState[S ~string](s S) string {
 	for _, r := range s {
 		if (r < 'a' || r > 'z') && r != '_' {
-			panic(fmt.Sprintf("action state %q cannot be written into SQL", s))
+			panic(fmt.Sprintf("state %q cannot be written into SQL", s))
 		}
 	}
 	return "'" + string(s) + "'"

@@ -3,8 +3,11 @@ package store
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/trustscreen/reviewer/policy"
 )
 
 // Ageing: when an item entered its status (items.since), and what an item
@@ -33,6 +36,12 @@ type TriageFilter struct {
 	IDs []string
 }
 
+// waitingSQL is policy.Waits in SQL, for an item (i): its status waits for
+// someone, so its age matters; a scored item does not age. It is built
+// from policy, and TestWaitingSQLIsPolicyWaits holds it to Waits for every
+// status.
+var waitingSQL = "i.status NOT IN " + sqlStates(slices.DeleteFunc(policy.Statuses(), policy.Waits))
+
 const triageColumns = ` i.since, sz.until, sz.reason`
 
 const triageJoin = `
@@ -60,7 +69,7 @@ func (f TriageFilter) where(where []string, args []any, now time.Time, needsActi
 		where, args = append(where, "(sz.until IS NULL OR sz.until <= ?)"), append(args, ms(now))
 	}
 	if f.OlderThan > 0 {
-		where = append(where, "i.status <> 'scored' AND i.since <= ?")
+		where = append(where, waitingSQL+" AND i.since <= ?")
 		args = append(args, ms(now.Add(-f.OlderThan)))
 	}
 	switch {
@@ -89,7 +98,7 @@ func (db *DB) OldestWaiting(ctx context.Context, batchIDs []string) (map[string]
 	}
 	rows, err := db.db.QueryContext(ctx, `SELECT i.batch_id, MIN(i.since) FROM items i
 		LEFT JOIN snoozes sz ON sz.item_id = i.id AND sz.until > ?
-		WHERE i.status <> 'scored' AND sz.item_id IS NULL AND i.batch_id IN (?`+strings.Repeat(",?", len(batchIDs)-1)+`)
+		WHERE `+waitingSQL+` AND sz.item_id IS NULL AND i.batch_id IN (?`+strings.Repeat(",?", len(batchIDs)-1)+`)
 		GROUP BY i.batch_id`, args...)
 	if err != nil {
 		return nil, err

@@ -4,27 +4,20 @@ import (
 	"context"
 	"database/sql"
 	"time"
+
+	"github.com/trustscreen/reviewer/policy"
 )
 
-// Attempt is the evidence of one HTTP attempt, as the client recorded it.
-type Attempt struct {
-	ActionID       int64         `json:"action_id,omitempty"`
-	ItemID         string        `json:"item_id,omitempty"`
-	Operation      string        `json:"operation"`
-	Number         int           `json:"number"`
-	Start          time.Time     `json:"start"`
-	Deadline       time.Time     `json:"deadline"`
-	SpentBefore    time.Duration `json:"spent_before"`
-	ConnectTimeout time.Duration `json:"connect_timeout"`
-	RequestTimeout time.Duration `json:"request_timeout"`
-	Elapsed        time.Duration `json:"elapsed"`
-	Class          string        `json:"class"`
-	Code           string        `json:"code,omitempty"`
-	HTTPStatus     int           `json:"http_status,omitempty"`
-	Detail         string        `json:"detail,omitempty"`
+// AttemptRow is the evidence of one HTTP attempt as the cache keeps it: the
+// attempt as the client recorded it, and what it was for.
+type AttemptRow struct {
+	ActionID  int64  `json:"action_id,omitempty"`
+	ItemID    string `json:"item_id,omitempty"`
+	Operation string `json:"operation"`
+	policy.Attempt
 }
 
-func insertAttempts(ctx context.Context, tx *sql.Tx, actionID *int64, itemID, op string, as []Attempt) error {
+func insertAttempts(ctx context.Context, tx *sql.Tx, actionID *int64, itemID, op string, as []policy.Attempt) error {
 	if len(as) == 0 {
 		return nil
 	}
@@ -42,7 +35,7 @@ func insertAttempts(ctx context.Context, tx *sql.Tx, actionID *int64, itemID, op
 		}
 		if _, err := st.ExecContext(ctx, actionID, nullStr(itemID), op, a.Number, ms(a.Start), ms(a.Deadline),
 			a.SpentBefore.Milliseconds(), a.ConnectTimeout.Milliseconds(), a.RequestTimeout.Milliseconds(),
-			a.Elapsed.Milliseconds(), a.Class, nullStr(a.Code), status, nullStr(a.Detail)); err != nil {
+			a.Elapsed.Milliseconds(), string(a.Class), nullStr(string(a.Code)), status, nullStr(a.Detail)); err != nil {
 			return err
 		}
 	}
@@ -51,12 +44,12 @@ func insertAttempts(ctx context.Context, tx *sql.Tx, actionID *int64, itemID, op
 
 // RecordAttempts keeps the evidence of a call that belongs to no action
 // (a failed sync page, a reconciliation read).
-func (db *DB) RecordAttempts(ctx context.Context, itemID, op string, as []Attempt) error {
+func (db *DB) RecordAttempts(ctx context.Context, itemID, op string, as []policy.Attempt) error {
 	return db.tx(ctx, func(tx *sql.Tx) error { return insertAttempts(ctx, tx, nil, itemID, op, as) })
 }
 
 // ItemAttempts lists the attempts made for an item, newest first.
-func (db *DB) ItemAttempts(ctx context.Context, itemID string) ([]Attempt, error) {
+func (db *DB) ItemAttempts(ctx context.Context, itemID string) ([]AttemptRow, error) {
 	rows, err := db.db.QueryContext(ctx, `SELECT COALESCE(action_id, 0), COALESCE(item_id, ''), operation, number,
 		started_at, deadline, spent_before_ms, connect_timeout_ms, request_timeout_ms, elapsed_ms, class,
 		COALESCE(code, ''), COALESCE(http_status, 0), COALESCE(detail, '') FROM attempts WHERE item_id = ? ORDER BY id DESC`, itemID)
@@ -64,9 +57,9 @@ func (db *DB) ItemAttempts(ctx context.Context, itemID string) ([]Attempt, error
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Attempt
+	var out []AttemptRow
 	for rows.Next() {
-		var a Attempt
+		var a AttemptRow
 		var start, deadline, spent, conn, req, elapsed int64
 		if err := rows.Scan(&a.ActionID, &a.ItemID, &a.Operation, &a.Number, &start, &deadline, &spent, &conn, &req,
 			&elapsed, &a.Class, &a.Code, &a.HTTPStatus, &a.Detail); err != nil {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/trustscreen/reviewer/policy"
 )
 
 // FileDigest is what the cache keeps of a replacement's file: its hash and
@@ -40,12 +42,17 @@ type KeptFile struct {
 	Data     []byte
 }
 
+// keptSQL lists the states of an action (a) whose replacement keeps its
+// file for another try: those that ended without dropping it
+// (policy.DropsFile), that is failed.
+var keptSQL = sqlStates(statesWhere(func(s policy.ActionState) bool { return !s.Open() && !s.DropsFile() }))
+
 // KeptFile returns the newest kept file of an item's failed replacements.
 func (db *DB) KeptFile(ctx context.Context, itemID string) (KeptFile, error) {
 	k := KeptFile{ItemID: itemID}
 	err := db.db.QueryRowContext(ctx, `SELECT a.id, COALESCE(a.file_name, ''), f.data
 		FROM actions a JOIN action_files f ON f.action_id = a.id
-		WHERE a.item_id = ? AND a.state = 'failed' AND f.data IS NOT NULL ORDER BY a.id DESC LIMIT 1`, itemID).
+		WHERE a.item_id = ? AND a.state IN `+keptSQL+` AND f.data IS NOT NULL ORDER BY a.id DESC LIMIT 1`, itemID).
 		Scan(&k.ActionID, &k.FileName, &k.Data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return k, notFound("kept file of a failed replacement of item", itemID)
@@ -67,18 +74,18 @@ func (db *DB) PurgeKeptFiles(ctx context.Context, before time.Time) (int, error)
 	var n int
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM actions a JOIN action_files f ON f.action_id = a.id
-			WHERE a.state = 'failed' AND f.data IS NOT NULL AND a.updated_at < ?`, ms(before)).Scan(&n); err != nil || n == 0 {
+			WHERE a.state IN `+keptSQL+` AND f.data IS NOT NULL AND a.updated_at < ?`, ms(before)).Scan(&n); err != nil || n == 0 {
 			return err
 		}
 		return discardFiles(ctx, tx, db.now(), "", "the retention of uploaded files ran out",
-			`a.state = 'failed' AND a.updated_at < ?`, ms(before))
+			`a.state IN `+keptSQL+` AND a.updated_at < ?`, ms(before))
 	})
 	return n, err
 }
 
 func discardFiles(ctx context.Context, tx *sql.Tx, now time.Time, reviewer, why, where string, args ...any) error {
 	sel := `SELECT a.id FROM actions a JOIN action_files f ON f.action_id = a.id
-		WHERE f.data IS NOT NULL AND a.state = 'failed' AND ` + where
+		WHERE f.data IS NOT NULL AND a.state IN ` + keptSQL + ` AND ` + where
 	if _, err := tx.ExecContext(ctx, `INSERT INTO audit(at, reviewer, item_id, action_id, event, detail)
 		SELECT ?, COALESCE(NULLIF(?, ''), a.reviewer), a.item_id, a.id, 'file deleted',
 		       'the uploaded file (' || f.size_bytes || ' bytes, sha256 ' || f.sha256 || ') was deleted: ' || ?
@@ -95,7 +102,7 @@ func discardFiles(ctx context.Context, tx *sql.Tx, now time.Time, reviewer, why,
 // replacements, without reading its bytes; ok is false when none is kept.
 func (db *DB) KeptFileName(ctx context.Context, itemID string) (name string, ok bool, err error) {
 	err = db.db.QueryRowContext(ctx, `SELECT COALESCE(a.file_name, '') FROM actions a JOIN action_files f ON f.action_id = a.id
-		WHERE a.item_id = ? AND a.state = 'failed' AND f.data IS NOT NULL ORDER BY a.id DESC LIMIT 1`, itemID).Scan(&name)
+		WHERE a.item_id = ? AND a.state IN `+keptSQL+` AND f.data IS NOT NULL ORDER BY a.id DESC LIMIT 1`, itemID).Scan(&name)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}

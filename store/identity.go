@@ -3,22 +3,17 @@ package store
 import (
 	"context"
 	"database/sql"
+
+	"github.com/trustscreen/reviewer/policy"
 )
 
 // Who the reviewer is, as the service last said (GET /v1/me), and which
 // contract it speaks: kept in sync_state for offline use.
 
-// Identity is who the service says the reviewer is, and which contract it
-// speaks, as last learnt.
-type Identity struct {
-	Reviewer    string
-	DisplayName string
-	APIVersion  string // "1.1", "1.0", or "" when not known yet
-}
-
-// Identity returns what the cache knows of the reviewer's identity.
-func (db *DB) Identity(ctx context.Context) (Identity, error) {
-	var id Identity
+// Identity returns what the service last said of the reviewer's identity,
+// as the cache kept it.
+func (db *DB) Identity(ctx context.Context) (policy.Identity, error) {
+	var id policy.Identity
 	var err error
 	for _, f := range []struct {
 		key string
@@ -33,7 +28,7 @@ func (db *DB) Identity(ctx context.Context) (Identity, error) {
 
 // SetIdentity stores what the service said: the reviewer (when it offers
 // GET /v1/me) and the contract version.
-func (db *DB) SetIdentity(ctx context.Context, id Identity) error {
+func (db *DB) SetIdentity(ctx context.Context, id policy.Identity) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
 		if id.Reviewer != "" {
 			if err := setString(ctx, tx, "me_reviewer", id.Reviewer); err != nil {

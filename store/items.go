@@ -237,7 +237,7 @@ func upsertItem(ctx context.Context, tx *sql.Tx, it policy.Item) error {
 func applyNotes(ctx context.Context, tx *sql.Tx, it policy.Item) error {
 	for _, n := range it.Notes {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO notes(item_id, remote_id, author, text, state, created_at, updated_at)
-			VALUES (?, ?, ?, ?, 'done', ?, ?) ON CONFLICT(remote_id) DO NOTHING`,
+			VALUES (?, ?, ?, ?, `+sqlState(policy.ActionDone)+`, ?, ?) ON CONFLICT(remote_id) DO NOTHING`,
 			it.ID, n.ID, n.Author, n.Text, ms(n.CreatedAt), ms(n.CreatedAt)); err != nil {
 			return fmt.Errorf("note %s of item %s: %w", n.ID, it.ID, err)
 		}
@@ -468,7 +468,7 @@ func ItemsQuery(f ItemFilter, now time.Time) (string, []any) {
 		where, args = append(where, "i.error_code = ?"), append(args, string(f.Code))
 	}
 	if f.Retryable {
-		where = append(where, "i.status = 'error' AND i.error_code IN "+retryableList())
+		where = append(where, "i.status = "+sqlState(policy.StatusError)+" AND i.error_code IN "+retryableList())
 	}
 	if f.NeedsAction {
 		where = append(where, needsActionSQL)
@@ -695,9 +695,10 @@ func (db *DB) Batches(ctx context.Context, search string, limit int) ([]BatchSum
 		inner += fmt.Sprintf(" LIMIT %d", limit)
 	}
 	q := `SELECT b.id, b.customer_ref, b.created_at, b.updated_at, COUNT(i.id),
-		COALESCE(SUM(i.status = 'scored'), 0), COALESCE(SUM(i.status IN ('error','invalid')), 0),
-		COALESCE(SUM(i.status = 'error' AND i.error_code IN ` + retryableList() + `), 0),
-		COALESCE(SUM(i.status = 'awaiting_file'), 0),
+		COALESCE(SUM(i.status = ` + sqlState(policy.StatusScored) + `), 0),
+		COALESCE(SUM(i.status IN ` + sqlStates([]policy.Status{policy.StatusError, policy.StatusInvalid}) + `), 0),
+		COALESCE(SUM(i.status = ` + sqlState(policy.StatusError) + ` AND i.error_code IN ` + retryableList() + `), 0),
+		COALESCE(SUM(i.status = ` + sqlState(policy.StatusAwaitingFile) + `), 0),
 		COALESCE(SUM(EXISTS(SELECT 1 FROM actions a WHERE a.item_id = i.id AND a.state IN ` + openSQL + `)), 0)
 		FROM (` + inner + `) b LEFT JOIN items i ON i.batch_id = b.id
 		GROUP BY b.id ORDER BY b.created_at DESC, b.id DESC`

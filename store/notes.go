@@ -127,7 +127,7 @@ type NoteFinish struct {
 	Item     *policy.Item       // an item a refusal carried, applied
 	ErrCode  policy.Code
 	Err      string
-	Attempts []Attempt
+	Attempts []policy.Attempt
 	Event    string
 }
 

@@ -160,7 +160,7 @@ func (c *runChunk) write(ctx context.Context, tx *sql.Tx, now time.Time, actions
 		// newest one (the same for a judgement: an open action is always
 		// the newest), found by the one-open-action index.
 		"SELECT " + itemColumns + ` FROM items i JOIN batches b ON b.id = i.batch_id
-			LEFT JOIN actions a INDEXED BY actions_one_open ON a.item_id = i.id AND a.state IN ('queued','sending','unknown')` +
+			LEFT JOIN actions a INDEXED BY actions_one_open ON a.item_id = i.id AND a.state IN ` + openSQL +
 			triageJoin + " WHERE i.id = ?",
 		`INSERT INTO actions(item_id, kind, idempotency_key, state, reviewer, message, file_name, created_at, updated_at, revision,
 			seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -288,7 +288,7 @@ func (db *DB) CancelRun(ctx context.Context, runID int64, reviewer string) ([]Ac
 			if err != nil {
 				return err
 			}
-			if err := audit(ctx, tx, now, reviewer, a.ItemID, a.ID, "cancelled", fmt.Sprintf("with bulk run %d", runID)); err != nil {
+			if err := audit(ctx, tx, now, reviewer, a.ItemID, a.ID, string(policy.ActionCancelled), fmt.Sprintf("with bulk run %d", runID)); err != nil {
 				return err
 			}
 			out = append(out, a)

@@ -204,14 +204,14 @@ func TestLeaseFinishAndFence(t *testing.T) {
 	}
 	// The first sender wakes up: it is fenced, and writes nothing.
 	stale, err := db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventAnswered, Lease: 1, Event: "done",
-		Attempts: []store.Attempt{{Number: 1, Start: now, Class: "ok", RequestTimeout: time.Second}}})
+		Attempts: []policy.Attempt{{Number: 1, Start: now, Class: policy.ClassOK, RequestTimeout: time.Second}}})
 	if !errors.Is(err, store.ErrFenced) || stale.State != policy.ActionUnknown || stale.Sends != 2 {
 		t.Fatalf("a stale sender finished: %+v %v", stale, err)
 	}
 	s := 40
 	answer := scored("i1", "b1", s, now)
 	f, err := db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventAnswered, Lease: c.Sends, Item: &answer, Event: "done",
-		Attempts: []store.Attempt{{Number: 1, Start: now, Class: "ok", RequestTimeout: time.Second}}})
+		Attempts: []policy.Attempt{{Number: 1, Start: now, Class: policy.ClassOK, RequestTimeout: time.Second}}})
 	if err != nil || f.State != policy.ActionDone {
 		t.Fatalf("%+v %v", f, err)
 	}

@@ -107,19 +107,6 @@ func stateWord(s policy.ActionState) string {
 	return string(s)
 }
 
-// kindWord names an action for a person.
-func kindWord(k policy.ActionKind) string {
-	switch k {
-	case policy.ActionResubmit:
-		return "re-submission"
-	case policy.ActionFileRequest:
-		return "request for a new file"
-	case policy.ActionReplacement:
-		return "replacement upload"
-	}
-	return "action"
-}
-
 // headlineFor is one sentence naming the code once.
 func headlineFor(code policy.Code) string { return policy.Headline(code) }
 
@@ -157,7 +144,7 @@ func sentence(err error) string {
 // state now (never from what was said before), and the raw error text for
 // the Details area.
 func actionNote(kind policy.ActionKind, state policy.ActionState, code policy.Code, lastErr string, at time.Time) (headline, details string) {
-	what := kindWord(kind)
+	what := policy.ActionWord(kind)
 	switch state {
 	case policy.ActionQueued:
 		headline = "The " + what + " is queued: nothing of it reached the API. It goes out by itself when the API answers again."

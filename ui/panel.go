@@ -372,7 +372,7 @@ func (p *itemPanel) renderLayers() {
 func attemptLabel(op string, number int) string {
 	switch k := policy.ActionKind(op); k {
 	case policy.ActionResubmit, policy.ActionFileRequest, policy.ActionReplacement:
-		op = kindWord(k) // the words the panel uses for actions everywhere
+		op = policy.ActionWord(k) // the words the panel uses for actions everywhere
 	}
 	if number > 1 {
 		return op + ", connection retry"
@@ -389,9 +389,9 @@ func attemptsText(d review.Detail) string {
 		fmt.Fprintf(&b, "%s  %s · took %s (limits: connect %s, request %s)",
 			a.Start.Local().Format("15:04:05"), attemptLabel(a.Operation, a.Number),
 			humanDuration(a.Elapsed), humanDuration(a.ConnectTimeout), humanDuration(a.RequestTimeout))
-		fmt.Fprintf(&b, " → %s", strings.ReplaceAll(a.Class, "_", " "))
+		fmt.Fprintf(&b, " → %s", strings.ReplaceAll(string(a.Class), "_", " "))
 		if a.Code != "" {
-			b.WriteString(" " + a.Code)
+			b.WriteString(" " + string(a.Code))
 		}
 		if a.HTTPStatus != 0 {
 			b.WriteString(" (HTTP " + strconv.Itoa(a.HTTPStatus) + ")")
