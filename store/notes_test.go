@@ -108,9 +108,9 @@ func TestAFencedNoteKeepsItsEvidence(t *testing.T) {
 	if err != nil || !ok || taken.State != policy.ActionUnknown || taken.Sends != 2 {
 		t.Fatalf("take-over %+v %v %v", taken, ok, err)
 	}
-	att := store.Attempt{Number: 1, Start: t0, Deadline: t0.Add(30 * time.Second), Elapsed: 31 * time.Second, Class: "timeout", Detail: "no answer"}
+	att := policy.Attempt{Number: 1, Start: t0, Deadline: t0.Add(30 * time.Second), Elapsed: 31 * time.Second, Class: "timeout", Detail: "no answer"}
 	got, err := db.FinishNote(ctx, n.ID, store.NoteFinish{On: policy.EventNoAnswer, Lease: first.Sends,
-		ErrCode: policy.CodeOutcomeUnknown, Err: "no answer", Attempts: []store.Attempt{att}, Event: "note unknown"})
+		ErrCode: policy.CodeOutcomeUnknown, Err: "no answer", Attempts: []policy.Attempt{att}, Event: "note unknown"})
 	if !errors.Is(err, store.ErrFenced) || got.State != policy.ActionUnknown || got.Sends != 2 || got.LeaseUntil.IsZero() {
 		t.Fatalf("a fenced finish: %+v %v", got, err)
 	}
