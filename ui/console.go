@@ -27,7 +27,7 @@ import (
 type Workflow interface {
 	Sync(ctx context.Context, progress func(review.SyncProgress)) (review.SyncProgress, error)
 	Flush(ctx context.Context) (review.FlushResult, error)
-	Status(ctx context.Context) (review.Status, error)
+	Connectivity(ctx context.Context) (review.Connectivity, error)
 	// Probe asks the API, cheaply, whether it answers (unless the breaker
 	// or a Retry-After wait says not to call); it reports whether it called.
 	Probe(ctx context.Context) (bool, error)
@@ -393,7 +393,7 @@ func (c *Console) probe(ctx context.Context) review.ConnState {
 			return ""
 		}
 	}
-	st, err := c.wf.Status(ctx)
+	st, err := c.wf.Connectivity(ctx)
 	if err != nil {
 		return ""
 	}

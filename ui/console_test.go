@@ -26,7 +26,7 @@ type fakeWorkflow struct {
 	mu        sync.Mutex
 	filters   []store.ItemFilter
 	items     []review.ItemView
-	status    review.Status
+	status    review.Connectivity
 	syncGate  chan struct{} // when set, Sync waits on it
 	afterSync []review.ItemView
 	calls     []string
@@ -105,7 +105,7 @@ func (f *fakeWorkflow) CacheVersion(context.Context) (int64, error) {
 	defer f.mu.Unlock()
 	return f.version, nil
 }
-func (f *fakeWorkflow) Status(context.Context) (review.Status, error) {
+func (f *fakeWorkflow) Connectivity(context.Context) (review.Connectivity, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.status, nil
@@ -353,13 +353,13 @@ func TestOnlyACheckedForwardLooksLikeAPass(t *testing.T) {
 
 func TestStripShowsOfflineAndCircuitOpen(t *testing.T) {
 	last := time.Date(2026, 11, 29, 9, 30, 0, 0, time.Local)
-	wf := &fakeWorkflow{status: review.Status{Conn: review.Connection{State: review.ConnOffline}, LastSync: last}}
+	wf := &fakeWorkflow{status: review.Connectivity{Conn: review.Connection{State: review.ConnOffline}, LastSync: last}}
 	c := newTestConsole(t, wf)
 	if txt := c.strip.conn.Text; !strings.Contains(txt, "Offline") || !strings.Contains(txt, "showing cached data from") || !strings.Contains(txt, "09:30") {
 		t.Fatalf("offline strip %q", txt)
 	}
 	retry := time.Date(2026, 11, 29, 14, 32, 0, 0, time.Local)
-	wf.status = review.Status{Conn: review.Connection{State: review.ConnCircuitOpen, RetryAt: retry}}
+	wf.status = review.Connectivity{Conn: review.Connection{State: review.ConnCircuitOpen, RetryAt: retry}}
 	c.apply(c.strip.refresh)
 	c.Settle()
 	if txt := c.strip.conn.Text; !strings.Contains(txt, "stopped answering") || !strings.Contains(txt, "14:32") || c.strip.conn.Importance == widget.SuccessImportance {

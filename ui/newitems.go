@@ -29,7 +29,7 @@ type needSnapshot struct {
 // needsYou reads what needs the reviewer, across all batches; nil before
 // the first sync and when the read fails.
 func (c *Console) needsYou(ctx context.Context) *needSnapshot {
-	if st, err := c.wf.Status(ctx); err != nil || st.LastSync.IsZero() {
+	if st, err := c.wf.Connectivity(ctx); err != nil || st.LastSync.IsZero() {
 		return nil // a first sync brings everything: that is no news
 	}
 	f := store.ItemFilter{NeedsAction: true, Limit: needsLimit + 1} // one more: was it cut?

@@ -33,7 +33,7 @@ type statusStrip struct {
 	newIDs   []string
 	row2     *fyne.Container
 	content  fyne.CanvasObject
-	status   review.Status
+	status   review.Connectivity
 }
 
 func newKeyLabel(text string) *widget.Label {
@@ -82,7 +82,7 @@ func newStatusStrip(c *Console) *statusStrip {
 
 func (s *statusStrip) refresh() {
 	s.c.background(func(ctx context.Context) func() {
-		st, err := s.c.wf.Status(ctx)
+		st, err := s.c.wf.Connectivity(ctx)
 		return func() {
 			if err == nil {
 				s.status = st
