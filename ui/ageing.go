@@ -220,24 +220,17 @@ func withBand(verdict string, v review.ItemView) string {
 	return verdict
 }
 
-// AgesWorkflow tells how long each batch's longest-waiting item has waited
-// (a *review.Service has it).
-type AgesWorkflow interface {
-	OldestWaiting(ctx context.Context, batchIDs []string) (map[string]review.Aged, error)
-}
-
 // batchAges reads the oldest waiting age of the listed batches; nil when
-// the workflow cannot say.
+// the read fails.
 func (c *Console) batchAges(ctx context.Context, rows []store.BatchSummary) map[string]review.Aged {
-	aw, ok := c.wf.(AgesWorkflow)
-	if !ok || len(rows) == 0 {
+	if len(rows) == 0 {
 		return nil
 	}
 	ids := make([]string, len(rows))
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
-	ages, err := aw.OldestWaiting(ctx, ids)
+	ages, err := c.wf.OldestWaiting(ctx, ids)
 	if err != nil {
 		return nil
 	}

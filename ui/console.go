@@ -8,7 +8,6 @@ package ui
 
 import (
 	"context"
-	"io"
 	"sync"
 	"time"
 
@@ -19,35 +18,7 @@ import (
 	"fyne.io/fyne/v2/layout"
 
 	"github.com/trustscreen/reviewer/review"
-	"github.com/trustscreen/reviewer/store"
 )
-
-// Workflow is what the window needs of the reviewer's workflow; a
-// *review.Service is one.
-type Workflow interface {
-	Sync(ctx context.Context, progress func(review.SyncProgress)) (review.SyncProgress, error)
-	Flush(ctx context.Context) (review.FlushResult, error)
-	Connectivity(ctx context.Context) (review.Connectivity, error)
-	// Probe asks the API, cheaply, whether it answers (unless the breaker
-	// or a Retry-After wait says not to call); it reports whether it called.
-	Probe(ctx context.Context) (bool, error)
-	// CacheVersion changes when the cache was changed by another
-	// connection or process.
-	CacheVersion(ctx context.Context) (int64, error)
-	Batches(ctx context.Context, search string, limit int) ([]store.BatchSummary, error)
-	Items(ctx context.Context, f store.ItemFilter) ([]review.ItemView, error)
-	// EachItem hands over the rows of a listing one at a time, as read.
-	EachItem(ctx context.Context, f store.ItemFilter, fn func(review.ItemView) error) error
-	Item(ctx context.Context, id string) (review.Detail, error)
-	Resubmit(ctx context.Context, itemID string) (review.Result, error)
-	RequestFile(ctx context.Context, itemID, message string) (review.Result, error)
-	ReplaceFile(ctx context.Context, itemID, path string) (review.Result, error)
-	// ReplaceAgain uploads again the file a failed replacement kept.
-	ReplaceAgain(ctx context.Context, itemID string) (review.Result, error)
-	Cancel(ctx context.Context, actionID int64) (store.Action, error)
-	ExportCSV(ctx context.Context, w io.Writer, batchID string) (int, error)
-	Reviewer() string
-}
 
 // Options describe the console's surroundings.
 type Options struct {

@@ -211,6 +211,72 @@ func (f *fakeWorkflow) Cancel(_ context.Context, id int64) (store.Action, error)
 }
 func (f *fakeWorkflow) ExportCSV(context.Context, io.Writer, string) (int, error) { return 0, nil }
 func (f *fakeWorkflow) Reviewer() string                                          { return "ana" }
+func (f *fakeWorkflow) ReviewerFromService() bool                                 { return false }
+
+// The rest of the Workflow, as a 1.0 service without saved views, ages or
+// runs would answer: the fakes that test them (teamFake, agesFake,
+// viewsFake, fakeBulk) embed this one and override.
+
+func (f *fakeWorkflow) APIVersion() string      { return "1.0" }
+func (f *fakeWorkflow) ClaimTTL() time.Duration { return 15 * time.Minute }
+func (f *fakeWorkflow) Claim(_ context.Context, id string, _ time.Duration) (policy.Item, error) {
+	f.record("claim " + id)
+	return policy.Item{}, policy.Errorf(policy.CodeNotFound, "this service offers no claims")
+}
+func (f *fakeWorkflow) Release(_ context.Context, id string) (policy.Item, error) {
+	f.record("release " + id)
+	return policy.Item{}, nil
+}
+func (f *fakeWorkflow) Next(context.Context) (review.NextResult, error) {
+	f.record("next")
+	return review.NextResult{}, nil
+}
+func (f *fakeWorkflow) AddNote(_ context.Context, id, _ string) (review.NoteResult, error) {
+	f.record("note " + id)
+	return review.NoteResult{}, policy.Errorf(policy.CodeNotFound, "this service offers no notes")
+}
+func (f *fakeWorkflow) OldestWaiting(context.Context, []string) (map[string]review.Aged, error) {
+	return nil, nil
+}
+func (f *fakeWorkflow) Snooze(_ context.Context, id string, _ time.Time, _ string) error {
+	f.record("snooze " + id)
+	return nil
+}
+func (f *fakeWorkflow) Views(context.Context) ([]review.View, error) { return nil, nil }
+func (f *fakeWorkflow) SaveView(context.Context, string, review.ViewFilter) error {
+	f.record("save view")
+	return nil
+}
+
+// ItemFilter is review.Service.ItemFilter, with the default ages.
+func (f *fakeWorkflow) ItemFilter(v review.ViewFilter) store.ItemFilter {
+	out := store.ItemFilter{BatchID: v.BatchID, Status: v.Status, Code: v.Code, NeedsAction: v.NeedsAction, SortBy: v.SortBy, Desc: v.Desc}
+	out.Snoozed = v.Snoozed
+	if v.Overdue {
+		out.OlderThan = policy.DefaultAgeing().Overdue
+	}
+	return out
+}
+func (f *fakeWorkflow) PlanResubmit(context.Context, review.Selection) (review.Plan, error) {
+	f.record("plan resubmit")
+	return review.Plan{Kind: policy.ActionResubmit}, nil
+}
+func (f *fakeWorkflow) PlanRequestFiles(context.Context, review.Selection) (review.Plan, error) {
+	f.record("plan file requests")
+	return review.Plan{Kind: policy.ActionFileRequest}, nil
+}
+func (f *fakeWorkflow) Confirm(_ context.Context, p review.Plan) (review.Run, error) {
+	f.record("confirm")
+	return review.Run{}, nil
+}
+func (f *fakeWorkflow) SendRun(context.Context, int64, review.RunOptions) (review.RunResult, error) {
+	f.record("send run")
+	return review.RunResult{}, nil
+}
+func (f *fakeWorkflow) CancelRun(context.Context, int64) ([]store.Action, error) {
+	f.record("cancel run")
+	return nil, nil
+}
 
 func errorItem(id string, reported string) review.ItemView {
 	code := policy.NormalizeItemCode(reported)

@@ -246,7 +246,7 @@ func (c *Console) onPreferences() {
 	if source == "" {
 		source = "the system user"
 	}
-	if fs, ok := c.wf.(interface{ ReviewerFromService() bool }); ok && fs.ReviewerFromService() {
+	if c.wf.ReviewerFromService() {
 		source = "the screening service (GET /v1/me)"
 	}
 	items := []*widget.FormItem{
