@@ -55,6 +55,9 @@ type Service struct {
 	pageSize int
 	// syncPages is the most pages one sync reads (0: the default; sync.go).
 	syncPages int
+	// newsLimit is how many rows of what needs action a sync's news check
+	// reads (0: the default; sync.go).
+	newsLimit int
 	newKey    func() string
 
 	mu   sync.Mutex
