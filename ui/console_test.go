@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -65,10 +66,23 @@ func (f *fakeWorkflow) Sync(ctx context.Context, progress func(review.SyncProgre
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	// The news, as review.Sync reports it: what needs the reviewer now
+	// and did not before; none after a first sync.
+	var news []string
 	if f.afterSync != nil {
+		before := map[string]bool{}
+		for _, r := range f.items {
+			before[r.ID] = needsReviewer(r)
+		}
+		for _, r := range f.afterSync {
+			if needsReviewer(r) && !before[r.ID] && !f.status.LastSync.IsZero() {
+				news = append(news, r.ID)
+			}
+		}
+		sort.Strings(news)
 		f.items = f.afterSync
 	}
-	p := review.SyncProgress{Pages: 1, Items: len(f.items), Changed: len(f.items)}
+	p := review.SyncProgress{Pages: 1, Items: len(f.items), Changed: len(f.items), NewItems: news}
 	progress(p)
 	f.status.Conn.State = review.ConnOnline
 	return p, nil

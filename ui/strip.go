@@ -171,7 +171,6 @@ func (c *Console) onSync() {
 	c.mu.Unlock()
 	c.strip.running(true)
 	c.background(func(context.Context) func() {
-		before := c.needsYou(ctx) // newitems.go
 		p, err := c.wf.Sync(ctx, func(p review.SyncProgress) {
 			fyne.Do(func() {
 				c.apply(func() {
@@ -180,10 +179,8 @@ func (c *Console) onSync() {
 			})
 		})
 		var fr review.FlushResult
-		var fresh []string
 		if err == nil {
 			fr, _ = c.wf.Flush(ctx)
-			fresh = newlyNeeding(before, c.needsYou(ctx))
 		}
 		return func() {
 			c.mu.Lock()
@@ -198,7 +195,7 @@ func (c *Console) onSync() {
 					msg += " " + flushSummary(fr)
 				}
 				c.strip.pages.SetText(msg)
-				c.strip.showNews(fresh) // newitems.go
+				c.strip.showNews(p.NewItems) // newitems.go
 			case policy.ErrorCode(err) == policy.CodeCancelled:
 				c.strip.pages.SetText(fmt.Sprintf("Sync cancelled after %s.", plural(p.Pages, "page")))
 			default:
