@@ -67,7 +67,7 @@ func (p *itemPanel) act(kind policy.ActionKind, label string, run func(ctx conte
 		return
 	}
 	id := p.itemID
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(p.c.ctx)
 	p.c.flights[id] = &flight{kind: kind, label: label, start: p.c.opts.Now(), cancel: cancel}
 	p.note, p.noteDetails, p.noteItem = "", "", ""
 	p.c.items.showSending(id, kind)

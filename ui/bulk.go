@@ -375,8 +375,10 @@ func (c *Console) onBulk(kind policy.ActionKind) {
 func (c *Console) showBulk(bw bulkWorkflow, p review.Plan) *bulkScreen {
 	b := newBulkScreen(bw, p)
 	b.apply = c.apply
+	unlink := context.AfterFunc(c.ctx, b.cancel) // closing the window stops it too
 	d := dialog.NewCustom("Bulk action", "Close", b.content, c.win)
 	d.SetOnClosed(func() {
+		unlink()
 		b.cancel()
 		c.onEscape = nil
 		c.background(func(context.Context) func() { return c.reload })

@@ -235,6 +235,8 @@ func (c *Console) ReleaseClaims(timeout time.Duration) {
 	if id == "" {
 		return
 	}
+	// The window's own context has ended with it: the release has a short
+	// one of its own.
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	_, _ = tw.Release(ctx, id)

@@ -65,6 +65,12 @@ type Console struct {
 	view  viewState   // the saved view in force (views.go)
 	multi multiSelect // the rows selected for a bulk action (select.go)
 
+	// ctx is the window's lifetime: all its background work (background(),
+	// syncs, flushes, actions, bulk runs) runs under it, and closing the
+	// window (Close) cancels it. An action cut short so is checked later
+	// with its stored key, never sent again blind.
+	ctx  context.Context
+	stop context.CancelFunc
 	jobs sync.WaitGroup // background work, for Settle
 	// applyMu serialises widget updates. Fyne's driver runs them all on
 	// its one UI goroutine anyway; the headless test driver runs them on
@@ -102,6 +108,8 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 		opts.ActionLimit = 30 * time.Second
 	}
 	c := &Console{win: win, wf: wf, opts: opts, flights: map[string]*flight{}, version: -1}
+	c.ctx, c.stop = context.WithCancel(context.Background())
+	win.SetOnClosed(c.Close)
 	c.strip = newStatusStrip(c)
 	c.batches = newBatchList(c)
 	c.items = newItemTable(c)
@@ -133,6 +141,10 @@ func (c *Console) autoAdvance() bool {
 // the first sync, once the window is mapped and drawn.
 func (c *Console) Start() { c.reload() }
 
+// Close ends the window's lifetime: the background work it started is
+// cancelled. Closing the window calls it.
+func (c *Console) Close() { c.stop() }
+
 // Settle waits until the background work started so far has finished and
 // its widget updates are done (tests, screenshots).
 func (c *Console) Settle() { c.jobs.Wait() }
@@ -143,7 +155,7 @@ func (c *Console) background(work func(ctx context.Context) func()) {
 	c.jobs.Add(1)
 	go func() {
 		defer c.jobs.Done()
-		apply := work(context.Background())
+		apply := work(c.ctx)
 		if apply != nil {
 			fyne.DoAndWait(func() { c.apply(apply) })
 		}

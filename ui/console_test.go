@@ -652,3 +652,46 @@ func TestTriageKeysDoNothingBehindADialog(t *testing.T) {
 		t.Fatal("Escape did not close the dialog")
 	}
 }
+
+// The window owns a context for its background work: closing the window
+// cancels a call still pending in the background, and a sync under way.
+func TestClosingTheWindowCancelsItsBackgroundWork(t *testing.T) {
+	gate := make(chan struct{}) // never opened: the sync waits for its context
+	wf := &fakeWorkflow{syncGate: gate}
+	t.Setenv("LANG", "en_US.UTF-8")
+	a := test.NewTempApp(t)
+	w := test.NewWindow(nil) // closed by the test, not at its cleanup
+	w.Resize(fyne.NewSize(1280, 800))
+	c := NewConsole(w, wf, Options{Prefs: a.Preferences()})
+	c.apply(c.reload)
+	c.Settle()
+	started := make(chan context.Context, 1)
+	c.background(func(ctx context.Context) func() {
+		started <- ctx
+		<-ctx.Done()
+		return nil
+	})
+	var pending context.Context
+	select {
+	case pending = <-started:
+	case <-time.After(time.Minute):
+		t.Fatal("the background call did not start")
+	}
+	c.apply(c.onSync)
+	c.mu.Lock()
+	syncing := c.syncCancel != nil
+	c.mu.Unlock()
+	if !syncing || pending.Err() != nil {
+		t.Fatalf("before closing: syncing %v, the pending call's context %v", syncing, pending.Err())
+	}
+	c.win.Close()
+	select {
+	case <-pending.Done():
+	case <-time.After(time.Minute):
+		t.Fatal("closing the window left a background call running")
+	}
+	c.Settle() // the sync ends too: it waited for its context
+	if calls := wf.Calls(); !slices.Contains(calls, "sync") {
+		t.Fatalf("calls %v", calls)
+	}
+}

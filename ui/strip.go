@@ -166,7 +166,7 @@ func (c *Console) onSync() {
 		c.mu.Unlock()
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(c.ctx)
 	c.syncCancel = cancel
 	c.mu.Unlock()
 	c.strip.running(true)
