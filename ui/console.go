@@ -42,25 +42,19 @@ type Options struct {
 	Built func()
 }
 
-// Preference keys of the window.
-const (
-	prefTheme       = "theme"        // system, light or dark
-	prefAutoAdvance = "auto_advance" // "off" to stay on an item after acting
-	prefLastFolder  = "last_folder"  // where the last replacement came from
-)
-
 // Console is the main window's content and its screens.
 type Console struct {
 	win  fyne.Window
 	wf   Workflow
 	opts Options
 
-	strip   *statusStrip
-	batches *batchList
-	items   *itemTable
-	panel   *itemPanel
-	right   *container.Split
-	body    *fyne.Container
+	strip    *statusStrip
+	settings *Preferences
+	batches  *batchList
+	items    *itemTable
+	panel    *itemPanel
+	right    *container.Split
+	body     *fyne.Container
 
 	view  viewState   // the saved view in force (views.go)
 	multi multiSelect // the rows selected for a bulk action (select.go)
@@ -85,6 +79,7 @@ type Console struct {
 	uploadDlg *uploadDialog
 	panelOff  bool
 	flushing  bool
+	conn      review.Connectivity // the last read of the connection (syncing.go)
 
 	mu         sync.Mutex
 	syncCancel context.CancelFunc
@@ -110,7 +105,14 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	c := &Console{win: win, wf: wf, opts: opts, flights: map[string]*flight{}, version: -1}
 	c.ctx, c.stop = context.WithCancel(context.Background())
 	win.SetOnClosed(c.Close)
-	c.strip = newStatusStrip(c)
+	c.settings = newPreferences(opts, func() (string, bool) { return wf.Reviewer(), wf.ReviewerFromService() }, func(say string) {
+		if say != "" {
+			c.strip.say(say)
+		}
+		c.showConnectivity(c.conn)
+	})
+	c.strip = newStatusStrip(opts.Demo, stripHandlers{sync: c.onSync, cancelSync: c.onCancelSync, preferences: func() { c.settings.show(c.win) },
+		shortcuts: c.showShortcuts, export: c.onExport, togglePanel: c.togglePanel, news: c.onNews})
 	c.batches = newBatchList(c)
 	c.items = newItemTable(c)
 	c.panel = newItemPanel(c)
@@ -120,21 +122,10 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	main := container.NewHSplit(c.batches.content, c.right)
 	main.Offset = 0.16
 	c.body = container.NewStack(main)
-	win.SetContent(container.NewBorder(c.strip.content, nil, nil, nil, c.body))
+	win.SetContent(container.NewBorder(c.strip, nil, nil, nil, c.body))
 	c.bindKeys()
 	win.SetOnDropped(func(p fyne.Position, uris []fyne.URI) { c.apply(func() { c.onDropped(p, uris) }) })
 	return c
-}
-
-func (c *Console) prefs() fyne.Preferences {
-	if c.opts.Prefs != nil {
-		return c.opts.Prefs
-	}
-	return fyne.CurrentApp().Preferences()
-}
-
-func (c *Console) autoAdvance() bool {
-	return c.prefs().StringWithFallback(prefAutoAdvance, "on") != "off"
 }
 
 // Start reads what the cache holds, to show it. Run calls it, and starts
@@ -171,7 +162,7 @@ func (c *Console) apply(fn func()) {
 // reload refreshes the strip, the batches, the items and the panel from the
 // cache.
 func (c *Console) reload() {
-	c.strip.refresh()
+	c.refreshStrip()
 	c.batches.refresh()
 	c.items.refresh()
 	c.panel.refresh()
@@ -197,7 +188,7 @@ func (c *Console) togglePanel() {
 		c.right.Offset = rightOffset
 	}
 	c.right.Refresh()
-	c.strip.panelBtn.SetText(map[bool]string{true: "Show panel", false: "Hide panel"}[c.panelOff])
+	c.strip.panelShown(!c.panelOff)
 }
 
 func (c *Console) bindKeys() {
@@ -312,101 +303,4 @@ func (c *Console) showShortcuts() {
 	d := dialog.NewCustom("Keyboard shortcuts", "Close", container.NewVScroll(grid), c.win)
 	d.Resize(fyne.NewSize(680, 600))
 	d.Show()
-}
-
-// Watch keeps the window in step with the world until ctx ends: every
-// second or two it looks whether another process changed the cache, and
-// while idle it probes the API (more rarely while it is down, never against
-// the breaker or a Retry-After wait). When the API answers, queued and
-// unknown actions go out without a click.
-func (c *Console) Watch(ctx context.Context) {
-	const cacheEvery = 1500 * time.Millisecond
-	probeEvery := func(state review.ConnState, fails int) time.Duration {
-		if state == review.ConnOnline {
-			return 15 * time.Second
-		}
-		return min(2*time.Second<<min(fails, 5), time.Minute)
-	}
-	cache := time.NewTicker(cacheEvery)
-	defer cache.Stop()
-	fails := 0
-	next := time.NewTimer(time.Second)
-	defer next.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-cache.C:
-			c.checkCache(ctx)
-		case <-next.C:
-			state := c.probe(ctx)
-			if state == review.ConnOnline {
-				fails = 0
-			} else {
-				fails++
-			}
-			next.Reset(probeEvery(state, fails))
-		}
-	}
-}
-
-// checkCache redraws the window when the cache changed under it.
-func (c *Console) checkCache(ctx context.Context) {
-	v, err := c.wf.CacheVersion(ctx)
-	if err != nil {
-		return
-	}
-	c.mu.Lock()
-	changed := c.version >= 0 && v != c.version
-	c.version = v
-	c.mu.Unlock()
-	if changed {
-		fyne.DoAndWait(func() { c.apply(c.reload) })
-	}
-}
-
-// probe asks the API whether it answers (unless a sync runs, which tells
-// anyway), redraws the strip, and flushes the outbox when it answers.
-func (c *Console) probe(ctx context.Context) review.ConnState {
-	c.mu.Lock()
-	syncing := c.syncCancel != nil
-	c.mu.Unlock()
-	if !syncing {
-		if _, err := c.wf.Probe(ctx); err != nil && ctx.Err() != nil {
-			return ""
-		}
-	}
-	st, err := c.wf.Connectivity(ctx)
-	if err != nil {
-		return ""
-	}
-	fyne.DoAndWait(func() {
-		c.apply(func() {
-			c.strip.status = st
-			c.strip.show()
-			if st.Conn.State == review.ConnOnline && !syncing {
-				c.autoFlush()
-			}
-		})
-	})
-	return st.Conn.State
-}
-
-// autoFlush sends what waits in the outbox (queued actions, unknown
-// outcomes to reconcile, each with its stored key), without a click.
-func (c *Console) autoFlush() {
-	if c.flushing {
-		return
-	}
-	c.flushing = true
-	c.background(func(ctx context.Context) func() {
-		fr, err := c.wf.Flush(ctx)
-		return func() {
-			c.flushing = false
-			if err == nil && len(fr.Results) > 0 {
-				c.strip.pages.SetText(flushSummary(fr))
-				c.reload()
-			}
-		}
-	})
 }

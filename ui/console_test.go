@@ -440,7 +440,7 @@ func TestStripShowsOfflineAndCircuitOpen(t *testing.T) {
 	}
 	retry := time.Date(2026, 11, 29, 14, 32, 0, 0, time.Local)
 	wf.status = review.Connectivity{Conn: review.Connection{State: review.ConnCircuitOpen, RetryAt: retry}}
-	c.apply(c.strip.refresh)
+	c.apply(c.refreshStrip)
 	c.Settle()
 	if txt := c.strip.conn.Text; !strings.Contains(txt, "stopped answering") || !strings.Contains(txt, "14:32") || c.strip.conn.Importance == widget.SuccessImportance {
 		t.Fatalf("circuit strip %q", txt)
@@ -603,18 +603,18 @@ func TestPreferencesShowTheNameAndSaveAValidURLOnly(t *testing.T) {
 	wf := &fakeWorkflow{}
 	c := newTestConsole(t, wf)
 	var saved []string
-	c.opts.SaveAPIURL = func(api string) { saved = append(saved, api) }
-	c.opts.APIURL = "https://a.example"
-	c.apply(func() { c.savePreferences("not a url", "dark", true) })
-	c.apply(func() { c.savePreferences("https://b.example", "light", false) })
+	c.settings.saveAPIURL = func(api string) { saved = append(saved, api) }
+	c.settings.apiURL = "https://a.example"
+	c.apply(func() { c.settings.save("not a url", "dark", true) })
+	c.apply(func() { c.settings.save("https://b.example", "light", false) })
 	if len(saved) != 1 || saved[0] != "https://b.example" || !strings.Contains(c.strip.pages.Text, "next time") {
 		t.Fatalf("saved %v, strip %q", saved, c.strip.pages.Text)
 	}
-	if c.prefs().String(prefTheme) != "light" || c.autoAdvance() {
-		t.Fatalf("theme %q auto-advance %v", c.prefs().String(prefTheme), c.autoAdvance())
+	if c.settings.store().String(prefTheme) != "light" || c.settings.autoAdvance() {
+		t.Fatalf("theme %q auto-advance %v", c.settings.store().String(prefTheme), c.settings.autoAdvance())
 	}
 	// The name is shown, not editable: the dialog has no entry for it.
-	c.apply(c.onPreferences)
+	c.apply(func() { c.settings.show(c.win) })
 	top := c.win.Canvas().Overlays().Top()
 	if top == nil {
 		t.Fatal("no preferences dialog")

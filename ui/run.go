@@ -45,7 +45,7 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				fyne.Do(func() { c.apply(c.strip.refresh) })
+				fyne.Do(func() { c.apply(c.refreshStrip) })
 			}
 		}
 	}()
