@@ -1,9 +1,15 @@
 // Package ui is the console window (fyne.io/fyne/v2). Each screen is a
 // struct holding its widgets, built by a constructor, with named onXxx
-// handlers. The window never talks HTTP or SQL: it calls the reviewer's
-// workflow through the small Workflow interface, always off the UI
-// goroutine, and touches widgets only through fyne.Do. It does not import
-// Fyne's app driver, so its widgets run headless under fyne.io/fyne/v2/test.
+// handlers: the console (console.go), the connection strip (strip.go), the
+// batches, the items table and the item panel, the preferences
+// (preferences.go). The window never talks HTTP or SQL: it calls the
+// reviewer's workflow through the one Workflow interface (workflow.go),
+// always off the UI goroutine and under the window's context, which
+// closing the window cancels (syncing, probing and flushing are in
+// syncing.go); it touches widgets only through fyne.Do. What is news
+// after a sync comes with the sync's result (review.SyncProgress.NewItems).
+// It does not import Fyne's app driver, so its widgets run headless
+// under fyne.io/fyne/v2/test.
 package ui
 
 import (
