@@ -119,7 +119,7 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 				p.Ahead++
 			}
 		}
-		if !snapped && len(f.page.Batches) > 0 {
+		if !snapped && changesAfter(f.page.Batches, since) {
 			before, snapped = s.needsYou(ctx), true
 		}
 		n, err := s.db.ApplyPage(ctx, f.page.Batches)
@@ -182,6 +182,22 @@ type needSnapshot struct {
 	needs map[string]bool // the items that needed the reviewer
 	read  []string        // every row read (needing or not), in the listing's order
 	cut   bool            // the listing holds more: what sorts after the read is unknown
+}
+
+// changesAfter reports whether a page brings a batch changed after the
+// sync position: only then is what needs the reviewer read before the page
+// is written. The batches of the position's own instant come again on
+// every sync ("at or after") and are almost always held as they are; an
+// idle sync so reads nothing more. A batch at the position that did change
+// (the service changed it without moving its updated_at) can only be
+// missed as news, never make up news.
+func changesAfter(batches []policy.Batch, since time.Time) bool {
+	for _, b := range batches {
+		if since.IsZero() || b.UpdatedAt.After(since) {
+			return true
+		}
+	}
+	return false
 }
 
 // needsReviewer: the reviewer is the one to act on this item next.
