@@ -55,7 +55,27 @@ func (r *runner) sync(args []string) (int, error) {
 		fmt.Fprintf(r.env.Stdout, "warning: %d batches dated more than %v ahead of this computer's clock (the service's clock is wrong): kept, but the sync position was not moved to their date\n",
 			p.Ahead, policy.MaxClockSkew)
 	}
+	if n := len(p.NewItems); n > 0 {
+		fmt.Fprintln(r.env.Stdout, newItemsLine(p.NewItems))
+	}
 	return ExitOK, nil
+}
+
+// newsShown is how many ids of the new items a sync names.
+const newsShown = 10
+
+// newItemsLine says which items need the reviewer since the sync and did
+// not before it: "3 new items need you: itm_a, itm_b, itm_c".
+func newItemsLine(ids []string) string {
+	head := fmt.Sprintf("%d new items need you: ", len(ids))
+	if len(ids) == 1 {
+		head = "1 new item needs you: "
+	}
+	if len(ids) <= newsShown {
+		return head + strings.Join(ids, ", ")
+	}
+	return head + strings.Join(ids[:newsShown], ", ") +
+		fmt.Sprintf(" and %d more (reviewer items --needs-action)", len(ids)-newsShown)
 }
 
 // itemJSON is the shape of `items --json`.

@@ -13,6 +13,10 @@ func (s *Service) SetAfterIntent(f func(store.Action)) { s.afterIntent = f }
 // SetPageSize sets the sync page size (tests).
 func (s *Service) SetPageSize(n int) { s.pageSize = n }
 
+// SetNewsLimit sets how many rows of what needs action a sync's news
+// check reads (tests).
+func (s *Service) SetNewsLimit(n int) { s.newsLimit = n }
+
 // SetClock replaces the workflow's clock (tests).
 func (s *Service) SetClock(now func() time.Time) { s.now = now }
 

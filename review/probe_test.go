@@ -17,7 +17,7 @@ func TestProbeFollowsTheAPI(t *testing.T) {
 	e := setup(t)
 	ctx := context.Background()
 	state := func() review.ConnState {
-		st, err := e.svc.Status(ctx)
+		st, err := e.svc.Connectivity(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +77,7 @@ func TestAnUnknownOutcomeDoesNotTurnTheConnectionOffline(t *testing.T) {
 	if err != nil || res.Action.State != policy.ActionUnknown {
 		t.Fatalf("%+v %v", res, err)
 	}
-	st, _ := e.svc.Status(ctx)
+	st, _ := e.svc.Connectivity(ctx)
 	if st.Conn.State != review.ConnOnline {
 		t.Fatalf("one unknown outcome turned the connection %s", st.Conn.State)
 	}

@@ -55,6 +55,9 @@ type Service struct {
 	pageSize int
 	// syncPages is the most pages one sync reads (0: the default; sync.go).
 	syncPages int
+	// newsLimit is how many rows of what needs action a sync's news check
+	// reads (0: the default; sync.go).
+	newsLimit int
 	newKey    func() string
 
 	mu   sync.Mutex
@@ -118,15 +121,18 @@ type Connection struct {
 	Code    policy.Code
 }
 
-// Status is what the connection strip shows.
-type Status struct {
+// Connectivity is what the connection strip shows: the API's reachability,
+// the last sync and any rate-limit wait. (An item's status is
+// policy.Status; this is not one.)
+type Connectivity struct {
 	Conn             Connection
 	LastSync         time.Time
 	RateLimitedUntil time.Time
 }
 
-// Status reports the connection, the last sync and any rate-limit wait.
-func (s *Service) Status(ctx context.Context) (Status, error) {
+// Connectivity reports the connection, the last sync and any rate-limit
+// wait.
+func (s *Service) Connectivity(ctx context.Context) (Connectivity, error) {
 	s.mu.Lock()
 	c := s.conn
 	s.mu.Unlock()
@@ -135,10 +141,10 @@ func (s *Service) Status(ctx context.Context) (Status, error) {
 	}
 	last, err := s.db.LastSync(ctx)
 	if err != nil {
-		return Status{Conn: c}, err
+		return Connectivity{Conn: c}, err
 	}
 	until, err := s.db.RateLimitedUntil(ctx)
-	return Status{Conn: c, LastSync: last, RateLimitedUntil: until}, err
+	return Connectivity{Conn: c, LastSync: last, RateLimitedUntil: until}, err
 }
 
 // observe updates the connection from a call's outcome.

@@ -281,7 +281,7 @@ func TestOfflineQueueThenFlush(t *testing.T) {
 	if err != nil || res.Action.State != policy.ActionQueued || policy.ErrorCode(res.Err) != policy.CodeAPIUnreachable {
 		t.Fatalf("%+v %v", res, err)
 	}
-	st, _ := e.svc.Status(ctx)
+	st, _ := e.svc.Connectivity(ctx)
 	if st.Conn.State != review.ConnOffline {
 		t.Fatalf("status %+v", st)
 	}

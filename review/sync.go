@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"sort"
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
 	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/store"
 )
 
 // SyncProgress is reported after each applied page.
@@ -27,6 +29,12 @@ type SyncProgress struct {
 	// position does not move to their date (their items dated ahead are
 	// stored as invalid).
 	Ahead int
+	// NewItems, when a sync ends, are the items that need the reviewer
+	// now and did not before it, sorted ("3 new items need you"). None
+	// after a first sync (it brings everything: that is no news), a sync
+	// that wrote nothing, or a read of the cache that failed: a failed
+	// read claims no news.
+	NewItems []string
 }
 
 // Sync pulls the batches changed since the newest one in the cache, page by
@@ -60,6 +68,12 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 	if err != nil {
 		return p, err
 	}
+	lastSync, err := s.db.LastSync(ctx)
+	if err != nil {
+		return p, err
+	}
+	var before *needSnapshot // what needed the reviewer before the first write
+	snapped := lastSync.IsZero()
 	if full != "" {
 		since = time.Time{}
 	}
@@ -105,6 +119,9 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 				p.Ahead++
 			}
 		}
+		if !snapped && changesAfter(f.page.Batches, since) {
+			before, snapped = s.needsYou(ctx), true
+		}
 		n, err := s.db.ApplyPage(ctx, f.page.Batches)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -145,7 +162,114 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 	// identity.go: who am I, and does the service speak 1.1. Asked after the
 	// pages, so that the first page keeps a connection of its own.
 	s.identifyOnce(ctx)
+	if before != nil && p.Changed > 0 {
+		p.NewItems = newlyNeeding(before, s.needsYou(ctx))
+	}
 	return p, nil
+}
+
+// "5 new items need you": the items that need the reviewer after a sync
+// and did not before it. The reads before and after see at most
+// newsLimit rows of the listing of what needs action.
+
+// defaultNewsLimit is how many rows of the listing of what needs action a
+// news check reads, before and after a sync.
+const defaultNewsLimit = 5000
+
+// needSnapshot is what needed the reviewer at one moment, as far as a
+// read of the first newsLimit rows of the listing saw.
+type needSnapshot struct {
+	needs map[string]bool // the items that needed the reviewer
+	read  []string        // every row read (needing or not), in the listing's order
+	cut   bool            // the listing holds more: what sorts after the read is unknown
+}
+
+// changesAfter reports whether a page brings a batch changed after the
+// sync position: only then is what needs the reviewer read before the page
+// is written. The batches of the position's own instant come again on
+// every sync ("at or after") and are almost always held as they are; an
+// idle sync so reads nothing more. A batch at the position that did change
+// (the service changed it without moving its updated_at) can only be
+// missed as news, never make up news.
+func changesAfter(batches []policy.Batch, since time.Time) bool {
+	for _, b := range batches {
+		if since.IsZero() || b.UpdatedAt.After(since) {
+			return true
+		}
+	}
+	return false
+}
+
+// needsReviewer: the reviewer is the one to act on this item next.
+func needsReviewer(v ItemView) bool {
+	return v.Next.Kind == policy.NextResubmit || v.Next.Kind == policy.NextRequestFile
+}
+
+// needsYou reads what needs the reviewer, across all batches; nil when the
+// read fails.
+func (s *Service) needsYou(ctx context.Context) *needSnapshot {
+	limit := s.newsLimit
+	if limit <= 0 {
+		limit = defaultNewsLimit
+	}
+	f := store.ItemFilter{NeedsAction: true, Limit: limit + 1} // one more: was it cut?
+	snap := &needSnapshot{needs: map[string]bool{}}
+	// Each row as it is read: only the ids are kept.
+	if err := s.EachItem(ctx, f, func(r ItemView) error {
+		snap.read = append(snap.read, r.ID)
+		if needsReviewer(r) {
+			snap.needs[r.ID] = true
+		}
+		return nil
+	}); err != nil {
+		return nil
+	}
+	snap.cut = len(snap.read) > limit
+	return snap
+}
+
+// newlyNeeding lists, sorted, what needs the reviewer after and did not
+// before; a failed read says nothing (nil): no claim of news.
+//
+// When the read before stopped at its limit, only the rows of the read
+// after up to and including the last row of the read before still listed
+// count: further down, a row moved up into the read after (because rows
+// above it stopped needing action) may well have needed the reviewer
+// before, out of sight. That takes the listing's order (store.ItemsQuery:
+// newest batch first, then item id) to be the same for an item in both
+// reads, which holds while the service keeps an item in its batch and a
+// batch's creation time. When the two reads share no row, the rows after
+// are all new (more new batches came than a read holds, after a long
+// time offline): every row of the read before leaving the listing in one
+// sync is far less likely.
+func newlyNeeding(before, after *needSnapshot) []string {
+	if before == nil || after == nil {
+		return nil
+	}
+	end := len(after.read)
+	if before.cut {
+		seen := make(map[string]bool, len(before.read))
+		for _, id := range before.read {
+			seen[id] = true
+		}
+		last := -1
+		for i, id := range after.read {
+			if seen[id] {
+				last = i
+			}
+		}
+		if last >= 0 {
+			end = last + 1
+		}
+	}
+	var ids []string
+	for _, id := range after.read[:end] {
+		if after.needs[id] && !before.needs[id] {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
 }
 
 // fetched is a page, or the error that ended the fetching.

@@ -67,7 +67,7 @@ func (p *itemPanel) act(kind policy.ActionKind, label string, run func(ctx conte
 		return
 	}
 	id := p.itemID
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(p.c.ctx)
 	p.c.flights[id] = &flight{kind: kind, label: label, start: p.c.opts.Now(), cancel: cancel}
 	p.note, p.noteDetails, p.noteItem = "", "", ""
 	p.c.items.showSending(id, kind)
@@ -84,7 +84,7 @@ func (p *itemPanel) act(kind policy.ActionKind, label string, run func(ctx conte
 			}
 			if err != nil {
 				p.setNote(id, err)
-			} else if p.c.autoAdvance() && p.itemID == id && res.Action.ID != 0 && !stopped {
+			} else if p.c.settings.autoAdvance() && p.itemID == id && res.Action.ID != 0 && !stopped {
 				// (After Stop waiting the reviewer stays to see the outcome.)
 				p.c.items.advanceFrom = id
 			}
@@ -244,7 +244,7 @@ func (p *itemPanel) openUpload(path string) {
 	}
 	id := p.itemID
 	ud := newUploadDialog(p.c, path, func(path string) {
-		p.c.prefs().SetString(prefLastFolder, filepath.Dir(path))
+		p.c.settings.store().SetString(prefLastFolder, filepath.Dir(path))
 		if p.itemID == id {
 			p.uploadFile(path)
 		}
@@ -373,7 +373,7 @@ func (c *Console) browse(entry *escEntry) {
 		entry.SetText(path)
 	}, c.win)
 	fd.SetFilter(storage.NewExtensionFileFilter(uploadExts))
-	if dir := c.prefs().String(prefLastFolder); dir != "" {
+	if dir := c.settings.store().String(prefLastFolder); dir != "" {
 		if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
 			fd.SetLocation(l)
 		}

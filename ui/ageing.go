@@ -17,12 +17,8 @@ import (
 // columns go first, and their words move into the score and status cells
 // ("73 · high", "→ awaiting file · 6 d · overdue"), so that they are never
 // lost: the table's layout (the file name widest, the recommendation kept)
-// holds around them.
-
-func init() {
-	allColumns = insertAfter(allColumns, "Score", column{"Band", "score", 60, 4, bandCell})
-	allColumns = insertAfter(allColumns, "Status", column{"Age", "since", 80, 5, ageCell})
-}
+// holds around them. The columns themselves are defined with the others
+// (items.go, allColumns).
 
 // merges: a dropped column's words go into its host column, which grows by
 // grow and shows text instead of its own.
@@ -50,17 +46,6 @@ func (t *itemTable) mergeInto(cols []column, gone column) {
 			}
 		}
 	}
-}
-
-func insertAfter(cols []column, title string, c column) []column {
-	for i, col := range cols {
-		if col.title == title {
-			out := append([]column{}, cols[:i+1]...)
-			out = append(out, c)
-			return append(out, cols[i+1:]...)
-		}
-	}
-	return append(cols, c)
 }
 
 // bandLook is a band's word and colour: low green, medium plain, high
@@ -220,24 +205,17 @@ func withBand(verdict string, v review.ItemView) string {
 	return verdict
 }
 
-// AgesWorkflow tells how long each batch's longest-waiting item has waited
-// (a *review.Service has it).
-type AgesWorkflow interface {
-	OldestWaiting(ctx context.Context, batchIDs []string) (map[string]review.Aged, error)
-}
-
 // batchAges reads the oldest waiting age of the listed batches; nil when
-// the workflow cannot say.
+// the read fails.
 func (c *Console) batchAges(ctx context.Context, rows []store.BatchSummary) map[string]review.Aged {
-	aw, ok := c.wf.(AgesWorkflow)
-	if !ok || len(rows) == 0 {
+	if len(rows) == 0 {
 		return nil
 	}
 	ids := make([]string, len(rows))
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
-	ages, err := aw.OldestWaiting(ctx, ids)
+	ages, err := c.wf.OldestWaiting(ctx, ids)
 	if err != nil {
 		return nil
 	}

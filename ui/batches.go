@@ -164,7 +164,7 @@ func (b *batchList) refresh() {
 				return
 			}
 			if err != nil {
-				b.c.strip.pages.SetText("cache: " + sentence(err))
+				b.c.strip.say("cache: " + sentence(err))
 				return
 			}
 			b.rows, b.ages = rows, ages

@@ -22,8 +22,8 @@ import (
 // costs, what it leaves out and why), then the run's progress, then the
 // result per item, with "Cancel the N not yet sent".
 
-// BulkWorkflow is what the bulk screen needs (a *review.Service has it).
-type BulkWorkflow interface {
+// bulkWorkflow is the part of the Workflow the bulk dialog uses.
+type bulkWorkflow interface {
 	PlanResubmit(ctx context.Context, sel review.Selection) (review.Plan, error)
 	PlanRequestFiles(ctx context.Context, sel review.Selection) (review.Plan, error)
 	Confirm(ctx context.Context, p review.Plan) (review.Run, error)
@@ -33,7 +33,7 @@ type BulkWorkflow interface {
 
 // bulkScreen is the content of the bulk dialog.
 type bulkScreen struct {
-	wf   BulkWorkflow
+	wf   bulkWorkflow
 	plan review.Plan
 
 	headline, skipped, status *widget.Label
@@ -62,7 +62,7 @@ type bulkScreen struct {
 	undone chan struct{} // gets a value when an undo has ended and is shown (tests)
 }
 
-func newBulkScreen(wf BulkWorkflow, p review.Plan) *bulkScreen {
+func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
 	b := &bulkScreen{wf: wf, plan: p, ended: make(chan struct{}), undone: make(chan struct{}, 1)}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	b.apply = func(f func()) { f() }
@@ -344,8 +344,8 @@ func (c *Console) addBulkShortcuts() {
 
 // onBulk plans a bulk action on every item in view and shows the plan.
 func (c *Console) onBulk(kind policy.ActionKind) {
-	bw, ok := c.wf.(BulkWorkflow)
-	if !ok || c.win.Canvas().Overlays().Top() != nil {
+	bw := c.wf
+	if c.win.Canvas().Overlays().Top() != nil {
 		return
 	}
 	sel := review.Selection{Filter: c.items.filter()}
@@ -372,11 +372,13 @@ func (c *Console) onBulk(kind policy.ActionKind) {
 
 // showBulk shows a plan in the bulk dialog. Closing the dialog (Close or
 // Escape) stops the run from starting more sends.
-func (c *Console) showBulk(bw BulkWorkflow, p review.Plan) *bulkScreen {
+func (c *Console) showBulk(bw bulkWorkflow, p review.Plan) *bulkScreen {
 	b := newBulkScreen(bw, p)
 	b.apply = c.apply
+	unlink := context.AfterFunc(c.ctx, b.cancel) // closing the window stops it too
 	d := dialog.NewCustom("Bulk action", "Close", b.content, c.win)
 	d.SetOnClosed(func() {
+		unlink()
 		b.cancel()
 		c.onEscape = nil
 		c.background(func(context.Context) func() { return c.reload })

@@ -286,7 +286,6 @@ func TestABulkConfirmationStoppedPartWaySaysWhatItQueued(t *testing.T) {
 // stoppableBulk is a bulk workflow whose run waits, as a slow API would,
 // until its context ends, and hands that context to the test.
 type stoppableBulk struct {
-	*fakeWorkflow
 	*fakeBulk
 	sending chan context.Context
 }
@@ -303,8 +302,8 @@ func (f *stoppableBulk) SendRun(ctx context.Context, _ int64, _ review.RunOption
 func TestABulkRunStopsWithItsDialog(t *testing.T) {
 	for _, how := range []string{"stop", "close", "escape"} {
 		t.Run(how, func(t *testing.T) {
-			f := &stoppableBulk{fakeWorkflow: &fakeWorkflow{}, fakeBulk: &fakeBulk{}, sending: make(chan context.Context, 1)}
-			c := newTestConsole(t, f.fakeWorkflow)
+			f := &stoppableBulk{fakeBulk: &fakeBulk{}, sending: make(chan context.Context, 1)}
+			c := newTestConsole(t, &fakeWorkflow{})
 			var b *bulkScreen
 			c.apply(func() {
 				b = c.showBulk(f, planOf(policy.ActionResubmit, 3))

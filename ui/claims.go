@@ -24,23 +24,8 @@ import (
 // is on this until 10:19" in its row and in the panel, with its action
 // buttons off for that reason. Next (N) claims and opens the oldest item
 // nobody holds. The panel's part for claims also shows the notes
-// (notes.go) and says who or what changed an item (conflicts.go). A
-// workflow without TeamWorkflow (a 1.0 test fake) shows none of this.
-
-// TeamWorkflow is what working as a team needs; a *review.Service is one.
-type TeamWorkflow interface {
-	Claim(ctx context.Context, itemID string, ttl time.Duration) (policy.Item, error)
-	Release(ctx context.Context, itemID string) (policy.Item, error)
-	Next(ctx context.Context) (review.NextResult, error)
-	AddNote(ctx context.Context, itemID, text string) (review.NoteResult, error)
-	APIVersion() string
-	ClaimTTL() time.Duration
-}
-
-func (c *Console) teamWF() TeamWorkflow {
-	tw, _ := c.wf.(TeamWorkflow)
-	return tw
-}
+// (notes.go) and says who or what changed an item (conflicts.go). A 1.0
+// service offers neither claims nor notes: the panel says so.
 
 // teamView is the team part of the item panel.
 type teamView struct {
@@ -97,11 +82,7 @@ func withHolder(v review.ItemView, text string, imp widget.Importance) (string, 
 // render draws the claim and the notes; at the end of itemPanel.render, so
 // that a claim by someone else turns the action buttons off with its reason.
 func (v *teamView) render() {
-	tw := v.p.c.teamWF()
-	if tw == nil {
-		v.content.Hide()
-		return
-	}
+	tw := v.p.c.wf
 	v.content.Show()
 	if !v.p.loaded {
 		v.claim.SetText("")
@@ -148,10 +129,7 @@ func needsClaim(d review.Detail) bool { return needsReviewer(d.ItemView) }
 // opened is called when the panel shows an item: the claim held on another
 // item is released, and this one is claimed when it needs a reviewer.
 func (v *teamView) opened(d review.Detail) {
-	tw := v.p.c.teamWF()
-	if tw == nil {
-		return
-	}
+	tw := v.p.c.wf
 	if v.held != "" && v.held != d.ID {
 		v.releaseHeld()
 	}
@@ -172,7 +150,7 @@ func (v *teamView) opened(d review.Detail) {
 
 // claimItem claims (or renews) an item in the background.
 func (v *teamView) claimItem(id string) {
-	tw := v.p.c.teamWF()
+	tw := v.p.c.wf
 	v.claiming = id
 	v.p.c.background(func(ctx context.Context) func() {
 		it, err := tw.Claim(ctx, id, 0)
@@ -228,8 +206,8 @@ func (v *teamView) releaseHeld() {
 		v.renew.Stop()
 		v.renew = nil
 	}
-	tw := v.p.c.teamWF()
-	if id == "" || tw == nil {
+	tw := v.p.c.wf
+	if id == "" {
 		return
 	}
 	v.p.c.background(func(ctx context.Context) func() {
@@ -241,16 +219,18 @@ func (v *teamView) releaseHeld() {
 // ReleaseClaims releases the claim this window holds and waits for it
 // (closing the window), at most for timeout.
 func (c *Console) ReleaseClaims(timeout time.Duration) {
-	tw := c.teamWF()
+	tw := c.wf
 	v := c.panel.team
 	id := v.held
 	v.held = ""
 	if v.renew != nil {
 		v.renew.Stop()
 	}
-	if tw == nil || id == "" {
+	if id == "" {
 		return
 	}
+	// The window's own context has ended with it: the release has a short
+	// one of its own.
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	_, _ = tw.Release(ctx, id)
@@ -258,10 +238,7 @@ func (c *Console) ReleaseClaims(timeout time.Duration) {
 
 // onNext claims and opens the oldest item nobody holds.
 func (v *teamView) onNext() {
-	tw := v.p.c.teamWF()
-	if tw == nil {
-		return
-	}
+	tw := v.p.c.wf
 	v.next.Disable()
 	v.p.c.background(func(ctx context.Context) func() {
 		res, err := tw.Next(ctx)
@@ -320,6 +297,3 @@ func (t *itemTable) selectItem(id string) bool {
 	}
 	return false
 }
-
-// The workflow the window runs on offers the team features.
-var _ TeamWorkflow = (*review.Service)(nil)

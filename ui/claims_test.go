@@ -210,13 +210,6 @@ func TestAVersion10ServiceShowsNoClaims(t *testing.T) {
 	}
 }
 
-func TestWithoutTheTeamWorkflowNothingShows(t *testing.T) {
-	c := newTestConsole(t, &fakeWorkflow{items: []review.ItemView{errorItem("itm_1", "CLASSIFIER_TIMEOUT")}})
-	if c.panel.team.content.Visible() {
-		t.Fatal("the team part shows without a team workflow")
-	}
-}
-
 func TestNextOpensAnItemOfAnotherBatch(t *testing.T) {
 	here, there := errorItem("itm_1", "CLASSIFIER_TIMEOUT"), errorItem("itm_9", "INTERNAL_ERROR")
 	there.BatchID = "bat_2"

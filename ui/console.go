@@ -1,14 +1,19 @@
 // Package ui is the console window (fyne.io/fyne/v2). Each screen is a
 // struct holding its widgets, built by a constructor, with named onXxx
-// handlers. The window never talks HTTP or SQL: it calls the reviewer's
-// workflow through the small Workflow interface, always off the UI
-// goroutine, and touches widgets only through fyne.Do. It does not import
-// Fyne's app driver, so its widgets run headless under fyne.io/fyne/v2/test.
+// handlers: the console (console.go), the connection strip (strip.go), the
+// batches, the items table and the item panel, the preferences
+// (preferences.go). The window never talks HTTP or SQL: it calls the
+// reviewer's workflow through the one Workflow interface (workflow.go),
+// always off the UI goroutine and under the window's context, which
+// closing the window cancels (syncing, probing and flushing are in
+// syncing.go); it touches widgets only through fyne.Do. What is news
+// after a sync comes with the sync's result (review.SyncProgress.NewItems).
+// It does not import Fyne's app driver, so its widgets run headless
+// under fyne.io/fyne/v2/test.
 package ui
 
 import (
 	"context"
-	"io"
 	"sync"
 	"time"
 
@@ -19,35 +24,7 @@ import (
 	"fyne.io/fyne/v2/layout"
 
 	"github.com/trustscreen/reviewer/review"
-	"github.com/trustscreen/reviewer/store"
 )
-
-// Workflow is what the window needs of the reviewer's workflow; a
-// *review.Service is one.
-type Workflow interface {
-	Sync(ctx context.Context, progress func(review.SyncProgress)) (review.SyncProgress, error)
-	Flush(ctx context.Context) (review.FlushResult, error)
-	Status(ctx context.Context) (review.Status, error)
-	// Probe asks the API, cheaply, whether it answers (unless the breaker
-	// or a Retry-After wait says not to call); it reports whether it called.
-	Probe(ctx context.Context) (bool, error)
-	// CacheVersion changes when the cache was changed by another
-	// connection or process.
-	CacheVersion(ctx context.Context) (int64, error)
-	Batches(ctx context.Context, search string, limit int) ([]store.BatchSummary, error)
-	Items(ctx context.Context, f store.ItemFilter) ([]review.ItemView, error)
-	// EachItem hands over the rows of a listing one at a time, as read.
-	EachItem(ctx context.Context, f store.ItemFilter, fn func(review.ItemView) error) error
-	Item(ctx context.Context, id string) (review.Detail, error)
-	Resubmit(ctx context.Context, itemID string) (review.Result, error)
-	RequestFile(ctx context.Context, itemID, message string) (review.Result, error)
-	ReplaceFile(ctx context.Context, itemID, path string) (review.Result, error)
-	// ReplaceAgain uploads again the file a failed replacement kept.
-	ReplaceAgain(ctx context.Context, itemID string) (review.Result, error)
-	Cancel(ctx context.Context, actionID int64) (store.Action, error)
-	ExportCSV(ctx context.Context, w io.Writer, batchID string) (int, error)
-	Reviewer() string
-}
 
 // Options describe the console's surroundings.
 type Options struct {
@@ -71,29 +48,29 @@ type Options struct {
 	Built func()
 }
 
-// Preference keys of the window.
-const (
-	prefTheme       = "theme"        // system, light or dark
-	prefAutoAdvance = "auto_advance" // "off" to stay on an item after acting
-	prefLastFolder  = "last_folder"  // where the last replacement came from
-)
-
 // Console is the main window's content and its screens.
 type Console struct {
 	win  fyne.Window
 	wf   Workflow
 	opts Options
 
-	strip   *statusStrip
-	batches *batchList
-	items   *itemTable
-	panel   *itemPanel
-	right   *container.Split
-	body    *fyne.Container
+	strip    *statusStrip
+	settings *Preferences
+	batches  *batchList
+	items    *itemTable
+	panel    *itemPanel
+	right    *container.Split
+	body     *fyne.Container
 
 	view  viewState   // the saved view in force (views.go)
 	multi multiSelect // the rows selected for a bulk action (select.go)
 
+	// ctx is the window's lifetime: all its background work (background(),
+	// syncs, flushes, actions, bulk runs) runs under it, and closing the
+	// window (Close) cancels it. An action cut short so is checked later
+	// with its stored key, never sent again blind.
+	ctx  context.Context
+	stop context.CancelFunc
 	jobs sync.WaitGroup // background work, for Settle
 	// applyMu serialises widget updates. Fyne's driver runs them all on
 	// its one UI goroutine anyway; the headless test driver runs them on
@@ -108,6 +85,7 @@ type Console struct {
 	uploadDlg *uploadDialog
 	panelOff  bool
 	flushing  bool
+	conn      review.Connectivity // the last read of the connection (syncing.go)
 
 	mu         sync.Mutex
 	syncCancel context.CancelFunc
@@ -131,7 +109,16 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 		opts.ActionLimit = 30 * time.Second
 	}
 	c := &Console{win: win, wf: wf, opts: opts, flights: map[string]*flight{}, version: -1}
-	c.strip = newStatusStrip(c)
+	c.ctx, c.stop = context.WithCancel(context.Background())
+	win.SetOnClosed(c.Close)
+	c.settings = newPreferences(opts, func() (string, bool) { return wf.Reviewer(), wf.ReviewerFromService() }, func(say string) {
+		if say != "" {
+			c.strip.say(say)
+		}
+		c.showConnectivity(c.conn)
+	})
+	c.strip = newStatusStrip(opts.Demo, stripHandlers{sync: c.onSync, cancelSync: c.onCancelSync, preferences: func() { c.settings.show(c.win) },
+		shortcuts: c.showShortcuts, export: c.onExport, togglePanel: c.togglePanel, news: c.onNews})
 	c.batches = newBatchList(c)
 	c.items = newItemTable(c)
 	c.panel = newItemPanel(c)
@@ -141,26 +128,19 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	main := container.NewHSplit(c.batches.content, c.right)
 	main.Offset = 0.16
 	c.body = container.NewStack(main)
-	win.SetContent(container.NewBorder(c.strip.content, nil, nil, nil, c.body))
+	win.SetContent(container.NewBorder(c.strip, nil, nil, nil, c.body))
 	c.bindKeys()
 	win.SetOnDropped(func(p fyne.Position, uris []fyne.URI) { c.apply(func() { c.onDropped(p, uris) }) })
 	return c
 }
 
-func (c *Console) prefs() fyne.Preferences {
-	if c.opts.Prefs != nil {
-		return c.opts.Prefs
-	}
-	return fyne.CurrentApp().Preferences()
-}
-
-func (c *Console) autoAdvance() bool {
-	return c.prefs().StringWithFallback(prefAutoAdvance, "on") != "off"
-}
-
 // Start reads what the cache holds, to show it. Run calls it, and starts
 // the first sync, once the window is mapped and drawn.
 func (c *Console) Start() { c.reload() }
+
+// Close ends the window's lifetime: the background work it started is
+// cancelled. Closing the window calls it.
+func (c *Console) Close() { c.stop() }
 
 // Settle waits until the background work started so far has finished and
 // its widget updates are done (tests, screenshots).
@@ -172,7 +152,7 @@ func (c *Console) background(work func(ctx context.Context) func()) {
 	c.jobs.Add(1)
 	go func() {
 		defer c.jobs.Done()
-		apply := work(context.Background())
+		apply := work(c.ctx)
 		if apply != nil {
 			fyne.DoAndWait(func() { c.apply(apply) })
 		}
@@ -188,7 +168,7 @@ func (c *Console) apply(fn func()) {
 // reload refreshes the strip, the batches, the items and the panel from the
 // cache.
 func (c *Console) reload() {
-	c.strip.refresh()
+	c.refreshStrip()
 	c.batches.refresh()
 	c.items.refresh()
 	c.panel.refresh()
@@ -214,7 +194,7 @@ func (c *Console) togglePanel() {
 		c.right.Offset = rightOffset
 	}
 	c.right.Refresh()
-	c.strip.panelBtn.SetText(map[bool]string{true: "Show panel", false: "Hide panel"}[c.panelOff])
+	c.strip.panelShown(!c.panelOff)
 }
 
 func (c *Console) bindKeys() {
@@ -329,101 +309,4 @@ func (c *Console) showShortcuts() {
 	d := dialog.NewCustom("Keyboard shortcuts", "Close", container.NewVScroll(grid), c.win)
 	d.Resize(fyne.NewSize(680, 600))
 	d.Show()
-}
-
-// Watch keeps the window in step with the world until ctx ends: every
-// second or two it looks whether another process changed the cache, and
-// while idle it probes the API (more rarely while it is down, never against
-// the breaker or a Retry-After wait). When the API answers, queued and
-// unknown actions go out without a click.
-func (c *Console) Watch(ctx context.Context) {
-	const cacheEvery = 1500 * time.Millisecond
-	probeEvery := func(state review.ConnState, fails int) time.Duration {
-		if state == review.ConnOnline {
-			return 15 * time.Second
-		}
-		return min(2*time.Second<<min(fails, 5), time.Minute)
-	}
-	cache := time.NewTicker(cacheEvery)
-	defer cache.Stop()
-	fails := 0
-	next := time.NewTimer(time.Second)
-	defer next.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-cache.C:
-			c.checkCache(ctx)
-		case <-next.C:
-			state := c.probe(ctx)
-			if state == review.ConnOnline {
-				fails = 0
-			} else {
-				fails++
-			}
-			next.Reset(probeEvery(state, fails))
-		}
-	}
-}
-
-// checkCache redraws the window when the cache changed under it.
-func (c *Console) checkCache(ctx context.Context) {
-	v, err := c.wf.CacheVersion(ctx)
-	if err != nil {
-		return
-	}
-	c.mu.Lock()
-	changed := c.version >= 0 && v != c.version
-	c.version = v
-	c.mu.Unlock()
-	if changed {
-		fyne.DoAndWait(func() { c.apply(c.reload) })
-	}
-}
-
-// probe asks the API whether it answers (unless a sync runs, which tells
-// anyway), redraws the strip, and flushes the outbox when it answers.
-func (c *Console) probe(ctx context.Context) review.ConnState {
-	c.mu.Lock()
-	syncing := c.syncCancel != nil
-	c.mu.Unlock()
-	if !syncing {
-		if _, err := c.wf.Probe(ctx); err != nil && ctx.Err() != nil {
-			return ""
-		}
-	}
-	st, err := c.wf.Status(ctx)
-	if err != nil {
-		return ""
-	}
-	fyne.DoAndWait(func() {
-		c.apply(func() {
-			c.strip.status = st
-			c.strip.show()
-			if st.Conn.State == review.ConnOnline && !syncing {
-				c.autoFlush()
-			}
-		})
-	})
-	return st.Conn.State
-}
-
-// autoFlush sends what waits in the outbox (queued actions, unknown
-// outcomes to reconcile, each with its stored key), without a click.
-func (c *Console) autoFlush() {
-	if c.flushing {
-		return
-	}
-	c.flushing = true
-	c.background(func(ctx context.Context) func() {
-		fr, err := c.wf.Flush(ctx)
-		return func() {
-			c.flushing = false
-			if err == nil && len(fr.Results) > 0 {
-				c.strip.pages.SetText(flushSummary(fr))
-				c.reload()
-			}
-		}
-	})
 }

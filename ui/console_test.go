@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -26,7 +27,7 @@ type fakeWorkflow struct {
 	mu        sync.Mutex
 	filters   []store.ItemFilter
 	items     []review.ItemView
-	status    review.Status
+	status    review.Connectivity
 	syncGate  chan struct{} // when set, Sync waits on it
 	afterSync []review.ItemView
 	calls     []string
@@ -65,10 +66,23 @@ func (f *fakeWorkflow) Sync(ctx context.Context, progress func(review.SyncProgre
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	// The news, as review.Sync reports it: what needs the reviewer now
+	// and did not before; none after a first sync.
+	var news []string
 	if f.afterSync != nil {
+		before := map[string]bool{}
+		for _, r := range f.items {
+			before[r.ID] = needsReviewer(r)
+		}
+		for _, r := range f.afterSync {
+			if needsReviewer(r) && !before[r.ID] && !f.status.LastSync.IsZero() {
+				news = append(news, r.ID)
+			}
+		}
+		sort.Strings(news)
 		f.items = f.afterSync
 	}
-	p := review.SyncProgress{Pages: 1, Items: len(f.items), Changed: len(f.items)}
+	p := review.SyncProgress{Pages: 1, Items: len(f.items), Changed: len(f.items), NewItems: news}
 	progress(p)
 	f.status.Conn.State = review.ConnOnline
 	return p, nil
@@ -105,7 +119,7 @@ func (f *fakeWorkflow) CacheVersion(context.Context) (int64, error) {
 	defer f.mu.Unlock()
 	return f.version, nil
 }
-func (f *fakeWorkflow) Status(context.Context) (review.Status, error) {
+func (f *fakeWorkflow) Connectivity(context.Context) (review.Connectivity, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.status, nil
@@ -211,6 +225,72 @@ func (f *fakeWorkflow) Cancel(_ context.Context, id int64) (store.Action, error)
 }
 func (f *fakeWorkflow) ExportCSV(context.Context, io.Writer, string) (int, error) { return 0, nil }
 func (f *fakeWorkflow) Reviewer() string                                          { return "ana" }
+func (f *fakeWorkflow) ReviewerFromService() bool                                 { return false }
+
+// The rest of the Workflow, as a 1.0 service without saved views, ages or
+// runs would answer: the fakes that test them (teamFake, agesFake,
+// viewsFake, fakeBulk) embed this one and override.
+
+func (f *fakeWorkflow) APIVersion() string      { return "1.0" }
+func (f *fakeWorkflow) ClaimTTL() time.Duration { return 15 * time.Minute }
+func (f *fakeWorkflow) Claim(_ context.Context, id string, _ time.Duration) (policy.Item, error) {
+	f.record("claim " + id)
+	return policy.Item{}, policy.Errorf(policy.CodeNotFound, "this service offers no claims")
+}
+func (f *fakeWorkflow) Release(_ context.Context, id string) (policy.Item, error) {
+	f.record("release " + id)
+	return policy.Item{}, nil
+}
+func (f *fakeWorkflow) Next(context.Context) (review.NextResult, error) {
+	f.record("next")
+	return review.NextResult{}, nil
+}
+func (f *fakeWorkflow) AddNote(_ context.Context, id, _ string) (review.NoteResult, error) {
+	f.record("note " + id)
+	return review.NoteResult{}, policy.Errorf(policy.CodeNotFound, "this service offers no notes")
+}
+func (f *fakeWorkflow) OldestWaiting(context.Context, []string) (map[string]review.Aged, error) {
+	return nil, nil
+}
+func (f *fakeWorkflow) Snooze(_ context.Context, id string, _ time.Time, _ string) error {
+	f.record("snooze " + id)
+	return nil
+}
+func (f *fakeWorkflow) Views(context.Context) ([]review.View, error) { return nil, nil }
+func (f *fakeWorkflow) SaveView(context.Context, string, review.ViewFilter) error {
+	f.record("save view")
+	return nil
+}
+
+// ItemFilter is review.Service.ItemFilter, with the default ages.
+func (f *fakeWorkflow) ItemFilter(v review.ViewFilter) store.ItemFilter {
+	out := store.ItemFilter{BatchID: v.BatchID, Status: v.Status, Code: v.Code, NeedsAction: v.NeedsAction, SortBy: v.SortBy, Desc: v.Desc}
+	out.Snoozed = v.Snoozed
+	if v.Overdue {
+		out.OlderThan = policy.DefaultAgeing().Overdue
+	}
+	return out
+}
+func (f *fakeWorkflow) PlanResubmit(context.Context, review.Selection) (review.Plan, error) {
+	f.record("plan resubmit")
+	return review.Plan{Kind: policy.ActionResubmit}, nil
+}
+func (f *fakeWorkflow) PlanRequestFiles(context.Context, review.Selection) (review.Plan, error) {
+	f.record("plan file requests")
+	return review.Plan{Kind: policy.ActionFileRequest}, nil
+}
+func (f *fakeWorkflow) Confirm(_ context.Context, p review.Plan) (review.Run, error) {
+	f.record("confirm")
+	return review.Run{}, nil
+}
+func (f *fakeWorkflow) SendRun(context.Context, int64, review.RunOptions) (review.RunResult, error) {
+	f.record("send run")
+	return review.RunResult{}, nil
+}
+func (f *fakeWorkflow) CancelRun(context.Context, int64) ([]store.Action, error) {
+	f.record("cancel run")
+	return nil, nil
+}
 
 func errorItem(id string, reported string) review.ItemView {
 	code := policy.NormalizeItemCode(reported)
@@ -353,14 +433,14 @@ func TestOnlyACheckedForwardLooksLikeAPass(t *testing.T) {
 
 func TestStripShowsOfflineAndCircuitOpen(t *testing.T) {
 	last := time.Date(2026, 11, 29, 9, 30, 0, 0, time.Local)
-	wf := &fakeWorkflow{status: review.Status{Conn: review.Connection{State: review.ConnOffline}, LastSync: last}}
+	wf := &fakeWorkflow{status: review.Connectivity{Conn: review.Connection{State: review.ConnOffline}, LastSync: last}}
 	c := newTestConsole(t, wf)
 	if txt := c.strip.conn.Text; !strings.Contains(txt, "Offline") || !strings.Contains(txt, "showing cached data from") || !strings.Contains(txt, "09:30") {
 		t.Fatalf("offline strip %q", txt)
 	}
 	retry := time.Date(2026, 11, 29, 14, 32, 0, 0, time.Local)
-	wf.status = review.Status{Conn: review.Connection{State: review.ConnCircuitOpen, RetryAt: retry}}
-	c.apply(c.strip.refresh)
+	wf.status = review.Connectivity{Conn: review.Connection{State: review.ConnCircuitOpen, RetryAt: retry}}
+	c.apply(c.refreshStrip)
 	c.Settle()
 	if txt := c.strip.conn.Text; !strings.Contains(txt, "stopped answering") || !strings.Contains(txt, "14:32") || c.strip.conn.Importance == widget.SuccessImportance {
 		t.Fatalf("circuit strip %q", txt)
@@ -523,18 +603,18 @@ func TestPreferencesShowTheNameAndSaveAValidURLOnly(t *testing.T) {
 	wf := &fakeWorkflow{}
 	c := newTestConsole(t, wf)
 	var saved []string
-	c.opts.SaveAPIURL = func(api string) { saved = append(saved, api) }
-	c.opts.APIURL = "https://a.example"
-	c.apply(func() { c.savePreferences("not a url", "dark", true) })
-	c.apply(func() { c.savePreferences("https://b.example", "light", false) })
+	c.settings.saveAPIURL = func(api string) { saved = append(saved, api) }
+	c.settings.apiURL = "https://a.example"
+	c.apply(func() { c.settings.save("not a url", "dark", true) })
+	c.apply(func() { c.settings.save("https://b.example", "light", false) })
 	if len(saved) != 1 || saved[0] != "https://b.example" || !strings.Contains(c.strip.pages.Text, "next time") {
 		t.Fatalf("saved %v, strip %q", saved, c.strip.pages.Text)
 	}
-	if c.prefs().String(prefTheme) != "light" || c.autoAdvance() {
-		t.Fatalf("theme %q auto-advance %v", c.prefs().String(prefTheme), c.autoAdvance())
+	if c.settings.store().String(prefTheme) != "light" || c.settings.autoAdvance() {
+		t.Fatalf("theme %q auto-advance %v", c.settings.store().String(prefTheme), c.settings.autoAdvance())
 	}
 	// The name is shown, not editable: the dialog has no entry for it.
-	c.apply(c.onPreferences)
+	c.apply(func() { c.settings.show(c.win) })
 	top := c.win.Canvas().Overlays().Top()
 	if top == nil {
 		t.Fatal("no preferences dialog")
@@ -570,5 +650,48 @@ func TestTriageKeysDoNothingBehindADialog(t *testing.T) {
 	c.apply(func() { key(&fyne.KeyEvent{Name: fyne.KeyEscape}) })
 	if cv.Overlays().Top() != nil {
 		t.Fatal("Escape did not close the dialog")
+	}
+}
+
+// The window owns a context for its background work: closing the window
+// cancels a call still pending in the background, and a sync under way.
+func TestClosingTheWindowCancelsItsBackgroundWork(t *testing.T) {
+	gate := make(chan struct{}) // never opened: the sync waits for its context
+	wf := &fakeWorkflow{syncGate: gate}
+	t.Setenv("LANG", "en_US.UTF-8")
+	a := test.NewTempApp(t)
+	w := test.NewWindow(nil) // closed by the test, not at its cleanup
+	w.Resize(fyne.NewSize(1280, 800))
+	c := NewConsole(w, wf, Options{Prefs: a.Preferences()})
+	c.apply(c.reload)
+	c.Settle()
+	started := make(chan context.Context, 1)
+	c.background(func(ctx context.Context) func() {
+		started <- ctx
+		<-ctx.Done()
+		return nil
+	})
+	var pending context.Context
+	select {
+	case pending = <-started:
+	case <-time.After(time.Minute):
+		t.Fatal("the background call did not start")
+	}
+	c.apply(c.onSync)
+	c.mu.Lock()
+	syncing := c.syncCancel != nil
+	c.mu.Unlock()
+	if !syncing || pending.Err() != nil {
+		t.Fatalf("before closing: syncing %v, the pending call's context %v", syncing, pending.Err())
+	}
+	c.win.Close()
+	select {
+	case <-pending.Done():
+	case <-time.After(time.Minute):
+		t.Fatal("closing the window left a background call running")
+	}
+	c.Settle() // the sync ends too: it waited for its context
+	if calls := wf.Calls(); !slices.Contains(calls, "sync") {
+		t.Fatalf("calls %v", calls)
 	}
 }

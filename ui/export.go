@@ -50,7 +50,7 @@ func (c *Console) onExport() {
 		c.export(path, batch)
 	}, c.win)
 	save.SetFileName(exportName(ref, c.opts.Now()))
-	if dir := c.prefs().String(prefLastFolder + "_export"); dir != "" {
+	if dir := c.settings.store().String(prefLastFolder + "_export"); dir != "" {
 		if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
 			save.SetLocation(l)
 		}
@@ -61,7 +61,7 @@ func (c *Console) onExport() {
 
 // export writes the CSV to path with mode 0600, atomically (writeExport).
 func (c *Console) export(path, batch string) {
-	c.prefs().SetString(prefLastFolder+"_export", filepath.Dir(path))
+	c.settings.store().SetString(prefLastFolder+"_export", filepath.Dir(path))
 	c.background(func(ctx context.Context) func() {
 		n, err := c.writeExport(ctx, path, batch)
 		return func() {
@@ -76,7 +76,7 @@ func (c *Console) export(path, batch string) {
 					_ = a.OpenURL(&url.URL{Scheme: "file", Path: dir})
 				}
 			})
-			c.strip.pages.SetText(fmt.Sprintf("Exported %s to %s.", plural(n, "item"), path))
+			c.strip.say(fmt.Sprintf("Exported %s to %s.", plural(n, "item"), path))
 			d := dialog.NewCustom("Exported", "Close", container.NewVBox(msg, open), c.win)
 			d.Resize(fyne.NewSize(520, 180))
 			d.Show()

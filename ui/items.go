@@ -33,6 +33,9 @@ const (
 	keepDrop  = 2
 )
 
+// allColumns are the items table's columns, in order. Band and Age
+// (ageing.go) go first when the table is narrow, their words moving into
+// the score and status cells (merges).
 var allColumns = []column{
 	{"File", "file", fileMin, 0, func(v review.ItemView) (string, widget.Importance) { return shown(v.FileName), widget.MediumImportance }},
 	{"Customer", "", 96, 0, func(v review.ItemView) (string, widget.Importance) {
@@ -45,7 +48,9 @@ var allColumns = []column{
 		return "ID", widget.MediumImportance
 	}},
 	{"Status", "status", 112, 0, statusCell},
+	{"Age", "since", 80, 5, ageCell},
 	{"Score", "score", 46, 0, func(v review.ItemView) (string, widget.Importance) { return scoreText(v.Item), widget.MediumImportance }},
+	{"Band", "score", 60, 4, bandCell},
 	{"Rec.", "recommendation", 66, 2, func(v review.ItemView) (string, widget.Importance) {
 		return recommendationText(v.Item), widget.MediumImportance
 	}},

@@ -35,10 +35,10 @@ func notesText(ns []store.NoteRow) string {
 
 // onAddNote sends the note in the entry (queued when offline).
 func (v *teamView) onAddNote() {
-	tw := v.p.c.teamWF()
+	tw := v.p.c.wf
 	text := v.entry.Text
 	id := v.p.itemID
-	if tw == nil || id == "" || strings.TrimSpace(text) == "" {
+	if id == "" || strings.TrimSpace(text) == "" {
 		return
 	}
 	v.add.Disable()

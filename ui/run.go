@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -33,8 +32,8 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 	w.Resize(fyne.NewSize(1280, 800))
 	c := NewConsole(w, wf, opts)
 	w.SetMaster()
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
+	ctx := c.ctx // the window's lifetime: closing it ends the watching
+	defer c.Close()
 	a.Lifecycle().SetOnEnteredForeground(func() { go c.checkCache(ctx) })
 	go c.Watch(ctx)
 	go func() {
@@ -46,7 +45,7 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				fyne.Do(func() { c.apply(c.strip.refresh) })
+				fyne.Do(func() { c.apply(c.refreshStrip) })
 			}
 		}
 	}()

@@ -18,7 +18,6 @@ import (
 // selFake records the selection a bulk plan is asked for.
 type selFake struct {
 	*fakeWorkflow
-	*fakeBulk
 	mu  sync.Mutex
 	got []review.Selection
 }
@@ -39,7 +38,7 @@ func TestMultiSelectDrivesTheBulkPlan(t *testing.T) {
 	for i := range 5 {
 		wf.items = append(wf.items, inBatch(errorItem(fmt.Sprintf("i%d", i), "INTERNAL_ERROR"), "bat_48", "CUST-7048"))
 	}
-	f := &selFake{fakeWorkflow: wf, fakeBulk: &fakeBulk{}}
+	f := &selFake{fakeWorkflow: wf}
 	c := NewConsole(w, f, Options{Prefs: a.Preferences()})
 	c.apply(c.reload)
 	c.Settle()

@@ -16,11 +16,6 @@ import (
 // "needs my action" until then and comes back by itself. Ctrl+0 shows the
 // snoozed items.
 
-// SnoozeWorkflow is what snoozing needs (a *review.Service has it).
-type SnoozeWorkflow interface {
-	Snooze(ctx context.Context, itemID string, until time.Time, reason string) error
-}
-
 // snoozeDays are the days offered: tomorrow and the six after, at 09:00
 // local time, named by weekday ("Tuesday 1 Dec").
 func snoozeDays(now time.Time) ([]string, []time.Time) {
@@ -45,9 +40,9 @@ func (c *Console) addSnoozeShortcuts() {
 }
 
 func (c *Console) onSnooze() {
-	sw, ok := c.wf.(SnoozeWorkflow)
+	sw := c.wf
 	id := c.panel.itemID
-	if !ok || id == "" || c.win.Canvas().Overlays().Top() != nil {
+	if id == "" || c.win.Canvas().Overlays().Top() != nil {
 		return
 	}
 	now := time.Now

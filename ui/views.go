@@ -16,13 +16,6 @@ import (
 // action, oldest first", "Overdue") and then the saved ones, in order;
 // Ctrl+Shift+V saves the filters and sort in force under a name.
 
-// ViewsWorkflow is what views need (a *review.Service has it).
-type ViewsWorkflow interface {
-	Views(ctx context.Context) ([]review.View, error)
-	SaveView(ctx context.Context, name string, f review.ViewFilter) error
-	ItemFilter(v review.ViewFilter) store.ItemFilter
-}
-
 // viewState is the view in force: its name and the filters the table's own
 // widgets do not show (snoozed, overdue).
 type viewState struct {
@@ -46,10 +39,7 @@ func (c *Console) addViewShortcuts() {
 
 // onView applies the n-th view (0-based).
 func (c *Console) onView(n int) {
-	vw, ok := c.wf.(ViewsWorkflow)
-	if !ok {
-		return
-	}
+	vw := c.wf
 	c.background(func(ctx context.Context) func() {
 		views, err := vw.Views(ctx)
 		if err != nil || n >= len(views) {
@@ -101,8 +91,8 @@ func (c *Console) currentView() review.ViewFilter {
 
 // onSaveView asks for a name and keeps the filters and sort in force.
 func (c *Console) onSaveView() {
-	vw, ok := c.wf.(ViewsWorkflow)
-	if !ok || c.win.Canvas().Overlays().Top() != nil {
+	vw := c.wf
+	if c.win.Canvas().Overlays().Top() != nil {
 		return
 	}
 	cur := c.currentView()

@@ -27,15 +27,6 @@ func (v *viewsFake) SaveView(_ context.Context, name string, f review.ViewFilter
 	return nil
 }
 
-func (v *viewsFake) ItemFilter(f review.ViewFilter) store.ItemFilter {
-	out := store.ItemFilter{BatchID: f.BatchID, Status: f.Status, Code: f.Code, NeedsAction: f.NeedsAction, SortBy: f.SortBy, Desc: f.Desc}
-	out.Snoozed = f.Snoozed
-	if f.Overdue {
-		out.OlderThan = policy.DefaultAgeing().Overdue
-	}
-	return out
-}
-
 func (f *fakeWorkflow) filtersSoFar() []store.ItemFilter {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -422,7 +422,7 @@ func TestAHungCallShowsItsTimeAndCanBeLeft(t *testing.T) {
 	}
 	clk := &fakeClock{t: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
 	c := newTestConsoleWith(t, wf, Options{Now: clk.Now, ActionLimit: 30 * time.Second})
-	c.prefs().SetString(prefAutoAdvance, "off")
+	c.settings.store().SetString(prefAutoAdvance, "off")
 	c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "r"); key(c)(&fyne.KeyEvent{Name: fyne.KeyReturn}) })
 	<-started
 	clk.Add(12 * time.Second)
@@ -574,7 +574,7 @@ func TestAfterAnActionTheSelectionMovesToTheNextItemNeedingMe(t *testing.T) {
 	if c.items.row != 2 {
 		t.Fatalf("row %d", c.items.row)
 	}
-	c.prefs().SetString(prefAutoAdvance, "off")
+	c.settings.store().SetString(prefAutoAdvance, "off")
 	c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "r"); key(c)(&fyne.KeyEvent{Name: fyne.KeyReturn}) })
 	c.Settle()
 	if c.panel.itemID != "b" {
@@ -758,8 +758,8 @@ func TestTheUploadDialogTakesATypedPathAndExplainsARefusal(t *testing.T) {
 	if got := wf.Calls(); len(got) != 1 || got[0] != "replace a" {
 		t.Fatalf("calls %v", got)
 	}
-	if c.prefs().String(prefLastFolder) != dir {
-		t.Fatalf("last folder %q", c.prefs().String(prefLastFolder))
+	if c.settings.store().String(prefLastFolder) != dir {
+		t.Fatalf("last folder %q", c.settings.store().String(prefLastFolder))
 	}
 }
 

@@ -1,0 +1,148 @@
+package ui
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+)
+
+// Preference keys of the window.
+const (
+	prefTheme       = "theme"        // system, light or dark
+	prefAutoAdvance = "auto_advance" // "off" to stay on an item after acting
+	prefLastFolder  = "last_folder"  // where the last replacement came from
+)
+
+// themeChoices are the theme preference's values and their words.
+var themeChoices = []struct{ value, label string }{
+	{"system", "As the system says"}, {"light", "Light"}, {"dark", "Dark"},
+}
+
+// Preferences are the window's own preferences (theme, auto-advance, the
+// last folders) and the dialog that shows and edits them, with what it
+// only shows: the reviewer's name, the API URL (kept for the next start)
+// and where the token comes from.
+type Preferences struct {
+	kept           fyne.Preferences // nil: the current app's
+	apiURL         string
+	tokenSource    string
+	reviewerSource string
+	saveAPIURL     func(apiURL string) // nil: not saved
+	// reviewer says the reviewer's name, and whether it came from the
+	// service (GET /v1/me).
+	reviewer func() (name string, fromService bool)
+	// saved is called after a save with a line to show ("" for none).
+	saved func(say string)
+}
+
+func newPreferences(opts Options, reviewer func() (string, bool), saved func(string)) *Preferences {
+	return &Preferences{kept: opts.Prefs, apiURL: opts.APIURL, tokenSource: opts.TokenSource,
+		reviewerSource: opts.ReviewerSource, saveAPIURL: opts.SaveAPIURL, reviewer: reviewer, saved: saved}
+}
+
+// store is where the preferences are kept.
+func (p *Preferences) store() fyne.Preferences {
+	if p.kept != nil {
+		return p.kept
+	}
+	return fyne.CurrentApp().Preferences()
+}
+
+// autoAdvance: after an action, go on to the next item that needs the
+// reviewer.
+func (p *Preferences) autoAdvance() bool {
+	return p.store().StringWithFallback(prefAutoAdvance, "on") != "off"
+}
+
+// show opens the preferences dialog over win.
+func (p *Preferences) show(win fyne.Window) {
+	name, fromService := p.reviewer()
+	who := widget.NewLabel(name)
+	who.TextStyle.Bold = true
+	api := widget.NewEntry()
+	api.SetText(p.apiURL)
+	api.Validator = validateAPIURL
+	tok := wrapped(p.tokenSource)
+	var labels []string
+	for _, t := range themeChoices {
+		labels = append(labels, t.label)
+	}
+	th := widget.NewSelect(labels, nil)
+	cur := p.store().StringWithFallback(prefTheme, "system")
+	for _, t := range themeChoices {
+		if t.value == cur {
+			th.SetSelected(t.label)
+		}
+	}
+	adv := widget.NewCheck("After an action, go to the next item that needs me", nil)
+	adv.SetChecked(p.autoAdvance())
+	source := p.reviewerSource
+	if source == "" {
+		source = "the system user"
+	}
+	if fromService {
+		source = "the screening service (GET /v1/me)"
+	}
+	items := []*widget.FormItem{
+		widget.NewFormItem("Reviewer", who),
+		widget.NewFormItem("API URL", api),
+		widget.NewFormItem("API token", tok),
+		widget.NewFormItem("Theme", th),
+		widget.NewFormItem("Triage", adv),
+	}
+	items[0].HintText = "from " + source + "; the audit trail names it. It is not edited here."
+	items[1].HintText = "applies at the next start; REVIEWER_API_URL or --api take precedence"
+	items[2].HintText = "read from REVIEWER_API_TOKEN or REVIEWER_API_TOKEN_FILE; never typed or saved here"
+	d := dialog.NewForm("Preferences", "Save", "Cancel", items, func(ok bool) {
+		if ok {
+			theme := "system"
+			for _, t := range themeChoices {
+				if t.label == th.Selected {
+					theme = t.value
+				}
+			}
+			p.save(api.Text, theme, adv.Checked)
+		}
+	}, win)
+	d.Resize(fyne.NewSize(660, 420))
+	d.Show()
+}
+
+// save applies the theme and the triage choice now and keeps them, and the
+// API URL for the next start.
+func (p *Preferences) save(apiURL, themeName string, autoAdvance bool) {
+	if validateAPIURL(apiURL) != nil {
+		return
+	}
+	kept := p.store()
+	kept.SetString(prefTheme, themeName)
+	kept.SetString(prefAutoAdvance, map[bool]string{true: "on", false: "off"}[autoAdvance])
+	if a := fyne.CurrentApp(); a != nil {
+		a.Settings().SetTheme(newTheme(themeName))
+	}
+	say := ""
+	if strings.TrimSpace(apiURL) != p.apiURL {
+		if p.saveAPIURL != nil {
+			p.saveAPIURL(strings.TrimSpace(apiURL))
+		}
+		say = "The new API URL applies the next time the console starts."
+	}
+	if p.saved != nil {
+		p.saved(say)
+	}
+}
+
+// validateAPIURL accepts an absolute https or http URL, and says so; the
+// client checks the rest when it starts (plain http only to a loopback
+// host, unless REVIEWER_ALLOW_INSECURE_HTTP is set).
+func validateAPIURL(s string) error {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return errors.New("an absolute https:// URL (or http:// to this computer)")
+	}
+	return nil
+}

@@ -1,0 +1,207 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+)
+
+// Syncing, probing and flushing: the window's talk with the API, all in
+// the background under the window's context; the strip (strip.go) only
+// shows it.
+
+// refreshStrip reads the connection and redraws the strip.
+func (c *Console) refreshStrip() {
+	c.background(func(ctx context.Context) func() {
+		st, err := c.wf.Connectivity(ctx)
+		return func() {
+			if err == nil {
+				c.conn = st
+			}
+			c.strip.show(c.conn, c.wf.Reviewer(), c.opts.Now())
+		}
+	})
+}
+
+// showConnectivity keeps and draws what the connection is now.
+func (c *Console) showConnectivity(st review.Connectivity) {
+	c.conn = st
+	c.strip.show(st, c.wf.Reviewer(), c.opts.Now())
+}
+
+// Watch keeps the window in step with the world until ctx ends: every
+// second or two it looks whether another process changed the cache, and
+// while idle it probes the API (more rarely while it is down, never against
+// the breaker or a Retry-After wait). When the API answers, queued and
+// unknown actions go out without a click.
+func (c *Console) Watch(ctx context.Context) {
+	const cacheEvery = 1500 * time.Millisecond
+	probeEvery := func(state review.ConnState, fails int) time.Duration {
+		if state == review.ConnOnline {
+			return 15 * time.Second
+		}
+		return min(2*time.Second<<min(fails, 5), time.Minute)
+	}
+	cache := time.NewTicker(cacheEvery)
+	defer cache.Stop()
+	fails := 0
+	next := time.NewTimer(time.Second)
+	defer next.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-cache.C:
+			c.checkCache(ctx)
+		case <-next.C:
+			state := c.probe(ctx)
+			if state == review.ConnOnline {
+				fails = 0
+			} else {
+				fails++
+			}
+			next.Reset(probeEvery(state, fails))
+		}
+	}
+}
+
+// checkCache redraws the window when the cache changed under it.
+func (c *Console) checkCache(ctx context.Context) {
+	v, err := c.wf.CacheVersion(ctx)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	changed := c.version >= 0 && v != c.version
+	c.version = v
+	c.mu.Unlock()
+	if changed {
+		fyne.DoAndWait(func() { c.apply(c.reload) })
+	}
+}
+
+// probe asks the API whether it answers (unless a sync runs, which tells
+// anyway), redraws the strip, and flushes the outbox when it answers.
+func (c *Console) probe(ctx context.Context) review.ConnState {
+	c.mu.Lock()
+	syncing := c.syncCancel != nil
+	c.mu.Unlock()
+	if !syncing {
+		if _, err := c.wf.Probe(ctx); err != nil && ctx.Err() != nil {
+			return ""
+		}
+	}
+	st, err := c.wf.Connectivity(ctx)
+	if err != nil {
+		return ""
+	}
+	fyne.DoAndWait(func() {
+		c.apply(func() {
+			c.showConnectivity(st)
+			if st.Conn.State == review.ConnOnline && !syncing {
+				c.autoFlush()
+			}
+		})
+	})
+	return st.Conn.State
+}
+
+// autoFlush sends what waits in the outbox (queued actions, unknown
+// outcomes to reconcile, each with its stored key), without a click.
+func (c *Console) autoFlush() {
+	if c.flushing {
+		return
+	}
+	c.flushing = true
+	c.background(func(ctx context.Context) func() {
+		fr, err := c.wf.Flush(ctx)
+		return func() {
+			c.flushing = false
+			if err == nil && len(fr.Results) > 0 {
+				c.strip.say(flushSummary(fr))
+				c.reload()
+			}
+		}
+	})
+}
+
+// flushSummary says what a flush of the outbox did, in words.
+func flushSummary(fr review.FlushResult) string {
+	n := len(fr.Results)
+	msg := "Sent " + plural(n, "action") + " from the outbox"
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		word string
+	}{{fr.Done, "done"}, {fr.Failed, "refused"}, {fr.Unknown, "still unknown"}, {fr.Queued, "still queued"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.word))
+		}
+	}
+	if len(parts) > 0 {
+		msg += ": " + strings.Join(parts, ", ")
+	}
+	return msg + "."
+}
+
+// onSync pulls changed batches, then sends what waits in the outbox. The
+// UI goroutine only flips widgets; the work runs in the background.
+func (c *Console) onSync() {
+	c.mu.Lock()
+	if c.syncCancel != nil {
+		c.mu.Unlock()
+		return
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	c.syncCancel = cancel
+	c.mu.Unlock()
+	c.strip.running(true)
+	c.background(func(context.Context) func() {
+		p, err := c.wf.Sync(ctx, func(p review.SyncProgress) {
+			fyne.Do(func() {
+				c.apply(func() {
+					c.strip.say(fmt.Sprintf("syncing: %s, %s", plural(p.Pages, "page"), plural(p.Items, "item")))
+				})
+			})
+		})
+		var fr review.FlushResult
+		if err == nil {
+			fr, _ = c.wf.Flush(ctx)
+		}
+		return func() {
+			c.mu.Lock()
+			c.syncCancel = nil
+			c.mu.Unlock()
+			cancel()
+			c.strip.running(false)
+			switch {
+			case err == nil:
+				msg := fmt.Sprintf("Synced: %s, %s, %d changed.", plural(p.Pages, "page"), plural(p.Items, "item"), p.Changed)
+				if len(fr.Results) > 0 {
+					msg += " " + flushSummary(fr)
+				}
+				c.strip.say(msg)
+				c.strip.showNews(p.NewItems) // newitems.go
+			case policy.ErrorCode(err) == policy.CodeCancelled:
+				c.strip.say(fmt.Sprintf("Sync cancelled after %s.", plural(p.Pages, "page")))
+			default:
+				c.strip.say("Sync failed: " + sentence(err))
+			}
+			c.reload()
+		}
+	})
+}
+
+func (c *Console) onCancelSync() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.syncCancel != nil {
+		c.syncCancel()
+	}
+}
