@@ -40,6 +40,12 @@ type Detail struct {
 	KeptFile string
 }
 
+// NeedsReviewer reports whether the reviewer is the one to act on the item
+// next (policy.NeedsReviewer, the one definition).
+func (v ItemView) NeedsReviewer() bool {
+	return policy.NeedsReviewer(policy.Situation{Item: v.Item, OpenAction: v.OpenAction()})
+}
+
 func (s *Service) view(r store.ItemRow, sit policy.Situation) ItemView {
 	sit.Item, sit.OpenAction = r.Item, r.OpenAction()
 	return ItemView{ItemRow: r, Retryable: r.Status == policy.StatusError && policy.Retryable(r.ErrorCode), Next: policy.NextAction(sit),

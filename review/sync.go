@@ -200,11 +200,6 @@ func changesAfter(batches []policy.Batch, since time.Time) bool {
 	return false
 }
 
-// needsReviewer: the reviewer is the one to act on this item next.
-func needsReviewer(v ItemView) bool {
-	return v.Next.Kind == policy.NextResubmit || v.Next.Kind == policy.NextRequestFile
-}
-
 // needsYou reads what needs the reviewer, across all batches; nil when the
 // read fails.
 func (s *Service) needsYou(ctx context.Context) *needSnapshot {
@@ -217,7 +212,7 @@ func (s *Service) needsYou(ctx context.Context) *needSnapshot {
 	// Each row as it is read: only the ids are kept.
 	if err := s.EachItem(ctx, f, func(r ItemView) error {
 		snap.read = append(snap.read, r.ID)
-		if needsReviewer(r) {
+		if r.NeedsReviewer() {
 			snap.needs[r.ID] = true
 		}
 		return nil

@@ -76,7 +76,11 @@ func withHolder(v review.ItemView, text string, imp widget.Importance) (string, 
 	if v.Holder == nil {
 		return text, imp
 	}
-	return text + " · " + holderText(*v.Holder, time.Now()), widget.WarningImportance
+	now := v.At // the workflow's clock when the row was read
+	if now.IsZero() {
+		now = time.Now()
+	}
+	return text + " · " + holderText(*v.Holder, now), widget.WarningImportance
 }
 
 // render draws the claim and the notes; at the end of itemPanel.render, so

@@ -407,9 +407,7 @@ func (t *itemTable) countText() string {
 
 // needsReviewer: the reviewer is the one to act on this item next, as
 // policy.NeedsReviewer says (the store's "needs action" filter says the same).
-func needsReviewer(v review.ItemView) bool {
-	return policy.NeedsReviewer(policy.Situation{Item: v.Item, OpenAction: v.OpenAction()})
-}
+func needsReviewer(v review.ItemView) bool { return v.NeedsReviewer() }
 
 func (t *itemTable) refresh() {
 	if t.c.batches == nil || t.c.panel == nil || t.hold {
