@@ -637,7 +637,7 @@ func describe(err error) string {
 			msg += "; run '" + again + "' again"
 		}
 	case ExitQueued:
-		if !strings.Contains(msg, "queued") {
+		if !strings.Contains(msg, policy.StateWord(policy.ActionQueued)) {
 			msg += "; nothing reached the API"
 		}
 	case ExitUnknown:

@@ -403,7 +403,7 @@ func (r *runner) report(res review.Result) (int, error) {
 	}
 	switch a.State {
 	case policy.ActionDone:
-		what := "done"
+		what := policy.StateWord(policy.ActionDone)
 		if res.Item != nil {
 			what = policy.Describe(*res.Item)
 		}

@@ -1,5 +1,7 @@
 package policy
 
+import "strings"
+
 // codeWords says in words what a code of the API, or of the console, means
 // for a person. The code itself is named once, in brackets, by headline.
 var codeWords = map[Code]string{
@@ -63,4 +65,35 @@ func ActionWord(k ActionKind) string {
 		return "replacement upload"
 	}
 	return "action"
+}
+
+// StatusWord is the one word for an item's status shown to a person: the
+// window's rows, panel and status filter use it.
+func StatusWord(s Status) string {
+	switch s {
+	case StatusScored:
+		return "scored"
+	case StatusError:
+		return "error"
+	case StatusInvalid:
+		return "invalid answer"
+	case StatusPending:
+		return "pending"
+	case StatusAwaitingFile:
+		return "awaiting file"
+	}
+	return strings.ReplaceAll(string(s), "_", " ")
+}
+
+// StateWord is the word for an action's state shown to a person: a failed
+// action was refused (by the service, or turned away), an unknown one is
+// "unknown".
+func StateWord(s ActionState) string {
+	switch s {
+	case ActionFailed:
+		return "refused"
+	case ActionQueued, ActionSending, ActionUnknown, ActionDone, ActionCancelled:
+		return string(s)
+	}
+	return strings.ReplaceAll(string(s), "_", " ")
 }

@@ -42,22 +42,9 @@ func recommendationText(it policy.Item) string {
 	return string(it.Recommendation)
 }
 
-// statusWords is the one vocabulary for an item's status: the rows, the
-// panel and the status filter all use it.
-var statusWords = map[policy.Status]string{
-	policy.StatusScored:       "scored",
-	policy.StatusError:        "error",
-	policy.StatusInvalid:      "invalid answer",
-	policy.StatusPending:      "pending",
-	policy.StatusAwaitingFile: "awaiting file",
-}
-
-func statusWord(s policy.Status) string {
-	if w, ok := statusWords[s]; ok {
-		return w
-	}
-	return strings.ReplaceAll(string(s), "_", " ")
-}
+// statusWord is the one vocabulary for an item's status (policy's): the
+// rows, the panel and the status filter all use it.
+func statusWord(s policy.Status) string { return policy.StatusWord(s) }
 
 // statusLook is the text and importance of an item's status. Only a checked
 // item may look like a pass; an error or an invalid answer never does.
@@ -95,17 +82,7 @@ func actionText(v review.ItemView) string {
 	return stateWord(v.Action.State)
 }
 
-func stateWord(s policy.ActionState) string {
-	switch s {
-	case policy.ActionUnknown:
-		return "unknown"
-	case policy.ActionFailed:
-		return "refused"
-	case policy.ActionSending:
-		return "sending"
-	}
-	return string(s)
-}
+func stateWord(s policy.ActionState) string { return policy.StateWord(s) }
 
 // headlineFor is one sentence naming the code once.
 func headlineFor(code policy.Code) string { return policy.Headline(code) }

@@ -139,7 +139,8 @@ func flushSummary(fr review.FlushResult) string {
 	for _, p := range []struct {
 		n    int
 		word string
-	}{{fr.Done, "done"}, {fr.Failed, "refused"}, {fr.Unknown, "still unknown"}, {fr.Queued, "still queued"}} {
+	}{{fr.Done, policy.StateWord(policy.ActionDone)}, {fr.Failed, policy.StateWord(policy.ActionFailed)},
+		{fr.Unknown, "still " + policy.StateWord(policy.ActionUnknown)}, {fr.Queued, "still " + policy.StateWord(policy.ActionQueued)}} {
 		if p.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.word))
 		}
