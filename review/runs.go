@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"errors"
+	"golang.org/x/sync/errgroup"
 	"sync"
 
 	"github.com/trustscreen/reviewer/policy"
@@ -120,63 +121,61 @@ func (s *Service) SendRun(ctx context.Context, runID int64, opts RunOptions) (Ru
 	if opts.Progress != nil {
 		opts.Progress(progress())
 	}
-	work := make(chan int64)
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for id := range work {
-				mu.Lock()
-				halt := stopped != "" || fatal != nil
-				mu.Unlock()
-				if !halt {
-					if why := s.mayStart(ctx); why != "" {
-						mu.Lock()
-						stop(why)
-						mu.Unlock()
-						halt = true
-					}
-				}
-				if halt {
-					continue // stays queued for the next flush
-				}
-				mu.Lock()
-				state[id] = policy.ActionSending
-				mu.Unlock()
-				res, err := s.send(ctx, id)
-				mu.Lock()
-				if errors.Is(err, store.ErrFenced) { // sent; another process took it over and records it
-					state[id], errs[id] = res.Action.State, err
-				} else if err != nil {
-					if fatal == nil {
-						fatal = err
-					}
-					stop("the cache could not record an outcome")
-				} else {
-					state[id] = res.Action.State
-					if res.Err != nil {
-						errs[id] = res.Err
-					}
-					if why := stopReason(res); why != "" {
-						stop(why)
-					}
-				}
-				p := progress()
-				mu.Unlock()
-				if opts.Progress != nil {
-					opts.Progress(p)
+	// At most n sends in flight; each action is one task, in the run's order.
+	// A task never fails the group: what a send met is recorded per action,
+	// and a failure to record stops the others from starting (fatal).
+	var g errgroup.Group
+	g.SetLimit(n)
+	for _, a := range acts {
+		if a.State != policy.ActionQueued && a.State != policy.ActionUnknown {
+			continue
+		}
+		id := a.ID
+		g.Go(func() error {
+			mu.Lock()
+			halt := stopped != "" || fatal != nil
+			mu.Unlock()
+			if !halt {
+				if why := s.mayStart(ctx); why != "" {
+					mu.Lock()
+					stop(why)
+					mu.Unlock()
+					halt = true
 				}
 			}
-		}()
+			if halt {
+				return nil // stays queued for the next flush
+			}
+			mu.Lock()
+			state[id] = policy.ActionSending
+			mu.Unlock()
+			res, err := s.send(ctx, id)
+			mu.Lock()
+			if errors.Is(err, store.ErrFenced) { // sent; another process took it over and records it
+				state[id], errs[id] = res.Action.State, err
+			} else if err != nil {
+				if fatal == nil {
+					fatal = err
+				}
+				stop("the cache could not record an outcome")
+			} else {
+				state[id] = res.Action.State
+				if res.Err != nil {
+					errs[id] = res.Err
+				}
+				if why := stopReason(res); why != "" {
+					stop(why)
+				}
+			}
+			p := progress()
+			mu.Unlock()
+			if opts.Progress != nil {
+				opts.Progress(p)
+			}
+			return nil
+		})
 	}
-	for _, a := range acts {
-		if a.State == policy.ActionQueued || a.State == policy.ActionUnknown {
-			work <- a.ID
-		}
-	}
-	close(work)
-	wg.Wait()
+	_ = g.Wait()
 
 	// The store is the truth: read every action as it is now.
 	rctx, cancel := recordCtx(ctx)
