@@ -84,11 +84,7 @@ type RunOptions struct {
 // open, a rate-limit wait runs, the API is unreachable, or ctx ends; what
 // was not started stays queued, visibly, for the next flush.
 func (s *Service) SendRun(ctx context.Context, runID int64, opts RunOptions) (RunResult, error) {
-	run, err := s.db.Run(ctx, runID)
-	if err != nil {
-		return RunResult{}, err
-	}
-	acts, err := s.db.RunActions(ctx, runID)
+	run, acts, err := s.runWithActions(ctx, runID)
 	if err != nil {
 		return RunResult{}, err
 	}
@@ -228,11 +224,7 @@ func (s *Service) CancelRun(ctx context.Context, runID int64) ([]store.Action, e
 // RunState reads a run's actions as they are now (the result list after a
 // restart, or after a flush sent the rest).
 func (s *Service) RunState(ctx context.Context, runID int64) (RunResult, error) {
-	run, err := s.db.Run(ctx, runID)
-	if err != nil {
-		return RunResult{}, err
-	}
-	acts, err := s.db.RunActions(ctx, runID)
+	run, acts, err := s.runWithActions(ctx, runID)
 	if err != nil {
 		return RunResult{}, err
 	}
@@ -242,4 +234,14 @@ func (s *Service) RunState(ctx context.Context, runID int64) (RunResult, error) 
 		out.Items = append(out.Items, ItemResult{Action: a})
 	}
 	return out, nil
+}
+
+// runWithActions reads a run and its actions as they are now.
+func (s *Service) runWithActions(ctx context.Context, runID int64) (store.BulkRun, []store.Action, error) {
+	run, err := s.db.Run(ctx, runID)
+	if err != nil {
+		return run, nil, err
+	}
+	acts, err := s.db.RunActions(ctx, runID)
+	return run, acts, err
 }

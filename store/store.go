@@ -3,7 +3,8 @@
 // reviewer actions and of notes, the evidence of every HTTP attempt, an
 // append-only audit log, the sync position, who the reviewer is, claims and
 // revisions, snoozes, saved views and bulk runs. A replacement's file is
-// kept until its action no longer needs it; its SHA-256 and size stay.
+// kept while its action may send it, and after it failed for another try
+// (until discarded or its retention ends); its SHA-256 and size stay.
 //
 // It knows SQL, not HTTP and not Fyne. The database, not a SELECT first,
 // enforces the rules that must survive two processes racing: one open action
