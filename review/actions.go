@@ -261,8 +261,7 @@ func (s *Service) post(ctx, opCtx context.Context, a store.Action, rev int64) (i
 func (s *Service) release(ctx context.Context, a store.Action, cause error) (Result, error) {
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
-	fin := store.Finish{On: policy.EventNotSent, Lease: a.Sends, ErrCode: policy.ErrorCode(cause), Err: policy.ErrorMessage(cause),
-		Event: "not sent: " + string(policy.ErrorCode(cause))}
+	fin := notSentFinish(a, cause, nil)
 	if _, err := s.db.FinishAction(rctx, a.ID, fin); err != nil {
 		return Result{Action: a}, fmt.Errorf("%w (and recording that nothing was sent failed: %v; the action will be reconciled after its lease)", cause, err)
 	}
@@ -275,13 +274,19 @@ func (s *Service) release(ctx context.Context, a store.Action, cause error) (Res
 func (s *Service) notSent(ctx context.Context, a store.Action, cause error, attempts []policy.Attempt) (Result, error) {
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
-	fin := store.Finish{On: policy.EventNotSent, Lease: a.Sends, ErrCode: policy.ErrorCode(cause), Err: policy.ErrorMessage(cause),
-		Event: "not sent: " + string(policy.ErrorCode(cause)), Attempts: attempts}
+	fin := notSentFinish(a, cause, attempts)
 	done, err := s.db.FinishAction(rctx, a.ID, fin)
 	if err != nil {
 		return Result{Action: a, Err: cause}, s.unrecorded(a, fin, err)
 	}
 	return Result{Action: done, Err: cause}, nil
+}
+
+// notSentFinish is the record of a send that stopped before its request:
+// what it met, and the evidence of a read made before it, if any.
+func notSentFinish(a store.Action, cause error, attempts []policy.Attempt) store.Finish {
+	return store.Finish{On: policy.EventNotSent, Lease: a.Sends, ErrCode: policy.ErrorCode(cause), Err: policy.ErrorMessage(cause),
+		Event: "not sent: " + string(policy.ErrorCode(cause)), Attempts: attempts}
 }
 
 // unrecorded is the error for a send whose outcome could not be written:

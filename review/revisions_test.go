@@ -224,21 +224,7 @@ func TestABrokenAnswerToAResubmissionIsAnUnknownOutcome(t *testing.T) {
 // incremental sync would bring none of the unchanged batches.
 func TestTheNextSyncAfterAnUpgradeIsAFullOne(t *testing.T) {
 	ctx := context.Background()
-	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Token: token, APIVersion: screenapi.Version10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "cache.db")
-	db, api, svc := newService(t, srv.URL(), path)
-	if _, err := svc.Sync(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	if svc.APIVersion() != "1.0" {
-		t.Fatalf("version %q", svc.APIVersion())
-	}
-	api.Close()
-	db.Close()
-	srv.Close()
+	path := cacheFrom10(t)
 
 	// The same data, now served as 1.1 (the same seed, so the same batches
 	// at the same updated_at: an incremental sync would fetch none).
@@ -247,7 +233,7 @@ func TestTheNextSyncAfterAnUpgradeIsAFullOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv11.Close)
-	db, api, svc = newService(t, srv11.URL(), path)
+	db, api, svc := newService(t, srv11.URL(), path)
 	t.Cleanup(func() { api.Close(); db.Close() })
 	if _, err := svc.Sync(ctx, nil); err != nil { // asks the version first: this sync is the full one
 		t.Fatal(err)
@@ -319,18 +305,7 @@ func TestHerOwnNoteDoesNotStopHerQueuedAction(t *testing.T) {
 // and goes out with If-Match.
 func TestACacheFromA10ServiceSendsIfMatchBeforeItsNextSync(t *testing.T) {
 	ctx := context.Background()
-	old, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Token: token, APIVersion: screenapi.Version10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "cache.db")
-	db, api, svc := newService(t, old.URL(), path)
-	if _, err := svc.Sync(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	api.Close()
-	db.Close()
-	old.Close()
+	path := cacheFrom10(t)
 
 	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Token: token})
 	if err != nil {
@@ -340,7 +315,7 @@ func TestACacheFromA10ServiceSendsIfMatchBeforeItsNextSync(t *testing.T) {
 	var log matchLog
 	front := httptest.NewServer(log.wrap(srv.Handler()))
 	t.Cleanup(front.Close)
-	db, api, svc = newService(t, front.URL, path)
+	db, api, svc := newService(t, front.URL, path)
 	t.Cleanup(func() { api.Close(); db.Close() })
 	if svc.APIVersion() != "1.0" {
 		t.Fatalf("the cache says %q", svc.APIVersion())
@@ -395,4 +370,25 @@ func TestStoppingTheResendAfterHerOwnNoteLeavesItUnknown(t *testing.T) {
 	if err != nil || len(out) != 1 || out[0].State != policy.ActionUnknown {
 		t.Fatalf("after a stopped re-send: %+v %v", out, err)
 	}
+}
+
+// cacheFrom10 is the path of a cache synced from a 1.0 service (no
+// revisions, the version "1.0" kept), closed, with the service gone.
+func cacheFrom10(t *testing.T) string {
+	t.Helper()
+	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Token: token, APIVersion: screenapi.Version10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "cache.db")
+	db, api, svc := newService(t, srv.URL(), path)
+	defer func() { api.Close(); db.Close() }()
+	if _, err := svc.Sync(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if svc.APIVersion() != "1.0" {
+		t.Fatalf("version %q", svc.APIVersion())
+	}
+	return path
 }
