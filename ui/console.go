@@ -46,6 +46,10 @@ type Options struct {
 	// Built, when set, is called once by Run on the UI goroutine when the
 	// window's content is built, before the window is shown.
 	Built func()
+	// Settled, when set, is called once, off the UI goroutine, when the
+	// window's start-up work (the first read of the cache, the first sync)
+	// has ended.
+	Settled func()
 }
 
 // Console is the main window's content and its screens.
@@ -71,7 +75,7 @@ type Console struct {
 	// with its stored key, never sent again blind.
 	ctx  context.Context
 	stop context.CancelFunc
-	jobs sync.WaitGroup // background work, for Settle
+	jobs jobs // background work, for Settle
 	// applyMu serialises widget updates. Fyne's driver runs them all on
 	// its one UI goroutine anyway; the headless test driver runs them on
 	// the calling goroutine, so without this two could overlap there.
@@ -143,15 +147,49 @@ func (c *Console) Start() { c.reload() }
 func (c *Console) Close() { c.stop() }
 
 // Settle waits until the background work started so far has finished and
-// its widget updates are done (tests, screenshots).
-func (c *Console) Settle() { c.jobs.Wait() }
+// its widget updates are done (tests, screenshots, Options.Settled).
+func (c *Console) Settle() { c.jobs.wait() }
+
+// jobs counts the background work under way. Unlike a sync.WaitGroup, work
+// may start while someone waits (the window's watchers and tickers start
+// theirs at any time): wait returns at a moment when none runs.
+type jobs struct {
+	mu   sync.Mutex
+	idle *sync.Cond
+	n    int
+}
+
+func (j *jobs) add() {
+	j.mu.Lock()
+	j.n++
+	j.mu.Unlock()
+}
+
+func (j *jobs) done() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.n--; j.n == 0 && j.idle != nil {
+		j.idle.Broadcast()
+	}
+}
+
+func (j *jobs) wait() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.idle == nil {
+		j.idle = sync.NewCond(&j.mu)
+	}
+	for j.n > 0 {
+		j.idle.Wait()
+	}
+}
 
 // background runs work off the UI goroutine; apply, if any, runs through
 // fyne.Do with its result.
 func (c *Console) background(work func(ctx context.Context) func()) {
-	c.jobs.Add(1)
+	c.jobs.add()
 	go func() {
-		defer c.jobs.Done()
+		defer c.jobs.done()
 		apply := work(c.ctx)
 		if apply != nil {
 			fyne.DoAndWait(func() { c.apply(apply) })

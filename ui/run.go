@@ -57,6 +57,12 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 	a.Lifecycle().SetOnStarted(func() {
 		c.Start()
 		c.onSync()
+		if opts.Settled != nil {
+			go func() {
+				c.Settle()
+				opts.Settled()
+			}()
+		}
 	})
 	if opts.Built != nil {
 		opts.Built()
