@@ -545,3 +545,73 @@ func TestTheNoteNoLongerWaitsOnceSent(t *testing.T) {
 		t.Fatalf("sent: claim %q notes %q", c.panel.team.claim.Text, c.panel.team.notes.Text)
 	}
 }
+
+// Through the window and the workflow on the reference service: her own
+// note does not stop her own queued re-submission (the 412 it causes is
+// sent again once, with the same key); ben's note stops the other one, and
+// the panel says what changed.
+func TestHerOwnNoteDoesNotStopHerActionButBensDoes(t *testing.T) {
+	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Reviewers: screenapi.DemoReviewers()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	toks := map[string]string{}
+	for _, r := range screenapi.DemoReviewers() {
+		toks[r.Name] = r.Token
+	}
+	ana, ben := realReviewer(t, srv, "ana", toks["ana"]), realReviewer(t, srv, "ben", toks["ben"])
+	c, _ := newClaimsConsole(t, ana)
+	t.Cleanup(func() { c.Settle(); c.Close() })
+	ctx := context.Background()
+	open := func(id string) {
+		t.Helper()
+		d, err := ana.Item(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.apply(func() { c.openItem(id, d.BatchID) })
+		c.Settle()
+		if c.panel.itemID != id {
+			t.Fatalf("the window shows %q, want %q", c.panel.itemID, id)
+		}
+	}
+	queueOffline := func(id string) {
+		t.Helper()
+		open(id)
+		srv.Refuse()
+		c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "r"); key(c)(&fyne.KeyEvent{Name: fyne.KeyReturn}) })
+		c.Settle()
+		if err := srv.Accept(); err != nil {
+			t.Fatal(err)
+		}
+		if d, _ := ana.Item(ctx, id); d.OpenAction() != policy.ActionQueued {
+			t.Fatalf("%s: action %q, want queued", id, d.OpenAction())
+		}
+	}
+	mine, his := srv.FindCode("SOURCE_UNREACHABLE"), srv.FindCode("CLASSIFIER_TIMEOUT")
+	queueOffline(mine)
+	open(mine)
+	test.Type(c.panel.team.entry, "Re-running it: the storage was down this morning.")
+	test.Tap(c.panel.team.add)
+	c.Settle()
+	queueOffline(his)
+	if _, err := ben.AddNote(ctx, his, "Customer called: a new scan is coming."); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ana.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.apply(c.reload)
+	c.Settle()
+	if d, _ := ana.Item(ctx, mine); d.Action == nil || d.Action.State != policy.ActionDone || srv.Analyses(mine) != 1 {
+		t.Fatalf("her own note stopped her action: %+v, %d analyses", d.Action, srv.Analyses(mine))
+	}
+	open(his)
+	if msg := c.panel.message.Text; !strings.Contains(msg, "not run: Ben added a note") || srv.Analyses(his) != 0 {
+		t.Fatalf("ben's note: message %q, %d analyses", msg, srv.Analyses(his))
+	}
+	if strings.Contains(c.panel.team.claim.Text, "waits") {
+		t.Fatalf("claim %q", c.panel.team.claim.Text)
+	}
+}
