@@ -53,6 +53,7 @@ type teamView struct {
 	// UI goroutine only:
 	held      map[string]*heldClaim // the claims this window holds, by item
 	claiming  map[string]bool       // items whose claim (or renewal) is on its way
+	failed    map[string]bool       // claims that could not be made: tried again when she acts, writes or comes back
 	shown     string                // the item the reviewer is on, as the claims see it
 	started   bool                  // an item was shown: the next one is the reviewer's move
 	dwelled   bool                  // she stayed on shown for the dwell
@@ -70,7 +71,7 @@ type heldClaim struct {
 
 func newTeamView(p *itemPanel) *teamView {
 	v := &teamView{p: p, claim: wrapped(""), notes: wrapped(""),
-		held: map[string]*heldClaim{}, claiming: map[string]bool{}}
+		held: map[string]*heldClaim{}, claiming: map[string]bool{}, failed: map[string]bool{}}
 	v.after = func(d time.Duration, f func()) func() {
 		t := time.AfterFunc(d, func() { fyne.Do(func() { v.p.c.apply(f) }) })
 		return func() { t.Stop() }
@@ -186,6 +187,7 @@ func (v *teamView) opened(d review.Detail) {
 	}
 	if d.ID != v.shown {
 		v.shown, v.dwelled = d.ID, false
+		delete(v.failed, d.ID)
 		v.dwellGen++
 		if v.stopDwell != nil {
 			v.stopDwell()
@@ -238,7 +240,10 @@ func (v *teamView) decide(d review.Detail, work claimWork) {
 	sit := v.situation(d, work)
 	switch policy.DecideClaim(sit) {
 	case policy.ClaimHold:
-		if v.held[d.ID] == nil && !v.claiming[d.ID] {
+		if work != claimLooking {
+			delete(v.failed, d.ID) // her own doing tries again
+		}
+		if v.held[d.ID] == nil && !v.claiming[d.ID] && !v.failed[d.ID] {
 			v.claimItem(d.ID)
 		}
 	case policy.ClaimRelease:
@@ -307,6 +312,14 @@ func (v *teamView) claimItem(id string) {
 		return func() {
 			delete(v.claiming, id)
 			v.saidItem, v.said = id, ""
+			if err != nil && v.held[id] == nil {
+				v.failed[id] = true // the refresh below must not try again at once, and again
+			}
+			if h := v.held[id]; err != nil && h != nil && policy.ErrorCode(err) != policy.CodeClaimed {
+				// A renewal that failed: the claim may still be live; try
+				// again at half the time that was left.
+				v.hold(id, v.p.c.opts.Now().Add(h.after))
+			}
 			switch {
 			case err == nil && it.Claim != nil:
 				v.hold(id, it.Claim.ExpiresAt)

@@ -26,6 +26,8 @@ type teamFake struct {
 	version string
 	notes   map[string][]store.NoteRow
 	next    review.NextResult
+	// claimErr, when set, is what every claim meets (offline).
+	claimErr error
 }
 
 func (f *teamFake) setClaim(id string, c *policy.Claim) policy.Item {
@@ -42,6 +44,12 @@ func (f *teamFake) setClaim(id string, c *policy.Claim) policy.Item {
 
 func (f *teamFake) Claim(_ context.Context, id string, ttl time.Duration) (policy.Item, error) {
 	f.record("claim " + id)
+	f.mu.Lock()
+	err := f.claimErr
+	f.mu.Unlock()
+	if err != nil {
+		return policy.Item{}, err
+	}
 	return f.setClaim(id, &policy.Claim{Reviewer: "ana", ExpiresAt: time.Now().Add(f.ClaimTTL())}), nil
 }
 func (f *teamFake) Release(_ context.Context, id string) (policy.Item, error) {
@@ -613,5 +621,29 @@ func TestHerOwnNoteDoesNotStopHerActionButBensDoes(t *testing.T) {
 	}
 	if strings.Contains(c.panel.team.claim.Text, "waits") {
 		t.Fatalf("claim %q", c.panel.team.claim.Text)
+	}
+}
+
+// A claim that cannot be made (offline) is tried once per reason: the
+// panel's refresh after it does not try again, and again; her note does.
+func TestAClaimThatFailsIsNotTriedAgainAndAgain(t *testing.T) {
+	wf := newTeamFake(errorItem("itm_1", "CLASSIFIER_TIMEOUT"), errorItem("itm_2", "DECODE_FAILED"))
+	wf.claimErr = &client.Error{Code: policy.CodeAPIUnreachable, Class: client.ClassNotConnected, Message: "connection refused"}
+	c, ft := newClaimsConsole(t, wf)
+	c.apply(func() { c.items.move(1) })
+	c.Settle()
+	ft.fire(5 * time.Second)
+	if got := callsWith(wf, "claim"); len(got) != 1 || !strings.HasPrefix(c.panel.team.claim.Text, "Offline") {
+		t.Fatalf("calls %v claim %q", got, c.panel.team.claim.Text)
+	}
+	c.apply(c.reload)
+	c.Settle()
+	if got := callsWith(wf, "claim"); len(got) != 1 {
+		t.Fatalf("a reload tried again: %v", got)
+	}
+	test.Type(c.panel.team.entry, "x")
+	c.Settle()
+	if got := callsWith(wf, "claim"); len(got) != 2 {
+		t.Fatalf("her note did not try again: %v", got)
 	}
 }
