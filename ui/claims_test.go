@@ -497,15 +497,30 @@ func TestTwoReviewersDoNotBlockEachOtherByLooking(t *testing.T) {
 		t.Fatalf("the seed has %d items a re-run may help", len(retry))
 	}
 	looked, stayed := retry[0], retry[1]
+	// walk moves down one row at a time to row, as the arrow key does, and
+	// returns the item the panel shows then.
+	walk := func(row int) string {
+		t.Helper()
+		at := -1
+		c.apply(func() { at = c.items.row })
+		for at < row {
+			c.apply(func() { c.items.move(1) })
+			c.Settle()
+			was := at
+			c.apply(func() { at = c.items.row })
+			if at == was {
+				t.Fatalf("the selection stays at row %d", at)
+			}
+		}
+		var id, want string
+		c.apply(func() { id, want = c.panel.itemID, c.items.rows[row].ID })
+		if id != want {
+			t.Fatalf("ana is on %q, want %q", id, want)
+		}
+		return id
+	}
 	// Ana walks from the top to the row she merely looks at.
-	for c.items.row < looked {
-		c.apply(func() { c.items.move(1) })
-		c.Settle()
-	}
-	lookedID := c.panel.itemID
-	if lookedID != c.items.rows[looked].ID {
-		t.Fatalf("ana is on %q, want %q", lookedID, c.items.rows[looked].ID)
-	}
+	lookedID := walk(looked)
 	if n := srv.Arrivals(screenapi.EPClaim); n != 0 {
 		t.Fatalf("passing through %d rows made %d claims", looked+1, n)
 	}
@@ -514,11 +529,7 @@ func TestTwoReviewersDoNotBlockEachOtherByLooking(t *testing.T) {
 		t.Fatalf("ben on the item ana merely looks at: %+v %v", res, err)
 	}
 	// She stays on another one: it is hers, and ben's action is refused.
-	for c.items.row < stayed {
-		c.apply(func() { c.items.move(1) })
-		c.Settle()
-	}
-	stayedID := c.panel.itemID
+	stayedID := walk(stayed)
 	if srv.Arrivals(screenapi.EPClaim) != 0 || ft.fire(ana.ClaimDwell()) != 1 || srv.ClaimOf(stayedID) != "ana" {
 		t.Fatalf("after the dwell on %s: held by %q, %d claims", stayedID, srv.ClaimOf(stayedID), srv.Arrivals(screenapi.EPClaim))
 	}
