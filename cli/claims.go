@@ -18,8 +18,21 @@ import (
 // notes say the service does not offer them. demo-api's reviewers and
 // contract version are in demoapi.go.
 
-// configureTeam applies REVIEWER_CLAIM_TTL (default 15m).
+// configureTeam applies REVIEWER_CLAIM_TTL (default 15m) and the window's
+// dwell before a claim, --claim-dwell or REVIEWER_CLAIM_DWELL (default 5s).
 func (r *runner) configureTeam(svc *review.Service) error {
+	name, v := "--claim-dwell", r.g.claimDwell
+	if v == "" {
+		name = "REVIEWER_CLAIM_DWELL"
+		v, _ = r.env.Lookup(name)
+	}
+	if v != "" {
+		d, err := policy.ParseClaimDwell(v)
+		if err != nil {
+			return policy.Errorf(policy.CodeInvalidInput, "%s: %s", name, policy.ErrorMessage(err))
+		}
+		svc.SetClaimDwell(d)
+	}
 	v, ok := r.env.Lookup("REVIEWER_CLAIM_TTL")
 	if !ok || v == "" {
 		return nil

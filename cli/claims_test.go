@@ -1,12 +1,14 @@
 package cli_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/trustscreen/reviewer/cli"
 	"github.com/trustscreen/reviewer/screenapi"
 )
 
@@ -323,5 +325,42 @@ func TestClaimTTLFlagRefusesWhatTheVariableRefuses(t *testing.T) {
 	}
 	if got := srv.ClaimOf(id); got != "ana" {
 		t.Fatalf("the one-hour claim is gone: held by %q", got)
+	}
+}
+
+// The window's dwell before a claim is a setting: --claim-dwell wins over
+// REVIEWER_CLAIM_DWELL, the default is 5 s, and a value out of its range
+// stops the program naming where it came from.
+func TestClaimDwellIsConfigured(t *testing.T) {
+	h := newHarness(t)
+	var got cli.Window
+	run := func(want int, args ...string) string {
+		t.Helper()
+		var out, errb bytes.Buffer
+		code := cli.Run(args, cli.Env{Stdout: &out, Stderr: &errb,
+			Lookup:     func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
+			Saved:      func(string) string { return "" },
+			OpenWindow: func(w cli.Window) error { got = w; return nil }})
+		if code != want {
+			t.Fatalf("%v: exit %d, want %d: %s", args, code, want, errb.String())
+		}
+		return errb.String()
+	}
+	if run(0); got.Service.ClaimDwell() != 5*time.Second {
+		t.Fatalf("default dwell %v", got.Service.ClaimDwell())
+	}
+	h.env["REVIEWER_CLAIM_DWELL"] = "8s"
+	if run(0); got.Service.ClaimDwell() != 8*time.Second {
+		t.Fatalf("REVIEWER_CLAIM_DWELL=8s: %v", got.Service.ClaimDwell())
+	}
+	if run(0, "--claim-dwell", "2s"); got.Service.ClaimDwell() != 2*time.Second {
+		t.Fatalf("--claim-dwell 2s: %v", got.Service.ClaimDwell())
+	}
+	if errs := run(2, "--claim-dwell", "0s"); !strings.Contains(errs, "--claim-dwell") {
+		t.Fatalf("--claim-dwell 0s: %s", errs)
+	}
+	h.env["REVIEWER_CLAIM_DWELL"] = "1h"
+	if errs := run(2, "items"); !strings.Contains(errs, "REVIEWER_CLAIM_DWELL") {
+		t.Fatalf("REVIEWER_CLAIM_DWELL=1h: %s", errs)
 	}
 }

@@ -141,6 +141,9 @@ type globals struct {
 	cacheWait time.Duration
 	keptFiles time.Duration // REVIEWER_KEPT_FILE_RETENTION (0: the workflow's default)
 	syncPages int           // REVIEWER_SYNC_MAX_PAGES (0: the workflow's default)
+
+	// claimDwell is --claim-dwell ("": REVIEWER_CLAIM_DWELL, else 5s; claims.go).
+	claimDwell string
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
@@ -150,6 +153,7 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.BoolVar(&g.demo, "demo", g.demo, "open the window on the built-in demo service with a throwaway cache (REVIEWER_DB and saved preferences are not used)")
 	fs.IntVar(&g.bulkMax, "bulk-max", g.bulkMax, "the largest bulk run confirmed without its count: a larger one needs --max N (REVIEWER_BULK_MAX)")
 	fs.DurationVar(&g.cacheWait, "cache-wait", g.cacheWait, "how long a write waits while another process writes to the cache (REVIEWER_CACHE_WAIT)")
+	fs.StringVar(&g.claimDwell, "claim-dwell", g.claimDwell, "how long the window waits on an item that needs you before it claims it, 1s to 10m (REVIEWER_CLAIM_DWELL, default 5s)")
 }
 
 // Ranges of the cache's and the bulk actions' numbers.

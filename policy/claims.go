@@ -95,3 +95,91 @@ func UntilText(end, now time.Time) string {
 	}
 	return end.Format("Jan 2 2006 15:04")
 }
+
+// When the window takes a claim. A claim tells the other reviewers that
+// someone works on an item, so it follows the work, not the cursor: it is
+// never taken when the window opens, nor for a row the reviewer merely
+// passes through, nor on an item with nothing to do. It is taken when she
+// acts on the item, writes a note on an item that needs her, or stays on
+// such an item for the dwell (REVIEWER_CLAIM_DWELL, 5 s). It is released
+// when she moves on, unless she has an open action on the item (queued,
+// sending, unknown): the item is hers while her intent is open, so the
+// claim is kept and renewed until the action ends.
+
+// Dwell numbers: how long the reviewer stays on an item that needs her
+// before the window claims it for her.
+const (
+	DefaultClaimDwell = 5 * time.Second
+	MinClaimDwell     = time.Second
+	MaxClaimDwell     = 10 * time.Minute
+)
+
+// ParseClaimDwell reads REVIEWER_CLAIM_DWELL (Go syntax: 5s), 1s to 10m.
+func ParseClaimDwell(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		return 0, Errorf(CodeInvalidInput, "%q is not a Go duration such as 5s", v)
+	}
+	if d < MinClaimDwell || d > MaxClaimDwell {
+		return 0, Errorf(CodeInvalidInput, "the dwell before a claim is from %v to %v; %v is not allowed", MinClaimDwell, MaxClaimDwell, d)
+	}
+	return d, nil
+}
+
+// ClaimSituation is what the window knows of one item when it decides
+// about the reviewer's claim on it.
+type ClaimSituation struct {
+	Offered       bool        // the service offers claims (contract 1.1)
+	HeldByMe      bool        // she holds a live claim on it
+	HeldByOther   bool        // another reviewer holds a live claim on it
+	NeedsReviewer bool        // NeedsReviewer: there is something for her to do
+	OpenAction    ActionState // her open action on it, "" when none
+	Shown         bool        // it is the item she is on
+	Dwelled       bool        // she has stayed on it for the dwell (Shown only)
+	Acting        bool        // she acts on it now (re-submit, file request, upload)
+	Writing       bool        // she writes a note on it now
+}
+
+// ClaimMove is what to do with the claim on an item.
+type ClaimMove int
+
+const (
+	// ClaimLeave: take none, release none.
+	ClaimLeave ClaimMove = iota
+	// ClaimHold: take the claim, or keep and renew the one she holds.
+	ClaimHold
+	// ClaimRelease: release the claim she holds.
+	ClaimRelease
+)
+
+func (m ClaimMove) String() string {
+	switch m {
+	case ClaimHold:
+		return "hold"
+	case ClaimRelease:
+		return "release"
+	}
+	return "leave"
+}
+
+// DecideClaim is the one rule for the window's claims.
+func DecideClaim(s ClaimSituation) ClaimMove {
+	switch {
+	case !s.Offered, s.HeldByOther:
+		return ClaimLeave // nothing to claim, or not hers to claim
+	case s.Acting:
+		return ClaimHold // an action is work on the item, whatever it needed before
+	case s.OpenAction.Open() && s.HeldByMe:
+		return ClaimHold // her intent is open: the item stays hers until it ends
+	case !s.NeedsReviewer:
+		if s.HeldByMe {
+			return ClaimRelease // nothing left for her to do
+		}
+		return ClaimLeave
+	case s.Shown && (s.Writing || s.Dwelled || s.HeldByMe):
+		return ClaimHold
+	case s.HeldByMe:
+		return ClaimRelease // she moved on
+	}
+	return ClaimLeave
+}

@@ -101,3 +101,56 @@ func TestLiveClaim(t *testing.T) {
 		})
 	}
 }
+
+// The window's claims follow the work, not the cursor: one table of what
+// it knows of an item and what it does with the claim.
+func TestDecideClaimFollowsTheWork(t *testing.T) {
+	type S = policy.ClaimSituation
+	const (
+		leave   = policy.ClaimLeave
+		hold    = policy.ClaimHold
+		release = policy.ClaimRelease
+	)
+
+	for _, c := range []struct {
+		name string
+		s    S
+		want policy.ClaimMove
+	}{
+		{"opening the window or passing through a row", S{Offered: true, NeedsReviewer: true, Shown: true}, leave},
+		{"staying on an item that needs her", S{Offered: true, NeedsReviewer: true, Shown: true, Dwelled: true}, hold},
+		{"staying on an item with nothing to do", S{Offered: true, Shown: true, Dwelled: true}, leave},
+		{"writing a note on an item that needs her", S{Offered: true, NeedsReviewer: true, Shown: true, Writing: true}, hold},
+		{"writing a note on an item with nothing to do", S{Offered: true, Shown: true, Writing: true}, leave},
+		{"acting", S{Offered: true, NeedsReviewer: true, Shown: true, Acting: true}, hold},
+		{"acting on an item awaiting the customer's file (an upload)", S{Offered: true, Shown: true, Acting: true}, hold},
+		{"still on the item she holds", S{Offered: true, NeedsReviewer: true, Shown: true, HeldByMe: true}, hold},
+		{"moving on from an item she holds", S{Offered: true, NeedsReviewer: true, HeldByMe: true}, release},
+		{"moving on with her action queued", S{Offered: true, HeldByMe: true, OpenAction: policy.ActionQueued}, hold},
+		{"moving on with her action sending", S{Offered: true, HeldByMe: true, OpenAction: policy.ActionSending}, hold},
+		{"moving on with her action unknown", S{Offered: true, NeedsReviewer: true, HeldByMe: true, OpenAction: policy.ActionUnknown}, hold},
+		{"her action done, she moved on", S{Offered: true, HeldByMe: true, OpenAction: policy.ActionDone}, release},
+		{"her action done, nothing left to do, she stays", S{Offered: true, Shown: true, Dwelled: true, HeldByMe: true}, release},
+		{"her action refused, the item still needs her, she stays", S{Offered: true, NeedsReviewer: true, Shown: true, HeldByMe: true, OpenAction: policy.ActionFailed}, hold},
+		{"an open action she holds no claim for, passing through", S{Offered: true, NeedsReviewer: true, Shown: true, OpenAction: policy.ActionUnknown}, leave},
+		{"another reviewer holds it, she stays", S{Offered: true, NeedsReviewer: true, Shown: true, Dwelled: true, HeldByOther: true}, leave},
+		{"another reviewer holds it, she acts", S{Offered: true, NeedsReviewer: true, Shown: true, Acting: true, HeldByOther: true}, leave},
+		{"a 1.0 service", S{NeedsReviewer: true, Shown: true, Dwelled: true, Acting: true}, leave},
+		{"an item she neither holds nor is on", S{Offered: true, NeedsReviewer: true}, leave},
+	} {
+		if got := policy.DecideClaim(c.s); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestParseClaimDwell(t *testing.T) {
+	if d, err := policy.ParseClaimDwell(" 5s "); err != nil || d != 5*time.Second {
+		t.Fatalf("5s: %v %v", d, err)
+	}
+	for _, v := range []string{"", "0s", "500ms", "11m", "five"} {
+		if _, err := policy.ParseClaimDwell(v); policy.ErrorCode(err) != policy.CodeInvalidInput {
+			t.Errorf("%q: %v", v, err)
+		}
+	}
+}

@@ -26,6 +26,25 @@ func (s *Service) ClaimTTL() time.Duration {
 	return s.team.claimTTL
 }
 
+// SetClaimDwell sets how long the reviewer stays on an item that needs her
+// before the window claims it for her (REVIEWER_CLAIM_DWELL; 5 s).
+func (s *Service) SetClaimDwell(d time.Duration) {
+	s.team.mu.Lock()
+	defer s.team.mu.Unlock()
+	s.team.claimDwell = d
+}
+
+// ClaimDwell is how long the reviewer stays on an item before the window
+// claims it (policy.DecideClaim).
+func (s *Service) ClaimDwell() time.Duration {
+	s.team.mu.Lock()
+	defer s.team.mu.Unlock()
+	if s.team.claimDwell == 0 {
+		return policy.DefaultClaimDwell
+	}
+	return s.team.claimDwell
+}
+
 // claimSentence names who holds an item until when, with the date when the
 // claim does not end today (policy.UntilText).
 func claimSentence(c policy.Claim, now time.Time) string {

@@ -97,3 +97,36 @@ func TestNextTakesTheOldestNobodyHolds(t *testing.T) {
 		t.Fatalf("offline next: %+v %v", off, err)
 	}
 }
+
+// Her own claim, taken and renewed while her re-submission's outcome is
+// unknown (the window keeps the item hers while her intent is open), does
+// not stop that re-submission: claims move no revision, so the reconciling
+// send with the same key and If-Match runs, once.
+func TestHerClaimDoesNotStopHerUnknownAction(t *testing.T) {
+	tm := setupTeam(t, "")
+	ctx := context.Background()
+	id := tm.srv.FindCode("SOURCE_UNREACHABLE")
+	rev := tm.srv.Revision(id)
+	// The request reaches the service, which drops it unread: no key, no run.
+	tm.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultReset, Endpoint: screenapi.EPResubmit, Times: 1})
+	res, err := tm.ana.svc.Resubmit(ctx, id)
+	if err != nil || res.Action.State != policy.ActionUnknown {
+		t.Fatalf("%+v %v", res, err)
+	}
+	for range 2 { // taken, then renewed
+		if _, err := tm.ana.svc.Claim(ctx, id, 0); err != nil {
+			t.Fatal(err)
+		}
+		tm.clk.Add(time.Minute)
+	}
+	if tm.srv.Revision(id) != rev {
+		t.Fatalf("claims moved the revision from %d to %d", rev, tm.srv.Revision(id))
+	}
+	fr, err := tm.ana.svc.Flush(ctx)
+	if err != nil || fr.Done != 1 || fr.Failed != 0 {
+		t.Fatalf("%+v %v", fr, err)
+	}
+	if got := fr.Results[0].Action; got.Key != res.Action.Key || tm.srv.Analyses(id) != 1 {
+		t.Fatalf("sent with key %s (queued with %s), %d analyses", got.Key, res.Action.Key, tm.srv.Analyses(id))
+	}
+}

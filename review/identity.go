@@ -23,6 +23,7 @@ type teamState struct {
 	identity        policy.Identity
 	identified      bool // GET /v1/me answered (or was not offered) in this process
 	claimTTL        time.Duration
+	claimDwell      time.Duration // 0: policy.DefaultClaimDwell
 	afterNoteIntent func(store.NoteRow)
 	afterNoteCall   func(store.NoteRow)
 }

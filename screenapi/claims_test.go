@@ -19,9 +19,9 @@ func TestClaims(t *testing.T) {
 	if st != 200 || c == nil || c["reviewer"] != "ana" || c["expires_at"] != "2026-11-29T10:15:00Z" || m["revision"] != 1.0 {
 		t.Fatalf("claim: %d %v", st, m)
 	}
-	// Renewing one's own claim.
+	// Renewing one's own claim moves no revision either (contract 1.1, amended).
 	clk.Add(5 * time.Minute)
-	if st, m = call(t, srv, req{tok: anaTok, method: "PUT", path: claim, body: `{"ttl_seconds": 900}`}); st != 200 || m["claim"].(map[string]any)["expires_at"] != "2026-11-29T10:20:00Z" {
+	if st, m = call(t, srv, req{tok: anaTok, method: "PUT", path: claim, body: `{"ttl_seconds": 900}`}); st != 200 || m["claim"].(map[string]any)["expires_at"] != "2026-11-29T10:20:00Z" || m["revision"] != 1.0 || srv.Revision(id) != 1 {
 		t.Fatalf("renew: %d %v", st, m)
 	}
 	// Ben meets 409 CLAIMED with the item everywhere, and nothing runs.

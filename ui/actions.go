@@ -70,6 +70,7 @@ func (p *itemPanel) act(kind policy.ActionKind, label string, run func(ctx conte
 	ctx, cancel := context.WithCancel(p.c.ctx)
 	p.c.flights[id] = &flight{kind: kind, label: label, start: p.c.opts.Now(), cancel: cancel}
 	p.note, p.noteDetails, p.noteItem = "", "", ""
+	p.team.working(id) // claims.go: acting claims the item, kept while the action is open
 	p.c.items.showSending(id, kind)
 	p.render()
 	p.c.tick()
@@ -113,6 +114,9 @@ func (p *itemPanel) onResubmit() {
 	if !p.ready() || p.c.flight(p.itemID) != nil || policy.CanResubmit(p.situation()) != nil {
 		return
 	}
+	if p.team.refuseHeld("re-submitting") { // claims.go: who holds it and until when, not the confirmation
+		return
+	}
 	id, name := p.itemID, p.detail.FileName
 	p.c.confirm("Re-submit "+name+"?",
 		"This runs the paid analysis again on the same file, once. A re-run may help with "+string(p.detail.ErrorCode)+".",
@@ -151,6 +155,9 @@ func (c *Console) confirm(title, text, action string, yes func()) {
 // screen.
 func (p *itemPanel) onRequestFile() {
 	if !p.ready() || p.c.flight(p.itemID) != nil || policy.CanRequestFile(p.situation()) != nil {
+		return
+	}
+	if p.team.refuseHeld("requesting a file") { // claims.go: who holds it and until when, not the confirmation
 		return
 	}
 	id := p.itemID
@@ -240,6 +247,9 @@ func (p *itemPanel) onUploadAgain() {
 
 func (p *itemPanel) openUpload(path string) {
 	if !p.ready() || p.c.flight(p.itemID) != nil || policy.CanReplace(p.situation()) != nil {
+		return
+	}
+	if p.team.refuseHeld("uploading a file") { // claims.go: who holds it and until when, not the confirmation
 		return
 	}
 	id := p.itemID

@@ -3,12 +3,14 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -17,15 +19,22 @@ import (
 	"github.com/trustscreen/reviewer/review"
 )
 
-// Claims (contract 1.1) in the window. Opening an item that
-// needs a reviewer claims it; the claim is renewed while the item stays
-// open and released when the reviewer moves on or closes the window (best
-// effort: expiry covers a crash). An item another reviewer holds says "Ben
-// is on this until 10:19" in its row and in the panel, with its action
-// buttons off for that reason. Next (N) claims and opens the oldest item
-// nobody holds. The panel's part for claims also shows the notes
-// (notes.go) and says who or what changed an item (conflicts.go). A 1.0
-// service offers neither claims nor notes: the panel says so.
+// Claims (contract 1.1) in the window. A claim follows the work, not the
+// cursor (policy.DecideClaim): nothing is claimed when the window opens, nor
+// for a row the reviewer passes through, nor for an item with nothing to
+// do. An item is claimed when she acts on it, writes a note on it, or stays
+// on it for the dwell (REVIEWER_CLAIM_DWELL, 5 s) while it needs her. The
+// claim is renewed at half its length while she stays, and released when
+// she moves on, unless her action on the item is still open (queued,
+// sending, unknown): then it is kept and renewed until the action ends.
+// Closing the window releases the claims it holds but those (best effort:
+// expiry covers a crash). An item another reviewer holds says "Ben is on
+// this until 10:19" in its row and in the panel, with its action buttons
+// off for that reason, and r, f and u say so instead of asking. Next (N)
+// claims and opens the oldest item nobody holds. The panel's part for
+// claims also shows the notes (notes.go) and says who or what changed an
+// item (conflicts.go). A 1.0 service offers neither claims nor notes: the
+// panel says so.
 
 // teamView is the team part of the item panel.
 type teamView struct {
@@ -37,22 +46,47 @@ type teamView struct {
 	next    *tipButton
 	content *fyne.Container
 
+	// after runs f on the UI goroutine after d, unless stopped: the dwell
+	// and the renewals wait on it (a test's own clock replaces it).
+	after func(d time.Duration, f func()) (stop func())
+
 	// UI goroutine only:
-	held       string      // the item this window holds a claim on
-	renew      *time.Timer // renews the held claim at half its length
-	said       string      // what the last claim or Next said (offline, not offered)
-	saidItem   string
-	claiming   string // an item whose claim is on its way
-	releaseGen int
+	held      map[string]*heldClaim // the claims this window holds, by item
+	claiming  map[string]bool       // items whose claim (or renewal) is on its way
+	failed    map[string]bool       // claims that could not be made: tried again when she acts, writes or comes back
+	shown     string                // the item the reviewer is on, as the claims see it
+	started   bool                  // an item was shown: the next one is the reviewer's move
+	dwelled   bool                  // she stayed on shown for the dwell
+	dwellGen  int
+	stopDwell func()
+	said      string // what the last claim or Next said (offline, not offered)
+	saidItem  string
+}
+
+// heldClaim is a claim this window holds, with its renewal.
+type heldClaim struct {
+	stop  func()
+	after time.Duration // when the renewal is due, from when it was taken
 }
 
 func newTeamView(p *itemPanel) *teamView {
-	v := &teamView{p: p, claim: wrapped(""), notes: wrapped("")}
+	v := &teamView{p: p, claim: wrapped(""), notes: wrapped(""),
+		held: map[string]*heldClaim{}, claiming: map[string]bool{}, failed: map[string]bool{}}
+	v.after = func(d time.Duration, f func()) func() {
+		t := time.AfterFunc(d, func() { fyne.Do(func() { v.p.c.apply(f) }) })
+		return func() { t.Stop() }
+	}
 	v.claim.TextStyle.Bold = true
 	v.entry = widget.NewMultiLineEntry()
 	v.entry.SetPlaceHolder("A note for the other reviewers (never shown to the customer)")
 	v.entry.Wrapping = fyne.TextWrapWord
 	v.entry.SetMinRowsVisible(2)
+	v.entry.OnChanged = func(text string) {
+		// Writing a note is work on the item: it claims it when it needs her.
+		if strings.TrimSpace(text) != "" && v.p.ready() {
+			v.decide(v.p.detail, claimWriting)
+		}
+	}
 	v.add = widget.NewButtonWithIcon("Add note", theme.DocumentCreateIcon(), v.onAddNote)
 	v.next = newTipButton("Next", theme.MediaSkipNextIcon(), "Claim and open the oldest item that needs a reviewer and nobody holds (key: n)", v.onNext)
 	v.content = container.NewVBox(v.claim, container.NewBorder(nil, nil, nil, v.next, widget.NewLabel("Notes")), v.notes,
@@ -114,6 +148,9 @@ func (v *teamView) render() {
 	default:
 		v.claim.SetText("")
 	}
+	if ownNoteWaits(d.NoteRows, me) { // said while it waits, never after it is sent
+		v.claim.SetText(strings.TrimSpace(v.claim.Text + " Your note waits in the outbox: it is sent once when the API answers."))
+	}
 	v.renderConflict(d)
 	v.notes.SetText(notesText(d.NoteRows))
 	if tw.APIVersion() == "1.0" {
@@ -126,57 +163,220 @@ func (v *teamView) render() {
 	v.claim.Refresh()
 }
 
-// needsClaim reports whether opening the item claims it: it needs the
+// needsClaim reports whether staying on the item claims it: it needs the
 // reviewer (needsReviewer, policy.NeedsReviewer), the items `next` picks.
 func needsClaim(d review.Detail) bool { return needsReviewer(d.ItemView) }
 
-// opened is called when the panel shows an item: the claim held on another
-// item is released, and this one is claimed when it needs a reviewer.
+// What the reviewer does on an item, for the claim.
+type claimWork int
+
+const (
+	claimLooking claimWork = iota
+	claimActing
+	claimWriting
+)
+
+// opened is called whenever the panel has loaded an item, a new one or the
+// shown one again (a reload): a new item starts the dwell (but for the
+// first item the window shows by itself), the item she moved away from is
+// looked at again, and so is every other item whose claim the window holds
+// (its action may have ended meanwhile).
 func (v *teamView) opened(d review.Detail) {
-	tw := v.p.c.wf
-	if v.held != "" && v.held != d.ID {
-		v.releaseHeld()
-	}
 	if v.saidItem != d.ID {
 		v.said, v.saidItem = "", ""
 	}
+	if d.ID != v.shown {
+		v.shown, v.dwelled = d.ID, false
+		delete(v.failed, d.ID)
+		v.dwellGen++
+		if v.stopDwell != nil {
+			v.stopDwell()
+			v.stopDwell = nil
+		}
+		if v.started {
+			id, gen := d.ID, v.dwellGen
+			v.stopDwell = v.after(v.p.c.wf.ClaimDwell(), func() {
+				if v.dwellGen != gen || v.shown != id {
+					return // she moved on before the dwell ended
+				}
+				v.dwelled = true
+				if v.p.ready() && v.p.detail.ID == id {
+					v.decide(v.p.detail, claimLooking)
+				}
+			})
+		}
+		v.started = true
+	}
+	v.decide(d, claimLooking)
+	v.recheckOthers(d.ID)
+}
+
+// situation is what policy.DecideClaim weighs for item d.
+func (v *teamView) situation(d review.Detail, work claimWork) policy.ClaimSituation {
 	now := v.p.c.opts.Now()
 	me := v.p.c.wf.Reviewer()
-	switch {
-	case tw.APIVersion() == "1.0", d.HeldByOther(me, now) != nil, v.claiming == d.ID:
-	case d.HeldBy(me, now):
-		v.held = d.ID
-		v.scheduleRenew(d.ID, d.Claim.ExpiresAt.Sub(now)/2)
-	case needsClaim(d):
-		v.claimItem(d.ID)
+	open := d.OpenAction()
+	if open == "" && v.p.c.flight(d.ID) != nil {
+		open = policy.ActionSending // her action is on its way; its row may not be read yet
 	}
+	shown := d.ID == v.shown && d.ID == v.p.itemID
+	return policy.ClaimSituation{
+		Offered:       v.p.c.wf.APIVersion() != "1.0",
+		HeldByMe:      v.held[d.ID] != nil || d.HeldBy(me, now),
+		HeldByOther:   d.HeldByOther(me, now) != nil,
+		NeedsReviewer: needsClaim(d),
+		OpenAction:    open,
+		Shown:         shown,
+		Dwelled:       shown && v.dwelled,
+		Acting:        work == claimActing,
+		Writing:       work == claimWriting,
+	}
+}
+
+// decide applies policy.DecideClaim to item d: a claim is taken only when
+// the window holds none on it (renewals run on their own timer), and
+// released only when there is one to release.
+func (v *teamView) decide(d review.Detail, work claimWork) {
+	sit := v.situation(d, work)
+	switch policy.DecideClaim(sit) {
+	case policy.ClaimHold:
+		if work != claimLooking {
+			delete(v.failed, d.ID) // her own doing tries again
+		}
+		if v.held[d.ID] == nil && !v.claiming[d.ID] && !v.failed[d.ID] {
+			v.claimItem(d.ID)
+		}
+	case policy.ClaimRelease:
+		v.release(d.ID)
+	default:
+		if sit.HeldByOther {
+			v.forget(d.ID) // someone else holds it now: nothing of ours to renew
+		}
+	}
+}
+
+// working is called when the reviewer acts on the shown item (act).
+func (v *teamView) working(id string) {
+	if v.p.ready() && v.p.detail.ID == id {
+		v.decide(v.p.detail, claimActing)
+	}
+}
+
+// recheckOthers reads again, in the background, every item whose claim the
+// window holds but the one shown, and decides on each: moving on releases
+// it unless her action on it is still open; the end of that action does.
+func (v *teamView) recheckOthers(shown string) {
+	var ids []string
+	for id := range v.held {
+		if id != shown && !v.claiming[id] {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) > 0 {
+		v.recheck(ids, false)
+	}
+}
+
+// recheck reads items again and decides on each; renew renews the claims
+// that stay (their timer fired).
+func (v *teamView) recheck(ids []string, renew bool) {
+	tw := v.p.c.wf
+	v.p.c.background(func(ctx context.Context) func() {
+		ds := make([]review.Detail, 0, len(ids))
+		for _, id := range ids {
+			if d, err := tw.Item(ctx, id); err == nil {
+				ds = append(ds, d)
+			}
+		}
+		return func() {
+			for _, d := range ds {
+				if v.held[d.ID] == nil || v.claiming[d.ID] {
+					continue // released or being claimed meanwhile
+				}
+				if renew && policy.DecideClaim(v.situation(d, claimLooking)) == policy.ClaimHold {
+					v.claimItem(d.ID)
+					continue
+				}
+				v.decide(d, claimLooking)
+			}
+		}
+	})
 }
 
 // claimItem claims (or renews) an item in the background.
 func (v *teamView) claimItem(id string) {
 	tw := v.p.c.wf
-	v.claiming = id
+	v.claiming[id] = true
 	v.p.c.background(func(ctx context.Context) func() {
 		it, err := tw.Claim(ctx, id, 0)
 		return func() {
-			v.claiming = ""
+			delete(v.claiming, id)
 			v.saidItem, v.said = id, ""
+			if err != nil && v.held[id] == nil {
+				v.failed[id] = true // the refresh below must not try again at once, and again
+			}
+			if h := v.held[id]; err != nil && h != nil && policy.ErrorCode(err) != policy.CodeClaimed {
+				// A renewal that failed: the claim may still be live; try
+				// again at half the time that was left.
+				v.hold(id, v.p.c.opts.Now().Add(h.after))
+			}
 			switch {
 			case err == nil && it.Claim != nil:
-				if v.p.itemID != id { // the reviewer moved on meanwhile
-					v.held = id
-					v.releaseHeld()
-					return
-				}
-				v.held = id
-				v.scheduleRenew(id, it.Claim.ExpiresAt.Sub(v.p.c.opts.Now())/2)
+				v.hold(id, it.Claim.ExpiresAt)
 			case policy.ErrorCode(err) == policy.CodeClaimed:
-				// The cache knows the holder now: render says who.
+				v.forget(id) // the cache knows the holder now: render says who
 			case policy.ErrorCode(err) == policy.CodeNotOffered || client.IsNotOffered(err):
 				v.said = "Claims: this service does not offer them."
 			case err != nil:
 				v.said = "Offline: no claim is possible now; a queued action still carries the revision you saw, and the service refuses it if the item changed."
 			}
+			if v.p.itemID == id {
+				v.p.refresh() // shows the claim, and decides again on what is known now
+			} else if v.held[id] != nil {
+				v.recheck([]string{id}, false) // she moved on meanwhile
+			}
+		}
+	})
+}
+
+// hold records a claim this window holds until end, renewed at half its
+// remaining length.
+func (v *teamView) hold(id string, end time.Time) {
+	if h := v.held[id]; h != nil {
+		h.stop()
+	}
+	after := end.Sub(v.p.c.opts.Now()) / 2
+	if after < time.Second {
+		after = time.Second
+	}
+	h := &heldClaim{after: after}
+	v.held[id] = h
+	h.stop = v.after(after, func() {
+		if v.held[id] == h {
+			v.recheck([]string{id}, true)
+		}
+	})
+}
+
+// forget drops a claim from what the window holds, with no call.
+func (v *teamView) forget(id string) {
+	if h := v.held[id]; h != nil {
+		h.stop()
+		delete(v.held, id)
+	}
+}
+
+// release releases the reviewer's claim on an item, in the background
+// (best effort: expiry covers the rest).
+func (v *teamView) release(id string) {
+	if v.claiming[id] {
+		return // its outcome decides again
+	}
+	v.forget(id)
+	tw := v.p.c.wf
+	v.p.c.background(func(ctx context.Context) func() {
+		_, _ = tw.Release(ctx, id)
+		return func() {
 			if v.p.itemID == id {
 				v.p.refresh()
 			}
@@ -184,60 +384,54 @@ func (v *teamView) claimItem(id string) {
 	})
 }
 
-func (v *teamView) scheduleRenew(id string, after time.Duration) {
-	if v.renew != nil {
-		v.renew.Stop()
-	}
-	if after < time.Second {
-		after = time.Second
-	}
-	v.renew = time.AfterFunc(after, func() {
-		fyne.Do(func() {
-			v.p.c.apply(func() {
-				if v.held == id && v.p.itemID == id {
-					v.claimItem(id)
-				}
-			})
-		})
-	})
-}
-
-// releaseHeld releases the claim this window holds, in the background.
-func (v *teamView) releaseHeld() {
-	id := v.held
-	v.held = ""
-	if v.renew != nil {
-		v.renew.Stop()
-		v.renew = nil
-	}
-	tw := v.p.c.wf
-	if id == "" {
-		return
-	}
-	v.p.c.background(func(ctx context.Context) func() {
-		_, _ = tw.Release(ctx, id) // best effort: expiry covers the rest
-		return nil
-	})
-}
-
-// ReleaseClaims releases the claim this window holds and waits for it
-// (closing the window), at most for timeout.
+// ReleaseClaims releases the claims this window holds, but those on items
+// with an open action of hers (they end by themselves within a claim's
+// length), and waits for it (closing the window), at most for timeout.
 func (c *Console) ReleaseClaims(timeout time.Duration) {
-	tw := c.wf
 	v := c.panel.team
-	id := v.held
-	v.held = ""
-	if v.renew != nil {
-		v.renew.Stop()
+	if v.stopDwell != nil {
+		v.stopDwell()
 	}
-	if id == "" {
+	ids := make([]string, 0, len(v.held))
+	for id := range v.held {
+		v.forget(id)
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
 		return
 	}
 	// The window's own context has ended with it: the release has a short
 	// one of its own.
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	_, _ = tw.Release(ctx, id)
+	for _, id := range ids {
+		if d, err := c.wf.Item(ctx, id); err == nil && d.OpenAction().Open() {
+			continue // her intent is open: the item stays hers until the claim ends
+		}
+		_, _ = c.wf.Release(ctx, id)
+	}
+}
+
+// refuseHeld says, instead of opening the confirmation of what, who holds
+// the shown item and until when, when another reviewer does: the service
+// would refuse the action.
+func (v *teamView) refuseHeld(what string) bool {
+	p := v.p
+	if !p.ready() {
+		return false
+	}
+	now := p.c.opts.Now()
+	c := p.detail.HeldByOther(p.c.wf.Reviewer(), now)
+	if c == nil {
+		return false
+	}
+	who := holderText(*c, now)
+	p.note, p.noteDetails, p.noteItem = who+": "+what+" is off until the claim ends or is released; nothing was sent.", "", p.itemID
+	p.renderMessage()
+	if p.c.panelOff {
+		dialog.ShowInformation(who, p.note, p.c.win)
+	}
+	return true
 }
 
 // onNext claims and opens the oldest item nobody holds.
@@ -258,13 +452,9 @@ func (v *teamView) onNext() {
 				return
 			}
 			id := res.Item.ID
-			if v.held != "" && v.held != id {
-				v.releaseHeld()
-			}
 			if res.Claimed {
-				v.held = id
 				if c := res.Item.Claim; c != nil {
-					v.scheduleRenew(id, c.ExpiresAt.Sub(v.p.c.opts.Now())/2)
+					v.hold(id, c.ExpiresAt)
 				}
 				v.saidItem, v.said = id, ""
 			} else {

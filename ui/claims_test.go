@@ -2,7 +2,9 @@ package ui
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -10,8 +12,10 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/trustscreen/reviewer/client"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/screenapi"
 	"github.com/trustscreen/reviewer/store"
 )
 
@@ -22,6 +26,8 @@ type teamFake struct {
 	version string
 	notes   map[string][]store.NoteRow
 	next    review.NextResult
+	// claimErr, when set, is what every claim meets (offline).
+	claimErr error
 }
 
 func (f *teamFake) setClaim(id string, c *policy.Claim) policy.Item {
@@ -38,6 +44,12 @@ func (f *teamFake) setClaim(id string, c *policy.Claim) policy.Item {
 
 func (f *teamFake) Claim(_ context.Context, id string, ttl time.Duration) (policy.Item, error) {
 	f.record("claim " + id)
+	f.mu.Lock()
+	err := f.claimErr
+	f.mu.Unlock()
+	if err != nil {
+		return policy.Item{}, err
+	}
 	return f.setClaim(id, &policy.Claim{Reviewer: "ana", ExpiresAt: time.Now().Add(f.ClaimTTL())}), nil
 }
 func (f *teamFake) Release(_ context.Context, id string) (policy.Item, error) {
@@ -73,14 +85,87 @@ func newTeamFake(items ...review.ItemView) *teamFake {
 
 func newTeamConsole(t *testing.T, wf Workflow) *Console {
 	t.Helper()
+	c, _ := newClaimsConsole(t, wf)
+	return c
+}
+
+// newClaimsConsole is a console whose claims wait on timers the test
+// fires: the dwell and the renewals never run by the wall clock.
+func newClaimsConsole(t *testing.T, wf Workflow) (*Console, *fakeTimers) {
+	t.Helper()
 	t.Setenv("LANG", "en_US.UTF-8")
 	a := test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	w.Resize(fyne.NewSize(1280, 800))
 	c := NewConsole(w, wf, Options{Prefs: a.Preferences()})
+	ft := &fakeTimers{c: c}
+	c.panel.team.after = ft.after
 	c.apply(c.reload)
 	c.Settle()
-	return c
+	return c, ft
+}
+
+// fakeTimers is the claims' clock in a test: a timer fires only when the
+// test fires it, on the UI goroutine, as the real one does.
+type fakeTimers struct {
+	c       *Console
+	mu      sync.Mutex
+	pending []*fakeTimer
+}
+
+type fakeTimer struct {
+	d       time.Duration
+	f       func()
+	stopped bool
+}
+
+func (ft *fakeTimers) after(d time.Duration, f func()) func() {
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	tm := &fakeTimer{d: d, f: f}
+	ft.pending = append(ft.pending, tm)
+	return func() {
+		ft.mu.Lock()
+		defer ft.mu.Unlock()
+		tm.stopped = true
+	}
+}
+
+// fire fires every timer of length d that is set and not stopped, as if d
+// had passed, and waits for what they started; it returns how many fired.
+func (ft *fakeTimers) fire(d time.Duration) int {
+	ft.mu.Lock()
+	var due []*fakeTimer
+	rest := ft.pending[:0]
+	for _, tm := range ft.pending {
+		switch {
+		case tm.stopped:
+		case tm.d == d:
+			due = append(due, tm)
+		default:
+			rest = append(rest, tm)
+		}
+	}
+	ft.pending = rest
+	ft.mu.Unlock()
+	for _, tm := range due {
+		ft.c.apply(tm.f)
+	}
+	ft.c.Settle()
+	return len(due)
+}
+
+// live is how many timers are set and not stopped.
+func (ft *fakeTimers) live() int {
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	n := 0
+	for _, tm := range ft.pending {
+		if !tm.stopped {
+			n++
+		}
+	}
+	return n
 }
 
 func callsWith(f *teamFake, prefix string) []string {
@@ -120,6 +205,39 @@ func TestAnItemHeldByAnotherReviewerHasItsActionsOff(t *testing.T) {
 	}
 }
 
+// r, f and u on an item someone else holds open no paid confirmation nor
+// dialog: they say who holds it and until when, and nothing is sent.
+func TestKeysOnAnItemSomeoneElseHoldsSayWhoAndUntilWhen(t *testing.T) {
+	until := time.Now().Add(10 * time.Minute)
+	retry, newFile := errorItem("itm_1", "CLASSIFIER_TIMEOUT"), errorItem("itm_2", "DECODE_FAILED")
+	for _, v := range []*review.ItemView{&retry, &newFile} {
+		v.Claim = &policy.Claim{Reviewer: "ben", ExpiresAt: until}
+		v.Holder = v.Claim
+	}
+	wf := newTeamFake(retry, newFile)
+	c := newTeamConsole(t, wf)
+	want := "Ben is on this until " + policy.UntilText(until, time.Now())
+	for _, k := range []struct {
+		row  int
+		key  string
+		what string
+	}{{0, "r", "re-submitting"}, {1, "f", "requesting a file"}, {1, "u", "uploading a file"}} {
+		c.apply(func() { c.items.move(k.row - c.items.row) })
+		c.Settle()
+		c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), k.key) })
+		c.Settle()
+		if top := c.win.Canvas().Overlays().Top(); top != nil {
+			t.Fatalf("%s on a held item opened a dialog", k.key)
+		}
+		if msg := c.panel.message.Text; !strings.Contains(msg, want) || !strings.Contains(msg, k.what) || !strings.Contains(msg, "nothing was sent") {
+			t.Fatalf("%s: message %q, want who (%q) and what (%q)", k.key, msg, want, k.what)
+		}
+	}
+	if got := wf.Calls(); len(got) != 0 {
+		t.Fatalf("a held item was acted on or claimed: %v", got)
+	}
+}
+
 // A claim that ends on another day says which day, in the row and in the
 // panel: "until 09:17" for a claim that ends tomorrow reads as "tonight".
 func TestAClaimEndingTomorrowShowsItsDate(t *testing.T) {
@@ -138,29 +256,106 @@ func TestAClaimEndingTomorrowShowsItsDate(t *testing.T) {
 	}
 }
 
-func TestOpeningClaimsAndMovingOnReleases(t *testing.T) {
+// Claims follow the work, not the cursor: nothing at start, nothing for
+// passing through rows or for an item with nothing to do; a dwell on an
+// item that needs her claims it, and moving on releases it.
+func TestClaimsFollowTheWorkNotTheCursor(t *testing.T) {
 	wf := newTeamFake(errorItem("itm_1", "CLASSIFIER_TIMEOUT"), errorItem("itm_2", "DECODE_FAILED"), scoredItem("itm_3", 12, policy.RecommendForward))
-	c := newTeamConsole(t, wf)
-	if got := callsWith(wf, "claim"); len(got) != 1 || got[0] != "claim itm_1" {
-		t.Fatalf("opening the first item: %v", got)
+	c, ft := newClaimsConsole(t, wf)
+	if c.panel.itemID != "itm_1" || ft.live() != 0 {
+		t.Fatalf("item %q, %d timers", c.panel.itemID, ft.live())
 	}
-	if !strings.HasPrefix(c.panel.team.claim.Text, "You are on this until") || c.panel.resubmit.Disabled() {
+	if n := ft.fire(5 * time.Second); n != 0 || len(callsWith(wf, "claim")) != 0 {
+		t.Fatalf("opening the window claimed: %v", wf.Calls())
+	}
+	// Passing through every row: no claim, and only the last row waits.
+	for _, d := range []int{1, 1, -1, -1, 1} {
+		c.apply(func() { c.items.move(d) })
+		c.Settle()
+	}
+	if c.panel.itemID != "itm_2" || ft.live() != 1 || len(callsWith(wf, "claim")) != 0 {
+		t.Fatalf("passing through: item %q, %d timers, calls %v", c.panel.itemID, ft.live(), wf.Calls())
+	}
+	// She stays on an item that needs her: claimed after the dwell.
+	if n := ft.fire(5 * time.Second); n != 1 || !contains(wf.Calls(), "claim itm_2") {
+		t.Fatalf("dwell: %d fired, calls %v", n, wf.Calls())
+	}
+	if !strings.HasPrefix(c.panel.team.claim.Text, "You are on this until") || c.panel.team.held["itm_2"] == nil {
 		t.Fatalf("claim %q", c.panel.team.claim.Text)
 	}
-	c.apply(func() { c.items.move(1) })
-	c.Settle()
-	if got := wf.Calls(); !contains(got, "release itm_1") || !contains(got, "claim itm_2") {
-		t.Fatalf("moving on: %v", got)
+	// The claim is renewed at half its length while she stays.
+	if n := ft.fire(c.panel.team.renewAfterFor("itm_2")); n != 1 || len(callsWith(wf, "claim itm_2")) != 2 {
+		t.Fatalf("renewal: %d fired, calls %v", n, wf.Calls())
 	}
-	// A scored item needs nobody: no claim, and the held one is released.
+	// A scored item needs nobody: moving there releases, staying claims nothing.
 	c.apply(func() { c.items.move(1) })
 	c.Settle()
-	if got := callsWith(wf, "claim"); len(got) != 2 || !contains(wf.Calls(), "release itm_2") {
-		t.Fatalf("a checked item: %v", wf.Calls())
+	if !contains(wf.Calls(), "release itm_2") || c.panel.team.held["itm_2"] != nil {
+		t.Fatalf("moving on: %v", wf.Calls())
+	}
+	ft.fire(5 * time.Second)
+	if contains(wf.Calls(), "claim itm_3") {
+		t.Fatalf("an item with nothing to do was claimed: %v", wf.Calls())
 	}
 	c.ReleaseClaims(time.Second) // nothing held: no call
-	if got := callsWith(wf, "release"); len(got) != 2 {
+	if got := callsWith(wf, "release"); len(got) != 1 {
 		t.Fatalf("releases %v", got)
+	}
+}
+
+// Acting claims the item at once, and the claim stays (and is renewed)
+// while her action is open, after she moved on; its end releases it.
+func TestActingClaimsAndTheClaimLastsWhileTheActionIsOpen(t *testing.T) {
+	wf := newTeamFake(errorItem("itm_1", "CLASSIFIER_TIMEOUT"), errorItem("itm_2", "DECODE_FAILED"))
+	c, ft := newClaimsConsole(t, wf)
+	c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "r"); key(c)(&fyne.KeyEvent{Name: fyne.KeyReturn}) })
+	c.Settle()
+	if got := wf.Calls(); !contains(got, "claim itm_1") || !contains(got, "resubmit itm_1") {
+		t.Fatalf("acting: %v", got)
+	}
+	// The fake leaves the re-submission queued; the window moved on.
+	if c.panel.itemID != "itm_2" {
+		t.Fatalf("after acting the window shows %q", c.panel.itemID)
+	}
+	if contains(wf.Calls(), "release itm_1") || c.panel.team.held["itm_1"] == nil {
+		t.Fatalf("a claim on an item with a queued action was released: %v", wf.Calls())
+	}
+	if n := ft.fire(c.panel.team.renewAfterFor("itm_1")); n != 1 || len(callsWith(wf, "claim itm_1")) != 2 {
+		t.Fatalf("renewal while queued: %d fired, calls %v", n, wf.Calls())
+	}
+	// The action ends: the next look at the cache releases the claim.
+	wf.setAction("itm_1", policy.ActionResubmit, policy.ActionDone, "")
+	c.apply(c.reload)
+	c.Settle()
+	if !contains(wf.Calls(), "release itm_1") || c.panel.team.held["itm_1"] != nil {
+		t.Fatalf("the action ended, the claim stays: %v", wf.Calls())
+	}
+	// Closing the window releases what it holds but an open action's.
+	ft.fire(5 * time.Second) // she stayed on itm_2: claimed
+	if !contains(wf.Calls(), "claim itm_2") {
+		t.Fatalf("dwell on itm_2: %v", wf.Calls())
+	}
+	c.ReleaseClaims(time.Second)
+	if !contains(wf.Calls(), "release itm_2") {
+		t.Fatalf("closing: %v", wf.Calls())
+	}
+}
+
+// Writing a note on an item that needs her claims it, without a dwell.
+func TestWritingANoteClaims(t *testing.T) {
+	wf := newTeamFake(errorItem("itm_1", "CLASSIFIER_TIMEOUT"), scoredItem("itm_2", 12, policy.RecommendForward))
+	c, _ := newClaimsConsole(t, wf)
+	test.Type(c.panel.team.entry, "Calling the customer")
+	c.Settle()
+	if got := callsWith(wf, "claim"); len(got) != 1 || got[0] != "claim itm_1" {
+		t.Fatalf("a note on an item that needs her: %v", got)
+	}
+	c.apply(func() { c.panel.team.entry.SetText(""); c.items.move(1) })
+	c.Settle()
+	test.Type(c.panel.team.entry, "Looks fine")
+	c.Settle()
+	if got := callsWith(wf, "claim"); len(got) != 1 {
+		t.Fatalf("a note on an item with nothing to do claimed it: %v", got)
 	}
 }
 
@@ -183,10 +378,10 @@ func TestNextClaimsAndOpensTheItem(t *testing.T) {
 	wf.setClaim("itm_2", next.Claim)
 	c.onRune('n')
 	c.Settle()
-	if c.panel.itemID != "itm_2" || c.items.row != 1 || c.panel.team.held != "itm_2" {
-		t.Fatalf("panel %q row %d held %q", c.panel.itemID, c.items.row, c.panel.team.held)
+	if c.panel.itemID != "itm_2" || c.items.row != 1 || c.panel.team.held["itm_2"] == nil {
+		t.Fatalf("panel %q row %d held %v", c.panel.itemID, c.items.row, c.panel.team.held)
 	}
-	if !contains(wf.Calls(), "next") || !contains(wf.Calls(), "release itm_1") {
+	if !contains(wf.Calls(), "next") || contains(wf.Calls(), "claim itm_1") {
 		t.Fatalf("calls %v", wf.Calls())
 	}
 	// Nothing left: the button says so and the panel stays.
@@ -226,13 +421,240 @@ func TestNextOpensAnItemOfAnotherBatch(t *testing.T) {
 	wf.next = review.NextResult{Item: &next, Claimed: true}
 	c.onRune('n')
 	c.Settle()
-	if c.batches.batchID() != "bat_2" || c.panel.itemID != "itm_9" || c.items.row != 0 || c.panel.team.held != "itm_9" {
-		t.Fatalf("batch %q item %q row %d held %q", c.batches.batchID(), c.panel.itemID, c.items.row, c.panel.team.held)
+	if c.batches.batchID() != "bat_2" || c.panel.itemID != "itm_9" || c.items.row != 0 || c.panel.team.held["itm_9"] == nil {
+		t.Fatalf("batch %q item %q row %d held %v", c.batches.batchID(), c.panel.itemID, c.items.row, c.panel.team.held)
 	}
 	// A reload (the cache changed) keeps it open.
 	c.apply(c.reload)
 	c.Settle()
 	if c.panel.itemID != "itm_9" || contains(wf.Calls(), "release itm_9") {
 		t.Fatalf("after a reload: %q %v", c.panel.itemID, wf.Calls())
+	}
+}
+
+// renewAfterFor is the length of the renewal timer of the claim the window
+// holds on an item (0: none).
+func (v *teamView) renewAfterFor(id string) time.Duration {
+	var d time.Duration
+	v.p.c.apply(func() {
+		if h := v.held[id]; h != nil {
+			d = h.after
+		}
+	})
+	return d
+}
+
+// realReviewer is a review.Service on its own cache in dir, with the token
+// of one of the reference service's reviewers, synced.
+func realReviewer(t *testing.T, srv *screenapi.Server, name, token string) *review.Service {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), name+".db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := client.DefaultConfig()
+	cfg.BaseURL, cfg.Token, cfg.RetrySleep = srv.URL(), client.Secret(token), time.Millisecond
+	api, err := client.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { api.Close(); db.Close() })
+	svc := review.New(db, api, cfg.Budget(), name)
+	if _, err := svc.Sync(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+// Two reviewers on one reference service do not block each other by
+// looking: ana passing through rows, and resting on one for less than the
+// dwell, claims nothing, and ben acts on the item she looks at; an item
+// she stays on is hers, and ben's action on it is refused by the service.
+func TestTwoReviewersDoNotBlockEachOtherByLooking(t *testing.T) {
+	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Reviewers: screenapi.DemoReviewers()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	toks := map[string]string{}
+	for _, r := range screenapi.DemoReviewers() {
+		toks[r.Name] = r.Token
+	}
+	ana, ben := realReviewer(t, srv, "ana", toks["ana"]), realReviewer(t, srv, "ben", toks["ben"])
+	c, ft := newClaimsConsole(t, ana)
+	t.Cleanup(func() { c.Settle(); c.Close() })
+	c.apply(func() { c.batches.all.SetChecked(true) }) // every batch's items
+	c.Settle()
+	var retry []int // rows that a re-run may help: they need her
+	c.apply(func() {
+		for i, r := range c.items.rows {
+			if r.Status == policy.StatusError && policy.Retryable(r.ErrorCode) && r.NeedsReviewer() {
+				retry = append(retry, i)
+			}
+		}
+	})
+	if len(retry) < 2 {
+		t.Fatalf("the seed has %d items a re-run may help", len(retry))
+	}
+	looked, stayed := retry[0], retry[1]
+	// walk moves down one row at a time to row, as the arrow key does, and
+	// returns the item the panel shows then.
+	walk := func(row int) string {
+		t.Helper()
+		at := -1
+		c.apply(func() { at = c.items.row })
+		for at < row {
+			c.apply(func() { c.items.move(1) })
+			c.Settle()
+			was := at
+			c.apply(func() { at = c.items.row })
+			if at == was {
+				t.Fatalf("the selection stays at row %d", at)
+			}
+		}
+		var id, want string
+		c.apply(func() { id, want = c.panel.itemID, c.items.rows[row].ID })
+		if id != want {
+			t.Fatalf("ana is on %q, want %q", id, want)
+		}
+		return id
+	}
+	// Ana walks from the top to the row she merely looks at.
+	lookedID := walk(looked)
+	if n := srv.Arrivals(screenapi.EPClaim); n != 0 {
+		t.Fatalf("passing through %d rows made %d claims", looked+1, n)
+	}
+	res, err := ben.Resubmit(context.Background(), lookedID)
+	if err != nil || res.Action.State != policy.ActionDone || srv.Analyses(lookedID) != 1 {
+		t.Fatalf("ben on the item ana merely looks at: %+v %v", res, err)
+	}
+	// She stays on another one: it is hers, and ben's action is refused.
+	stayedID := walk(stayed)
+	if srv.Arrivals(screenapi.EPClaim) != 0 || ft.fire(ana.ClaimDwell()) != 1 || srv.ClaimOf(stayedID) != "ana" {
+		t.Fatalf("after the dwell on %s: held by %q, %d claims", stayedID, srv.ClaimOf(stayedID), srv.Arrivals(screenapi.EPClaim))
+	}
+	res, err = ben.Resubmit(context.Background(), stayedID)
+	if err != nil || res.Action.State != policy.ActionFailed || policy.ErrorCode(res.Err) != policy.CodeClaimed || srv.Analyses(stayedID) != 0 {
+		t.Fatalf("ben on the item ana stays on: %+v %v", res, err)
+	}
+	// She moves on: released.
+	c.apply(func() { c.items.move(1) })
+	c.Settle()
+	if srv.ClaimOf(stayedID) != "" {
+		t.Fatalf("moving on kept the claim of %s", srv.ClaimOf(stayedID))
+	}
+}
+
+// After her note is sent, the panel no longer says that it waits.
+func TestTheNoteNoLongerWaitsOnceSent(t *testing.T) {
+	wf := newTeamFake(errorItem("itm_1", "DECODE_FAILED"))
+	c := newTeamConsole(t, wf)
+	test.Type(c.panel.team.entry, "Scan received by post.")
+	test.Tap(c.panel.team.add)
+	c.Settle()
+	if !strings.Contains(c.panel.team.claim.Text, "Your note waits in the outbox") {
+		t.Fatalf("queued: claim %q", c.panel.team.claim.Text)
+	}
+	wf.mu.Lock()
+	wf.notes["itm_1"][0].State = policy.ActionDone // a flush sent it
+	wf.mu.Unlock()
+	c.apply(c.reload)
+	c.Settle()
+	if strings.Contains(c.panel.team.claim.Text, "waits") || strings.Contains(c.panel.team.notes.Text, "waiting") {
+		t.Fatalf("sent: claim %q notes %q", c.panel.team.claim.Text, c.panel.team.notes.Text)
+	}
+}
+
+// Through the window and the workflow on the reference service: her own
+// note does not stop her own queued re-submission (the 412 it causes is
+// sent again once, with the same key); ben's note stops the other one, and
+// the panel says what changed.
+func TestHerOwnNoteDoesNotStopHerActionButBensDoes(t *testing.T) {
+	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Reviewers: screenapi.DemoReviewers()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	toks := map[string]string{}
+	for _, r := range screenapi.DemoReviewers() {
+		toks[r.Name] = r.Token
+	}
+	ana, ben := realReviewer(t, srv, "ana", toks["ana"]), realReviewer(t, srv, "ben", toks["ben"])
+	c, _ := newClaimsConsole(t, ana)
+	t.Cleanup(func() { c.Settle(); c.Close() })
+	ctx := context.Background()
+	open := func(id string) {
+		t.Helper()
+		d, err := ana.Item(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.apply(func() { c.openItem(id, d.BatchID) })
+		c.Settle()
+		if c.panel.itemID != id {
+			t.Fatalf("the window shows %q, want %q", c.panel.itemID, id)
+		}
+	}
+	queueOffline := func(id string) {
+		t.Helper()
+		open(id)
+		srv.Refuse()
+		c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "r"); key(c)(&fyne.KeyEvent{Name: fyne.KeyReturn}) })
+		c.Settle()
+		if err := srv.Accept(); err != nil {
+			t.Fatal(err)
+		}
+		if d, _ := ana.Item(ctx, id); d.OpenAction() != policy.ActionQueued {
+			t.Fatalf("%s: action %q, want queued", id, d.OpenAction())
+		}
+	}
+	mine, his := srv.FindCode("SOURCE_UNREACHABLE"), srv.FindCode("CLASSIFIER_TIMEOUT")
+	queueOffline(mine)
+	open(mine)
+	test.Type(c.panel.team.entry, "Re-running it: the storage was down this morning.")
+	test.Tap(c.panel.team.add)
+	c.Settle()
+	queueOffline(his)
+	if _, err := ben.AddNote(ctx, his, "Customer called: a new scan is coming."); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ana.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.apply(c.reload)
+	c.Settle()
+	if d, _ := ana.Item(ctx, mine); d.Action == nil || d.Action.State != policy.ActionDone || srv.Analyses(mine) != 1 {
+		t.Fatalf("her own note stopped her action: %+v, %d analyses", d.Action, srv.Analyses(mine))
+	}
+	open(his)
+	if msg := c.panel.message.Text; !strings.Contains(msg, "not run: Ben added a note") || srv.Analyses(his) != 0 {
+		t.Fatalf("ben's note: message %q, %d analyses", msg, srv.Analyses(his))
+	}
+	if strings.Contains(c.panel.team.claim.Text, "waits") {
+		t.Fatalf("claim %q", c.panel.team.claim.Text)
+	}
+}
+
+// A claim that cannot be made (offline) is tried once per reason: the
+// panel's refresh after it does not try again, and again; her note does.
+func TestAClaimThatFailsIsNotTriedAgainAndAgain(t *testing.T) {
+	wf := newTeamFake(errorItem("itm_1", "CLASSIFIER_TIMEOUT"), errorItem("itm_2", "DECODE_FAILED"))
+	wf.claimErr = &client.Error{Code: policy.CodeAPIUnreachable, Class: client.ClassNotConnected, Message: "connection refused"}
+	c, ft := newClaimsConsole(t, wf)
+	c.apply(func() { c.items.move(1) })
+	c.Settle()
+	ft.fire(5 * time.Second)
+	if got := callsWith(wf, "claim"); len(got) != 1 || !strings.HasPrefix(c.panel.team.claim.Text, "Offline") {
+		t.Fatalf("calls %v claim %q", got, c.panel.team.claim.Text)
+	}
+	c.apply(c.reload)
+	c.Settle()
+	if got := callsWith(wf, "claim"); len(got) != 1 {
+		t.Fatalf("a reload tried again: %v", got)
+	}
+	test.Type(c.panel.team.entry, "x")
+	c.Settle()
+	if got := callsWith(wf, "claim"); len(got) != 2 {
+		t.Fatalf("her note did not try again: %v", got)
 	}
 }

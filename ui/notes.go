@@ -33,6 +33,17 @@ func notesText(ns []store.NoteRow) string {
 	return b.String()
 }
 
+// ownNoteWaits reports whether a note of the reviewer's waits in the
+// outbox: the panel says so while it does, and no longer once it is sent.
+func ownNoteWaits(ns []store.NoteRow, me string) bool {
+	for _, n := range ns {
+		if n.Author == me && n.State.Open() {
+			return true
+		}
+	}
+	return false
+}
+
 // onAddNote sends the note in the entry (queued when offline).
 func (v *teamView) onAddNote() {
 	tw := v.p.c.wf
@@ -43,7 +54,7 @@ func (v *teamView) onAddNote() {
 	}
 	v.add.Disable()
 	v.p.c.background(func(ctx context.Context) func() {
-		res, err := tw.AddNote(ctx, id, text)
+		_, err := tw.AddNote(ctx, id, text)
 		return func() {
 			v.add.Enable()
 			if err != nil {
@@ -52,10 +63,7 @@ func (v *teamView) onAddNote() {
 				return
 			}
 			v.entry.SetText("")
-			if res.Note.State == policy.ActionQueued {
-				v.saidItem, v.said = id, "Your note waits in the outbox: it is sent once when the API answers."
-			}
-			v.p.refresh()
+			v.p.refresh() // says whether it waits, from the cache (ownNoteWaits)
 		}
 	})
 }

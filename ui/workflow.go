@@ -60,6 +60,9 @@ type Workflow interface {
 	Next(ctx context.Context) (review.NextResult, error)
 	AddNote(ctx context.Context, itemID, text string) (review.NoteResult, error)
 	ClaimTTL() time.Duration
+	// ClaimDwell is how long the reviewer stays on an item that needs her
+	// before the window claims it (REVIEWER_CLAIM_DWELL).
+	ClaimDwell() time.Duration
 
 	// Bulk runs (bulk.go; the bulk dialog needs only these).
 	PlanResubmit(ctx context.Context, sel review.Selection) (review.Plan, error)
