@@ -17,6 +17,10 @@ package keyring
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -67,11 +71,39 @@ func (k *Keyring) Service() string { return k.service }
 // to unlock the keyring should be asked once at a time.
 var mu sync.Mutex
 
+// mocked says that MockInit or MockInitWithError replaced the system's
+// keyring (under mu).
+var mocked bool
+
+// errNoSessionBus: on Linux the Secret Service is asked over the session
+// bus; with none running, go-keyring's D-Bus library would try to start one
+// (dbus-launch), leaving a daemon behind for a question that has no answer.
+var errNoSessionBus = errors.New("no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus does not exist")
+
+// reachable checks, before go-keyring is asked, that there is a keyring
+// to ask (under mu).
+func reachable() error {
+	if mocked || runtime.GOOS != "linux" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
+		return nil
+	}
+	dir := os.Getenv("XDG_RUNTIME_DIR")
+	if dir == "" {
+		dir = "/run/user/" + strconv.Itoa(os.Getuid())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bus")); err == nil {
+		return nil
+	}
+	return errNoSessionBus
+}
+
 // Get returns the named secret: ErrNotFound when the keyring holds none,
 // an *UnavailableError when no keyring answered.
 func (k *Keyring) Get(name string) (string, error) {
 	mu.Lock()
 	defer mu.Unlock()
+	if err := reachable(); err != nil {
+		return "", k.wrap(err)
+	}
 	v, err := gokeyring.Get(k.service, name)
 	if err != nil {
 		return "", k.wrap(err)
@@ -86,6 +118,9 @@ func (k *Keyring) Set(name, secret string) error {
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	if err := reachable(); err != nil {
+		return k.wrap(err)
+	}
 	return k.wrap(gokeyring.Set(k.service, name, secret))
 }
 
@@ -94,6 +129,9 @@ func (k *Keyring) Set(name, secret string) error {
 func (k *Keyring) Delete(name string) error {
 	mu.Lock()
 	defer mu.Unlock()
+	if err := reachable(); err != nil {
+		return k.wrap(err)
+	}
 	return k.wrap(gokeyring.Delete(k.service, name))
 }
 
@@ -116,6 +154,8 @@ func describe(err error) string {
 	msg := err.Error()
 	low := strings.ToLower(msg)
 	switch {
+	case errors.Is(err, errNoSessionBus):
+		return "no desktop session: " + msg
 	case strings.Contains(low, "dbus_session_bus_address") || strings.Contains(low, "session bus") ||
 		strings.Contains(low, "dbus-launch") || strings.Contains(low, "no such file or directory") && strings.Contains(low, "bus"):
 		return "no desktop session bus to ask: " + msg
@@ -134,6 +174,7 @@ func describe(err error) string {
 func MockInit() {
 	mu.Lock()
 	defer mu.Unlock()
+	mocked = true
 	gokeyring.MockInit()
 }
 
@@ -141,5 +182,6 @@ func MockInit() {
 func MockInitWithError(err error) {
 	mu.Lock()
 	defer mu.Unlock()
+	mocked = true
 	gokeyring.MockInitWithError(err)
 }

@@ -146,3 +146,27 @@ func realSecretService(t *testing.T) {
 		t.Fatalf("after Delete: %v", err)
 	}
 }
+
+// With no session bus, the keyring is not asked at all (go-keyring's D-Bus
+// library would start a bus daemon to ask it), and the error says why.
+func TestNoSessionBusIsNotStarted(t *testing.T) {
+	if os.Getenv(childEnv) == "1" {
+		k := keyring.New(keyring.AppID + ".test-no-bus")
+		_, err := k.Get(keyring.TokenName)
+		if !keyring.IsUnavailable(err) || !strings.Contains(err.Error(), "no desktop session") {
+			t.Fatalf("Get with no session bus: %v", err)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestNoSessionBusIsNotStarted$", "-test.count=1")
+	env := []string{childEnv + "=1", "XDG_RUNTIME_DIR=" + t.TempDir()}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "DBUS_SESSION_BUS_ADDRESS=") && !strings.HasPrefix(kv, "XDG_RUNTIME_DIR=") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
