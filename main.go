@@ -63,12 +63,32 @@ func openWindow(w cli.Window) error {
 	}
 	a := theApp(w.Demo)
 	prefs := a.Preferences()
-	ui.Run(a, w.Service, ui.Options{Demo: w.Demo, APIURL: w.Config.BaseURL, TokenSource: w.TokenSource,
+	opts := ui.Options{Demo: w.Demo, APIURL: w.Config.BaseURL, TokenSource: w.TokenSource,
 		ReviewerSource: w.ReviewerSource, ActionLimit: w.Config.Timeout, Prefs: prefs, Built: built,
 		SaveAPIURL: func(api string) {
 			if !w.Demo {
 				prefs.SetString(cli.PrefAPIURL, api)
 			}
-		}})
+		}}
+	var wf ui.Workflow // nil: no token known, the window signs in first
+	if w.Service != nil {
+		wf = w.Service
+	}
+	if w.SignIn != nil {
+		opts.SignIn = signIn{w.SignIn}
+	}
+	ui.Run(a, wf, opts)
 	return nil
+}
+
+// signIn is the command line's session as the window's sign-in: its
+// workflow as the window's Workflow.
+type signIn struct{ *cli.Session }
+
+func (s signIn) Open() (ui.Workflow, error) {
+	svc, err := s.Session.Open()
+	if err != nil {
+		return nil, err
+	}
+	return svc, nil
 }

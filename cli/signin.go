@@ -39,11 +39,11 @@ import (
 type tokenOrigin int
 
 const (
-	fromNone tokenOrigin = iota
-	fromFile             // REVIEWER_API_TOKEN_FILE or --token-file
-	fromEnv              // REVIEWER_API_TOKEN
-	fromKeyring          // the system keyring
-	fromOwnFile          // the file the console wrote at sign-in (no keyring answered)
+	fromNone    tokenOrigin = iota
+	fromFile                // REVIEWER_API_TOKEN_FILE or --token-file
+	fromEnv                 // REVIEWER_API_TOKEN
+	fromKeyring             // the system keyring
+	fromOwnFile             // the file the console wrote at sign-in (no keyring answered)
 )
 
 // signInTimeout bounds the check of a token: one cheap read, or two on a

@@ -46,6 +46,11 @@ type Options struct {
 	// Built, when set, is called once by Run on the UI goroutine when the
 	// window's content is built, before the window is shown.
 	Built func()
+	// SignIn signs in when Run gets no workflow (the first-start screen,
+	// signin.go); SignOut, set by Run when the token came from what it
+	// removes, is Preferences' "Sign out". Both nil for the demo.
+	SignIn  SignIn
+	SignOut func()
 }
 
 // Console is the main window's content and its screens.

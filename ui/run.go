@@ -10,7 +10,9 @@ import (
 // Run opens the console window in app a and blocks until it is closed. The
 // window shows the cache at once and syncs in the background; it follows
 // the API and the cache while open (Console.Watch), and looks at the cache
-// again whenever it comes back to the foreground.
+// again whenever it comes back to the foreground. With no workflow (no
+// token known) it shows the first-start screen (signin.go) until the
+// reviewer has signed in; Sign out in Preferences returns to it.
 func Run(a fyne.App, wf Workflow, opts Options) {
 	title := "TrustScreen Reviewer"
 	if opts.Demo {
@@ -30,11 +32,62 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 	loadFont(fyne.TextStyle{Bold: true})
 	<-fonts // before anything else measures text
 	w.Resize(fyne.NewSize(1280, 800))
-	c := NewConsole(w, wf, opts)
+	sc := &screens{win: w, opts: opts}
+	if wf != nil {
+		sc.console(wf)
+	} else {
+		sc.signIn("")
+	}
 	w.SetMaster()
-	ctx := c.ctx // the window's lifetime: closing it ends the watching
-	defer c.Close()
-	a.Lifecycle().SetOnEnteredForeground(func() { go c.checkCache(ctx) })
+	a.Lifecycle().SetOnEnteredForeground(func() {
+		if c := sc.c; c != nil {
+			go c.checkCache(c.ctx)
+		}
+	})
+	// What the cache holds is read, and the sync starts, once the window
+	// is mapped and drawn (Show draws it before the event loop starts):
+	// both run in the background anyway, and would otherwise take
+	// the processor (two cores, one of them drawing in software) from the
+	// window's first frame.
+	a.Lifecycle().SetOnStarted(func() {
+		sc.started = true
+		if c := sc.c; c != nil {
+			c.Start()
+			c.onSync()
+		}
+	})
+	if opts.Built != nil {
+		opts.Built()
+	}
+	w.ShowAndRun()
+	if c := sc.c; c != nil {
+		c.Close()
+		c.ReleaseClaims(2 * time.Second) // claims.go: best effort; expiry covers a crash
+	}
+}
+
+// screens switches the window between the first-start screen and the
+// console (UI goroutine only).
+type screens struct {
+	win     fyne.Window
+	opts    Options
+	c       *Console // nil while signing in
+	started bool     // the app's event loop runs: a new console starts at once
+}
+
+// console builds the console on wf in the window, with its background
+// watching; it starts at once when the app already runs.
+func (s *screens) console(wf Workflow) {
+	opts := s.opts
+	if si := opts.SignIn; si != nil {
+		opts.TokenSource = si.TokenSource()
+		if si.CanSignOut() {
+			opts.SignOut = s.signOut
+		}
+	}
+	c := NewConsole(s.win, wf, opts)
+	s.c = c
+	ctx := c.ctx // the console's lifetime: closing the window or signing out ends the watching
 	go c.Watch(ctx)
 	go func() {
 		// The strip's clock words (a circuit's retry time) move.
@@ -49,20 +102,38 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 			}
 		}
 	}()
-	// What the cache holds is read, and the sync starts, once the window
-	// is mapped and drawn (Show draws it before the event loop starts):
-	// both run in the background anyway, and would otherwise take
-	// the processor (two cores, one of them drawing in software) from the
-	// window's first frame.
-	a.Lifecycle().SetOnStarted(func() {
+	if s.started {
 		c.Start()
 		c.onSync()
-	})
-	if opts.Built != nil {
-		opts.Built()
 	}
-	w.ShowAndRun()
-	c.ReleaseClaims(2 * time.Second) // claims.go: best effort; expiry covers a crash
+}
+
+// signIn shows the first-start screen, with a line said first ("": none).
+func (s *screens) signIn(say string) {
+	si := newSignInScreen(s.win, s.opts.SignIn, s.opts.SaveAPIURL, s.console)
+	if say != "" {
+		si.say(say)
+	}
+	si.show()
+}
+
+// signOut ends the console, removes the token (the cache stays) and shows
+// the first-start screen.
+func (s *screens) signOut() {
+	c := s.c
+	if c == nil {
+		return
+	}
+	s.c = nil
+	c.Close()
+	go func() {
+		c.ReleaseClaims(2 * time.Second) // while the token still works
+		say, err := s.opts.SignIn.SignOut()
+		if err != nil {
+			say = fullStop("Sign out could not remove the token: " + err.Error())
+		}
+		fyne.Do(func() { s.signIn(say) })
+	}()
 }
 
 // loadFonts has Fyne load the fonts of the regular text style on another
