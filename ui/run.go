@@ -71,8 +71,11 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 type screens struct {
 	win     fyne.Window
 	opts    Options
-	c       *Console // nil while signing in
-	started bool     // the app's event loop runs: a new console starts at once
+	c       *Console      // nil while signing in
+	screen  *signInScreen // the first-start screen, while it shows
+	started bool          // the app's event loop runs: a new console starts at once
+	// switched, when set, is called after each switch of screens (tests).
+	switched func()
 }
 
 // console builds the console on wf in the window, with its background
@@ -86,7 +89,10 @@ func (s *screens) console(wf Workflow) {
 		}
 	}
 	c := NewConsole(s.win, wf, opts)
-	s.c = c
+	s.c, s.screen = c, nil
+	if s.switched != nil {
+		defer s.switched()
+	}
 	ctx := c.ctx // the console's lifetime: closing the window or signing out ends the watching
 	go c.Watch(ctx)
 	go func() {
@@ -115,6 +121,10 @@ func (s *screens) signIn(say string) {
 		si.say(say)
 	}
 	si.show()
+	s.screen = si
+	if s.switched != nil {
+		s.switched()
+	}
 }
 
 // signOut ends the console, removes the token (the cache stays) and shows

@@ -74,6 +74,10 @@ type signInScreen struct {
 	wf     Workflow           // the workflow once signed in
 	// checkedURL and checkedToken are what the last check accepted.
 	checkedURL, checkedToken, checkedWho string
+
+	// afterCheck, when set, is called once a check's outcome is shown
+	// (tests).
+	afterCheck func()
 }
 
 // newSignInScreen builds the screen; show puts it in the window.
@@ -117,6 +121,9 @@ func newSignInScreen(win fyne.Window, si SignIn, saveURL func(string), done func
 // unbound, and focuses the first field.
 func (s *signInScreen) show() {
 	cv := s.win.Canvas()
+	for _, o := range cv.Overlays().List() { // the dialogs of a console that is gone
+		cv.Overlays().Remove(o)
+	}
 	unbindShortcuts(cv)
 	cv.SetOnTypedRune(func(rune) {})
 	cv.SetOnTypedKey(func(ev *fyne.KeyEvent) {
@@ -180,6 +187,9 @@ func (s *signInScreen) checked(apiURL, tok, who, where string, err error, stoppe
 	s.cancel = nil
 	s.mu.Unlock()
 	s.check.Enable()
+	if s.afterCheck != nil {
+		defer s.afterCheck()
+	}
 	switch {
 	case stopped:
 		s.say("The check was stopped; nothing was kept. Press Enter to check again.")
