@@ -127,9 +127,11 @@ func (p *Preferences) show(win fyne.Window) {
 // confirmSignOut asks before signing out: the token leaves the keyring,
 // and signing in again needs it. The cache, and what it has not sent, stay.
 func (p *Preferences) confirmSignOut(win fyne.Window, prefs *dialog.FormDialog) {
-	dialog.ShowConfirm("Sign out?", "The API token is removed from "+p.tokenSource+
-		".\nSigning in again needs the token. The cache stays: its batches can still be reviewed offline,\n"+
-		"and queued actions go out after the next sign-in.", func(ok bool) {
+	msg := widget.NewLabel("The API token is removed from where it is kept: " + p.tokenSource + ".\n" +
+		"Signing in again needs the token. The cache stays: its batches can still be reviewed offline, " +
+		"and queued actions go out after the next sign-in.")
+	msg.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomConfirm("Sign out?", "Sign out", "Stay signed in", msg, func(ok bool) {
 		if !ok {
 			return
 		}
@@ -138,6 +140,8 @@ func (p *Preferences) confirmSignOut(win fyne.Window, prefs *dialog.FormDialog) 
 		}
 		p.signOut()
 	}, win)
+	d.Resize(fyne.NewSize(560, 240))
+	d.Show()
 }
 
 // save applies the theme and the triage choice now and keeps them, and the

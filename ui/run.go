@@ -83,7 +83,7 @@ type screens struct {
 func (s *screens) console(wf Workflow) {
 	opts := s.opts
 	if si := opts.SignIn; si != nil {
-		opts.TokenSource = si.TokenSource()
+		opts.TokenSource, opts.APIURL = si.TokenSource(), si.APIURL()
 		if si.CanSignOut() {
 			opts.SignOut = s.signOut
 		}

@@ -2,10 +2,12 @@ package ui
 
 import (
 	"context"
+	"image/color"
 	"strings"
 	"sync"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
@@ -88,6 +90,9 @@ func newSignInScreen(win fyne.Window, si SignIn, saveURL func(string), done func
 	s.url.SetPlaceHolder("https://screening.example.com")
 	s.url.OnSubmitted = func(string) { s.onCheck() }
 	s.token = widget.NewPasswordEntry()
+	// No "show" eye: the token never goes to the screen, not even on
+	// request (a screenshot, a shared screen).
+	s.token.ActionItem = canvas.NewRectangle(color.Transparent)
 	s.token.SetPlaceHolder("paste the API token you were given")
 	s.token.OnSubmitted = func(string) { s.onCheck() }
 	s.check = widget.NewButton("Check and sign in", s.onCheck)
@@ -131,7 +136,10 @@ func (s *signInScreen) show() {
 		case fyne.KeyEscape:
 			s.stopCheck()
 		case fyne.KeyReturn, fyne.KeyEnter:
-			if s.proceed.Visible() {
+			switch {
+			case s.offer.Visible():
+				s.onWriteFile()
+			case s.proceed.Visible():
 				s.onProceed()
 			}
 		}
@@ -196,11 +204,12 @@ func (s *signInScreen) checked(apiURL, tok, who, where string, err error, stoppe
 		return
 	case keyring.IsUnavailable(err):
 		s.checkedURL, s.checkedToken, s.checkedWho = apiURL, tok, who
-		s.say("Checked: " + strings.TrimSuffix(who, ".") + ". But " + err.Error() + ", so the token was not kept.")
+		s.say(strings.Replace(strings.TrimSuffix(who, "."), "Signed in to ", "The token is accepted by ", 1) +
+			". But " + err.Error() + ", so it was not kept.")
 		s.offerText.SetText("It can go to a file that only you can read (mode 0600) instead: " + s.si.TokenFile() +
-			". The console reads it at every start until you sign out, which removes it.")
+			". The console reads it at every start until you sign out, which removes it. Press Enter to keep it there.")
 		s.offer.Show()
-		s.win.Canvas().Focus(s.writeFile)
+		s.win.Canvas().Focus(nil) // Enter goes to the screen: keep it in the file
 		return
 	case err != nil:
 		s.say(fullStop(err.Error()))
@@ -237,6 +246,7 @@ func (s *signInScreen) signedIn(apiURL, who, where string) {
 	s.token.SetText("") // the keyring (or the file) has it now
 	s.checkedToken = ""
 	s.say(strings.TrimSuffix(who, ".") + ". The token is kept in " + where + ". Press Enter to open the console.")
+	s.check.Hide()
 	s.proceed.Show()
 	s.win.Canvas().Focus(nil)
 }

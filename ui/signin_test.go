@@ -187,6 +187,9 @@ func TestSignInScreenStates(t *testing.T) {
 	if !sc.token.Password {
 		t.Fatal("the token field is not a password field")
 	}
+	if _, plain := sc.token.ActionItem.(*canvas.Rectangle); !plain {
+		t.Fatalf("the token field has a button that can show the token: %T", sc.token.ActionItem)
+	}
 
 	// No token typed: the check does not go out.
 	sc.url.SetText(r.srv.URL())
@@ -369,7 +372,7 @@ func TestSignInWithoutKeyringOffersAFile(t *testing.T) {
 		t.Fatalf("a token file was written without being asked: %v", err)
 	}
 	r.noToken()
-	test.Tap(sc.writeFile)
+	r.win.Canvas().(test.WindowlessCanvas).OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	fi, err := os.Stat(r.tokFile)
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("token file: %v, %v", fi, err)
@@ -386,5 +389,37 @@ func TestSignInWithoutKeyringOffersAFile(t *testing.T) {
 	<-switched
 	if _, err := os.Stat(r.tokFile); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("sign out left the token file: %v", err)
+	}
+}
+
+// A token from the environment (or the demo's) is not the console's to
+// remove: Preferences says where it comes from and offers no Sign out.
+func TestPreferencesOfferNoSignOutForAnEnvironmentToken(t *testing.T) {
+	c := newTestConsoleWith(t, &fakeWorkflow{}, Options{TokenSource: "the environment (REVIEWER_API_TOKEN)"})
+	c.settings.show(c.win)
+	var texts []string
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch w := o.(type) {
+		case *widget.Button:
+			texts = append(texts, w.Text)
+		case *widget.Label:
+			texts = append(texts, w.Text)
+		case *fyne.Container:
+			for _, x := range w.Objects {
+				walk(x)
+			}
+		case fyne.Widget:
+			for _, x := range test.TempWidgetRenderer(t, w).Objects() {
+				walk(x)
+			}
+		}
+	}
+	for _, o := range c.win.Canvas().Overlays().List() {
+		walk(o)
+	}
+	all := strings.Join(texts, "|")
+	if !strings.Contains(all, "the environment (REVIEWER_API_TOKEN)") || strings.Contains(all, "Sign out") {
+		t.Fatalf("Preferences with a token from the environment: %s", all)
 	}
 }
