@@ -423,3 +423,60 @@ func TestPreferencesOfferNoSignOutForAnEnvironmentToken(t *testing.T) {
 		t.Fatalf("Preferences with a token from the environment: %s", all)
 	}
 }
+
+// Esc stops a check under way (a service that never answers), and keeps
+// what was typed.
+func TestEscStopsACheck(t *testing.T) {
+	r := newSignInRig(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	accepted := make(chan net.Conn, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c // held open, never answered
+		}
+	}()
+	t.Cleanup(func() {
+		for len(accepted) > 0 {
+			(<-accepted).Close()
+		}
+	})
+	s, _ := r.screens()
+	sc := s.screen
+	done := make(chan struct{}, 1)
+	sc.afterCheck = func() { done <- struct{}{} }
+	sc.url.SetText("http://" + ln.Addr().String())
+	sc.token.SetText(signinToken)
+	sc.token.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	select {
+	case c := <-accepted: // the check's request is out, and waits
+		accepted <- c
+	case <-time.After(60 * time.Second):
+		t.Fatal("the check never connected")
+	}
+	if !sc.check.Disabled() || !strings.Contains(sc.status.Text, "Esc stops") {
+		t.Fatalf("while checking: %q", sc.status.Text)
+	}
+	r.win.Canvas().(test.WindowlessCanvas).OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("Esc did not stop the check")
+	}
+	if !strings.Contains(sc.status.Text, "The check was stopped; nothing was kept") || sc.check.Disabled() {
+		t.Fatalf("after Esc: %q", sc.status.Text)
+	}
+	if sc.token.Text != signinToken || sc.url.Text != "http://"+ln.Addr().String() {
+		t.Fatal("Esc cleared what was typed")
+	}
+	if _, err := r.ring.Get(keyring.TokenName); !errors.Is(err, keyring.ErrNotFound) {
+		t.Fatalf("a stopped check kept the token: %v", err)
+	}
+}
