@@ -46,6 +46,11 @@ const (
 	fromOwnFile             // the file the console wrote at sign-in (no keyring answered)
 )
 
+// keyringURL names, beside the token in the keyring, the API URL it was
+// checked at: a command or a window that no flag, variable or saved
+// preference points elsewhere goes there, not to the default URL.
+const keyringURL = "api-url"
+
 // signInTimeout bounds the check of a token: one cheap read, or two on a
 // 1.0 service (GET /v1/me answers 404, then a page of one batch).
 const signInTimeout = 30 * time.Second
@@ -98,6 +103,7 @@ func (r *runner) resolveToken() error {
 			return fmt.Errorf("%w; run 'reviewer login' again", err)
 		}
 		r.g.cfg.Token, r.tokenFrom = tok, fromKeyring
+		r.useKeptURL()
 		return nil
 	case !errors.Is(err, keyring.ErrNotFound):
 		r.keyringErr = err
@@ -129,6 +135,18 @@ func (r *runner) resolveToken() error {
 	return nil
 }
 
+// useKeptURL takes the API URL kept with the token when nothing else
+// chose one: no REVIEWER_API_URL, and the URL in force is the default (no
+// --api, no saved preference).
+func (r *runner) useKeptURL() {
+	if v, ok := r.env.Lookup("REVIEWER_API_URL"); (ok && v != "") || r.g.cfg.BaseURL != client.DefaultConfig().BaseURL {
+		return
+	}
+	if u, err := r.secrets().Get(keyringURL); err == nil && u != "" {
+		r.g.cfg.BaseURL = u
+	}
+}
+
 func unwrapPath(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
@@ -139,10 +157,13 @@ func unwrapPath(err error) error {
 
 // keepToken keeps a checked token in the keyring or, when inFile, in the
 // console's own file (0600, in a folder of 0700). It says where.
-func (r *runner) keepToken(tok client.Secret, inFile bool) (string, error) {
+func (r *runner) keepToken(apiURL string, tok client.Secret, inFile bool) (string, error) {
 	if !inFile {
 		k := r.secrets()
 		if err := k.Set(keyring.TokenName, tok.Reveal()); err != nil {
+			return "", err
+		}
+		if err := k.Set(keyringURL, strings.TrimSpace(apiURL)); err != nil {
 			return "", err
 		}
 		r.g.cfg.Token, r.g.cfg.TokenFile, r.tokenFrom = tok, "", fromKeyring
@@ -203,6 +224,9 @@ func (r *runner) forgetToken() (removed []string, err error) {
 		removed = append(removed, "the system keyring ("+k.Service()+")")
 	case errors.Is(kerr, keyring.ErrNotFound):
 		kerr = nil
+	}
+	if kerr == nil {
+		_ = k.Delete(keyringURL) // the URL goes with its token; none kept is fine
 	}
 	if path := r.ownTokenFile(); path != "" {
 		if err := os.Remove(path); err == nil {
@@ -379,7 +403,7 @@ func (r *runner) login(args []string) (int, error) {
 	if err != nil {
 		return signInExit(err), signInProblem(err, r.g.cfg.BaseURL)
 	}
-	where, err := r.keepToken(tok, *toFile)
+	where, err := r.keepToken(r.g.cfg.BaseURL, tok, *toFile)
 	if err != nil {
 		if keyring.IsUnavailable(err) {
 			return ExitFailure, fmt.Errorf("%s checked the token, but %v; nothing was kept. To keep it in a file only you can read (%s, mode 0600), run: reviewer login --to-file",
@@ -490,7 +514,7 @@ func (s *Session) Keep(apiURL, token string, inFile bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	where, err := s.r.keepToken(tok, inFile)
+	where, err := s.r.keepToken(apiURL, tok, inFile)
 	if err != nil {
 		return "", err
 	}

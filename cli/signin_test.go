@@ -99,6 +99,14 @@ func TestLoginKeepsTheTokenInTheKeyringAndLogoutRemovesIt(t *testing.T) {
 	if !strings.Contains(out, `"reviewer": "ana"`) {
 		t.Fatalf("me with the keyring's token: %s", out)
 	}
+	// With no URL set, a command goes where the token was checked, not to
+	// the default URL.
+	delete(s.env, "REVIEWER_API_URL")
+	out, _ = s.want(0, "", "me", "--json")
+	if !strings.Contains(out, `"reviewer": "ana"`) || !strings.Contains(out, "screening service") {
+		t.Fatalf("me with no URL set: %s", out)
+	}
+	s.env["REVIEWER_API_URL"] = s.srv.URL()
 	// The token went nowhere else: not the cache, not the token file.
 	if b, err := os.ReadFile(s.env["REVIEWER_DB"]); err != nil || bytes.Contains(b, []byte(anaToken)) {
 		t.Fatalf("the cache holds the token (or cannot be read: %v)", err)
@@ -110,8 +118,10 @@ func TestLoginKeepsTheTokenInTheKeyringAndLogoutRemovesIt(t *testing.T) {
 	if !strings.Contains(out, "Signed out: the token was removed from the system keyring") || !strings.Contains(out, "The cache stays") {
 		t.Fatalf("logout said: %s", out)
 	}
-	if _, err := s.ring.Get(keyring.TokenName); !errors.Is(err, keyring.ErrNotFound) {
-		t.Fatalf("keyring after logout: %v", err)
+	for _, name := range []string{keyring.TokenName, "api-url"} {
+		if _, err := s.ring.Get(name); !errors.Is(err, keyring.ErrNotFound) {
+			t.Fatalf("keyring's %s after logout: %v", name, err)
+		}
 	}
 	// The cache stays, offline review works: items reads it.
 	if _, err := os.Stat(s.env["REVIEWER_DB"]); err != nil {
