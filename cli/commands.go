@@ -774,7 +774,10 @@ func (r *runner) window() (int, error) {
 	sess := &Session{r: r}
 	defer sess.Close()
 	if err := r.resolveToken(); err != nil {
-		return exitFor(err), err
+		// A kept token that cannot be used (a token file made unreadable,
+		// a keyring entry changed by hand): the first-start screen says so,
+		// and signing in replaces it. Nobody reads a terminal here.
+		sess.note = err
 	}
 	w := Window{Config: r.g.cfg, SignIn: sess, ReviewerSource: r.whoFrom}
 	if sess.SignedIn() {

@@ -462,6 +462,7 @@ func (r *runner) envTokenName() string {
 type Session struct {
 	r    *runner
 	done func()
+	note error // the token kept could not be used (resolveToken)
 }
 
 // APIURL is the URL in force (a flag, the environment, the saved one).
@@ -470,13 +471,17 @@ func (s *Session) APIURL() string { return s.r.g.cfg.BaseURL }
 // TokenFile is where a token file goes when no keyring answers.
 func (s *Session) TokenFile() string { return s.r.ownTokenFile() }
 
-// KeyringProblem says, in words, why no keyring answered when the token was
-// looked for ("" when it answered, or was not asked).
-func (s *Session) KeyringProblem() string {
-	if s.r.keyringErr == nil {
-		return ""
+// Note says, in words, what the first-start screen should know before
+// anything is typed ("" for nothing): why no keyring answered when the
+// token was looked for, or why the token kept could not be used.
+func (s *Session) Note() string {
+	switch {
+	case s.note != nil:
+		return policy.ErrorMessage(s.note) + ": sign in again to replace it"
+	case s.r.keyringErr != nil:
+		return s.r.keyringErr.Error() + ". After the check, the token can go to a file only you can read: " + s.r.ownTokenFile()
 	}
-	return s.r.keyringErr.Error()
+	return ""
 }
 
 // SignedIn reports whether a token is known.

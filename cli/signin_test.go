@@ -322,3 +322,23 @@ func TestWindowSessionSignsInAndOut(t *testing.T) {
 		t.Fatalf("the cache went with the sign-out: %v", err)
 	}
 }
+
+// A kept token that cannot be used does not stop a window nobody reads a
+// terminal for: it opens on the first-start screen, which says why.
+func TestWindowWithAnUnusableKeptTokenSignsInAgain(t *testing.T) {
+	s := newSignin(t, screenapi.Options{})
+	if err := s.ring.Set(keyring.TokenName, "short"); err != nil {
+		t.Fatal(err)
+	}
+	var got cli.Window
+	var stderr bytes.Buffer
+	code := cli.Run(nil, cli.Env{Stdout: &bytes.Buffer{}, Stderr: &stderr, Keyring: s.ring, TokenFile: s.tokFile,
+		Lookup:     func(k string) (string, bool) { v, ok := s.env[k]; return v, ok },
+		OpenWindow: func(w cli.Window) error { got = w; return nil }})
+	if code != 0 || got.SignIn == nil || got.Service != nil {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	if note := got.SignIn.Note(); !strings.Contains(note, "the token kept in the keyring") || !strings.Contains(note, "sign in again") {
+		t.Fatalf("note: %q", note)
+	}
+}

@@ -21,11 +21,12 @@ import (
 // it no longer than its password field does.
 type SignIn interface {
 	// APIURL is the URL to offer; TokenFile where a token file goes when
-	// no keyring answers; KeyringProblem why none answered ("" when one
-	// did, or was not asked).
+	// no keyring answers; Note what to say before anything is typed (why
+	// no keyring answered, or why the token kept cannot be used; "" for
+	// nothing).
 	APIURL() string
 	TokenFile() string
-	KeyringProblem() string
+	Note() string
 	// SignedIn reports whether a token is known; CanSignOut whether it
 	// came from what SignOut removes (the keyring, the console's file);
 	// TokenSource says where it came from.
@@ -114,8 +115,8 @@ func newSignInScreen(win fyne.Window, si SignIn, saveURL func(string), done func
 		"keyring; it is never shown or saved in the preferences.")
 	intro.Wrapping = fyne.TextWrapWord
 	form := widget.NewForm(widget.NewFormItem("API URL", s.url), widget.NewFormItem("API token", s.token))
-	if p := si.KeyringProblem(); p != "" {
-		s.say("Note: " + p + ". After the check, the token can go to a file only you can read: " + si.TokenFile() + ".")
+	if p := si.Note(); p != "" {
+		s.say(fullStop("Note: " + p))
 	}
 	card := container.NewVBox(title, intro, form, container.NewHBox(s.check, s.proceed), s.status, s.offer)
 	s.content = container.NewCenter(container.NewGridWrap(fyne.NewSize(620, 460), card))
