@@ -136,9 +136,11 @@ func (s *screens) signOut() {
 	}
 	s.c = nil
 	c.Close()
+	// Her claim goes back while the token still works, on this goroutine:
+	// the claim's state is the panel's (at most 2 s, on a service that hangs).
+	c.ReleaseClaims(2 * time.Second)
 	go func() {
-		c.ReleaseClaims(2 * time.Second) // while the token still works
-		say, err := s.opts.SignIn.SignOut()
+		say, err := s.opts.SignIn.SignOut() // the keyring may take a moment: off the UI goroutine
 		if err != nil {
 			say = fullStop("Sign out could not remove the token: " + err.Error())
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,7 +48,25 @@ type signInRig struct {
 	win     fyne.Window
 	app     fyne.App
 	saved   []string // the API URLs kept for the next start
-	logs    *bytes.Buffer
+	logs    *lockedBuffer
+}
+
+// lockedBuffer collects the log while the console's goroutines write to it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func newSignInRig(t *testing.T) *signInRig {
@@ -62,7 +81,7 @@ func newSignInRig(t *testing.T) *signInRig {
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	r := &signInRig{t: t, srv: srv, ring: keyring.New("test.ui." + t.Name()), tokFile: filepath.Join(dir, "conf", "token"),
-		db: filepath.Join(dir, "cache.db"), logs: &bytes.Buffer{}}
+		db: filepath.Join(dir, "cache.db"), logs: &lockedBuffer{}}
 	env := map[string]string{"REVIEWER_API_URL": "http://127.0.0.1:1", "REVIEWER_DB": r.db, "REVIEWER_RETRY_SLEEP": "1ms",
 		"REVIEWER_TIMEOUT": "15s", "REVIEWER_CONNECT_TIMEOUT": "2s", "REVIEWER_NAME": "ana"}
 	var stderr bytes.Buffer
