@@ -64,17 +64,37 @@ func openWindow(w cli.Window) error {
 	// Starting leaves garbage behind (the fonts' parse tables, the first
 	// rows read), and the heap holds its freed pages for minutes before
 	// the runtime's scavenger returns them. Once the first read and sync
-	// are over, collect once and return them to the system: 7 MB of the
-	// idle window's resident memory (docs/performance.md).
+	// are over, collect once and return them to the system: about 3 MB of
+	// the idle window's resident memory (docs/performance.md).
 	settled := debug.FreeOSMemory
 	a := theApp(w.Demo)
 	prefs := a.Preferences()
-	ui.Run(a, w.Service, ui.Options{Demo: w.Demo, APIURL: w.Config.BaseURL, TokenSource: w.TokenSource,
+	opts := ui.Options{Demo: w.Demo, APIURL: w.Config.BaseURL, TokenSource: w.TokenSource,
 		ReviewerSource: w.ReviewerSource, ActionLimit: w.Config.Timeout, Prefs: prefs, Built: built, Settled: settled,
 		SaveAPIURL: func(api string) {
 			if !w.Demo {
 				prefs.SetString(cli.PrefAPIURL, api)
 			}
-		}})
+		}}
+	var wf ui.Workflow // nil: no token known, the window signs in first
+	if w.Service != nil {
+		wf = w.Service
+	}
+	if w.SignIn != nil {
+		opts.SignIn = signIn{w.SignIn}
+	}
+	ui.Run(a, wf, opts)
 	return nil
+}
+
+// signIn is the command line's session as the window's sign-in: its
+// workflow as the window's Workflow.
+type signIn struct{ *cli.Session }
+
+func (s signIn) Open() (ui.Workflow, error) {
+	svc, err := s.Session.Open()
+	if err != nil {
+		return nil, err
+	}
+	return svc, nil
 }

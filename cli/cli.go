@@ -22,6 +22,7 @@ import (
 
 	"github.com/trustscreen/reviewer/client"
 	"github.com/trustscreen/reviewer/internal/safetext"
+	"github.com/trustscreen/reviewer/keyring"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/store"
@@ -61,6 +62,9 @@ type Window struct {
 	// ReviewerSource says where the reviewer's name came from: the
 	// system user, --reviewer or REVIEWER_NAME.
 	ReviewerSource string
+	// SignIn signs the reviewer in when no token is known (Service is
+	// nil then), and out again (signin.go); nil for the demo.
+	SignIn *Session
 }
 
 // Keys of the window's saved preferences. They apply when the window
@@ -85,6 +89,12 @@ type Env struct {
 	// says whether it is a terminal (nil: Stdin is checked).
 	Stdin       io.Reader
 	Interactive func() bool
+	// Keyring keeps the token that login and the window's sign-in check
+	// (nil: the system's, under the app ID); TokenFile is where they
+	// write it instead when asked to, as no keyring answers ("": the
+	// console's folder in the user's configuration folder).
+	Keyring   *keyring.Keyring
+	TokenFile string
 }
 
 const usage = `usage: reviewer [global flags] [command] [flags]
@@ -116,6 +126,9 @@ commands:
   release ID                      release your claim on an item
   next [--json]                   claim and print the oldest item that needs a reviewer and nobody holds
   note ID TEXT                    add a note to an item (offline: queued, sent once by flush)
+  login [--to-file]               read the API token from standard input, check it, keep it in the keyring
+                                  (--to-file: in a file only you can read, where no keyring answers)
+  logout                          remove the token from the keyring (the cache stays)
   demo-api [--addr 127.0.0.1:8001] [--batches N] [--items-per-batch K]
            [--reviewers-file FILE] [--reviewer NAME=TOKEN]... [--demo] [--api-version 1.0|1.1]
                                   serve the reference screening service
@@ -262,9 +275,18 @@ type runner struct {
 	// reading says that the command only reads the cache: it reads a
 	// cache this console cannot write (store.ReadOnly), with a warning.
 	reading bool
+	// tokenFrom is where the token came from; keyringErr what the
+	// keyring said when it did not answer (signin.go).
+	tokenFrom  tokenOrigin
+	keyringErr error
 }
 
 func (r *runner) fail(err error) {
+	var si *SignInError
+	if errors.As(err, &si) { // already in words, for a person
+		fmt.Fprintf(r.env.Stderr, "reviewer: %s\n", safetext.Sentence(si.Words))
+		return
+	}
 	var u usageError
 	if errors.As(err, &u) {
 		fmt.Fprintf(r.env.Stderr, "reviewer: %s (see reviewer -h)\n", safetext.Sentence(u.msg))
@@ -342,6 +364,10 @@ func (r *runner) run(args []string) (int, error) {
 		return r.export(cmdArgs)
 	case "demo-api":
 		return r.demoAPI(cmdArgs)
+	case "login": // signin.go
+		return r.login(cmdArgs)
+	case "logout":
+		return r.logout(cmdArgs)
 	case "me", "claim", "release", "next", "note": // claims.go
 		return r.teamCommand(cmd, cmdArgs)
 	case "help":
@@ -404,6 +430,9 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 
 // open builds the cache, the client and the workflow.
 func (r *runner) open() (*review.Service, func(), error) {
+	if err := r.resolveToken(); err != nil { // signin.go: the keyring, after the environment
+		return nil, nil, err
+	}
 	if err := r.g.cfg.Finish(); err != nil {
 		return nil, nil, err
 	}
@@ -505,10 +534,14 @@ func (r *runner) tokenSource() string {
 			src += ". Warning: " + w
 		}
 		return src
+	case r.tokenFrom == fromKeyring:
+		return "the system keyring (" + r.secrets().Service() + "), kept at sign-in"
+	case r.tokenFrom == fromOwnFile:
+		return "the file " + r.ownTokenFile() + ", written at sign-in as no keyring answered"
 	case r.g.cfg.Token != "":
 		return "the environment (REVIEWER_API_TOKEN)"
 	}
-	return "none set: set REVIEWER_API_TOKEN or REVIEWER_API_TOKEN_FILE"
+	return "none: sign in (reviewer login, or the window), or set REVIEWER_API_TOKEN or REVIEWER_API_TOKEN_FILE"
 }
 
 // session opens the workflow for one command, with a context that Ctrl-C

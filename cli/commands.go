@@ -768,10 +768,25 @@ func (r *runner) window() (int, error) {
 		defer done()
 		return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, Demo: true, TokenSource: r.tokenSource(), ReviewerSource: r.whoFrom})
 	}
-	svc, done, err := r.open()
-	if err != nil {
-		return exitFor(err), err
+	// No token known (none in the environment, the keyring or the file
+	// written at sign-in): the window opens on its first-start screen,
+	// and opens the workflow through the session once signed in.
+	sess := &Session{r: r}
+	defer sess.Close()
+	if err := r.resolveToken(); err != nil {
+		// A kept token that cannot be used (a token file made unreadable,
+		// a keyring entry changed by hand): the first-start screen says so,
+		// and signing in replaces it. Nobody reads a terminal here.
+		sess.note = err
 	}
-	defer done()
-	return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, TokenSource: r.tokenSource(), ReviewerSource: r.whoFrom})
+	w := Window{Config: r.g.cfg, SignIn: sess, ReviewerSource: r.whoFrom}
+	if sess.SignedIn() {
+		svc, err := sess.Open()
+		if err != nil {
+			return exitFor(err), err
+		}
+		w.Service, w.Config = svc, r.g.cfg
+	}
+	w.TokenSource = r.tokenSource()
+	return ExitOK, r.env.OpenWindow(w)
 }

@@ -219,6 +219,18 @@ const maxTokenFile = 64 << 10
 // word only, leave it in place.
 const MinTokenLength = 16
 
+// CheckToken checks a token typed or piped in (reviewer login, the
+// window's sign-in) as the configuration checks one: trimmed, printable
+// ASCII with no whitespace inside, at least MinTokenLength long. The
+// message names where it came from (from), never the value.
+func CheckToken(from, v string) (Secret, error) {
+	tok, err := checkToken(from, v)
+	if err == nil && tok == "" {
+		return "", policy.Errorf(policy.CodeInvalidInput, "%s is empty: paste the API token", from)
+	}
+	return tok, err
+}
+
 // checkToken trims the whitespace around a token (a trailing newline is
 // usual) and refuses one that holds anything but printable ASCII: a line
 // break inside a token would never authenticate, and would fail as a

@@ -50,6 +50,11 @@ type Options struct {
 	// window's start-up work (the first read of the cache, the first sync)
 	// has ended.
 	Settled func()
+	// SignIn signs in when Run gets no workflow (the first-start screen,
+	// signin.go); SignOut, set by Run when the token came from what it
+	// removes, is Preferences' "Sign out". Both nil for the demo.
+	SignIn  SignIn
+	SignOut func()
 }
 
 // Console is the main window's content and its screens.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 )
@@ -37,11 +38,14 @@ type Preferences struct {
 	reviewer func() (name string, fromService bool)
 	// saved is called after a save with a line to show ("" for none).
 	saved func(say string)
+	// signOut removes the token and returns to the first-start screen
+	// (nil: the token comes from the environment, or the demo's).
+	signOut func()
 }
 
 func newPreferences(opts Options, reviewer func() (string, bool), saved func(string)) *Preferences {
 	return &Preferences{kept: opts.Prefs, apiURL: opts.APIURL, tokenSource: opts.TokenSource,
-		reviewerSource: opts.ReviewerSource, saveAPIURL: opts.SaveAPIURL, reviewer: reviewer, saved: saved}
+		reviewerSource: opts.ReviewerSource, saveAPIURL: opts.SaveAPIURL, reviewer: reviewer, saved: saved, signOut: opts.SignOut}
 }
 
 // store is where the preferences are kept.
@@ -66,7 +70,12 @@ func (p *Preferences) show(win fyne.Window) {
 	api := widget.NewEntry()
 	api.SetText(p.apiURL)
 	api.Validator = validateAPIURL
-	tok := wrapped(p.tokenSource)
+	var tok fyne.CanvasObject = wrapped(p.tokenSource)
+	var d *dialog.FormDialog
+	if p.signOut != nil {
+		out := widget.NewButton("Sign out", func() { p.confirmSignOut(win, d) })
+		tok = container.NewBorder(nil, nil, nil, out, tok)
+	}
 	var labels []string
 	for _, t := range themeChoices {
 		labels = append(labels, t.label)
@@ -96,8 +105,11 @@ func (p *Preferences) show(win fyne.Window) {
 	}
 	items[0].HintText = "from " + source + "; the audit trail names it. It is not edited here."
 	items[1].HintText = "applies at the next start; REVIEWER_API_URL or --api take precedence"
-	items[2].HintText = "read from REVIEWER_API_TOKEN or REVIEWER_API_TOKEN_FILE; never typed or saved here"
-	d := dialog.NewForm("Preferences", "Save", "Cancel", items, func(ok bool) {
+	items[2].HintText = "REVIEWER_API_TOKEN_FILE and REVIEWER_API_TOKEN win over the keyring; the token is never shown or saved here"
+	if p.signOut != nil {
+		items[2].HintText = "Sign out removes it from there and returns to the sign-in screen; the cache stays"
+	}
+	d = dialog.NewForm("Preferences", "Save", "Cancel", items, func(ok bool) {
 		if ok {
 			theme := "system"
 			for _, t := range themeChoices {
@@ -109,6 +121,26 @@ func (p *Preferences) show(win fyne.Window) {
 		}
 	}, win)
 	d.Resize(fyne.NewSize(660, 420))
+	d.Show()
+}
+
+// confirmSignOut asks before signing out: the token leaves the keyring,
+// and signing in again needs it. The cache, and what it has not sent, stay.
+func (p *Preferences) confirmSignOut(win fyne.Window, prefs *dialog.FormDialog) {
+	msg := widget.NewLabel("The API token is removed from where it is kept: " + p.tokenSource + ".\n" +
+		"Signing in again needs the token. The cache stays: its batches can still be reviewed offline, " +
+		"and queued actions go out after the next sign-in.")
+	msg.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomConfirm("Sign out?", "Sign out", "Stay signed in", msg, func(ok bool) {
+		if !ok {
+			return
+		}
+		if prefs != nil {
+			prefs.Hide()
+		}
+		p.signOut()
+	}, win)
+	d.Resize(fyne.NewSize(560, 240))
 	d.Show()
 }
 

@@ -10,7 +10,9 @@ import (
 // Run opens the console window in app a and blocks until it is closed. The
 // window shows the cache at once and syncs in the background; it follows
 // the API and the cache while open (Console.Watch), and looks at the cache
-// again whenever it comes back to the foreground.
+// again whenever it comes back to the foreground. With no workflow (no
+// token known) it shows the first-start screen (signin.go) until the
+// reviewer has signed in; Sign out in Preferences returns to it.
 func Run(a fyne.App, wf Workflow, opts Options) {
 	title := "TrustScreen Reviewer"
 	if opts.Demo {
@@ -30,11 +32,68 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 	loadFont(fyne.TextStyle{Bold: true})
 	<-fonts // before anything else measures text
 	w.Resize(fyne.NewSize(1280, 800))
-	c := NewConsole(w, wf, opts)
+	sc := &screens{win: w, opts: opts}
+	if wf != nil {
+		sc.console(wf)
+	} else {
+		sc.signIn("")
+	}
 	w.SetMaster()
-	ctx := c.ctx // the window's lifetime: closing it ends the watching
-	defer c.Close()
-	a.Lifecycle().SetOnEnteredForeground(func() { go c.checkCache(ctx) })
+	a.Lifecycle().SetOnEnteredForeground(func() {
+		if c := sc.c; c != nil {
+			go c.checkCache(c.ctx)
+		}
+	})
+	// What the cache holds is read, and the sync starts, once the window
+	// is mapped and drawn (Show draws it before the event loop starts):
+	// both run in the background anyway, and would otherwise take
+	// the processor (two cores, one of them drawing in software) from the
+	// window's first frame.
+	a.Lifecycle().SetOnStarted(func() {
+		sc.started = true
+		if c := sc.c; c != nil {
+			sc.start(c)
+		}
+	})
+	if opts.Built != nil {
+		opts.Built()
+	}
+	w.ShowAndRun()
+	if c := sc.c; c != nil {
+		c.Close()
+		c.ReleaseClaims(2 * time.Second) // claims.go: best effort; expiry covers a crash
+	}
+}
+
+// screens switches the window between the first-start screen and the
+// console (UI goroutine only).
+type screens struct {
+	win     fyne.Window
+	opts    Options
+	c       *Console      // nil while signing in
+	screen  *signInScreen // the first-start screen, while it shows
+	started bool          // the app's event loop runs: a new console starts at once
+	settled bool          // Options.Settled has been arranged
+	// switched, when set, is called after each switch of screens (tests).
+	switched func()
+}
+
+// console builds the console on wf in the window, with its background
+// watching; it starts at once when the app already runs.
+func (s *screens) console(wf Workflow) {
+	opts := s.opts
+	if si := opts.SignIn; si != nil {
+		opts.TokenSource, opts.APIURL = si.TokenSource(), si.APIURL()
+		if si.CanSignOut() {
+			opts.SignOut = s.signOut
+		}
+	}
+	c := NewConsole(s.win, wf, opts)
+	s.c, s.screen = c, nil
+	if s.switched != nil {
+		defer s.switched()
+	}
+	ctx := c.ctx // the console's lifetime: closing the window or signing out ends the watching
 	go c.Watch(ctx)
 	go func() {
 		// The strip's clock words (a circuit's retry time) move.
@@ -49,26 +108,57 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 			}
 		}
 	}()
-	// What the cache holds is read, and the sync starts, once the window
-	// is mapped and drawn (Show draws it before the event loop starts):
-	// both run in the background anyway, and would otherwise take
-	// the processor (two cores, one of them drawing in software) from the
-	// window's first frame.
-	a.Lifecycle().SetOnStarted(func() {
-		c.Start()
-		c.onSync()
-		if opts.Settled != nil {
-			go func() {
-				c.Settle()
-				opts.Settled()
-			}()
-		}
-	})
-	if opts.Built != nil {
-		opts.Built()
+	if s.started {
+		s.start(c)
 	}
-	w.ShowAndRun()
-	c.ReleaseClaims(2 * time.Second) // claims.go: best effort; expiry covers a crash
+}
+
+// start reads the cache into a console and syncs; after the first start's
+// work has ended, Options.Settled.
+func (s *screens) start(c *Console) {
+	c.Start()
+	c.onSync()
+	if s.opts.Settled != nil && !s.settled {
+		s.settled = true
+		go func() {
+			c.Settle()
+			s.opts.Settled()
+		}()
+	}
+}
+
+// signIn shows the first-start screen, with a line said first ("": none).
+func (s *screens) signIn(say string) {
+	si := newSignInScreen(s.win, s.opts.SignIn, s.opts.SaveAPIURL, s.console)
+	if say != "" {
+		si.say(say)
+	}
+	si.show()
+	s.screen = si
+	if s.switched != nil {
+		s.switched()
+	}
+}
+
+// signOut ends the console, removes the token (the cache stays) and shows
+// the first-start screen.
+func (s *screens) signOut() {
+	c := s.c
+	if c == nil {
+		return
+	}
+	s.c = nil
+	c.Close()
+	// Her claim goes back while the token still works, on this goroutine:
+	// the claim's state is the panel's (at most 2 s, on a service that hangs).
+	c.ReleaseClaims(2 * time.Second)
+	go func() {
+		say, err := s.opts.SignIn.SignOut() // the keyring may take a moment: off the UI goroutine
+		if err != nil {
+			say = fullStop("Sign out could not remove the token: " + err.Error())
+		}
+		fyne.Do(func() { s.signIn(say) })
+	}()
 }
 
 // loadFonts has Fyne load the fonts of the regular text style on another
