@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -63,7 +62,8 @@ func (p *Preferences) show(win fyne.Window) {
 	name, fromService := p.reviewer()
 	who := widget.NewLabel(name)
 	who.TextStyle.Bold = true
-	api := widget.NewEntry()
+	f := newDialogForm(win, nil)
+	api := f.entry()
 	api.SetText(p.apiURL)
 	api.Validator = validateAPIURL
 	tok := wrapped(p.tokenSource)
@@ -71,14 +71,14 @@ func (p *Preferences) show(win fyne.Window) {
 	for _, t := range themeChoices {
 		labels = append(labels, t.label)
 	}
-	th := widget.NewSelect(labels, nil)
+	th := f.choice(labels, nil)
 	cur := p.store().StringWithFallback(prefTheme, "system")
 	for _, t := range themeChoices {
 		if t.value == cur {
 			th.SetSelected(t.label)
 		}
 	}
-	adv := widget.NewCheck("After an action, go to the next item that needs me", nil)
+	adv := f.check("After an action, go to the next item that needs me", nil)
 	adv.SetChecked(p.autoAdvance())
 	source := p.reviewerSource
 	if source == "" {
@@ -97,19 +97,29 @@ func (p *Preferences) show(win fyne.Window) {
 	items[0].HintText = "from " + source + "; the audit trail names it. It is not edited here."
 	items[1].HintText = "applies at the next start; REVIEWER_API_URL or --api take precedence"
 	items[2].HintText = "read from REVIEWER_API_TOKEN or REVIEWER_API_TOKEN_FILE; never typed or saved here"
-	d := dialog.NewForm("Preferences", "Save", "Cancel", items, func(ok bool) {
-		if ok {
-			theme := "system"
-			for _, t := range themeChoices {
-				if t.label == th.Selected {
-					theme = t.value
-				}
-			}
-			p.save(api.Text, theme, adv.Checked)
+	save := f.defaultButton("Save (Enter)", func() {
+		if validateAPIURL(api.Text) != nil {
+			return
 		}
-	}, win)
-	d.Resize(fyne.NewSize(660, 420))
-	d.Show()
+		f.hide()
+		theme := "system"
+		for _, t := range themeChoices {
+			if t.label == th.Selected {
+				theme = t.value
+			}
+		}
+		p.save(api.Text, theme, adv.Checked)
+	})
+	api.OnChanged = func(s string) {
+		if validateAPIURL(s) != nil {
+			save.Disable()
+		} else {
+			save.Enable()
+		}
+	}
+	api.OnChanged(api.Text)
+	f.show("Preferences", widget.NewForm(items...), []fyne.CanvasObject{f.cancelButton("Cancel (Esc)"), save}, 660)
+	api.cursorToEnd()
 }
 
 // save applies the theme and the triage choice now and keeps them, and the
