@@ -124,27 +124,17 @@ func (p *itemPanel) onResubmit() {
 		})
 }
 
-// confirm shows a question whose default button (Enter) confirms.
+// confirm shows a question whose default button (Enter) confirms; Esc
+// or Cancel does nothing, Tab reaches the buttons (form.go).
 func (c *Console) confirm(title, text, action string, yes func()) {
 	l := widget.NewLabel(text)
 	l.Wrapping = fyne.TextWrapWord
-	var d *dialog.CustomDialog
-	ok := widget.NewButton(action+" (Enter)", nil)
-	ok.Importance = widget.HighImportance
-	no := widget.NewButton("Cancel (Esc)", nil)
-	d = dialog.NewCustomWithoutButtons(title, l, c.win)
-	run := func() {
-		c.onEnter = nil
-		d.Hide()
+	f := newDialogForm(c.win, c)
+	ok := f.defaultButton(action+" (Enter)", func() {
+		f.hide()
 		yes()
-	}
-	ok.OnTapped = run
-	no.OnTapped = func() { c.onEnter = nil; d.Hide() }
-	d.SetButtons([]fyne.CanvasObject{no, ok})
-	d.SetOnClosed(func() { c.onEnter = nil })
-	c.onEnter = run
-	d.Resize(fyne.NewSize(440, 180))
-	d.Show()
+	})
+	f.show(title, l, []fyne.CanvasObject{f.cancelButton("Cancel (Esc)"), ok}, 440)
 }
 
 // onRequestFile asks for the message to the customer, pre-filled from the

@@ -302,9 +302,20 @@ func (b *bulkScreen) resultLine(r review.ItemResult) string {
 // progressText counts the run's actions in the words the strip uses for
 // the outbox (policy.StateWord).
 func progressText(p review.RunProgress) string {
-	return fmt.Sprintf("%d of %d: %d %s, %d %s, %d %s, %d %s", p.Settled()+p.Unknown, p.Total,
+	text := fmt.Sprintf("%d of %d: %d %s, %d %s, %d %s, %d %s", p.Settled()+p.Unknown, p.Total,
 		p.Done, policy.StateWord(policy.ActionDone), p.Failed, policy.StateWord(policy.ActionFailed),
 		p.Unknown, policy.StateWord(policy.ActionUnknown), p.Queued, policy.StateWord(policy.ActionQueued))
+	// The counts add up to the total: those on their way and those
+	// cancelled are said too, when there are any.
+	for _, n := range []struct {
+		n  int
+		st policy.ActionState
+	}{{p.Sending, policy.ActionSending}, {p.Cancelled, policy.ActionCancelled}} {
+		if n.n > 0 {
+			text += fmt.Sprintf(", %d %s", n.n, policy.StateWord(n.st))
+		}
+	}
+	return text
 }
 
 // onConfirm queues the plan durably, then sends it off the UI goroutine.
