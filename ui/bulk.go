@@ -251,7 +251,8 @@ func confirmText(p review.Plan) string {
 	if p.Kind == policy.ActionResubmit {
 		return fmt.Sprintf("Re-submit %d, %d paid (Enter)", len(p.Items), p.PaidAnalyses())
 	}
-	return fmt.Sprintf("Request %s (Enter)", plural(len(p.Items), "new file"))
+	// The messages are multi-line: Enter makes a new line there.
+	return fmt.Sprintf("Request %s (Ctrl+Enter)", plural(len(p.Items), "new file"))
 }
 
 func skippedText(p review.Plan) string {
@@ -547,6 +548,9 @@ func (c *Console) showBulk(bw bulkWorkflow, p review.Plan) *bulkScreen {
 		c.background(func(context.Context) func() { return c.reload })
 	}
 	f.show("Bulk action", b.content, []fyne.CanvasObject{b.close}, 640)
+	for _, e := range b.messages {
+		e.cursorToEnd() // a new line goes after the suggested message
+	}
 	f.dlg.Resize(fyne.NewSize(fyne.Max(640, f.dlg.MinSize().Width), fyne.Max(480, f.dlg.MinSize().Height)))
 	return b
 }

@@ -173,7 +173,7 @@ func TestBulkFileRequestMessageIsEditedOnceForAll(t *testing.T) {
 	wf := &fakeBulk{send: 3}
 	b := newBulkScreen(wf, planOf(policy.ActionFileRequest, 3))
 	test.NewTempWindow(t, b.content)
-	if !strings.Contains(b.headline.Text, "no paid analysis") || b.confirm.Text != "Request 3 new files (Enter)" {
+	if !strings.Contains(b.headline.Text, "no paid analysis") || b.confirm.Text != "Request 3 new files (Ctrl+Enter)" {
 		t.Fatalf("%q %q", b.headline.Text, b.confirm.Text)
 	}
 	e := b.messages[policy.CodeDecodeFailed]

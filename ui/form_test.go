@@ -332,14 +332,27 @@ func TestTheBulkDialogFromTheKeyboard(t *testing.T) {
 	cv := c.win.Canvas()
 	var b *bulkScreen
 	c.apply(func() { b = c.showBulk(wf, planOf(policy.ActionFileRequest, 1)) })
-	if b.confirm.Text != "Request 1 new file (Enter)" {
+	if b.confirm.Text != "Request 1 new file (Ctrl+Enter)" {
 		t.Fatalf("confirm %q", b.confirm.Text)
 	}
-	if cv.Focused() != b.messages[policy.CodeDecodeFailed] {
+	msg := b.messages[policy.CodeDecodeFailed]
+	if cv.Focused() != msg {
 		t.Fatalf("the message does not have the focus: %T", cv.Focused())
+	}
+	suggested := msg.Text
+	press(c, fyne.KeyReturn, 0)
+	typeText(c, "Thank you.")
+	if msg.Text != suggested+"\nThank you." {
+		t.Fatalf("Enter and typing in the message: %q", msg.Text)
 	}
 	press(c, fyne.KeyReturn, fyne.KeyModifierControl)
 	waitEnded(t, b)
+	wf.mu.Lock()
+	sent := wf.confirmed.Messages[policy.CodeDecodeFailed]
+	wf.mu.Unlock()
+	if sent != suggested+"\nThank you." {
+		t.Fatalf("confirmed with %q", sent)
+	}
 	c.apply(func() {
 		if len(b.shown) != 1 {
 			t.Fatalf("%d results", len(b.shown))
