@@ -67,10 +67,11 @@ type bulkScreen struct {
 	details map[string]review.Detail // file, customer and verdict of the items listed
 	ended   chan struct{}            // closed when the run has ended and is shown (tests)
 	undone  chan struct{}            // gets a value when an undo has ended and is shown (tests)
+	listed  chan struct{}            // gets a value when the plan's items are read and shown (tests)
 }
 
 func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
-	b := &bulkScreen{wf: wf, plan: p, ended: make(chan struct{}), undone: make(chan struct{}, 1), details: map[string]review.Detail{}}
+	b := &bulkScreen{wf: wf, plan: p, ended: make(chan struct{}), undone: make(chan struct{}, 1), listed: make(chan struct{}, 1), details: map[string]review.Detail{}}
 	b.form = newDialogForm(nil, nil)
 	f := b.form
 	b.ctx, b.cancel = context.WithCancel(context.Background())
@@ -188,7 +189,11 @@ func (b *bulkScreen) onShowItems() {
 	}
 	go func() {
 		b.lookUp(ids)
-		b.showLater(b.results.Refresh)
+		b.showNow(b.results.Refresh)
+		select {
+		case b.listed <- struct{}{}:
+		default:
+		}
 	}()
 }
 

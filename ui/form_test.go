@@ -377,24 +377,18 @@ func TestTheBulkDialogFromTheKeyboard(t *testing.T) {
 		t.Fatalf("focus on %T, not on Show the items", cv.Focused())
 	}
 	press(c, fyne.KeyReturn, 0)
-	deadline := time.Now().Add(time.Minute)
-	for {
-		var line string
-		c.apply(func() {
-			b.mu.Lock()
-			defer b.mu.Unlock()
-			if b.planned && len(b.details) == 2 {
-				line = b.planLine(b.plan.Items[0])
-			}
-		})
-		if line == "itm_00.jpg · CUST-7048 · CLASSIFIER_TIMEOUT" {
-			break
-		}
-		if time.Now().After(deadline) {
+	select {
+	case <-b.listed:
+	case <-time.After(time.Minute):
+		t.Fatal("the plan's items were not shown")
+	}
+	c.apply(func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if line := b.planLine(b.plan.Items[0]); !b.planned || line != "itm_00.jpg · CUST-7048 · CLASSIFIER_TIMEOUT" {
 			t.Fatalf("the plan's items are not shown: %q", line)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	})
 	press(c, fyne.KeyTab, fyne.KeyModifierShift) // back to the confirm button
 	press(c, fyne.KeyReturn, 0)
 	waitEnded(t, b)
