@@ -155,9 +155,8 @@ func (c *Console) export(path, batch string, force bool) {
 					_ = a.OpenURL(&url.URL{Scheme: "file", Path: dir})
 				}
 			})
-			f.focusFirst(open)
 			c.strip.say(fmt.Sprintf("Exported %s to %s.", plural(n, "item"), path))
-			f.defaultButton("Close (Enter)", f.hide)
+			f.focusFirst(f.defaultButton("Close (Enter)", f.hide)) // Enter closes; Tab reaches Open
 			f.show("Exported", container.NewVBox(msg, open), []fyne.CanvasObject{f.def}, 520)
 		}
 	})

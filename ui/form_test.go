@@ -450,6 +450,24 @@ func TestAnExportThatFailsFromThePickerLeavesTheOldFileWhole(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Fatalf("the folder holds %d files after a failed export", len(ents))
 	}
+	// A new file is written at once; Enter closes the "Exported" dialog.
+	c2 := newConsoleOn(t, &fakeWorkflow{})
+	c2.settings.store().SetString(prefLastFolder+"_export", dir)
+	c2.apply(c2.onExport)
+	press(c2, fyne.KeyA, fyne.KeyModifierControl)
+	typeText(c2, "week")
+	press(c2, fyne.KeyReturn, 0)
+	c2.Settle()
+	if fi, err := os.Stat(filepath.Join(dir, "week.csv")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the export was not written, or not private: %v", err)
+	}
+	if !strings.Contains(dialogTexts(c2), "Wrote 0 items to week.csv") {
+		t.Fatalf("the export is not said:\n%s", dialogTexts(c2))
+	}
+	press(c2, fyne.KeyReturn, 0)
+	if c2.win.Canvas().Overlays().Top() != nil {
+		t.Fatal("Enter did not close the Exported dialog")
+	}
 	for folder, name := range map[string]string{"": "x.csv", dir: "", dir + "/": "a/b.csv"} {
 		if _, err := exportTarget(folder, name); err == nil {
 			t.Fatalf("%q in %q taken", name, folder)
