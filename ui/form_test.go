@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/policy"
@@ -220,6 +221,10 @@ func TestSnoozeFromTheKeyboard(t *testing.T) {
 	box := top.(*widget.PopUp).Content
 	if sz, min := box.Size(), box.MinSize(); sz.Height > min.Height+1 || sz.Width > 700 {
 		t.Fatalf("the dialog is %v for content of %v", sz, min)
+	}
+	reason := cv.Focused().(*formEntry)
+	if w := fyne.MeasureText(reason.PlaceHolder, theme.TextSize(), fyne.TextStyle{}).Width; reason.Size().Width < w {
+		t.Fatalf("the reason box (%v wide) cuts its own example (%v)", reason.Size().Width, w)
 	}
 	typeText(c, "new scan on Wednesday")
 	press(c, fyne.KeyTab, 0)
