@@ -167,10 +167,14 @@ func (f *dialogForm) focusNext() {
 func (f *dialogForm) show(title string, body fyne.CanvasObject, buttons []fyne.CanvasObject, width float32) {
 	f.dlg = dialog.NewCustomWithoutButtons(title, body, f.win)
 	f.dlg.SetButtons(buttons)
+	cv := f.win.Canvas()
+	var prevKey func(*fyne.KeyEvent)
 	f.dlg.SetOnClosed(func() {
 		f.open = false
 		if f.c != nil {
 			f.c.onEnter, f.c.onEscape = f.prevEnter, f.prevEscape
+		} else {
+			cv.SetOnTypedKey(prevKey)
 		}
 		if f.onClosed != nil {
 			f.onClosed()
@@ -181,6 +185,20 @@ func (f *dialogForm) show(title string, body fyne.CanvasObject, buttons []fyne.C
 		// window's key handler gets Esc and Enter.
 		f.prevEnter, f.prevEscape = f.c.onEnter, f.c.onEscape
 		f.c.onEnter, f.c.onEscape = f.submit, f.cancel
+	} else {
+		// Outside the console's own key handler (preferences), the dialog
+		// takes Esc and Enter from the canvas while it is open.
+		prevKey = cv.OnTypedKey()
+		cv.SetOnTypedKey(func(ev *fyne.KeyEvent) {
+			switch {
+			case ev.Name == fyne.KeyEscape:
+				f.cancel()
+			case ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter:
+				f.submit()
+			case prevKey != nil:
+				prevKey(ev)
+			}
+		})
 	}
 	f.resize(width)
 	f.open = true

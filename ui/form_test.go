@@ -314,6 +314,14 @@ func TestPreferencesFromTheKeyboard(t *testing.T) {
 	if cv.Overlays().Top() != nil || c.settings.store().String(prefTheme) != "" {
 		t.Fatal("Esc did not leave the preferences as they were")
 	}
+	// With nothing focused (a click beside the fields), Esc and Enter still
+	// answer, and the window's own keys come back when it closes.
+	c.apply(func() { c.settings.show(c.win) })
+	c.apply(cv.Unfocus)
+	press(c, fyne.KeyEscape, 0)
+	if cv.Overlays().Top() != nil {
+		t.Fatal("Esc with nothing focused did not close the preferences")
+	}
 	c.apply(func() { c.settings.show(c.win) })
 	press(c, fyne.KeyTab, 0)
 	press(c, fyne.KeyRight, 0) // As the system says → Light
@@ -325,6 +333,17 @@ func TestPreferencesFromTheKeyboard(t *testing.T) {
 	}
 	if th, adv := c.settings.store().String(prefTheme), c.settings.store().String(prefAutoAdvance); th != "light" || adv != "off" {
 		t.Fatalf("saved theme %q, auto-advance %q", th, adv)
+	}
+	c.apply(func() { c.settings.show(c.win) })
+	c.apply(cv.Unfocus)
+	press(c, fyne.KeyReturn, 0)
+	if cv.Overlays().Top() != nil {
+		t.Fatal("Enter with nothing focused did not save")
+	}
+	c.apply(cv.Unfocus)
+	press(c, fyne.KeyF1, 0) // the window's own key: the shortcut sheet
+	if cv.Overlays().Top() == nil {
+		t.Fatal("the window's keys did not come back after the preferences closed")
 	}
 }
 
