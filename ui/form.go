@@ -30,14 +30,11 @@ const multiLineHint = "Ctrl+Enter sends · Enter starts a new line · Tab moves 
 // dialogForm is one open dialog and its keys.
 type dialogForm struct {
 	win fyne.Window
-	c   *Console // nil: not in the console (its canvas-level keys are not set)
+	c   *Console // nil: outside the console's key handler (the dialog takes Esc and Enter from the canvas)
 	dlg *dialog.CustomDialog
 
 	first fyne.Focusable
 	def   *formButton // pressed by Enter in a field (nil: none)
-	// onCancel runs when Esc or Cancel closes the dialog (not after the
-	// default button).
-	onCancel func()
 	// onClosed runs whenever the dialog closes.
 	onClosed func()
 
@@ -141,9 +138,6 @@ func (f *dialogForm) submit() {
 func (f *dialogForm) cancel() {
 	if !f.open {
 		return
-	}
-	if f.onCancel != nil {
-		f.onCancel()
 	}
 	f.hide()
 }
