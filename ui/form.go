@@ -77,8 +77,7 @@ func (f *dialogForm) multiLine(rows int) *formEntry {
 
 // hint is the line under a multi-line field that says its keys.
 func (f *dialogForm) hint() *widget.Label {
-	l := widget.NewLabel(multiLineHint)
-	l.Importance = widget.LowImportance
+	l := widget.NewLabel(multiLineHint) // full contrast: the faint low importance is hard to read
 	l.Wrapping = fyne.TextWrapWord
 	return l
 }
