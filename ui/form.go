@@ -201,10 +201,14 @@ func (f *dialogForm) show(title string, body fyne.CanvasObject, buttons []fyne.C
 	}
 }
 
-// resize sets the dialog's width and fits its height to its content.
+// resize sets the dialog's width and fits its height to its content. A
+// wrapped text asks for its height at the width it is laid out with: the
+// height is asked again once the width is set.
 func (f *dialogForm) resize(width float32) {
-	min := f.dlg.MinSize()
-	f.dlg.Resize(fyne.NewSize(fyne.Max(width, min.Width), min.Height))
+	for range 2 {
+		min := f.dlg.MinSize()
+		f.dlg.Resize(fyne.NewSize(fyne.Max(width, min.Width), min.Height))
+	}
 }
 
 // dialogKey handles the keys every field of a dialog answers; it reports
