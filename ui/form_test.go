@@ -488,6 +488,11 @@ func TestAnExportThatFailsFromThePickerLeavesTheOldFileWhole(t *testing.T) {
 	if !strings.Contains(dialogTexts(c2), "Wrote 0 items to week.csv") {
 		t.Fatalf("the export is not said:\n%s", dialogTexts(c2))
 	}
+	// As tall as its wrapped text at the dialog's width, no taller.
+	box := c2.win.Canvas().Overlays().Top().(*widget.PopUp).Content
+	if sz, min := box.Size(), box.MinSize(); sz.Height > min.Height+1 {
+		t.Fatalf("the Exported dialog is %v for content of %v", sz, min)
+	}
 	press(c2, fyne.KeyReturn, 0)
 	if c2.win.Canvas().Overlays().Top() != nil {
 		t.Fatal("Enter did not close the Exported dialog")
