@@ -474,6 +474,10 @@ func TestAnExportThatFailsFromThePickerLeavesTheOldFileWhole(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Fatalf("the folder holds %d files after a failed export", len(ents))
 	}
+	press(c, fyne.KeyReturn, 0) // the error's OK
+	if cv.Overlays().Top() != nil {
+		t.Fatal("Enter did not close the error")
+	}
 	// A new file is written at once; Enter closes the "Exported" dialog.
 	c2 := newConsoleOn(t, &fakeWorkflow{})
 	c2.settings.store().SetString(prefLastFolder+"_export", dir)
