@@ -59,19 +59,24 @@ type bulkScreen struct {
 	// with the window's own (Console.apply, when shown in the window).
 	apply func(func())
 
-	mu      sync.Mutex
-	run     review.Run
-	result  review.RunResult
-	shown   []review.ItemResult
-	planned bool                     // the list shows the plan's items (before the run)
-	details map[string]review.Detail // file, customer and verdict of the items listed
-	ended   chan struct{}            // closed when the run has ended and is shown (tests)
-	undone  chan struct{}            // gets a value when an undo has ended and is shown (tests)
-	listed  chan struct{}            // gets a value when the plan's items are read and shown (tests)
+	mu        sync.Mutex
+	run       review.Run
+	result    review.RunResult
+	shown     []review.ItemResult
+	planned   bool                     // the list shows the plan's items (before the run)
+	details   map[string]review.Detail // file, customer and verdict of the items listed
+	planFiles map[string]string        // the plan's file names by item, until details are read
+	ended     chan struct{}            // closed when the run has ended and is shown (tests)
+	undone    chan struct{}            // gets a value when an undo has ended and is shown (tests)
+	listed    chan struct{}            // gets a value when the plan's items are read and shown (tests)
 }
 
 func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
 	b := &bulkScreen{wf: wf, plan: p, ended: make(chan struct{}), undone: make(chan struct{}, 1), listed: make(chan struct{}, 1), details: map[string]review.Detail{}}
+	b.planFiles = make(map[string]string, len(p.Items))
+	for _, it := range p.Items {
+		b.planFiles[it.ItemID] = it.FileName
+	}
 	b.form = newDialogForm(nil, nil)
 	f := b.form
 	b.ctx, b.cancel = context.WithCancel(context.Background())
@@ -272,7 +277,7 @@ func skippedText(p review.Plan) string {
 // what became of it; a done item with its new score or code (b.mu held).
 func (b *bulkScreen) resultLine(r review.ItemResult) string {
 	a := r.Action
-	parts := []string{a.ItemID}
+	parts := []string{nameOr(b.planFiles[a.ItemID], a.ItemID)}
 	d, known := b.details[a.ItemID]
 	if known {
 		parts = []string{nameOr(d.FileName, a.ItemID)}
@@ -381,13 +386,16 @@ func (b *bulkScreen) onConfirm() {
 		res, err := b.wf.SendRun(ctx, run.ID, review.RunOptions{Progress: func(p review.RunProgress) {
 			b.showLater(func() { b.bar.SetValue(float64(p.Settled() + p.Unknown)); b.status.SetText(progressText(p)) })
 		}})
+		// The result shows at once; each item's customer and new verdict
+		// follow as they are read from the cache.
 		b.forget(res.Items) // their verdicts changed: read again
+		b.showNow(func() { b.stop.Hide(); b.showResult(run, res, err) })
 		ids := make([]string, len(res.Items))
 		for i, r := range res.Items {
 			ids[i] = r.Action.ItemID
 		}
 		b.lookUp(ids)
-		b.showNow(func() { b.stop.Hide(); b.showResult(run, res, err) })
+		b.showNow(b.results.Refresh)
 		close(b.ended)
 	}()
 }
