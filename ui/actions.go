@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -127,27 +128,17 @@ func (p *itemPanel) onResubmit() {
 		})
 }
 
-// confirm shows a question whose default button (Enter) confirms.
+// confirm shows a question whose default button (Enter) confirms; Esc
+// or Cancel does nothing, Tab reaches the buttons (form.go).
 func (c *Console) confirm(title, text, action string, yes func()) {
 	l := widget.NewLabel(text)
 	l.Wrapping = fyne.TextWrapWord
-	var d *dialog.CustomDialog
-	ok := widget.NewButton(action+" (Enter)", nil)
-	ok.Importance = widget.HighImportance
-	no := widget.NewButton("Cancel (Esc)", nil)
-	d = dialog.NewCustomWithoutButtons(title, l, c.win)
-	run := func() {
-		c.onEnter = nil
-		d.Hide()
+	f := newDialogForm(c.win, c)
+	ok := f.defaultButton(action+" (Enter)", func() {
+		f.hide()
 		yes()
-	}
-	ok.OnTapped = run
-	no.OnTapped = func() { c.onEnter = nil; d.Hide() }
-	d.SetButtons([]fyne.CanvasObject{no, ok})
-	d.SetOnClosed(func() { c.onEnter = nil })
-	c.onEnter = run
-	d.Resize(fyne.NewSize(440, 180))
-	d.Show()
+	})
+	f.show(title, l, []fyne.CanvasObject{f.cancelButton("Cancel (Esc)"), ok}, 440)
 }
 
 // onRequestFile asks for the message to the customer, pre-filled from the
@@ -161,38 +152,38 @@ func (p *itemPanel) onRequestFile() {
 		return
 	}
 	id := p.itemID
-	rd := newRequestDialog(p.c, policy.Info(p.detail.ErrorCode).CustomerMessage, func(msg string) {
+	newRequestDialog(p.c, policy.Info(p.detail.ErrorCode).CustomerMessage, func(msg string) {
 		if p.itemID == id {
 			p.requestFile(msg)
 		}
 	})
-	rd.dlg.Show()
-	p.c.win.Canvas().Focus(rd.msg)
 }
 
 // requestDialog is the "Request a new file" dialog.
 type requestDialog struct {
-	msg  *escEntry
+	msg  *formEntry
 	why  *widget.Label
-	send *widget.Button
-	dlg  *dialog.CustomDialog
+	send *formButton
+	form *dialogForm
 }
 
+// newRequestDialog shows the dialog with the message box focused, its
+// cursor after the suggested text: Ctrl+Enter sends, Enter makes a new
+// line, Tab moves to the buttons, Esc cancels.
 func newRequestDialog(c *Console, text string, send func(string)) *requestDialog {
-	rd := &requestDialog{msg: newEscEntry(true), why: widget.NewLabel("")}
+	f := newDialogForm(c.win, c)
+	rd := &requestDialog{form: f, msg: f.multiLine(4), why: widget.NewLabel("")}
 	rd.msg.SetText(text)
-	rd.msg.SetMinRowsVisible(4)
 	rd.why.Importance = widget.DangerImportance
 	rd.why.Wrapping = fyne.TextWrapWord
-	rd.send = widget.NewButton("Send", func() {
+	rd.send = f.defaultButton("Send (Ctrl+Enter)", func() {
 		if _, err := policy.CheckCustomerMessage(rd.msg.Text); err != nil {
 			return
 		}
-		rd.dlg.Hide()
+		f.hide()
 		send(rd.msg.Text)
 	})
-	rd.send.Importance = widget.HighImportance
-	cancel := widget.NewButton("Cancel", func() { rd.dlg.Hide() })
+	cancel := f.cancelButton("Cancel (Esc)")
 	rd.msg.OnChanged = func(s string) {
 		// The same check the workflow makes before queueing, said at once.
 		_, err := policy.CheckCustomerMessage(s)
@@ -211,11 +202,9 @@ func newRequestDialog(c *Console, text string, send func(string)) *requestDialog
 		}
 	}
 	rd.msg.OnChanged(text)
-	body := container.NewVBox(widget.NewLabel("Message to the customer (sent exactly as written):"), rd.msg, rd.why)
-	rd.dlg = dialog.NewCustomWithoutButtons("Request a new file", body, c.win)
-	rd.dlg.SetButtons([]fyne.CanvasObject{cancel, rd.send})
-	rd.msg.onEsc = rd.dlg.Hide
-	rd.dlg.Resize(fyne.NewSize(540, 300))
+	body := container.NewVBox(widget.NewLabel("Message to the customer (sent exactly as written):"), rd.msg, f.hint(), rd.why)
+	f.show("Request a new file", body, []fyne.CanvasObject{cancel, rd.send}, 540)
+	rd.msg.cursorToEnd()
 	return rd
 }
 
@@ -260,16 +249,14 @@ func (p *itemPanel) openUpload(path string) {
 		}
 	})
 	p.c.uploadDlg = ud
-	ud.dlg.Show()
-	p.c.win.Canvas().Focus(ud.path)
 }
 
 // uploadDialog is the "Upload replacement" dialog.
 type uploadDialog struct {
-	path   *escEntry
+	path   *formEntry
 	why    *widget.Label
-	upload *widget.Button
-	dlg    *dialog.CustomDialog
+	upload *formButton
+	form   *dialogForm
 
 	// The path's check runs off the UI goroutine (a typed path may name a
 	// slow disk or a named pipe). checks counts the box's changes, so that
@@ -279,36 +266,36 @@ type uploadDialog struct {
 	checked string
 }
 
+// uploadCost is what the upload dialog says an upload costs.
+const uploadCost = "Uploading runs one paid analysis of the new file."
+
 func newUploadDialog(c *Console, path string, upload func(string)) *uploadDialog {
-	ud := &uploadDialog{path: newEscEntry(false), why: wrapped("")}
+	f := newDialogForm(c.win, c)
+	ud := &uploadDialog{form: f, path: f.entry(), why: wrapped("")}
 	ud.path.SetPlaceHolder("/path/to/the/file.jpg: type it, paste it, drop the file here, or Browse")
 	ud.why.Importance = widget.DangerImportance
-	ud.upload = widget.NewButton("Upload", func() {
+	ud.upload = f.defaultButton("Upload (Enter)", func() {
 		p := strings.TrimSpace(ud.path.Text)
 		if p == "" || p != ud.checked {
 			return
 		}
-		ud.dlg.Hide()
+		f.hide()
 		upload(p)
 	})
-	ud.upload.Importance = widget.HighImportance
 	ud.path.OnChanged = func(s string) { ud.check(c, strings.TrimSpace(s)) }
-	ud.path.OnSubmitted = func(string) { ud.upload.OnTapped() }
-	browse := widget.NewButton("Browse…", func() { c.browse(ud.path) })
-	cancel := widget.NewButton("Cancel", func() { ud.dlg.Hide() })
+	browse := f.button("Browse…", func() { c.browse(ud.path) })
+	cancel := f.cancelButton("Cancel (Esc)")
 	body := container.NewVBox(widget.NewLabel("The file the customer sent (JPEG, PNG, WebP or PDF, at most 10 MiB):"),
-		container.NewBorder(nil, nil, nil, browse, ud.path), ud.why)
-	ud.dlg = dialog.NewCustomWithoutButtons("Upload replacement", body, c.win)
-	ud.dlg.SetButtons([]fyne.CanvasObject{cancel, ud.upload})
-	ud.path.onEsc = ud.dlg.Hide
-	ud.dlg.SetOnClosed(func() {
+		container.NewBorder(nil, nil, nil, browse, ud.path), ud.why, wrapped(uploadCost))
+	f.onClosed = func() {
 		if c.uploadDlg == ud {
 			c.uploadDlg = nil
 		}
-	})
-	ud.dlg.Resize(fyne.NewSize(620, 220))
+	}
 	ud.path.SetText(path)
 	ud.path.OnChanged(path)
+	f.show("Upload replacement", body, []fyne.CanvasObject{cancel, ud.upload}, 620)
+	ud.path.cursorToEnd()
 	return ud
 }
 
@@ -371,9 +358,10 @@ func checkPath(p string) error {
 	return nil
 }
 
-// browse opens a file dialog in the last folder used, filtered to the
-// types the service takes, and puts the chosen path into entry.
-func (c *Console) browse(entry *escEntry) {
+// browse opens a file dialog, filtered to the types the service takes, in
+// the folder of the path typed in entry (or the last folder used), and
+// puts the chosen path into entry.
+func (c *Console) browse(entry *formEntry) {
 	fd := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil || r == nil {
 			return
@@ -381,15 +369,31 @@ func (c *Console) browse(entry *escEntry) {
 		path := r.URI().Path()
 		r.Close()
 		entry.SetText(path)
+		c.win.Canvas().Focus(entry)
 	}, c.win)
 	fd.SetFilter(storage.NewExtensionFileFilter(uploadExts))
-	if dir := c.settings.store().String(prefLastFolder); dir != "" {
+	if dir := browseFolder(entry.Text, c.settings.store().String(prefLastFolder)); dir != "" {
 		if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
 			fd.SetLocation(l)
 		}
 	}
 	fd.Resize(fyne.NewSize(760, 520))
 	fd.Show()
+}
+
+// browseFolder is where a file dialog starts: the folder of the typed path
+// (the path itself when it is a folder) when that folder exists, else the
+// last folder used ("" when neither: the dialog's own default).
+func browseFolder(typed, last string) string {
+	typed = strings.TrimSpace(typed)
+	if typed != "" {
+		for _, dir := range []string{typed, filepath.Dir(typed)} {
+			if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+				return dir
+			}
+		}
+	}
+	return last
 }
 
 // onDropped takes a file dropped on the window: into the upload dialog when

@@ -9,7 +9,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
@@ -29,6 +28,8 @@ type bulkWorkflow interface {
 	Confirm(ctx context.Context, p review.Plan) (review.Run, error)
 	SendRun(ctx context.Context, runID int64, opts review.RunOptions) (review.RunResult, error)
 	CancelRun(ctx context.Context, runID int64) ([]store.Action, error)
+	// Item names an item's file, customer and verdict in the lists.
+	Item(ctx context.Context, id string) (review.Detail, error)
 }
 
 // bulkScreen is the content of the bulk dialog.
@@ -37,13 +38,17 @@ type bulkScreen struct {
 	plan review.Plan
 
 	headline, skipped, status *widget.Label
-	messages                  map[policy.Code]*widget.Entry
-	count                     *widget.Entry // the plan's count typed, over the bulk limit (nil: not asked)
-	confirm, undo, stop       *widget.Button
+	messages                  map[policy.Code]*formEntry
+	count                     *formEntry // the plan's count typed, over the bulk limit (nil: not asked)
+	confirm, undo, stop       *formButton
+	showItems, close          *formButton
 	bar                       *widget.ProgressBar
-	failuresOnly              *widget.Check
+	failuresOnly              *formCheck
 	results                   *widget.List
 	content                   *fyne.Container
+	// form gives the dialog its keys (form.go): Enter confirms, Esc
+	// closes, Ctrl+Enter in a message confirms.
+	form *dialogForm
 
 	// ctx is the run's: cancelled by Stop or when the dialog closes, so
 	// that no further send starts (those under way end as the action
@@ -54,16 +59,26 @@ type bulkScreen struct {
 	// with the window's own (Console.apply, when shown in the window).
 	apply func(func())
 
-	mu     sync.Mutex
-	run    review.Run
-	result review.RunResult
-	shown  []review.ItemResult
-	ended  chan struct{} // closed when the run has ended and is shown (tests)
-	undone chan struct{} // gets a value when an undo has ended and is shown (tests)
+	mu        sync.Mutex
+	run       review.Run
+	result    review.RunResult
+	shown     []review.ItemResult
+	planned   bool                     // the list shows the plan's items (before the run)
+	details   map[string]review.Detail // file, customer and verdict of the items listed
+	planFiles map[string]string        // the plan's file names by item, until details are read
+	ended     chan struct{}            // closed when the run has ended and is shown (tests)
+	undone    chan struct{}            // gets a value when an undo has ended and is shown (tests)
+	listed    chan struct{}            // gets a value when the plan's items are read and shown (tests)
 }
 
 func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
-	b := &bulkScreen{wf: wf, plan: p, ended: make(chan struct{}), undone: make(chan struct{}, 1)}
+	b := &bulkScreen{wf: wf, plan: p, ended: make(chan struct{}), undone: make(chan struct{}, 1), listed: make(chan struct{}, 1), details: map[string]review.Detail{}}
+	b.planFiles = make(map[string]string, len(p.Items))
+	for _, it := range p.Items {
+		b.planFiles[it.ItemID] = it.FileName
+	}
+	b.form = newDialogForm(nil, nil)
+	f := b.form
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	b.apply = func(f func()) { f() }
 	b.headline = widget.NewLabelWithStyle(p.Headline(), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
@@ -73,15 +88,26 @@ func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
 	b.status.Wrapping = fyne.TextWrapWord
 	b.bar = widget.NewProgressBar()
 	b.bar.Hide()
-	b.confirm = widget.NewButton(confirmText(p), b.onConfirm)
-	b.confirm.Importance = widget.HighImportance
+	b.confirm = f.defaultButton(confirmText(p), b.onConfirm)
 	if len(p.Items) == 0 {
 		b.confirm.Disable()
+	}
+	top := container.NewVBox(b.headline, b.skipped)
+	if p.Kind == policy.ActionFileRequest {
+		b.messages = map[policy.Code]*formEntry{}
+		for _, c := range p.Codes() {
+			e := f.multiLine(2)
+			e.SetText(p.Messages[c])
+			b.messages[c] = e
+			top.Add(widget.NewLabel("Message to the customers for " + string(c) + " (once for all of them):"))
+			top.Add(e)
+			top.Add(f.hint())
+		}
 	}
 	if p.NeedsCount() {
 		// A plain click does not spend this many: the count is typed.
 		b.confirm.Disable()
-		b.count = widget.NewEntry()
+		b.count = f.entry()
 		b.count.SetPlaceHolder(strconv.Itoa(p.Len()))
 		b.count.OnChanged = func(text string) {
 			if b.typedCount() == p.Len() {
@@ -90,46 +116,132 @@ func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
 				b.confirm.Disable()
 			}
 		}
-	}
-	b.undo = widget.NewButton("", b.onUndo)
-	b.undo.Hide()
-	b.stop = widget.NewButton("Stop sending", b.onStop)
-	b.stop.Hide()
-	b.failuresOnly = widget.NewCheck("Show only what is not done", func(bool) { b.refreshResults() })
-	b.failuresOnly.Hide()
-	b.results = widget.NewList(func() int { return len(b.shown) },
-		func() fyne.CanvasObject { return widget.NewLabel("") },
-		func(i widget.ListItemID, o fyne.CanvasObject) { o.(*widget.Label).SetText(resultLine(b.shown[i])) })
-	b.results.Hide()
-
-	top := container.NewVBox(b.headline, b.skipped)
-	if p.Kind == policy.ActionFileRequest {
-		b.messages = map[policy.Code]*widget.Entry{}
-		for _, c := range p.Codes() {
-			e := widget.NewMultiLineEntry()
-			e.SetText(p.Messages[c])
-			e.Wrapping = fyne.TextWrapWord
-			e.SetMinRowsVisible(2)
-			b.messages[c] = e
-			top.Add(widget.NewLabel("Message to the customers for " + string(c) + " (once for all of them):"))
-			top.Add(e)
-		}
-	}
-	if b.count != nil {
 		l := widget.NewLabel(fmt.Sprintf("This acts on %d items, more than the bulk limit of %d. Type %d to confirm:", p.Len(), p.Max, p.Len()))
 		l.Wrapping = fyne.TextWrapWord
 		top.Add(l)
 		top.Add(b.count)
 	}
+	b.undo = f.button("", b.onUndo)
+	b.undo.Hide()
+	b.stop = f.button("Stop sending", b.onStop)
+	b.stop.Hide()
+	b.showItems = f.button(showItemsText(p.Len(), false), b.onShowItems)
+	if len(p.Items) == 0 {
+		b.showItems.Hide()
+	}
+	if f.first == nil && len(p.Items) > 0 {
+		// No field: the harmless button has the focus, not the paid one
+		// (Enter on it shows the items; Shift+Tab reaches Confirm).
+		f.focusFirst(b.showItems)
+	}
+	b.failuresOnly = f.check("Show only what is not done", func(bool) { b.refreshResults() })
+	b.failuresOnly.Hide()
+	b.results = widget.NewList(func() int {
+		if b.planned {
+			return len(b.plan.Items)
+		}
+		return len(b.shown)
+	},
+		func() fyne.CanvasObject { return widget.NewLabel("") },
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			if b.planned {
+				o.(*widget.Label).SetText(b.planLine(b.plan.Items[i]))
+			} else {
+				o.(*widget.Label).SetText(b.resultLine(b.shown[i]))
+			}
+		})
+	b.results.Hide()
+
 	if !p.WaitUntil.IsZero() {
 		top.Add(widget.NewLabel("The API asked us to wait until " + p.WaitUntil.Local().Format("15:04:05") +
 			": the actions stay queued until then."))
 	}
 	top.Add(b.bar)
 	top.Add(b.status)
-	top.Add(container.NewHBox(b.confirm, b.stop, b.undo, b.failuresOnly))
+	top.Add(container.NewHBox(b.confirm, b.stop, b.undo, b.showItems, b.failuresOnly))
 	b.content = container.NewBorder(top, nil, nil, nil, b.results)
 	return b
+}
+
+func showItemsText(n int, shown bool) string {
+	if shown {
+		return "Hide the items"
+	}
+	if n == 1 {
+		return "Show the item"
+	}
+	return fmt.Sprintf("Show the %d items", n)
+}
+
+// onShowItems shows or hides the items the plan covers, by file and
+// customer (read from the cache off the UI goroutine).
+func (b *bulkScreen) onShowItems() {
+	if b.planned {
+		b.planned = false
+		b.results.Hide()
+		b.showItems.SetText(showItemsText(len(b.plan.Items), false))
+		return
+	}
+	b.planned = true
+	b.showItems.SetText(showItemsText(len(b.plan.Items), true))
+	b.results.Show()
+	b.results.Refresh()
+	ids := make([]string, len(b.plan.Items))
+	for i, it := range b.plan.Items {
+		ids[i] = it.ItemID
+	}
+	go func() {
+		b.lookUp(ids)
+		b.showNow(b.results.Refresh)
+		select {
+		case b.listed <- struct{}{}:
+		default:
+		}
+	}()
+}
+
+// lookUp reads the file, customer and verdict of items not read yet.
+func (b *bulkScreen) lookUp(ids []string) {
+	for _, id := range ids {
+		b.mu.Lock()
+		_, known := b.details[id]
+		b.mu.Unlock()
+		if known {
+			continue
+		}
+		d, err := b.wf.Item(context.Background(), id)
+		if err != nil {
+			continue
+		}
+		b.mu.Lock()
+		b.details[id] = d
+		b.mu.Unlock()
+	}
+}
+
+// planLine is an item of the plan: file, customer and code (b.mu held).
+func (b *bulkScreen) planLine(it review.PlanItem) string {
+	file, who := it.FileName, ""
+	if d, ok := b.details[it.ItemID]; ok {
+		file, who = d.FileName, d.CustomerRef
+	}
+	parts := []string{nameOr(file, it.ItemID)}
+	if who != "" {
+		parts = append(parts, who)
+	}
+	if it.Code != "" {
+		parts = append(parts, string(it.Code))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func nameOr(name, id string) string {
+	if name == "" {
+		return id
+	}
+	return name
 }
 
 // typedCount is the number typed in the count entry (-1: none, or not a
@@ -147,9 +259,10 @@ func (b *bulkScreen) typedCount() int {
 
 func confirmText(p review.Plan) string {
 	if p.Kind == policy.ActionResubmit {
-		return fmt.Sprintf("Re-submit %d (%d paid)", len(p.Items), p.PaidAnalyses())
+		return fmt.Sprintf("Re-submit %d, %d paid (Enter)", len(p.Items), p.PaidAnalyses())
 	}
-	return fmt.Sprintf("Request %d new files", len(p.Items))
+	// The messages are multi-line: Enter makes a new line there.
+	return fmt.Sprintf("Request %s (Ctrl+Enter)", plural(len(p.Items), "new file"))
 }
 
 func skippedText(p review.Plan) string {
@@ -160,26 +273,60 @@ func skippedText(p review.Plan) string {
 	return "Left out: " + strings.Join(lines, "; ") + "."
 }
 
-func resultLine(r review.ItemResult) string {
+// resultLine is an item of the run's result: its file, its customer and
+// what became of it; a done item with its new score or code (b.mu held).
+func (b *bulkScreen) resultLine(r review.ItemResult) string {
 	a := r.Action
+	parts := []string{nameOr(b.planFiles[a.ItemID], a.ItemID)}
+	d, known := b.details[a.ItemID]
+	if known {
+		parts = []string{nameOr(d.FileName, a.ItemID)}
+		if d.CustomerRef != "" {
+			parts = append(parts, d.CustomerRef)
+		}
+	}
+	var what string
 	switch a.State {
 	case policy.ActionDone:
-		return a.ItemID + " · done"
+		what = "done"
+		switch {
+		case !known || a.Kind == policy.ActionFileRequest:
+		case d.Checked():
+			what += fmt.Sprintf(": new score %d", *d.RiskScore)
+		case d.ErrorCode != "":
+			what += ": now " + string(d.ErrorCode)
+		}
 	case policy.ActionQueued:
-		return a.ItemID + " · not sent yet: queued for the next flush"
+		what = "not sent yet: queued for the next flush"
 	case policy.ActionUnknown:
-		return a.ItemID + " · outcome unknown: the next flush reconciles it"
+		what = "outcome unknown: the next flush reconciles it"
 	case policy.ActionFailed:
-		return a.ItemID + " · refused by the API: " + string(a.LastErrorCode)
+		what = policy.StateWord(a.State) + " by the API: " + string(a.LastErrorCode)
 	case policy.ActionCancelled:
-		return a.ItemID + " · cancelled, nothing sent"
+		what = "cancelled, nothing sent"
+	default:
+		what = policy.StateWord(a.State)
 	}
-	return a.ItemID + " · " + string(a.State)
+	return strings.Join(append(parts, what), " · ")
 }
 
+// progressText counts the run's actions in the words the strip uses for
+// the outbox (policy.StateWord).
 func progressText(p review.RunProgress) string {
-	return fmt.Sprintf("%d of %d: %d done, %d refused, %d unknown, %d queued", p.Settled()+p.Unknown, p.Total,
-		p.Done, p.Failed, p.Unknown, p.Queued)
+	text := fmt.Sprintf("%d of %d: %d %s, %d %s, %d %s, %d %s", p.Settled()+p.Unknown, p.Total,
+		p.Done, policy.StateWord(policy.ActionDone), p.Failed, policy.StateWord(policy.ActionFailed),
+		p.Unknown, policy.StateWord(policy.ActionUnknown), p.Queued, policy.StateWord(policy.ActionQueued))
+	// The counts add up to the total: those on their way and those
+	// cancelled are said too, when there are any.
+	for _, n := range []struct {
+		n  int
+		st policy.ActionState
+	}{{p.Sending, policy.ActionSending}, {p.Cancelled, policy.ActionCancelled}} {
+		if n.n > 0 {
+			text += fmt.Sprintf(", %d %s", n.n, policy.StateWord(n.st))
+		}
+	}
+	return text
 }
 
 // onConfirm queues the plan durably, then sends it off the UI goroutine.
@@ -217,6 +364,7 @@ func (b *bulkScreen) onConfirm() {
 					len(run.Actions), plan.Len(), sentence(err)))
 				b.undo.SetText(fmt.Sprintf("Cancel the %d not yet sent", len(run.Actions)))
 				b.undo.Show()
+				b.done()
 			})
 			close(b.ended)
 			return
@@ -238,7 +386,16 @@ func (b *bulkScreen) onConfirm() {
 		res, err := b.wf.SendRun(ctx, run.ID, review.RunOptions{Progress: func(p review.RunProgress) {
 			b.showLater(func() { b.bar.SetValue(float64(p.Settled() + p.Unknown)); b.status.SetText(progressText(p)) })
 		}})
+		// The result shows at once; each item's customer and new verdict
+		// follow as they are read from the cache.
+		b.forget(res.Items) // their verdicts changed: read again
 		b.showNow(func() { b.stop.Hide(); b.showResult(run, res, err) })
+		ids := make([]string, len(res.Items))
+		for i, r := range res.Items {
+			ids[i] = r.Action.ItemID
+		}
+		b.lookUp(ids)
+		b.showNow(b.results.Refresh)
 		close(b.ended)
 	}()
 }
@@ -279,9 +436,28 @@ func (b *bulkScreen) showResult(run review.Run, res review.RunResult, err error)
 		b.undo.SetText(fmt.Sprintf("Cancel the %d not yet sent", n))
 		b.undo.Show()
 	}
+	b.planned = false
+	b.showItems.Hide()
 	b.failuresOnly.Show()
 	b.results.Show()
 	b.refreshResults()
+	b.done()
+}
+
+// done: the run is over; Enter and Esc close the dialog.
+func (b *bulkScreen) done() {
+	if b.close != nil {
+		b.form.def = b.close
+	}
+}
+
+// forget drops what was read of the items of a result.
+func (b *bulkScreen) forget(items []review.ItemResult) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, r := range items {
+		delete(b.details, r.Action.ItemID)
+	}
 }
 
 func (b *bulkScreen) refreshResults() {
@@ -376,15 +552,18 @@ func (c *Console) showBulk(bw bulkWorkflow, p review.Plan) *bulkScreen {
 	b := newBulkScreen(bw, p)
 	b.apply = c.apply
 	unlink := context.AfterFunc(c.ctx, b.cancel) // closing the window stops it too
-	d := dialog.NewCustom("Bulk action", "Close", b.content, c.win)
-	d.SetOnClosed(func() {
+	f := b.form
+	f.win, f.c = c.win, c
+	b.close = f.cancelButton("Close (Esc)")
+	f.onClosed = func() {
 		unlink()
 		b.cancel()
-		c.onEscape = nil
 		c.background(func(context.Context) func() { return c.reload })
-	})
-	c.onEscape = d.Hide // Escape closes it as Close does, OnClosed included
-	d.Resize(fyne.NewSize(640, 480))
-	d.Show()
+	}
+	f.show("Bulk action", b.content, []fyne.CanvasObject{b.close}, 640)
+	for _, e := range b.messages {
+		e.cursorToEnd() // a new line goes after the suggested message
+	}
+	f.dlg.Resize(fyne.NewSize(fyne.Max(640, f.dlg.MinSize().Width), fyne.Max(480, f.dlg.MinSize().Height)))
 	return b
 }

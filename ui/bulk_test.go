@@ -58,7 +58,7 @@ func (f *fakeBulk) SendRun(_ context.Context, _ int64, opts review.RunOptions) (
 	f.mu.Unlock()
 	res := review.RunResult{Progress: review.RunProgress{Total: len(p.Items), Queued: len(p.Items)}}
 	for i, it := range p.Items {
-		a := store.Action{ID: int64(i + 1), ItemID: it.ItemID, State: policy.ActionQueued}
+		a := store.Action{ID: int64(i + 1), ItemID: it.ItemID, Kind: p.Kind, State: policy.ActionQueued}
 		if i < f.send {
 			a.State = policy.ActionDone
 			res.Progress.Done++
@@ -84,6 +84,17 @@ func (f *fakeBulk) CancelRun(context.Context, int64) ([]store.Action, error) {
 	}
 	f.cancelled = len(out)
 	return out, nil
+}
+
+// Item is an item of the plan as the cache holds it: its file is named
+// after it, in the batch of customer CUST-7048; a done re-submission
+// scored 42.
+func (f *fakeBulk) Item(_ context.Context, id string) (review.Detail, error) {
+	score := 42
+	d := review.Detail{}
+	d.ID, d.FileName, d.CustomerRef = id, id+".jpg", "CUST-7048"
+	d.Status, d.RiskScore, d.Recommendation = policy.StatusScored, &score, policy.RecommendForward
+	return d, nil
 }
 
 func planOf(kind policy.ActionKind, n int) review.Plan {
@@ -126,7 +137,7 @@ func TestBulkDialogShowsThePlanThenProgressThenUndo(t *testing.T) {
 	if b.skipped.Text != "Left out: 3 need a new file; 2 already have an action waiting; 1 is claimed by Ben." {
 		t.Fatalf("skipped %q", b.skipped.Text)
 	}
-	if b.confirm.Text != "Re-submit 12 (12 paid)" || b.undo.Visible() || b.results.Visible() {
+	if b.confirm.Text != "Re-submit 12, 12 paid (Enter)" || b.undo.Visible() || b.results.Visible() {
 		t.Fatal("before confirming: the confirm button names the cost and nothing else shows")
 	}
 	test.Tap(b.confirm)
@@ -141,7 +152,7 @@ func TestBulkDialogShowsThePlanThenProgressThenUndo(t *testing.T) {
 		t.Fatalf("undo %q visible %v, %d results", b.undo.Text, b.undo.Visible(), len(b.shown))
 	}
 	test.Tap(b.failuresOnly)
-	if len(b.shown) != 7 || !strings.Contains(resultLine(b.shown[0]), "not sent yet") {
+	if len(b.shown) != 7 || !strings.Contains(b.resultLine(b.shown[0]), "not sent yet") {
 		t.Fatalf("failures only: %d", len(b.shown))
 	}
 	test.Tap(b.undo)
@@ -152,7 +163,7 @@ func TestBulkDialogShowsThePlanThenProgressThenUndo(t *testing.T) {
 	}
 	wf.mu.Lock()
 	defer wf.mu.Unlock()
-	if wf.cancelled != 7 || !strings.Contains(b.status.Text, "Cancelled 7") || !strings.Contains(resultLine(b.shown[0]), "cancelled, nothing sent") {
+	if wf.cancelled != 7 || !strings.Contains(b.status.Text, "Cancelled 7") || !strings.Contains(b.resultLine(b.shown[0]), "cancelled, nothing sent") {
 		t.Fatalf("after undo: %d cancelled, status %q", wf.cancelled, b.status.Text)
 	}
 }
@@ -162,7 +173,7 @@ func TestBulkFileRequestMessageIsEditedOnceForAll(t *testing.T) {
 	wf := &fakeBulk{send: 3}
 	b := newBulkScreen(wf, planOf(policy.ActionFileRequest, 3))
 	test.NewTempWindow(t, b.content)
-	if !strings.Contains(b.headline.Text, "no paid analysis") || b.confirm.Text != "Request 3 new files" {
+	if !strings.Contains(b.headline.Text, "no paid analysis") || b.confirm.Text != "Request 3 new files (Ctrl+Enter)" {
 		t.Fatalf("%q %q", b.headline.Text, b.confirm.Text)
 	}
 	e := b.messages[policy.CodeDecodeFailed]
@@ -326,7 +337,7 @@ func TestABulkRunStopsWithItsDialog(t *testing.T) {
 					}
 					test.Tap(b.stop)
 				case "close":
-					closeBtn := findButton(c.win.Canvas().Overlays().Top(), "Close")
+					closeBtn := findButton(c.win.Canvas().Overlays().Top(), "Close (Esc)")
 					if closeBtn == nil {
 						t.Fatal("the bulk dialog has no Close button")
 					}
@@ -353,6 +364,11 @@ func findButton(o fyne.CanvasObject, text string) *widget.Button {
 	case *widget.Button:
 		if v.Text == text {
 			return v
+		}
+		return nil
+	case *formButton:
+		if v.Text == text {
+			return &v.Button
 		}
 		return nil
 	case *fyne.Container:

@@ -217,13 +217,16 @@ func (c *Console) reload() {
 	c.panel.refresh()
 }
 
-// showError shows a headline, with the raw text under Details.
+// showError shows a headline, with the raw text under Details; Enter or
+// Esc closes it (form.go).
 func (c *Console) showError(title string, err error) {
 	head, details := explain(err)
 	if details != "" {
 		head += "\n\nDetails: " + details
 	}
-	dialog.ShowInformation(title, head, c.win)
+	f := newDialogForm(c.win, c)
+	f.focusFirst(f.defaultButton("OK (Enter)", f.hide))
+	f.show(title, wrapped(head), []fyne.CanvasObject{f.def}, 480)
 }
 
 // togglePanel hides or shows the item panel (narrow windows).

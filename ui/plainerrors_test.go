@@ -54,7 +54,7 @@ func TestDialogErrorsAreExplainedInWords(t *testing.T) {
 		for _, d := range []struct {
 			open    func()
 			confirm string
-		}{{c.onSnooze, "Snooze"}, {c.onSaveView, "Save"}} {
+		}{{c.onSnooze, "Snooze (Enter)"}, {c.onSaveView, "Save (Enter)"}} {
 			c.apply(d.open)
 			top := c.win.Canvas().Overlays().Top()
 			if top == nil {
@@ -102,6 +102,9 @@ func findEntries(o fyne.CanvasObject) []*widget.Entry {
 	walkObjects(o, func(o fyne.CanvasObject) {
 		if e, ok := o.(*widget.Entry); ok {
 			out = append(out, e)
+		}
+		if e, ok := o.(*formEntry); ok {
+			out = append(out, &e.Entry)
 		}
 	})
 	return out

@@ -7,7 +7,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -67,27 +66,27 @@ func (p *Preferences) show(win fyne.Window) {
 	name, fromService := p.reviewer()
 	who := widget.NewLabel(name)
 	who.TextStyle.Bold = true
-	api := widget.NewEntry()
+	f := newDialogForm(win, nil)
+	api := f.entry()
 	api.SetText(p.apiURL)
 	api.Validator = validateAPIURL
 	var tok fyne.CanvasObject = wrapped(p.tokenSource)
-	var d *dialog.FormDialog
 	if p.signOut != nil {
-		out := widget.NewButton("Sign out", func() { p.confirmSignOut(win, d) })
+		out := f.button("Sign out", func() { p.confirmSignOut(win, f.hide) })
 		tok = container.NewBorder(nil, nil, nil, out, tok)
 	}
 	var labels []string
 	for _, t := range themeChoices {
 		labels = append(labels, t.label)
 	}
-	th := widget.NewSelect(labels, nil)
+	th := f.choice(labels, nil)
 	cur := p.store().StringWithFallback(prefTheme, "system")
 	for _, t := range themeChoices {
 		if t.value == cur {
 			th.SetSelected(t.label)
 		}
 	}
-	adv := widget.NewCheck("After an action, go to the next item that needs me", nil)
+	adv := f.check("After an action, go to the next item that needs me", nil)
 	adv.SetChecked(p.autoAdvance())
 	source := p.reviewerSource
 	if source == "" {
@@ -109,39 +108,45 @@ func (p *Preferences) show(win fyne.Window) {
 	if p.signOut != nil {
 		items[2].HintText = "Sign out removes it from there and returns to the sign-in screen; the cache stays"
 	}
-	d = dialog.NewForm("Preferences", "Save", "Cancel", items, func(ok bool) {
-		if ok {
-			theme := "system"
-			for _, t := range themeChoices {
-				if t.label == th.Selected {
-					theme = t.value
-				}
-			}
-			p.save(api.Text, theme, adv.Checked)
+	save := f.defaultButton("Save (Enter)", func() {
+		if validateAPIURL(api.Text) != nil {
+			return
 		}
-	}, win)
-	d.Resize(fyne.NewSize(660, 420))
-	d.Show()
+		f.hide()
+		theme := "system"
+		for _, t := range themeChoices {
+			if t.label == th.Selected {
+				theme = t.value
+			}
+		}
+		p.save(api.Text, theme, adv.Checked)
+	})
+	api.OnChanged = func(s string) {
+		if validateAPIURL(s) != nil {
+			save.Disable()
+		} else {
+			save.Enable()
+		}
+	}
+	api.OnChanged(api.Text)
+	f.show("Preferences", widget.NewForm(items...), []fyne.CanvasObject{f.cancelButton("Cancel (Esc)"), save}, 660)
+	api.cursorToEnd()
 }
 
 // confirmSignOut asks before signing out: the token leaves the keyring,
 // and signing in again needs it. The cache, and what it has not sent, stay.
-func (p *Preferences) confirmSignOut(win fyne.Window, prefs *dialog.FormDialog) {
+func (p *Preferences) confirmSignOut(win fyne.Window, hidePrefs func()) {
 	msg := widget.NewLabel("The API token is removed from where it is kept: " + p.tokenSource + ".\n" +
 		"Signing in again needs the token. The cache stays: its batches can still be reviewed offline, " +
 		"and queued actions go out after the next sign-in.")
 	msg.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustomConfirm("Sign out?", "Sign out", "Stay signed in", msg, func(ok bool) {
-		if !ok {
-			return
-		}
-		if prefs != nil {
-			prefs.Hide()
-		}
+	f := newDialogForm(win, nil)
+	out := f.defaultButton("Sign out (Enter)", func() {
+		f.hide()
+		hidePrefs()
 		p.signOut()
-	}, win)
-	d.Resize(fyne.NewSize(560, 240))
-	d.Show()
+	})
+	f.show("Sign out?", msg, []fyne.CanvasObject{f.cancelButton("Stay signed in (Esc)"), out}, 560)
 }
 
 // save applies the theme and the triage choice now and keeps them, and the

@@ -321,6 +321,8 @@ func TestSignOutReturnsToTheFirstStartScreen(t *testing.T) {
 		switch w := o.(type) {
 		case *widget.Button:
 			found = found || w.Text == "Sign out"
+		case *formButton:
+			found = found || w.Text == "Sign out"
 		case *fyne.Container:
 			for _, x := range w.Objects {
 				walk(x)

@@ -3,10 +3,10 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 )
@@ -39,42 +39,57 @@ func (c *Console) addSnoozeShortcuts() {
 	})
 }
 
+// onSnooze asks for a reason (the first field: what is typed at once goes
+// into it) and a day (tomorrow unless changed); Enter snoozes.
 func (c *Console) onSnooze() {
 	sw := c.wf
 	id := c.panel.itemID
 	if id == "" || c.win.Canvas().Overlays().Top() != nil {
 		return
 	}
+	name := id
+	if c.panel.detail.ID == id && c.panel.detail.FileName != "" {
+		name = c.panel.detail.FileName
+	}
 	now := time.Now
 	if c.opts.Now != nil {
 		now = c.opts.Now
 	}
 	labels, days := snoozeDays(now())
-	day := widget.NewSelect(labels, nil)
-	day.SetSelectedIndex(0)
-	reason := widget.NewEntry()
+	f := newDialogForm(c.win, c)
+	reason := f.entry()
 	reason.SetPlaceHolder("the customer sends a new scan on Tuesday")
-	reason.Validator = func(s string) error {
-		if len([]rune(s)) == 0 {
-			return fmt.Errorf("a snooze needs a reason")
-		}
-		return nil
-	}
-	dialog.ShowForm("Snooze "+id, "Snooze", "Cancel", []*widget.FormItem{
-		widget.NewFormItem("Remind me on", day), widget.NewFormItem("Reason", reason)}, func(ok bool) {
-		if !ok {
+	day := f.choice(labels, nil)
+	day.SetSelectedIndex(0)
+	ok := f.defaultButton("Snooze (Enter)", func() {
+		text := strings.TrimSpace(reason.Text)
+		if text == "" {
 			return
 		}
-		until, why := days[day.SelectedIndex()], reason.Text
+		f.hide()
+		until := days[day.SelectedIndex()]
 		c.background(func(ctx context.Context) func() {
-			err := sw.Snooze(ctx, id, until, why)
+			err := sw.Snooze(ctx, id, until, text)
 			return func() {
 				if err != nil {
 					c.showError("Not snoozed", err)
 					return
 				}
+				c.strip.say(fmt.Sprintf("Snoozed %s until %s: Ctrl+0 shows the snoozed items.", name, until.Format("Monday 2 Jan")))
 				c.reload()
 			}
 		})
-	}, c.win)
+	})
+	reason.OnChanged = func(s string) {
+		if strings.TrimSpace(s) == "" {
+			ok.Disable()
+		} else {
+			ok.Enable()
+		}
+	}
+	reason.OnChanged("")
+	form := widget.NewForm(widget.NewFormItem("Reason", reason), widget.NewFormItem("Remind me on", day))
+	form.Items[0].HintText = "a snooze needs a reason; the audit trail keeps it"
+	form.Items[1].HintText = "at 09:00; ← and → change the day"
+	f.show("Snooze "+name, form, []fyne.CanvasObject{f.cancelButton("Cancel (Esc)"), ok}, 460)
 }

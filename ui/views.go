@@ -2,9 +2,10 @@ package ui
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
@@ -89,31 +90,64 @@ func (c *Console) currentView() review.ViewFilter {
 		Snoozed: c.view.filter.Snoozed, Overdue: c.view.filter.Overdue, SortBy: f.SortBy, Desc: f.Desc}
 }
 
-// onSaveView asks for a name and keeps the filters and sort in force.
+// onSaveView asks for a name and keeps the filters and sort in force;
+// Enter saves, and the strip says which Ctrl+N applies the view.
 func (c *Console) onSaveView() {
 	vw := c.wf
 	if c.win.Canvas().Overlays().Top() != nil {
 		return
 	}
 	cur := c.currentView()
-	name := widget.NewEntry()
+	f := newDialogForm(c.win, c)
+	name := f.entry()
 	name.SetPlaceHolder("Timeouts today")
-	dialog.ShowForm("Save this view", "Save", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
-		if !ok {
+	save := f.defaultButton("Save (Enter)", func() {
+		n := strings.TrimSpace(name.Text)
+		if n == "" {
 			return
 		}
-		n := name.Text
+		f.hide()
 		c.background(func(ctx context.Context) func() {
 			err := vw.SaveView(ctx, n, cur)
+			if err != nil {
+				return func() { c.showError("View not saved", err) }
+			}
+			views, verr := vw.Views(ctx)
 			return func() {
-				if err != nil {
-					c.showError("View not saved", err)
-					return
-				}
 				c.view.name = n
+				c.strip.say(savedViewText(n, views, verr))
 			}
 		})
-	}, c.win)
+	})
+	name.OnChanged = func(s string) {
+		if strings.TrimSpace(s) == "" {
+			save.Disable()
+		} else {
+			save.Enable()
+		}
+	}
+	name.OnChanged("")
+	form := widget.NewForm(widget.NewFormItem("Name", name))
+	form.Items[0].HintText = "keeps the filters and the sort in force; Ctrl+1…9 apply the views in order"
+	f.show("Save this view", form, []fyne.CanvasObject{f.cancelButton("Cancel (Esc)"), save}, 460)
+}
+
+// savedViewText says which Ctrl+N applies a view just saved: the key of
+// its place among the views (the last of that name).
+func savedViewText(name string, views []review.View, err error) string {
+	at := -1
+	for i, v := range views {
+		if v.Name == name {
+			at = i
+		}
+	}
+	switch {
+	case err != nil || at < 0:
+		return fmt.Sprintf("Saved the view “%s”.", name)
+	case at < 9:
+		return fmt.Sprintf("Saved the view “%s”: Ctrl+%d applies it.", name, at+1)
+	}
+	return fmt.Sprintf("Saved the view “%s” as view %d: only the first nine have a Ctrl key.", name, at+1)
 }
 
 // snoozedView is the snoozed items' own filter, oldest first, across all

@@ -326,11 +326,11 @@ func openRequest(t *testing.T, c *Console) *requestDialog {
 	if top == nil {
 		t.Fatal("the request dialog did not open")
 	}
-	msg, ok := c.win.Canvas().Focused().(*escEntry)
+	msg, ok := c.win.Canvas().Focused().(*formEntry)
 	if !ok {
 		t.Fatal("the message box does not have the focus")
 	}
-	rd := &requestDialog{msg: msg, send: findButton(top, "Send")}
+	rd := &requestDialog{msg: msg, send: findFormButton(top, "Send (Ctrl+Enter)")}
 	walkObjects(top, func(o fyne.CanvasObject) {
 		if l, ok := o.(*widget.Label); ok && l.Importance == widget.DangerImportance {
 			rd.why = l
@@ -676,7 +676,7 @@ func TestExportIsNamedForPeopleAndPrivate(t *testing.T) {
 	if err := os.WriteFile(path, nil, 0o644); err != nil { // as the save dialog leaves it
 		t.Fatal(err)
 	}
-	if _, err := c.writeExport(context.Background(), path, ""); err != nil {
+	if _, err := c.writeExport(context.Background(), path, "", true); err != nil {
 		t.Fatal(err)
 	}
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
@@ -706,7 +706,7 @@ func TestAFailedExportLeavesTheOldFileWhole(t *testing.T) {
 	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.writeExport(context.Background(), path, ""); err == nil {
+	if _, err := c.writeExport(context.Background(), path, "", true); err == nil {
 		t.Fatal("a broken export reported success")
 	}
 	if got, err := os.ReadFile(path); err != nil || string(got) != old {
