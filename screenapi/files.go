@@ -28,8 +28,21 @@ func (s *Server) fileRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/items/{id}/files/{version}", s.wrap(EPFile, s.only11(s.getFile)))
 }
 
+// HoldFile makes every answer with one of the item's files wait until the
+// returned release is called (or the server closes): a test can keep a
+// download in flight for exactly as long as it needs, with no timer.
+func (s *Server) HoldFile(itemID string) (release func()) {
+	return s.Hold("file:" + itemID)
+}
+
 func (s *Server) getFile(r *http.Request) answer {
 	id := r.PathValue("id")
+	s.mu.Lock()
+	hold := s.holds["file:"+id]
+	s.mu.Unlock()
+	if !s.held(hold) {
+		return shuttingDown()
+	}
 	v, err := strconv.Atoi(r.PathValue("version"))
 	s.mu.Lock()
 	defer s.mu.Unlock()
