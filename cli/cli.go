@@ -111,6 +111,8 @@ commands:
   cancel ACTION_ID | nNOTE_ID     cancel a queued action, or a queued note (n12)
   export --csv FILE [--batch ID] [--force]
                                   write items as CSV to a new file (--force: replace it)
+  file ID [--version N] --out FILE [--force]
+                                  write an item's document (the newest version by default) to a new file
   me [--json]                     who the service says you are (offline: as last known)
   claim ID [--ttl 15m]            claim an item, or renew your claim (REVIEWER_CLAIM_TTL)
   release ID                      release your claim on an item
@@ -141,6 +143,7 @@ type globals struct {
 	cacheWait time.Duration
 	keptFiles time.Duration // REVIEWER_KEPT_FILE_RETENTION (0: the workflow's default)
 	syncPages int           // REVIEWER_SYNC_MAX_PAGES (0: the workflow's default)
+	docCache  int64         // REVIEWER_DOCUMENT_CACHE (documents.go)
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
@@ -296,6 +299,9 @@ func (r *runner) run(args []string) (int, error) {
 	if err := r.g.scaleFromEnv(r.env.Lookup); err != nil {
 		return ExitUsage, err
 	}
+	if err := r.g.documentCacheFromEnv(r.env.Lookup); err != nil { // documents.go
+		return ExitUsage, err
+	}
 	if v, ok := r.env.Lookup("REVIEWER_DB"); ok {
 		r.g.db = v
 	}
@@ -334,6 +340,8 @@ func (r *runner) run(args []string) (int, error) {
 		return r.flush(cmdArgs)
 	case "cancel":
 		return r.cancel(cmdArgs)
+	case "file": // documents.go
+		return r.file(cmdArgs)
 	case "export":
 		return r.export(cmdArgs)
 	case "demo-api":
@@ -450,6 +458,7 @@ func (r *runner) open() (*review.Service, func(), error) {
 	}
 	svc.SetKeptFileRetention(r.g.keptFiles)
 	svc.SetMaxSyncPages(r.g.syncPages)
+	svc.SetDocumentCache(r.g.docCache)
 	if err := svc.SetBulkMax(r.g.bulkMax); err != nil {
 		api.Close()
 		db.Close()

@@ -192,8 +192,9 @@ func (s *Service) readVersions(ctx context.Context, itemID string) ([]store.File
 
 // documentError turns a call's error into what the window says.
 func (s *Service) documentError(itemID string, version int, err error) error {
-	if _, ok := client.AsDamagedFile(err); ok {
-		return &DocumentError{Problem: DocDamaged, ItemID: itemID, Version: version, Err: err}
+	if d, ok := client.AsDamagedFile(err); ok {
+		// Only the damage: the call's own message says the same again.
+		return &DocumentError{Problem: DocDamaged, ItemID: itemID, Version: version, Err: d}
 	}
 	e, ok := client.AsError(err)
 	switch {
