@@ -189,4 +189,3 @@ func TestDocumentCacheStaysWithinItsBound(t *testing.T) {
 		t.Fatalf("%d bytes after forgetting", used)
 	}
 }
-
