@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/trustscreen/reviewer/policy"
@@ -30,73 +31,103 @@ type FileVersion struct {
 	Result VersionResult
 }
 
-const upsertFileVersionSQL = `INSERT INTO file_versions(item_id, version, file_name, media_type, size_bytes, uploaded_at)
-	VALUES (?, ?, ?, ?, ?, ?)
+// The versions of a batch's items, with the newest one's result, go in one
+// statement (rows of at most fileChunk), as the items do: one trip through
+// database/sql and cgo per batch, not per item.
+const fileChunk = 200
+
+const upsertFileVersionHead = `INSERT INTO file_versions(item_id, version, file_name, media_type, size_bytes, uploaded_at,
+	status, risk_score, error_code, reported_code, recorded_at) VALUES `
+
+// A row whose status is NULL (an older version) leaves the result alone;
+// the newest version's result is written when it differs from the one
+// recorded, and only then does recorded_at move.
+const upsertFileVersionTail = `
 	ON CONFLICT(item_id, version) DO UPDATE SET file_name = excluded.file_name, media_type = excluded.media_type,
-		size_bytes = excluded.size_bytes, uploaded_at = excluded.uploaded_at
+		size_bytes = excluded.size_bytes, uploaded_at = excluded.uploaded_at,
+		status = coalesce(excluded.status, status),
+		risk_score = CASE WHEN excluded.status IS NULL THEN risk_score ELSE excluded.risk_score END,
+		error_code = CASE WHEN excluded.status IS NULL THEN error_code ELSE excluded.error_code END,
+		reported_code = CASE WHEN excluded.status IS NULL THEN reported_code ELSE excluded.reported_code END,
+		recorded_at = CASE WHEN excluded.status IS NULL THEN recorded_at
+			WHEN excluded.status IS NOT status OR excluded.risk_score IS NOT risk_score
+			  OR excluded.error_code IS NOT error_code OR excluded.reported_code IS NOT reported_code
+			THEN excluded.recorded_at ELSE recorded_at END
 	WHERE file_name IS NOT excluded.file_name OR media_type IS NOT excluded.media_type
-	   OR size_bytes IS NOT excluded.size_bytes OR uploaded_at IS NOT excluded.uploaded_at`
+	   OR size_bytes IS NOT excluded.size_bytes OR uploaded_at IS NOT excluded.uploaded_at
+	   OR (excluded.status IS NOT NULL AND (excluded.status IS NOT status OR excluded.risk_score IS NOT risk_score
+	       OR excluded.error_code IS NOT error_code OR excluded.reported_code IS NOT reported_code))`
 
-// A result is recorded when it differs from the one the version has, so
-// that recorded_at is when the console first saw it.
-const upsertFileResultSQL = `INSERT INTO file_results(item_id, version, status, risk_score, error_code, reported_code, recorded_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	ON CONFLICT(item_id, version) DO UPDATE SET status = excluded.status, risk_score = excluded.risk_score,
-		error_code = excluded.error_code, reported_code = excluded.reported_code, recorded_at = excluded.recorded_at
-	WHERE status IS NOT excluded.status OR risk_score IS NOT excluded.risk_score
-	   OR error_code IS NOT excluded.error_code OR reported_code IS NOT excluded.reported_code`
-
-// fileRows writes the versions and results of the items of a page, with
-// statements prepared once per transaction.
+// fileRows writes the versions and results of items, with a statement
+// prepared once per transaction for each row count.
 type fileRows struct {
-	tx              *sql.Tx
-	version, result *sql.Stmt
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
 }
 
+func newFileRows(tx *sql.Tx) *fileRows { return &fileRows{tx: tx, stmts: map[string]*sql.Stmt{}} }
+
 func (r *fileRows) close() {
-	for _, st := range []*sql.Stmt{r.version, r.result} {
-		if st != nil {
-			st.Close()
-		}
+	for _, st := range r.stmts {
+		st.Close()
 	}
 }
 
-func (r *fileRows) exec(ctx context.Context, st **sql.Stmt, q string, args ...any) error {
-	if *st == nil {
+// exec runs head + n rows of cols parameters + tail.
+func (r *fileRows) exec(ctx context.Context, head, tail string, cols int, args []any) error {
+	n := len(args) / cols
+	key := fmt.Sprint(n)
+	st := r.stmts[key]
+	if st == nil {
+		row := "(?" + strings.Repeat(", ?", cols-1) + ")"
+		q := head + row + strings.Repeat(", "+row, n-1) + tail
 		p, err := r.tx.PrepareContext(ctx, q)
 		if err != nil {
 			return err
 		}
-		*st = p
+		r.stmts[key], st = p, p
 	}
-	_, err := (*st).ExecContext(ctx, args...)
+	_, err := st.ExecContext(ctx, args...)
 	return err
 }
 
-// apply writes an item's file versions and records its result for the
-// newest of them. An item from a 1.0 service (no versions listed) writes
-// nothing.
-func (r *fileRows) apply(ctx context.Context, it policy.Item) error {
-	if len(it.Files) == 0 {
+// apply writes the file versions of items and records each item's result
+// for the newest of its versions. An item from a 1.0 service (no versions
+// listed) writes nothing.
+func (r *fileRows) apply(ctx context.Context, items []policy.Item) error {
+	const cols = 11
+	var rows []any
+	flush := func(force bool) error {
+		if len(rows) > 0 && (force || len(rows)/cols >= fileChunk) {
+			if err := r.exec(ctx, upsertFileVersionHead, upsertFileVersionTail, cols, rows); err != nil {
+				return fmt.Errorf("file versions: %w", err)
+			}
+			rows = rows[:0]
+		}
 		return nil
 	}
-	for _, f := range it.Files {
-		if err := r.exec(ctx, &r.version, upsertFileVersionSQL, it.ID, f.Version, f.FileName, f.MediaType, f.SizeBytes, ms(f.UploadedAt)); err != nil {
-			return fmt.Errorf("file version %d of item %s: %w", f.Version, it.ID, err)
+	for _, it := range items {
+		newest := len(it.Files) - 1
+		for i, f := range it.Files {
+			rows = append(rows, it.ID, f.Version, f.FileName, f.MediaType, f.SizeBytes, ms(f.UploadedAt))
+			if i == newest {
+				v := valuesOf(it)
+				rows = append(rows, v.status, v.riskScore, v.errorCode, v.reportedCode, ms(it.UpdatedAt))
+			} else {
+				rows = append(rows, nil, nil, nil, nil, nil)
+			}
+			if err := flush(false); err != nil {
+				return err
+			}
 		}
 	}
-	v := valuesOf(it)
-	newest := it.Files[len(it.Files)-1].Version
-	if err := r.exec(ctx, &r.result, upsertFileResultSQL, it.ID, newest, v.status, v.riskScore, v.errorCode, v.reportedCode, ms(it.UpdatedAt)); err != nil {
-		return fmt.Errorf("result of file version %d of item %s: %w", newest, it.ID, err)
-	}
-	return nil
+	return flush(true)
 }
 
 func applyFiles(ctx context.Context, tx *sql.Tx, it policy.Item) error {
-	r := &fileRows{tx: tx}
+	r := newFileRows(tx)
 	defer r.close()
-	return r.apply(ctx, it)
+	return r.apply(ctx, []policy.Item{it})
 }
 
 // FileVersions lists an item's file versions, oldest first, each with the
@@ -104,10 +135,9 @@ func applyFiles(ctx context.Context, tx *sql.Tx, it policy.Item) error {
 // knows no version of the item (synced from a 1.0 service, or never since
 // the cache kept versions).
 func (db *DB) FileVersions(ctx context.Context, itemID string) (vs []FileVersion, err error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT v.version, v.file_name, v.media_type, v.size_bytes, v.uploaded_at,
-			r.status, r.risk_score, r.error_code, r.reported_code, r.recorded_at
-		FROM file_versions v LEFT JOIN file_results r ON r.item_id = v.item_id AND r.version = v.version
-		WHERE v.item_id = ? ORDER BY v.version`, itemID)
+	rows, err := db.db.QueryContext(ctx, `SELECT version, file_name, media_type, size_bytes, uploaded_at,
+			status, risk_score, error_code, reported_code, recorded_at
+		FROM file_versions WHERE item_id = ? ORDER BY version`, itemID)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -65,9 +66,34 @@ func TestFileVersionsKeepTheResultOfEachVersion(t *testing.T) {
 func TestAVersionResultWithoutAScoreHasNone(t *testing.T) {
 	db := MustOpenDB(t)
 	seedOne(t, db, policy.CodeClassifierTimeout)
-	err := db.Exec(context.Background(), `INSERT INTO file_results(item_id, version, status, risk_score, error_code, recorded_at)
-		VALUES ('i1', 1, 'error', 40, 'CLASSIFIER_TIMEOUT', 1)`)
+	err := db.Exec(context.Background(), `INSERT INTO file_versions(item_id, version, file_name, media_type, size_bytes, uploaded_at,
+		status, risk_score, error_code, recorded_at) VALUES ('i1', 1, 'f.jpg', 'image/jpeg', 1, 1, 'error', 40, 'CLASSIFIER_TIMEOUT', 1)`)
 	if err == nil {
 		t.Fatal("an error with a score was recorded")
+	}
+}
+
+// BenchmarkApplyPageWithFiles is BenchmarkApplyPage as a 1.1 service sends
+// it: each item lists one file version, whose row and result are written
+// too (compare the two in one run).
+func BenchmarkApplyPageWithFiles(b *testing.B) {
+	db := MustOpenDB(b)
+	ctx := context.Background()
+	n := 0
+	for b.Loop() {
+		page := make([]policy.Batch, 0, 100)
+		for j := 0; j < 100; j++ {
+			id := fmt.Sprintf("p%07d", n)
+			n++
+			at := t0.Add(time.Duration(n) * time.Second)
+			bt := batchOf(id, at)
+			for k := 0; k < 10; k++ {
+				bt.Items = append(bt.Items, withFiles(scored(fmt.Sprintf("%s_%02d", id, k), id, k, at), 1))
+			}
+			page = append(page, bt)
+		}
+		if got, err := db.ApplyPage(ctx, page); err != nil || got.Items != 1000 {
+			b.Fatal(got, err)
+		}
 	}
 }

@@ -184,7 +184,7 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 		defer bs.Close()
 		rows := newItemRows(tx)
 		defer rows.close()
-		files := &fileRows{tx: tx}
+		files := newFileRows(tx)
 		defer files.close()
 		pos, err := getState(ctx, tx, keyPosition)
 		if err != nil {
@@ -213,9 +213,9 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 				if err := applyNotes(ctx, tx, it); err != nil {
 					return err
 				}
-				if err := files.apply(ctx, it); err != nil { // documents.go
-					return err
-				}
+			}
+			if err := files.apply(ctx, b.Items); err != nil { // documents.go
+				return fmt.Errorf("batch %s: %w", b.ID, err)
 			}
 			if !policy.AheadOf(b.UpdatedAt, limit) {
 				newest = max(newest, ms(b.UpdatedAt))
