@@ -88,10 +88,29 @@ func TestFileFetchAndItsRefusals(t *testing.T) {
 	if n := srv.Arrivals(screenapi.EPFile); n != 6 {
 		t.Fatalf("%d requests for files, want 6 (none for version 0)", n)
 	}
-	// No message carries the document or the token.
-	for _, e := range []error{err} {
-		if strings.Contains(e.Error(), anaToken) {
-			t.Fatal(e)
+}
+
+// A refusal's message names what was wrong, never any of the bytes, even
+// when the bytes are text that a message could carry.
+func TestADamagedFileMessageCarriesNoContent(t *testing.T) {
+	srv, _, _ := setupTeam(t, "")
+	ana := patient(t, srv)
+	ctx := context.Background()
+	id := srv.FindCode("DECODE_FAILED")
+	secret := "%PDF-1.7\nPassport of Jane Q. Customer, number X1234567"
+	if _, _, err := ana.Replace(ctx, id, "k-pdf", "p.pdf", []byte(secret)); err != nil {
+		t.Fatal(err)
+	}
+	srv.SetFault(screenapi.Fault{Kind: screenapi.FaultWrongType, Endpoint: screenapi.EPFile, Times: 1})
+	_, attempts, err := ana.File(ctx, id, 2)
+	mustDamaged(t, err, client.FileTypeMismatch)
+	all := err.Error()
+	for _, a := range attempts {
+		all += a.Detail
+	}
+	for _, leak := range []string{"Jane", "X1234567", anaToken} {
+		if strings.Contains(all, leak) {
+			t.Fatalf("the error or its evidence carries %q: %s", leak, all)
 		}
 	}
 }

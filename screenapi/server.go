@@ -8,7 +8,9 @@
 //
 // It keeps deterministic seeded data, idempotency keys with the contract's
 // replay / 409 / 422 rules, a count of paid analyses per item and of
-// arrivals per endpoint, simulated latency, and switchable faults.
+// arrivals per endpoint, simulated latency, and switchable faults. It
+// serves a real document for every item, drawn when first asked for
+// (documents.go, files.go), and a replacement's bytes as a new version.
 package screenapi
 
 import (
