@@ -3,6 +3,7 @@ package review_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"strings"
 	"testing"
 
@@ -187,5 +188,33 @@ func TestDocumentCacheStaysWithinItsBound(t *testing.T) {
 	e.svc.ForgetDocuments()
 	if used, _ := e.svc.DocumentCacheUse(); used != 0 {
 		t.Fatalf("%d bytes after forgetting", used)
+	}
+}
+
+// An item cached before the cache kept file versions has none: the first
+// look at its documents reads the item once and keeps what it lists.
+func TestVersionsOfAnItemCachedBeforeTheyWereKept(t *testing.T) {
+	e := setup(t)
+	e.sync(t)
+	ctx := context.Background()
+	const id = "itm_0002_01"
+	raw, err := sql.Open("sqlite3", "file:"+e.path+"?_busy_timeout=10000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`DELETE FROM file_versions`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	n := e.srv.Arrivals(screenapi.EPItem)
+	vs, err := e.svc.DocumentVersions(ctx, id)
+	if err != nil || len(vs) != 1 || vs[0].Version != 1 || vs[0].Recorded.Status == "" || e.srv.Arrivals(screenapi.EPItem) != n+1 {
+		t.Fatalf("%+v %v, %d reads", vs, err, e.srv.Arrivals(screenapi.EPItem)-n)
+	}
+	if _, err := e.svc.DocumentVersions(ctx, id); err != nil || e.srv.Arrivals(screenapi.EPItem) != n+1 {
+		t.Fatalf("read again: %v", err)
+	}
+	if d, err := e.svc.Document(ctx, id, 0); err != nil || d.Version != 1 {
+		t.Fatalf("%v", err)
 	}
 }
