@@ -21,7 +21,7 @@ import (
 // The documents the service serves for its seeded items. They are drawn
 // when first asked for (nothing binary is committed), from the item's id, so
 // that every item's file is distinct and the same on every run:
-//   - an ID document (passport, ID card, licence, permit, visa): a card with
+//   - an ID document (passport, ID card, licence, permit): a card with
 //     a photo box and text lines, as a JPEG (or a PNG for a .png name);
 //   - a selfie: a face, as a JPEG, a PNG or a lossless WebP by its name;
 //   - a utility bill: a page of text and a table, as a PNG;

@@ -99,6 +99,14 @@ func TestSeededDocumentsAreRealAndDistinct(t *testing.T) {
 			t.Fatalf("no %s among the first 30 items: %v", mt, kinds)
 		}
 	}
+	// Among the seeded items: a card, a face and a bill page as images.
+	names := map[string]bool{}
+	srv.Find(func(it policy.RawItem) bool { names[it.FileName] = true; return false })
+	for _, n := range []string{"passport-front.jpg", "selfie.jpg", "utility-bill.png", "utility-bill.pdf"} {
+		if !names[n] {
+			t.Fatalf("no seeded %s", n)
+		}
+	}
 	// Asking again serves the same bytes (the ETag too).
 	r1, b1, _ := getFile(t, srv, "itm_0001_01", 1)
 	r2, b2, _ := getFile(t, srv, "itm_0001_01", 1)
