@@ -136,6 +136,8 @@ type globals struct {
 	db       string
 	reviewer string
 	demo     bool
+	// docCache is REVIEWER_DOCUMENT_CACHE, in bytes (documents.go).
+	docCache int64
 	// bulkMax is the largest bulk run confirmed without its count
 	// (REVIEWER_BULK_MAX); cacheWait how long a write waits for another
 	// process's (REVIEWER_CACHE_WAIT).
@@ -143,7 +145,6 @@ type globals struct {
 	cacheWait time.Duration
 	keptFiles time.Duration // REVIEWER_KEPT_FILE_RETENTION (0: the workflow's default)
 	syncPages int           // REVIEWER_SYNC_MAX_PAGES (0: the workflow's default)
-	docCache  int64         // REVIEWER_DOCUMENT_CACHE (documents.go)
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
