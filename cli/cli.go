@@ -121,6 +121,8 @@ commands:
   cancel ACTION_ID | nNOTE_ID     cancel a queued action, or a queued note (n12)
   export --csv FILE [--batch ID] [--force]
                                   write items as CSV to a new file (--force: replace it)
+  file ID [--version N] --out FILE [--force]
+                                  write an item's document (the newest version by default) to a new file
   me [--json]                     who the service says you are (offline: as last known)
   claim ID [--ttl 15m]            claim an item, or renew your claim (REVIEWER_CLAIM_TTL)
   release ID                      release your claim on an item
@@ -147,6 +149,8 @@ type globals struct {
 	db       string
 	reviewer string
 	demo     bool
+	// docCache is REVIEWER_DOCUMENT_CACHE, in bytes (documents.go).
+	docCache int64
 	// bulkMax is the largest bulk run confirmed without its count
 	// (REVIEWER_BULK_MAX); cacheWait how long a write waits for another
 	// process's (REVIEWER_CACHE_WAIT).
@@ -322,6 +326,9 @@ func (r *runner) run(args []string) (int, error) {
 	if err := r.g.scaleFromEnv(r.env.Lookup); err != nil {
 		return ExitUsage, err
 	}
+	if err := r.g.documentCacheFromEnv(r.env.Lookup); err != nil { // documents.go
+		return ExitUsage, err
+	}
 	if v, ok := r.env.Lookup("REVIEWER_DB"); ok {
 		r.g.db = v
 	}
@@ -360,6 +367,8 @@ func (r *runner) run(args []string) (int, error) {
 		return r.flush(cmdArgs)
 	case "cancel":
 		return r.cancel(cmdArgs)
+	case "file": // documents.go
+		return r.file(cmdArgs)
 	case "export":
 		return r.export(cmdArgs)
 	case "demo-api":
@@ -483,6 +492,7 @@ func (r *runner) open() (*review.Service, func(), error) {
 	}
 	svc.SetKeptFileRetention(r.g.keptFiles)
 	svc.SetMaxSyncPages(r.g.syncPages)
+	svc.SetDocumentCache(r.g.docCache)
 	if err := svc.SetBulkMax(r.g.bulkMax); err != nil {
 		api.Close()
 		db.Close()

@@ -199,11 +199,20 @@ type request struct {
 	match  int64  // If-Match revision; 0 sends none, replayOnly sends "0"
 	setup  func(*resty.Request)
 	out    any // decoded on 2xx
+	// maxBody, when set, replaces REVIEWER_MAX_BODY for this call's
+	// answer (a document may have 10 MiB).
+	maxBody int
 }
 
 // bodyDecoder is an out that decodes the body itself (a page of batches:
 // batches.go); its error means the body is not JSON.
 type bodyDecoder interface{ decodeBody(body []byte) error }
+
+// answerDecoder is an out that takes the raw answer, headers and bytes (a
+// document: files.go); its error says why the answer is refused.
+type answerDecoder interface {
+	decodeAnswer(resp *resty.Response) error
+}
 
 // do runs one call: the circuit breaker around resty's attempts. It always
 // returns the evidence of every attempt made.
@@ -216,7 +225,7 @@ func (c *Client) do(ctx context.Context, r request) ([]policy.Attempt, error) {
 		return nil, e
 	}
 	start := c.now()
-	cl := &call{start: start, budget: c.cfg.Budget()}
+	cl := &call{start: start, budget: c.cfg.Budget(), maxBody: int64(r.maxBody)}
 	if d, ok := ctx.Deadline(); ok {
 		cl.deadline = d
 	} else {
@@ -263,10 +272,32 @@ func (c *Client) exec(ctx context.Context, cl *call, r request) error {
 	if r.setup != nil {
 		r.setup(req)
 	}
+	if r.maxBody > 0 {
+		req.SetResponseBodyLimit(r.maxBody)
+	}
 	resp, err := req.Execute(r.method, r.path)
 	a, cerr := c.finish(cl, resp, err)
 	if cerr != nil {
+		if _, ok := r.out.(answerDecoder); ok && resp != nil && resp.RawResponse != nil && resp.IsSuccess() {
+			if d := fileAnswerError(err); d != nil {
+				// The answer came and is bad (too large, or cut short):
+				// not an unknown outcome, and never partial bytes.
+				a.mu.Lock()
+				a.rec.Class, a.rec.Code, a.rec.Detail = ClassBadAnswer, policy.CodeInvalidResponse, d.Error()
+				a.mu.Unlock()
+				return &Error{Code: policy.CodeInvalidResponse, Class: ClassBadAnswer, HTTPStatus: resp.StatusCode(), Message: d.Error(), Err: d}
+			}
+		}
 		return cerr
+	}
+	if d, ok := r.out.(answerDecoder); ok {
+		if derr := d.decodeAnswer(resp); derr != nil {
+			a.mu.Lock()
+			a.rec.Class, a.rec.Code, a.rec.Detail = ClassBadAnswer, policy.CodeInvalidResponse, derr.Error()
+			a.mu.Unlock()
+			return &Error{Code: policy.CodeInvalidResponse, Class: ClassBadAnswer, HTTPStatus: resp.StatusCode(), Message: derr.Error(), Err: derr}
+		}
+		return nil
 	}
 	if r.out != nil {
 		decode := func(body []byte) error { return json.Unmarshal(body, r.out) }
@@ -302,7 +333,7 @@ func (c *Client) finish(cl *call, resp *resty.Response, err error) (*attemptStat
 		parentErr = resp.Request.Context().Err()
 	}
 	class, e := classify(resp, err, a.wrote(), parentErr, c.now())
-	if class == ClassBadAnswer && errors.Is(err, resty.ErrResponseBodyTooLarge) {
+	if class == ClassBadAnswer && errors.Is(err, resty.ErrResponseBodyTooLarge) && cl.maxBody == 0 {
 		// Name the setting, so that whoever reads it knows what to raise.
 		e.Message = fmt.Sprintf("%s: over REVIEWER_MAX_BODY (%d bytes)", e.Message, c.cfg.MaxBody)
 	}

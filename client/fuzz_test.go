@@ -233,3 +233,35 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// FuzzDocumentType: the check of a declared type against a document's
+// first bytes accepts only a known type that the bytes agree with, and its
+// refusal never quotes the bytes or the declared text.
+func FuzzDocumentType(f *testing.F) {
+	for _, s := range []struct{ declared, data string }{
+		{"image/jpeg", "\xff\xd8\xff\xe0rest"}, {"image/png", "\x89PNG\r\n\x1a\nrest"}, {"image/webp", "RIFF\x00\x00\x00\x00WEBPVP8L"},
+		{"application/pdf", "%PDF-1.4\n"}, {"image/png", "\xff\xd8\xff"}, {"IMAGE/JPEG; q=1", "\xff\xd8\xff"},
+		{"text/html", "<html>"}, {"", ""}, {"image/jpeg", "\xff\xd8"}, {"application/pdf; charset=\"x", "%PDF-"},
+	} {
+		f.Add(s.declared, []byte(s.data))
+	}
+	f.Fuzz(func(t *testing.T, declared string, data []byte) {
+		mt, err := CheckDocumentType(declared, data)
+		if err == nil {
+			if mt != policy.SniffMediaType(data) || !knownDocumentType(mt) {
+				t.Fatalf("accepted %q for bytes of %q", mt, policy.SniffMediaType(data))
+			}
+			return
+		}
+		if mt != "" {
+			t.Fatalf("refused, yet gave %q", mt)
+		}
+		d, ok := err.(*DamagedFileError)
+		if !ok {
+			t.Fatalf("%T", err)
+		}
+		if (d.Declared != "" && !knownDocumentType(d.Declared)) || (d.Actual != "" && !knownDocumentType(d.Actual)) {
+			t.Fatalf("the error carries text from the answer: %+v", d)
+		}
+	})
+}

@@ -39,6 +39,7 @@ type call struct {
 	start    time.Time
 	deadline time.Time
 	budget   policy.Budget
+	maxBody  int64 // this call's limit on an answer's body; 0: the client's
 
 	mu       sync.Mutex
 	attempts []*attemptState
@@ -213,7 +214,11 @@ func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	body := io.ReadCloser(&cancelOnClose{ReadCloser: resp.Body, cancel: cancel})
-	if w.maxBody > 0 && resp.ContentLength > w.maxBody {
+	limit := w.maxBody
+	if c.maxBody > 0 {
+		limit = c.maxBody
+	}
+	if limit > 0 && resp.ContentLength > limit {
 		// The answer says at once that it is too large: refuse it without
 		// reading megabytes first. It is still an answer (a bad one).
 		body = tooLarge{body}

@@ -281,6 +281,8 @@ type Team1_1 struct {
 	StatusSince *time.Time `json:"status_since,omitempty"`
 	Claim       *RawClaim  `json:"claim,omitempty"`
 	Notes       []RawNote  `json:"notes,omitempty"`
+	// Files is nil when the service sent no file_versions (1.0).
+	Files []RawFileVersion `json:"file_versions,omitempty"`
 }
 
 // Team is what the console knows of an item's life among reviewers.
@@ -291,6 +293,11 @@ type Team struct {
 	StatusSince time.Time
 	Claim       *Claim // nil: nobody holds it (an expired claim is no claim)
 	Notes       []Note // oldest first
+	// Files are the item's file versions, oldest first; FilesOffered says
+	// whether the service listed them at all (a 1.0 service does not, and
+	// offers no documents).
+	Files        []FileVersion
+	FilesOffered bool
 }
 
 func validateTeam(raw Team1_1) Team {
@@ -306,6 +313,20 @@ func validateTeam(raw Team1_1) Team {
 	}
 	for _, n := range raw.Notes {
 		t.Notes = append(t.Notes, Note{ID: n.ID, Author: n.Author, Text: n.Text, CreatedAt: n.CreatedAt.UTC()})
+	}
+	if raw.Files != nil {
+		t.FilesOffered = true
+		t.Files = []FileVersion{}
+		for _, f := range raw.Files {
+			// A version number that is not above the one before it names
+			// no file the console could ask for: it is left out (the
+			// item's verdict does not depend on it).
+			if f.Version < 1 || (len(t.Files) > 0 && f.Version <= t.Files[len(t.Files)-1].Version) {
+				continue
+			}
+			t.Files = append(t.Files, FileVersion{Version: f.Version, FileName: f.FileName, MediaType: f.MediaType,
+				SizeBytes: f.SizeBytes, UploadedAt: f.UploadedAt.UTC()})
+		}
 	}
 	return t
 }

@@ -35,6 +35,7 @@ type API interface {
 	Replace(ctx context.Context, id, key, fileName string, data []byte, opts ...client.CallOption) (policy.Item, []policy.Attempt, error)
 	Health() client.Health
 	TeamAPI
+	DocumentAPI // documents.go
 }
 
 // TeamAPI is what working as a team needs of the API (contract 1.1).
@@ -71,6 +72,8 @@ type Service struct {
 	team      teamState                                              // identity.go: who the reviewer is, how long a claim lasts
 	triage    TriageSettings                                         // bands and ageing (ageing.go)
 	files     fileSettings                                           // files of failed replacements (files.go)
+	docs      docCache                                               // documents in memory (documents.go)
+	kept      keptDocuments                                          // kept copies of documents (documents.go; nil: none)
 }
 
 // New builds the workflow.

@@ -32,7 +32,7 @@ var profiles = []profile{
 }
 
 var fileNames = []string{"passport-front.jpg", "passport-back.jpg", "id-card-front.png", "id-card-back.png",
-	"driving-licence.pdf", "selfie.jpg", "selfie-2.webp", "residence-permit.jpg", "utility-bill.pdf", "visa.png"}
+	"driving-licence.pdf", "selfie.jpg", "selfie-2.webp", "residence-permit.jpg", "utility-bill.pdf", "utility-bill.png"}
 
 func scoreFor(id string, attempt int) int {
 	h := fnv.New32a()

@@ -31,7 +31,7 @@ const (
 // FaultKinds lists every fault, for the demo's command line.
 func FaultKinds() []FaultKind {
 	return []FaultKind{FaultHang, FaultReset, FaultHangAfter, FaultResetAfter, FaultUnavailable,
-		FaultBadGateway, FaultRateLimit, FaultMalformed, FaultTruncated, FaultOversized, FaultBrokenItem, FaultHTMLPage, FaultEmpty}
+		FaultBadGateway, FaultRateLimit, FaultMalformed, FaultTruncated, FaultOversized, FaultBrokenItem, FaultHTMLPage, FaultEmpty, FaultWrongType}
 }
 
 // Fault is a switched-on fault.

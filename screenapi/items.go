@@ -26,6 +26,9 @@ type fileVersion struct {
 	MediaType  string    `json:"media_type"`
 	SizeBytes  int64     `json:"size_bytes"`
 	UploadedAt time.Time `json:"uploaded_at"`
+	// data is the file's bytes: what a replacement uploaded, or, for a
+	// seeded version, drawn when first asked for (documents.go).
+	data []byte
 }
 
 // changed records a change the service made to an item (s.mu held): the
@@ -41,13 +44,13 @@ func (s *Server) changed(it *policy.RawItem, now time.Time) {
 	}
 }
 
-func (s *Server) addVersion(it *policy.RawItem, mediaType string) {
+func (s *Server) addVersion(it *policy.RawItem, mediaType string, data []byte) {
 	t := s.team[it.ID]
 	if t == nil {
 		return
 	}
 	t.files = append(t.files, fileVersion{Version: len(t.files) + 1, FileName: it.FileName, MediaType: mediaType,
-		SizeBytes: it.SizeBytes, UploadedAt: s.opts.Now().UTC().Truncate(time.Millisecond)})
+		SizeBytes: it.SizeBytes, UploadedAt: s.opts.Now().UTC().Truncate(time.Millisecond), data: data})
 }
 
 // wireItem is an item as a 1.1 service sends it. Its own fields are spelled

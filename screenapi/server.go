@@ -8,7 +8,9 @@
 //
 // It keeps deterministic seeded data, idempotency keys with the contract's
 // replay / 409 / 422 rules, a count of paid analyses per item and of
-// arrivals per endpoint, simulated latency, and switchable faults.
+// arrivals per endpoint, simulated latency, and switchable faults. It
+// serves a real document for every item, drawn when first asked for
+// (documents.go, files.go), and a replacement's bytes as a new version.
 package screenapi
 
 import (
@@ -41,6 +43,7 @@ const (
 	EPClaim       = "claim"   // version 1.1
 	EPRelease     = "release" // version 1.1
 	EPNote        = "note"    // version 1.1
+	EPFile        = "file"    // version 1.1: GET /v1/items/{id}/files/{version}
 )
 
 // MaxFileSize is the service's limit on a file.
@@ -410,6 +413,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/items/{id}/file-requests", s.wrap(EPFileRequest, s.idempotent(EPFileRequest, s.fileRequest)))
 	mux.HandleFunc("POST /v1/items/{id}/replacement", s.wrap(EPReplacement, s.idempotent(EPReplacement, s.replacement)))
 	s.teamRoutes(mux)
+	s.fileRoutes(mux)
 	return mux
 }
 
@@ -454,12 +458,17 @@ func (s *Server) wrap(ep string, h handler) http.HandlerFunc {
 			return
 		}
 		f := s.takeFault(ep, false)
-		if f != nil {
+		onBody := f != nil && ep == EPFile && f.Kind.onFileBody()
+		if f != nil && !onBody {
 			if s.applyFault(w, r, f) {
 				return
 			}
 		}
 		a := h(r)
+		if onBody && a.status == http.StatusOK {
+			fileFault(w, a, f)
+			return
+		}
 		if f := s.takeFault(ep, true); f != nil && s.applyFault(w, r, f) {
 			return
 		}
@@ -719,7 +728,7 @@ func (s *Server) replacement(r *http.Request) answer {
 	it := s.items[id]
 	it.FileName = hdr.Filename
 	it.SizeBytes = int64(len(data))
-	s.addVersion(it, policy.SniffMediaType(data))
+	s.addVersion(it, policy.SniffMediaType(data), data)
 	s.mu.Unlock()
 	if len(data) > MaxFileSize {
 		return s.fileVerdict(id, policy.CodePayloadTooLarge)

@@ -184,6 +184,8 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 		defer bs.Close()
 		rows := newItemRows(tx)
 		defer rows.close()
+		files := newFileRows(tx)
+		defer files.close()
 		pos, err := getState(ctx, tx, keyPosition)
 		if err != nil {
 			return err
@@ -212,6 +214,9 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 					return err
 				}
 			}
+			if err := files.apply(ctx, b.Items); err != nil { // documents.go
+				return fmt.Errorf("batch %s: %w", b.ID, err)
+			}
 			if !policy.AheadOf(b.UpdatedAt, limit) {
 				newest = max(newest, ms(b.UpdatedAt))
 			}
@@ -227,6 +232,9 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 // upsertItem writes an item the service sent, and its notes.
 func upsertItem(ctx context.Context, tx *sql.Tx, it policy.Item) error {
 	if _, err := tx.ExecContext(ctx, upsertItemSQL, itemArgs(it)...); err != nil {
+		return err
+	}
+	if err := applyFiles(ctx, tx, it); err != nil { // documents.go
 		return err
 	}
 	return applyNotes(ctx, tx, it)
