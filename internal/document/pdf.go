@@ -54,7 +54,7 @@ func pdfiumPool(ctx context.Context, lim Limits) (pdfium.Pool, error) {
 			// No file system at all (the library's default mounts "/"):
 			// the document is handed over as bytes.
 			FSConfig: wazero.NewFSConfig(),
-			Stdout: io.Discard, Stderr: io.Discard,
+			Stdout:   io.Discard, Stderr: io.Discard,
 		})
 		done <- result{p, err}
 	}()

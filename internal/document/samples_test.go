@@ -94,4 +94,6 @@ func twoPagePDF() []byte {
 	return []byte(b.String())
 }
 
-func stream(s string) string { return fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(s), s) }
+func stream(s string) string {
+	return fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(s), s)
+}

@@ -27,9 +27,9 @@ func FitSize(w, h, maxW, maxH int) (int, int) {
 }
 
 // taps is how many samples per side one output pixel averages at most: a
-// box filter thinned to 4 × 4 samples keeps a large reduction free of
+// box filter thinned to 3 × 3 samples keeps a large reduction free of
 // aliasing at a fixed cost per output pixel, whatever the input's size.
-const taps = 4
+const taps = 3
 
 // Fit scales img down to fit within maxW × maxH (keeping proportions; never
 // up) into a new RGBA picture, with an area average. It uses every core,
@@ -42,7 +42,15 @@ func Fit(ctx context.Context, img image.Image, maxW, maxH int) (*image.RGBA, err
 		return image.NewRGBA(image.Rect(0, 0, 0, 0)), nil
 	}
 	dst := image.NewRGBA(image.Rect(0, 0, tw, th))
-	src := sampler(img)
+	row := func(y int) { scaleRow(dst, sampler(img), b, tw, th, y) }
+	if m, ok := img.(*image.YCbCr); ok {
+		// A JPEG: average the planes, convert once per output pixel.
+		cols := columnTaps(m, tw)
+		row = func(y int) { scaleRowYCbCr(dst, m, cols, th, y) }
+	} else if _, ok := img.(*image.RGBA); !ok {
+		rgba := RGBA(img)
+		row = func(y int) { scaleRow(dst, sampler(rgba), b, tw, th, y) }
+	}
 	workers := min(runtime.GOMAXPROCS(0), th)
 	var wg sync.WaitGroup
 	var stopped bool
@@ -60,7 +68,7 @@ func Fit(ctx context.Context, img image.Image, maxW, maxH int) (*image.RGBA, err
 					mu.Unlock()
 					return
 				}
-				scaleRow(dst, src, b, tw, th, y)
+				row(y)
 			}
 		}()
 	}
@@ -71,7 +79,7 @@ func Fit(ctx context.Context, img image.Image, maxW, maxH int) (*image.RGBA, err
 	return dst, nil
 }
 
-// scaleRow fills output row y: each output pixel averages up to taps×taps
+// scaleRow fills output row y: each output pixel averages up to taps × taps
 // source pixels evenly spread over the box it covers.
 func scaleRow(dst *image.RGBA, src func(x, y int) (r, g, b, a uint32), sb image.Rectangle, tw, th, y int) {
 	sw, sh := sb.Dx(), sb.Dy()
@@ -100,6 +108,72 @@ func scaleRow(dst *image.RGBA, src func(x, y int) (r, g, b, a uint32), sb image.
 		o := row[x*4 : x*4+4 : x*4+4]
 		o[0], o[1], o[2], o[3] = uint8(r/n), uint8(g/n), uint8(bl/n), uint8(a/n)
 	}
+}
+
+// span returns the taps of output pixel (or row) i of n over a source
+// length of s starting at o: first sample, step numerator, count.
+func tapsOf(i, n, s, o int, out *[taps]int) int {
+	s0, s1 := i*s/n, (i+1)*s/n
+	if s1 <= s0 {
+		s1 = s0 + 1
+	}
+	k := min(taps, s1-s0)
+	for j := 0; j < k; j++ {
+		out[j] = o + s0 + (2*j+1)*(s1-s0)/(2*k)
+	}
+	return k
+}
+
+func scaleRowYCbCr(dst *image.RGBA, m *image.YCbCr, cols []colTaps, th, y int) {
+	sb := m.Rect
+	var ys [taps]int
+	ny := tapsOf(y, th, sb.Dy(), sb.Min.Y, &ys)
+	tw := len(cols)
+	row := dst.Pix[y*dst.Stride : y*dst.Stride+tw*4]
+	var yo, co [taps]int // row offsets into the planes
+	for j := 0; j < ny; j++ {
+		yo[j] = (ys[j] - sb.Min.Y) * m.YStride
+		co[j] = m.COffset(sb.Min.X, ys[j])
+	}
+	for x := 0; x < tw; x++ {
+		c := &cols[x]
+		var sy, scb, scr uint32
+		for j := 0; j < ny; j++ {
+			yrow, crow := m.Y[yo[j]:], co[j]
+			for i := 0; i < c.n; i++ {
+				sy += uint32(yrow[c.y[i]])
+				ci := crow + c.c[i]
+				scb += uint32(m.Cb[ci])
+				scr += uint32(m.Cr[ci])
+			}
+		}
+		n := uint32(c.n * ny)
+		r, g, b := color.YCbCrToRGB(uint8(sy/n), uint8(scb/n), uint8(scr/n))
+		o := row[x*4 : x*4+4 : x*4+4]
+		o[0], o[1], o[2], o[3] = r, g, b, 255
+	}
+}
+
+// colTaps are an output column's taps: offsets into a Y row and (from the
+// row's first chroma sample) into a chroma row.
+type colTaps struct {
+	n    int
+	y, c [taps]int
+}
+
+func columnTaps(m *image.YCbCr, tw int) []colTaps {
+	sb := m.Rect
+	cols := make([]colTaps, tw)
+	var xs [taps]int
+	for x := range cols {
+		n := tapsOf(x, tw, sb.Dx(), sb.Min.X, &xs)
+		cols[x].n = n
+		for i := 0; i < n; i++ {
+			cols[x].y[i] = xs[i] - sb.Min.X
+			cols[x].c[i] = m.COffset(xs[i], sb.Min.Y) - m.COffset(sb.Min.X, sb.Min.Y)
+		}
+	}
+	return cols
 }
 
 // sampler returns a fast reader of 8-bit premultiplied RGBA for the common
