@@ -83,4 +83,3 @@ func BenchmarkFitFloor(b *testing.B) {
 		xdraw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, sb, xdraw.Src, nil)
 	}
 }
-
