@@ -23,6 +23,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/layout"
 
+	"github.com/trustscreen/reviewer/internal/document"
 	"github.com/trustscreen/reviewer/review"
 )
 
@@ -46,6 +47,11 @@ type Options struct {
 	// Built, when set, is called once by Run on the UI goroutine when the
 	// window's content is built, before the window is shown.
 	Built func()
+	// Documents fetches the items' documents (preview.go; nil: the
+	// service offers none), within DocumentLimits (zero: from the
+	// environment).
+	Documents      Documents
+	DocumentLimits document.Limits
 }
 
 // Console is the main window's content and its screens.
@@ -83,6 +89,7 @@ type Console struct {
 	onEnter   func() // the open confirmation's default button
 	onEscape  func() // the open dialog's own close, when it must run its OnClosed
 	uploadDlg *uploadDialog
+	viewer    *viewer // the document viewer last opened (viewer.go)
 	panelOff  bool
 	flushing  bool
 	conn      review.Connectivity // the last read of the connection (syncing.go)
@@ -271,6 +278,8 @@ func (c *Console) onRune(r rune) {
 		c.togglePanel()
 	case 'n', 'N':
 		c.panel.team.onNext() // claims.go
+	case 'v':
+		c.panel.preview.openViewer() // preview.go
 	case '/':
 		c.focusSearch()
 	case '?':
@@ -295,6 +304,8 @@ var shortcutSheet = [][2]string{
 	{"p", "hide or show the item panel"},
 	{"? or F1", "this sheet"},
 }
+
+func init() { shortcutSheet = append(shortcutSheet, viewerKeys...) } // viewer.go
 
 func (c *Console) showShortcuts() {
 	if c.win.Canvas().Overlays().Top() != nil {

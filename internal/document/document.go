@@ -59,6 +59,9 @@ const (
 	DefaultMegapixels   = 60
 	DefaultPDFTimeout   = 10 * time.Second
 	DefaultPDFMemoryMiB = 512
+	// MaxBytes is the largest file the console takes from the service
+	// (the contract's limit), whatever it declared.
+	MaxBytes = 10 << 20
 	// pdfDPI is the resolution a PDF page is drawn at for 100 %.
 	pdfDPI = 150
 )
@@ -202,6 +205,9 @@ func Check(declared string, data []byte) (string, error) {
 	}
 	if len(data) == 0 {
 		return "", failf(KindDamaged, "The file is damaged: it is empty.")
+	}
+	if len(data) > MaxBytes {
+		return "", failf(KindTooLarge, "Refused: the file is over 10 MiB.")
 	}
 	got := Sniff(data)
 	if got != want {

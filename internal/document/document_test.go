@@ -47,6 +47,7 @@ func TestALyingTypeIsRefusedBeforeDecoding(t *testing.T) {
 		{"image/gif", []byte("GIF89a"), ErrUnsupported},
 		{"", png, ErrUnsupported},
 		{"image/png", nil, ErrDamaged},
+		{"image/png", append(append([]byte{}, png...), make([]byte, 10<<20)...), ErrTooLarge},
 	} {
 		_, err := Open(context.Background(), tc.typ, tc.data, Limits{})
 		if !errors.Is(err, tc.want) {
