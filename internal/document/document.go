@@ -24,6 +24,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -52,6 +53,13 @@ type Limits struct {
 	// PDFMemoryMiB bounds the PDF renderer's memory (its WebAssembly
 	// memory): REVIEWER_PDF_MEMORY_MIB, default 512.
 	PDFMemoryMiB int
+	// RendererCache is a folder (made 0700) where the PDF renderer keeps
+	// its compiled machine code between runs, never a document; empty: it
+	// is compiled in memory on every run's first PDF (tens of seconds on a
+	// loaded machine, and some 300 MB while compiling). From
+	// REVIEWER_PDF_RENDERER_CACHE ("off": none); by default in the user's
+	// cache folder.
+	RendererCache string
 }
 
 // Defaults.
@@ -88,6 +96,15 @@ func LimitsFromEnv() (Limits, error) {
 			return l, fmt.Errorf("REVIEWER_PDF_TIMEOUT=%q: want a positive duration such as 10s", v)
 		}
 		l.PDFTimeout = d
+	}
+	switch v := strings.TrimSpace(os.Getenv("REVIEWER_PDF_RENDERER_CACHE")); v {
+	case "off":
+	case "":
+		if dir, err := os.UserCacheDir(); err == nil {
+			l.RendererCache = filepath.Join(dir, "trustscreen-reviewer", "pdfium")
+		}
+	default:
+		l.RendererCache = v
 	}
 	if v := strings.TrimSpace(os.Getenv("REVIEWER_PDF_MEMORY_MIB")); v != "" {
 		n, err := strconv.Atoi(v)

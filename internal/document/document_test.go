@@ -85,8 +85,12 @@ func TestTheMegapixelLimitComesFromTheEnvironment(t *testing.T) {
 		t.Fatal("a bad value was taken")
 	}
 	t.Setenv("REVIEWER_MAX_MEGAPIXELS", "")
-	if l, _ := LimitsFromEnv(); l.MaxPixels != 60_000_000 {
-		t.Fatalf("default %d", l.MaxPixels)
+	if l, _ := LimitsFromEnv(); l.MaxPixels != 60_000_000 || l.PDFTimeout != 10*time.Second || l.PDFMemoryMiB != 512 {
+		t.Fatalf("defaults %+v", l)
+	}
+	t.Setenv("REVIEWER_PDF_RENDERER_CACHE", "off")
+	if l, _ := LimitsFromEnv(); l.RendererCache != "" {
+		t.Fatalf("cache %q", l.RendererCache)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"image"
 	"io"
 	"math"
+	"os"
 	"sync"
 
 	"github.com/klippa-app/go-pdfium"
@@ -25,61 +26,68 @@ import (
 // the context ends, the instance is killed (the runtime closes the module
 // on its context) and a fresh one is made for the next call.
 var renderer struct {
-	mu   sync.Mutex
-	pool pdfium.Pool
-	mib  int
+	mu       sync.Mutex
+	pool     pdfium.Pool
+	starting chan struct{} // closed when the start in flight ends
+	err      error         // why the last start failed
 }
 
-// pdfiumPool starts the renderer once; a failed start is tried again on
-// the next PDF.
+// pdfiumPool starts the renderer once: callers wait for the one start in
+// flight (or their ctx), and a failed start is tried again on the next PDF.
 func pdfiumPool(ctx context.Context, lim Limits) (pdfium.Pool, error) {
 	renderer.mu.Lock()
-	defer renderer.mu.Unlock()
-	if renderer.pool != nil {
-		return renderer.pool, nil
+	if p := renderer.pool; p != nil {
+		renderer.mu.Unlock()
+		return p, nil
 	}
-	type result struct {
-		pool pdfium.Pool
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		p, err := webassembly.Init(webassembly.Config{
-			MinIdle: 0, MaxIdle: 1, MaxTotal: 2,
-			RuntimeConfig: wazero.NewRuntimeConfig().
-				// PDFium's setjmp/longjmp are WebAssembly exceptions.
-				WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
-				WithMemoryLimitPages(uint32(lim.PDFMemoryMiB) * 16). // 64 KiB pages
-				WithCloseOnContextDone(true),
-			// No file system at all (the library's default mounts "/"):
-			// the document is handed over as bytes.
-			FSConfig: wazero.NewFSConfig(),
-			Stdout:   io.Discard, Stderr: io.Discard,
-		})
-		done <- result{p, err}
-	}()
-	select {
-	case r := <-done:
-		if r.err != nil {
-			return nil, failf(KindRenderer, "The PDF renderer could not start: %v", r.err)
-		}
-		renderer.pool, renderer.mib = r.pool, lim.PDFMemoryMiB
-		return r.pool, nil
-	case <-ctx.Done():
-		// The start goes on and is kept for the next PDF.
+	if renderer.starting == nil {
+		ch := make(chan struct{})
+		renderer.starting = ch
 		go func() {
-			if r := <-done; r.err == nil {
-				renderer.mu.Lock()
-				if renderer.pool == nil {
-					renderer.pool = r.pool
-				} else {
-					r.pool.Close()
-				}
-				renderer.mu.Unlock()
-			}
+			p, err := startRenderer(lim)
+			renderer.mu.Lock()
+			renderer.pool, renderer.err, renderer.starting = p, err, nil
+			renderer.mu.Unlock()
+			close(ch)
 		}()
-		return nil, ctxError(ctx)
 	}
+	ch := renderer.starting
+	renderer.mu.Unlock()
+	select {
+	case <-ch:
+		renderer.mu.Lock()
+		p, err := renderer.pool, renderer.err
+		renderer.mu.Unlock()
+		if p == nil {
+			return nil, failf(KindRenderer, "The PDF renderer could not start: %v", err)
+		}
+		return p, nil
+	case <-ctx.Done():
+		return nil, ctxError(ctx) // the start goes on, for the next PDF
+	}
+}
+
+func startRenderer(lim Limits) (pdfium.Pool, error) {
+	rc := wazero.NewRuntimeConfig()
+	if lim.RendererCache != "" && privateDir(lim.RendererCache) {
+		// Compiled once, then loaded: seconds and a few hundred MB of
+		// compiling saved on every later start.
+		if cache, err := wazero.NewCompilationCacheWithDir(lim.RendererCache); err == nil {
+			rc = rc.WithCompilationCache(cache)
+		}
+	}
+	return webassembly.Init(webassembly.Config{
+		MinIdle: 0, MaxIdle: 1, MaxTotal: 2,
+		RuntimeConfig: rc.
+			// PDFium's setjmp/longjmp are WebAssembly exceptions.
+			WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
+			WithMemoryLimitPages(uint32(lim.PDFMemoryMiB) * 16). // 64 KiB pages
+			WithCloseOnContextDone(true),
+		// No file system at all (the library's default mounts "/"): the
+		// document is handed over as bytes.
+		FSConfig: wazero.NewFSConfig(),
+		Stdout:   io.Discard, Stderr: io.Discard,
+	})
 }
 
 func ctxError(ctx context.Context) error {
@@ -201,4 +209,14 @@ func RendererStarted() bool {
 	renderer.mu.Lock()
 	defer renderer.mu.Unlock()
 	return renderer.pool != nil
+}
+
+// privateDir makes dir (0700) and reports whether only this user may write
+// to it: the renderer runs the machine code it finds there.
+func privateDir(dir string) bool {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return false
+	}
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir() && fi.Mode().Perm()&0o022 == 0
 }
