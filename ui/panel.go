@@ -139,6 +139,7 @@ func (p *itemPanel) show(id string) {
 			p.detail, p.loaded = d, true
 			p.team.opened(d) // claims.go: claim on open, release the previous one
 			p.render()
+			p.preview.changed(d.Item.UpdatedAt) // preview.go: a replacement's new file
 		}
 	})
 }

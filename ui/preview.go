@@ -72,7 +72,8 @@ type preview struct {
 	itemID string
 	gen    int
 	cancel context.CancelFunc
-	state  string // "", "loading", "shown", "refused"
+	state  string    // "", "loading", "shown", "refused"
+	stamp  time.Time // the item's last change when its document was fetched
 	shown  image.Image
 	pages  int
 
@@ -108,6 +109,9 @@ func (p *preview) show(id string) {
 		p.cancel = nil
 	}
 	p.gen++
+	if id != p.itemID {
+		p.stamp = time.Time{}
+	}
 	p.itemID, p.shown, p.pages = id, nil, 0
 	if id == "" {
 		p.state = ""
@@ -151,6 +155,21 @@ func (p *preview) show(id string) {
 			}
 		}
 	})
+}
+
+// changed is told the shown item's last change: a later one (a
+// replacement, a new result) fetches the document again.
+func (p *preview) changed(updated time.Time) {
+	if p.stamp.IsZero() || updated.IsZero() {
+		p.stamp = updated
+		return
+	}
+	if updated.After(p.stamp) {
+		id := p.itemID
+		p.itemID = "" // fetch again, even for the same item
+		p.show(id)
+		p.stamp = updated
+	}
 }
 
 // setCaption shows a line under the picture (the page count of a PDF).

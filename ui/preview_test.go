@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
@@ -370,5 +371,40 @@ func TestTheViewersStatesSayWhatTheyAre(t *testing.T) {
 	c.Settle()
 	if s := v.sides[0]; s.state != "refused" || s.line.Text != "Offline, and this document is not kept for offline review." {
 		t.Fatalf("offline: %q %q", s.state, s.line.Text)
+	}
+}
+
+// A replacement (the item changed) shows its new file in the panel; a
+// double click on the picture opens the viewer, which then puts the first
+// file beside it.
+func TestAReplacementShowsItsNewFileAndADoubleClickOpensTheViewer(t *testing.T) {
+	docs := newFakeDocs()
+	docs.add("itm_1", "image/png", cardPNG(t, 300, 200, blue), DocumentVersion{})
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("itm_1", "DECODE_FAILED")}}
+	c := newTestConsoleWith(t, wf, Options{Documents: docs})
+	c.Settle()
+	pv := c.panel.preview
+	if pv.state != "shown" || !near(colourAt(pv.shown, 0.8, 0.5), blue) {
+		t.Fatalf("first file: %q", pv.state)
+	}
+	docs.add("itm_1", "image/png", cardPNG(t, 300, 200, red), DocumentVersion{})
+	c.apply(c.panel.refresh) // nothing changed yet: no fetch
+	c.Settle()
+	if !near(colourAt(pv.shown, 0.8, 0.5), blue) {
+		t.Fatal("fetched again with no change")
+	}
+	wf.mu.Lock()
+	wf.items[0].Item.UpdatedAt = wf.items[0].Item.UpdatedAt.Add(time.Minute)
+	wf.mu.Unlock()
+	c.apply(c.panel.refresh)
+	c.Settle()
+	if pv.state != "shown" || !near(colourAt(pv.shown, 0.8, 0.5), red) {
+		t.Fatalf("after the replacement: %q %v", pv.state, colourAt(pv.shown, 0.8, 0.5))
+	}
+
+	test.DoubleTap(pv.content)
+	c.Settle()
+	if c.viewer == nil || len(c.viewer.sides) != 2 || c.viewer.sides[1].state != "shown" {
+		t.Fatalf("viewer %+v", c.viewer)
 	}
 }
