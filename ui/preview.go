@@ -147,12 +147,13 @@ func (p *preview) show(id string) {
 			p.img.Image = img
 			p.img.Show()
 			p.img.Refresh()
+			p.line.Hide()
 			if pages > 1 {
-				p.line.Hide()
-				p.setCaption("PDF, page 1 of " + strconv.Itoa(pages) + ": the viewer (v) shows the others.")
+				p.setCaption("PDF, page 1 of " + strconv.Itoa(pages) + ": v or a double click shows the others.")
 			} else {
-				p.line.Hide()
+				p.setCaption("v or a double click: zoom, turn, and the versions side by side.")
 			}
+			p.content.Refresh()
 		}
 	})
 }
@@ -182,6 +183,7 @@ func (p *preview) setLine(state, text string) {
 	p.content.caption("")
 	p.line.SetText(text)
 	p.line.Show()
+	p.content.Refresh()
 }
 
 // loadFirstView fetches, checks, decodes and scales one version's first
