@@ -322,7 +322,7 @@ func TestTheViewerPutsTheFirstFileBesideTheReplacementLocked(t *testing.T) {
 		t.Fatalf("next version: %d", r.idx)
 	}
 	pressOn(v.win, fyne.KeyEscape)
-	if v.ctx.Err() == nil {
+	if v.ctx.Err() == nil || c.viewer != nil {
 		t.Fatal("Esc did not close the viewer")
 	}
 }
@@ -351,8 +351,6 @@ func TestTheViewersStatesSayWhatTheyAre(t *testing.T) {
 	if s.state != "shown" || s.line.Visible() {
 		t.Fatalf("shown: %q %q", s.state, s.line.Text)
 	}
-	v.win.Close()
-
 	docs.add("itm_2", "image/webp", cardPNG(t, 60, 40, blue), DocumentVersion{})
 	v = openViewer(c, docs, c.panel.preview.lim, "itm_2")
 	c.Settle()
@@ -362,13 +360,15 @@ func TestTheViewersStatesSayWhatTheyAre(t *testing.T) {
 	if img := v.sides[0].draw(40, 40); !near(colourAt(img, 0.5, 0.5), viewerBackground) {
 		t.Fatal("a refused file drew a picture")
 	}
-	v.win.Close()
-
 	docs.mu.Lock()
 	docs.errs["itm_3"] = errors.New("offline, and this document is not kept for offline review")
 	docs.mu.Unlock()
+	old := v
 	v = openViewer(c, docs, c.panel.preview.lim, "itm_3")
 	c.Settle()
+	if old.ctx.Err() == nil || c.viewer != v {
+		t.Fatal("a second viewer left the first open")
+	}
 	if s := v.sides[0]; s.state != "refused" || s.line.Text != "Offline, and this document is not kept for offline review." {
 		t.Fatalf("offline: %q %q", s.state, s.line.Text)
 	}

@@ -88,6 +88,9 @@ type view struct {
 }
 
 func openViewer(c *Console, src Documents, lim document.Limits, itemID string) *viewer {
+	if c.viewer != nil {
+		c.viewer.win.Close() // one viewer: its pictures are large
+	}
 	v := &viewer{c: c, src: src, lim: lim, itemID: itemID, locked: true}
 	v.ctx, v.stop = context.WithCancel(c.ctx)
 	v.win = fyne.CurrentApp().NewWindow("Document — " + shown(itemID))
@@ -95,7 +98,12 @@ func openViewer(c *Console, src Documents, lim document.Limits, itemID string) *
 	v.row = container.NewGridWithRows(1)
 	v.win.SetContent(container.NewBorder(nil, v.status, nil, nil, v.row))
 	v.win.Resize(viewerSize)
-	v.win.SetOnClosed(v.stop)
+	v.win.SetOnClosed(func() {
+		v.stop()
+		if c.viewer == v {
+			c.viewer = nil
+		}
+	})
 	cv := v.win.Canvas()
 	cv.SetOnTypedKey(v.onKey)
 	cv.SetOnTypedRune(v.onRune)
