@@ -76,6 +76,11 @@ type preview struct {
 	stamp  time.Time // the item's last change when its document was fetched
 	shown  image.Image
 	pages  int
+	// doc is the shown item's document, decoded, and its version: the
+	// viewer opened on it starts from it instead of fetching and decoding
+	// again (a 10 MiB JPEG's first view is then one scale).
+	doc        *document.Doc
+	docVersion int
 
 	img     *canvas.Image
 	line    *widget.Label
@@ -112,7 +117,7 @@ func (p *preview) show(id string) {
 	if id != p.itemID {
 		p.stamp = time.Time{}
 	}
-	p.itemID, p.shown, p.pages = id, nil, 0
+	p.itemID, p.shown, p.pages, p.doc = id, nil, 0, nil
 	if id == "" {
 		p.state = ""
 		p.content.Hide()
@@ -129,7 +134,7 @@ func (p *preview) show(id string) {
 	p.cancel = cancel
 	src, lim := p.src, p.lim
 	p.c.background(func(context.Context) func() {
-		img, pages, err := loadFirstView(ctx, src, lim, id, 0, previewMax, previewMax)
+		img, doc, version, err := loadFirstView(ctx, src, lim, id, 0, previewMax, previewMax)
 		return func() {
 			if gen != p.gen {
 				return // another item is shown: this one's picture is dropped
@@ -143,7 +148,9 @@ func (p *preview) show(id string) {
 				p.setLine("refused", documentLine(err))
 				return
 			}
+			pages := doc.Pages
 			p.shown, p.pages, p.state = img, pages, "shown"
+			p.doc, p.docVersion = doc, version
 			p.img.Image = img
 			p.img.Show()
 			p.img.Refresh()
@@ -188,24 +195,33 @@ func (p *preview) setLine(state, text string) {
 
 // loadFirstView fetches, checks, decodes and scales one version's first
 // page: all of it off the UI goroutine, all of it stopped by ctx.
-func loadFirstView(ctx context.Context, src Documents, lim document.Limits, id string, version, w, h int) (*image.RGBA, int, error) {
+func loadFirstView(ctx context.Context, src Documents, lim document.Limits, id string, version, w, h int) (*image.RGBA, *document.Doc, int, error) {
 	f, err := src.Document(ctx, id, version)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	d, err := document.Open(ctx, f.MediaType, f.Data, lim)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	page, err := d.Page(ctx, 0)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	img, err := document.Fit(ctx, page, w, h)
-	return img, d.Pages, err
+	return img, d, f.Version, err
+}
+
+// decoded is the shown item's decoded document when it is version (0: the
+// latest) of item id, or nil.
+func (p *preview) decoded(id string, version int) *document.Doc {
+	if p.doc == nil || p.itemID != id || p.state != "shown" || (version != 0 && version != p.docVersion) {
+		return nil
+	}
+	return p.doc
 }
 
 // documentLine is why a document cannot be shown, in one plain line: the

@@ -29,6 +29,7 @@ type fakeDocs struct {
 	errs     map[string]error
 	gates    map[string]chan struct{}
 	started  chan string
+	fetches  int
 }
 
 func newFakeDocs() *fakeDocs {
@@ -48,6 +49,7 @@ func (f *fakeDocs) add(id, mediaType string, data []byte, ver DocumentVersion) {
 func (f *fakeDocs) Document(ctx context.Context, id string, version int) (DocumentFile, error) {
 	f.mu.Lock()
 	gate, err, files, started := f.gates[id], f.errs[id], f.files[id], f.started
+	f.fetches++
 	f.mu.Unlock()
 	started <- id
 	if gate != nil {
@@ -332,15 +334,16 @@ func TestTheViewerPutsTheFirstFileBesideTheReplacementLocked(t *testing.T) {
 func TestTheViewersStatesSayWhatTheyAre(t *testing.T) {
 	docs := newFakeDocs()
 	docs.add("itm_1", "image/png", cardPNG(t, 60, 40, blue), DocumentVersion{})
-	c := docConsole(t, docs, errorItem("itm_1", "DECODE_FAILED"), errorItem("itm_2", "DECODE_FAILED"), errorItem("itm_3", "DECODE_FAILED"))
+	docs.add("itm_2", "image/png", cardPNG(t, 60, 40, blue), DocumentVersion{})
+	c := docConsole(t, docs, errorItem("itm_1", "DECODE_FAILED")) // the panel shows itm_1
 
 	gate := make(chan struct{})
 	docs.mu.Lock()
-	docs.gates["itm_1"] = gate
+	docs.gates["itm_2"] = gate
 	docs.started = make(chan string, 100) // only the viewer's fetches from here
 	docs.mu.Unlock()
-	v := openViewer(c, docs, c.panel.preview.lim, "itm_1")
-	waitFor(t, docs, "itm_1")
+	v := openViewer(c, docs, c.panel.preview.lim, "itm_2")
+	waitFor(t, docs, "itm_2")
 	// The fetch starts once the versions are applied: the side exists.
 	s := v.sides[0]
 	if s.state != "loading" || !strings.Contains(s.line.Text, "Loading") {
@@ -351,8 +354,8 @@ func TestTheViewersStatesSayWhatTheyAre(t *testing.T) {
 	if s.state != "shown" || s.line.Visible() {
 		t.Fatalf("shown: %q %q", s.state, s.line.Text)
 	}
-	docs.add("itm_2", "image/webp", cardPNG(t, 60, 40, blue), DocumentVersion{})
-	v = openViewer(c, docs, c.panel.preview.lim, "itm_2")
+	docs.add("itm_3", "image/webp", cardPNG(t, 60, 40, blue), DocumentVersion{})
+	v = openViewer(c, docs, c.panel.preview.lim, "itm_3")
 	c.Settle()
 	if s := v.sides[0]; s.state != "refused" || !strings.HasPrefix(s.line.Text, "Refused: the service said a WebP image") {
 		t.Fatalf("refused: %q %q", s.state, s.line.Text)
@@ -361,10 +364,10 @@ func TestTheViewersStatesSayWhatTheyAre(t *testing.T) {
 		t.Fatal("a refused file drew a picture")
 	}
 	docs.mu.Lock()
-	docs.errs["itm_3"] = errors.New("offline, and this document is not kept for offline review")
+	docs.errs["itm_4"] = errors.New("offline, and this document is not kept for offline review")
 	docs.mu.Unlock()
 	old := v
-	v = openViewer(c, docs, c.panel.preview.lim, "itm_3")
+	v = openViewer(c, docs, c.panel.preview.lim, "itm_4")
 	c.Settle()
 	if old.ctx.Err() == nil || c.viewer != v {
 		t.Fatal("a second viewer left the first open")
@@ -406,5 +409,28 @@ func TestAReplacementShowsItsNewFileAndADoubleClickOpensTheViewer(t *testing.T) 
 	c.Settle()
 	if c.viewer == nil || len(c.viewer.sides) != 2 || c.viewer.sides[1].state != "shown" {
 		t.Fatalf("viewer %+v", c.viewer)
+	}
+}
+
+// The viewer opened on the item the panel shows starts from the preview's
+// decoded file: no second fetch nor decode, only a scale to the window.
+func TestTheViewerStartsFromThePreviewsDecodedFile(t *testing.T) {
+	docs := newFakeDocs()
+	docs.add("itm_1", "image/png", cardPNG(t, 900, 600, blue), DocumentVersion{Status: "scored"})
+	c := docConsole(t, docs, errorItem("itm_1", "DECODE_FAILED"))
+	docs.mu.Lock()
+	before := docs.fetches
+	docs.mu.Unlock()
+	typeOn(c.win, "v")
+	c.Settle()
+	docs.mu.Lock()
+	after := docs.fetches
+	docs.mu.Unlock()
+	s := c.viewer.sides[0]
+	if s.state != "shown" || s.full.Bounds().Dx() != 900 || after != before {
+		t.Fatalf("state %q, fetched %d more", s.state, after-before)
+	}
+	if s.doc != c.panel.preview.doc {
+		t.Fatal("decoded again")
 	}
 }

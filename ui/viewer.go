@@ -279,8 +279,9 @@ func (s *side) load(idx int) {
 	s.setLine("loading", "Loading "+strings.ToLower(versionName(ver, idx, len(v.versions)))+"…")
 	ctx, cancel := context.WithCancel(v.ctx)
 	s.cancel = cancel
+	known := v.c.panel.preview.decoded(v.itemID, ver.Version) // nil: fetch
 	v.c.background(func(context.Context) func() {
-		doc, full, fit, err := loadSide(ctx, v.src, v.lim, v.itemID, ver.Version, 0, nil)
+		doc, full, fit, err := loadSide(ctx, v.src, v.lim, v.itemID, ver.Version, 0, known)
 		return func() {
 			if gen != s.gen {
 				return
