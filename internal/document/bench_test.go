@@ -83,3 +83,19 @@ func BenchmarkFitFloor(b *testing.B) {
 		xdraw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, sb, xdraw.Src, nil)
 	}
 }
+
+// BenchmarkFirstViewDecoded is opening the viewer on the 10 MiB JPEG the
+// panel already shows: the preview's decoded document is scaled to the
+// window, nothing is fetched or decoded again.
+func BenchmarkFirstViewDecoded(b *testing.B) {
+	d, err := Open(context.Background(), JPEG, bigJPEG(), Limits{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		p, _ := d.Page(context.Background(), 0)
+		if _, err := Fit(context.Background(), p, viewW, viewH); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
