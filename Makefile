@@ -77,7 +77,8 @@ test: deps vet fmt-check bench-smoke
 FUZZTIME ?= 10000x
 FUZZ_TARGETS := \
 	./client/:FuzzBatchPageDecoder ./client/:FuzzItemDecoder ./client/:FuzzErrorBody ./client/:FuzzRetryAfter ./client/:FuzzDocumentType \
-	./policy/:FuzzCheckFile ./internal/safetext/:FuzzCSVCell ./internal/safetext/:FuzzLine
+	./policy/:FuzzCheckFile ./internal/safetext/:FuzzCSVCell ./internal/safetext/:FuzzLine \
+	./internal/document/:FuzzOpen
 fuzz: deps
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \

@@ -23,6 +23,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/layout"
 
+	"github.com/trustscreen/reviewer/internal/document"
 	"github.com/trustscreen/reviewer/review"
 )
 
@@ -55,6 +56,11 @@ type Options struct {
 	// removes, is Preferences' "Sign out". Both nil for the demo.
 	SignIn  SignIn
 	SignOut func()
+	// Documents fetches the items' documents (preview.go; nil: the
+	// service offers none), within DocumentLimits (zero: from the
+	// environment).
+	Documents      Documents
+	DocumentLimits document.Limits
 }
 
 // Console is the main window's content and its screens.
@@ -92,6 +98,7 @@ type Console struct {
 	onEnter   func() // the open confirmation's default button
 	onEscape  func() // the open dialog's own close, when it must run its OnClosed
 	uploadDlg *uploadDialog
+	viewer    *viewer // the document viewer last opened (viewer.go)
 	panelOff  bool
 	flushing  bool
 	conn      review.Connectivity // the last read of the connection (syncing.go)
@@ -317,6 +324,8 @@ func (c *Console) onRune(r rune) {
 		c.togglePanel()
 	case 'n', 'N':
 		c.panel.team.onNext() // claims.go
+	case 'v':
+		c.panel.preview.openViewer() // preview.go
 	case '/':
 		c.focusSearch()
 	case '?':
@@ -341,6 +350,8 @@ var shortcutSheet = [][2]string{
 	{"p", "hide or show the item panel"},
 	{"? or F1", "this sheet"},
 }
+
+func init() { shortcutSheet = append(shortcutSheet, viewerKeys...) } // viewer.go
 
 func (c *Console) showShortcuts() {
 	if c.win.Canvas().Overlays().Top() != nil {

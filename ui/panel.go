@@ -54,6 +54,7 @@ type itemPanel struct {
 	detailsAc *widget.Accordion
 	attempts  *widget.Label
 	audit     *widget.Label
+	preview   *preview // the item's document (preview.go)
 	content   fyne.CanvasObject
 }
 
@@ -91,7 +92,8 @@ func newItemPanel(c *Console) *itemPanel {
 		container.NewTabItem("Audit", container.NewVScroll(p.audit)),
 	)
 	p.team = newTeamView(p)
-	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.triage, p.explain, p.reported, p.nextActor, p.layers,
+	p.preview = newPreview(c)
+	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.triage, p.explain, p.reported, p.nextActor, p.layers, p.preview.content,
 		container.NewGridWithColumns(2, p.resubmit, p.request), container.NewGridWithColumns(2, p.upload, p.cancel), p.again,
 		p.why, p.message, p.stop, p.detailsAc, p.team.content, widget.NewSeparator())
 	p.content = container.NewVSplit(container.NewVScroll(top), history)
@@ -114,6 +116,7 @@ func (p *itemPanel) show(id string) {
 		p.renderMessage()
 	}
 	p.itemID = id
+	p.preview.show(id)
 	p.gen++
 	gen := p.gen
 	if id == "" {
@@ -136,6 +139,7 @@ func (p *itemPanel) show(id string) {
 			p.detail, p.loaded = d, true
 			p.team.opened(d) // claims.go: claim on open, release the previous one
 			p.render()
+			p.preview.changed(d.Item.UpdatedAt) // preview.go: a replacement's new file
 		}
 	})
 }

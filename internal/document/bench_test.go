@@ -1,0 +1,101 @@
+package document
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/jpeg"
+	"math/rand"
+	"sync"
+	"testing"
+
+	xdraw "golang.org/x/image/draw"
+)
+
+// bigJPEG is a 10 MiB photo-like JPEG (a card with sensor noise, 5200 ×
+// 3900 pixels, about 20 megapixels), made once.
+var bigJPEG = sync.OnceValue(func() []byte {
+	const w, h = 5200, 3900
+	m := card(w, h)
+	r := rand.New(rand.NewSource(1))
+	for i := range m.Pix {
+		if i%4 != 3 {
+			m.Pix[i] = uint8(min(255, max(0, int(m.Pix[i])+r.Intn(70)-35)))
+		}
+	}
+	var b bytes.Buffer
+	_ = jpeg.Encode(&b, m, &jpeg.Options{Quality: 90})
+	return b.Bytes()
+})
+
+// viewW × viewH is the viewer's picture area at 1280 × 800.
+const viewW, viewH = 1240, 700
+
+// BenchmarkFirstView is what opening the viewer on a 10 MiB JPEG costs
+// before its first view is drawn: check, size check, decode, fit.
+func BenchmarkFirstView(b *testing.B) {
+	data := bigJPEG()
+	b.SetBytes(int64(len(data)))
+	b.ReportMetric(float64(len(data))/(1<<20), "MiB")
+	for b.Loop() {
+		d, err := Open(context.Background(), JPEG, data, Limits{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, _ := d.Page(context.Background(), 0)
+		if _, err := Fit(context.Background(), p, viewW, viewH); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFirstViewFloor is the floor: the standard library's decode and
+// golang.org/x/image/draw's bilinear scale of the same file, nothing else.
+func BenchmarkFirstViewFloor(b *testing.B) {
+	data := bigJPEG()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		img, err := jpeg.Decode(bytes.NewReader(data))
+		if err != nil {
+			b.Fatal(err)
+		}
+		sb := img.Bounds()
+		w, h := FitSize(sb.Dx(), sb.Dy(), viewW, viewH)
+		dst := image.NewRGBA(image.Rect(0, 0, w, h))
+		xdraw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, sb, xdraw.Src, nil)
+	}
+}
+
+// BenchmarkFit and its floor: the scaling alone.
+func BenchmarkFit(b *testing.B) {
+	img, _ := jpeg.Decode(bytes.NewReader(bigJPEG()))
+	for b.Loop() {
+		_, _ = Fit(context.Background(), img, viewW, viewH)
+	}
+}
+
+func BenchmarkFitFloor(b *testing.B) {
+	img, _ := jpeg.Decode(bytes.NewReader(bigJPEG()))
+	sb := img.Bounds()
+	w, h := FitSize(sb.Dx(), sb.Dy(), viewW, viewH)
+	for b.Loop() {
+		dst := image.NewRGBA(image.Rect(0, 0, w, h))
+		xdraw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, sb, xdraw.Src, nil)
+	}
+}
+
+// BenchmarkFirstViewDecoded is opening the viewer on the 10 MiB JPEG the
+// panel already shows: the preview's decoded document is scaled to the
+// window, nothing is fetched or decoded again.
+func BenchmarkFirstViewDecoded(b *testing.B) {
+	d, err := Open(context.Background(), JPEG, bigJPEG(), Limits{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		p, _ := d.Page(context.Background(), 0)
+		if _, err := Fit(context.Background(), p, viewW, viewH); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

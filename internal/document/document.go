@@ -1,0 +1,371 @@
+// Package document turns the bytes of a customer's identity document (as
+// the screening service serves them) into pictures a reviewer can look at:
+// JPEG, PNG and WebP images, and the pages of a PDF.
+//
+// The bytes are not trusted. Before anything is decoded, the declared media
+// type is checked against the first bytes, and an image's dimensions are
+// read with image.DecodeConfig and refused over a limit (MaxPixels), so a
+// small file that claims to be huge never allocates its claim. A damaged,
+// truncated or lying file returns an error (never a panic, never a partial
+// picture); nothing is written to disk. PDF pages are drawn by PDFium in
+// WebAssembly (pdf.go), loaded only when a PDF is first looked at, bounded
+// in time by the caller's context and in memory by the runtime's limit.
+//
+// The package knows nothing of Fyne: the window scales pictures to its view
+// with Fit, off its UI goroutine; fuzzing and benchmarks run here.
+package document
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/image/webp"
+)
+
+// The media types the console shows.
+const (
+	JPEG = "image/jpeg"
+	PNG  = "image/png"
+	WebP = "image/webp"
+	PDF  = "application/pdf"
+)
+
+// Limits bound what a document may cost to show. Every number comes from
+// the environment (LimitsFromEnv), with these defaults.
+type Limits struct {
+	// MaxPixels is the most pixels a picture may decode to (an image, or a
+	// PDF page as drawn): REVIEWER_MAX_MEGAPIXELS, default 60.
+	MaxPixels int64
+	// PDFTimeout bounds drawing one PDF page (the renderer's start is
+	// bounded by the caller's context only): REVIEWER_PDF_TIMEOUT,
+	// default 10 s.
+	PDFTimeout time.Duration
+	// PDFMemoryMiB bounds the PDF renderer's memory (its WebAssembly
+	// memory): REVIEWER_PDF_MEMORY_MIB, default 512.
+	PDFMemoryMiB int
+	// RendererCache is a folder (made 0700) where the PDF renderer keeps
+	// its compiled machine code between runs, never a document; empty: it
+	// is compiled in memory on every run's first PDF (tens of seconds on a
+	// loaded machine, and some 300 MB while compiling). From
+	// REVIEWER_PDF_RENDERER_CACHE ("off": none); by default in the user's
+	// cache folder.
+	RendererCache string
+}
+
+// Defaults.
+const (
+	DefaultMegapixels   = 60
+	DefaultPDFTimeout   = 10 * time.Second
+	DefaultPDFMemoryMiB = 512
+	// MaxBytes is the largest file the console takes from the service
+	// (the contract's limit), whatever it declared.
+	MaxBytes = 10 << 20
+	// pdfDPI is the resolution a PDF page is drawn at for 100 %.
+	pdfDPI = 150
+)
+
+// DefaultLimits are the limits with no environment.
+func DefaultLimits() Limits {
+	return Limits{MaxPixels: DefaultMegapixels * 1_000_000, PDFTimeout: DefaultPDFTimeout, PDFMemoryMiB: DefaultPDFMemoryMiB}
+}
+
+// LimitsFromEnv reads the limits from the environment; a value that is not
+// a positive number is an error that names the variable.
+func LimitsFromEnv() (Limits, error) {
+	l := DefaultLimits()
+	if v := strings.TrimSpace(os.Getenv("REVIEWER_MAX_MEGAPIXELS")); v != "" {
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil || n <= 0 || n > 1e6 {
+			return l, fmt.Errorf("REVIEWER_MAX_MEGAPIXELS=%q: want a positive number of megapixels", v)
+		}
+		l.MaxPixels = int64(n * 1_000_000)
+	}
+	if v := strings.TrimSpace(os.Getenv("REVIEWER_PDF_TIMEOUT")); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return l, fmt.Errorf("REVIEWER_PDF_TIMEOUT=%q: want a positive duration such as 10s", v)
+		}
+		l.PDFTimeout = d
+	}
+	switch v := strings.TrimSpace(os.Getenv("REVIEWER_PDF_RENDERER_CACHE")); v {
+	case "off":
+	case "":
+		if dir, err := os.UserCacheDir(); err == nil {
+			l.RendererCache = filepath.Join(dir, "trustscreen-reviewer", "pdfium")
+		}
+	default:
+		l.RendererCache = v
+	}
+	if v := strings.TrimSpace(os.Getenv("REVIEWER_PDF_MEMORY_MIB")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 64 || n > 4096 {
+			return l, fmt.Errorf("REVIEWER_PDF_MEMORY_MIB=%q: want a number of MiB from 64 to 4096", v)
+		}
+		l.PDFMemoryMiB = n
+	}
+	return l, nil
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.MaxPixels <= 0 {
+		l.MaxPixels = d.MaxPixels
+	}
+	if l.PDFTimeout <= 0 {
+		l.PDFTimeout = d.PDFTimeout
+	}
+	if l.PDFMemoryMiB <= 0 {
+		l.PDFMemoryMiB = d.PDFMemoryMiB
+	}
+	return l
+}
+
+// Error is why a document cannot be shown, in plain words for the
+// reviewer (it never holds the document's bytes).
+type Error struct {
+	Kind Kind
+	msg  string
+}
+
+func (e *Error) Error() string { return e.msg }
+
+// Is lets errors.Is match an Error by its kind (ErrDamaged and so on).
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.msg == "" && t.Kind == e.Kind
+}
+
+// Kind sorts the refusals.
+type Kind int
+
+const (
+	KindDamaged Kind = iota + 1
+	KindMismatch
+	KindTooLarge
+	KindUnsupported
+	KindTimeout
+	KindRenderer
+)
+
+// Targets for errors.Is.
+var (
+	ErrDamaged     = &Error{Kind: KindDamaged}
+	ErrMismatch    = &Error{Kind: KindMismatch}
+	ErrTooLarge    = &Error{Kind: KindTooLarge}
+	ErrUnsupported = &Error{Kind: KindUnsupported}
+	ErrTimeout     = &Error{Kind: KindTimeout}
+	ErrRenderer    = &Error{Kind: KindRenderer}
+)
+
+func failf(k Kind, format string, a ...any) error {
+	return &Error{Kind: k, msg: fmt.Sprintf(format, a...)}
+}
+
+// Sniff names the media type the first bytes say, or "" for none the
+// console shows.
+func Sniff(b []byte) string {
+	switch {
+	case len(b) >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF:
+		return JPEG
+	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
+		return PNG
+	case len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
+		return WebP
+	case bytes.HasPrefix(b, []byte("%PDF-")):
+		return PDF
+	}
+	return ""
+}
+
+// normalType lowers a declared media type and drops its parameters.
+func normalType(declared string) string {
+	t, _, _ := strings.Cut(declared, ";")
+	t = strings.ToLower(strings.TrimSpace(t))
+	if t == "image/jpg" || t == "image/pjpeg" {
+		t = JPEG
+	}
+	return t
+}
+
+func plainType(t string) string {
+	switch t {
+	case JPEG:
+		return "a JPEG image"
+	case PNG:
+		return "a PNG image"
+	case WebP:
+		return "a WebP image"
+	case PDF:
+		return "a PDF"
+	}
+	return "an unknown kind of file"
+}
+
+// Check refuses bytes whose first bytes are not the declared type (or a
+// type the console does not show), and returns the type.
+func Check(declared string, data []byte) (string, error) {
+	want := normalType(declared)
+	switch want {
+	case JPEG, PNG, WebP, PDF:
+	default:
+		return "", failf(KindUnsupported, "The console cannot show this kind of file (%s).", safeType(declared))
+	}
+	if len(data) == 0 {
+		return "", failf(KindDamaged, "The file is damaged: it is empty.")
+	}
+	if len(data) > MaxBytes {
+		return "", failf(KindTooLarge, "Refused: the file is over 10 MiB.")
+	}
+	got := Sniff(data)
+	if got != want {
+		return "", failf(KindMismatch, "Refused: the service said %s, but the file's first bytes are %s.", plainType(want), plainType(got))
+	}
+	return want, nil
+}
+
+// safeType keeps a declared type short and printable for a message.
+func safeType(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if b.Len() >= 40 {
+			b.WriteString("…")
+			break
+		}
+		if r >= 0x20 && r < 0x7f {
+			b.WriteRune(r)
+		} else {
+			b.WriteRune('?')
+		}
+	}
+	if b.Len() == 0 {
+		return "none declared"
+	}
+	return b.String()
+}
+
+// Doc is a checked document: an image decoded, or a PDF whose pages are
+// drawn when asked for.
+type Doc struct {
+	MediaType string
+	Pages     int
+	img       image.Image
+	pdf       []byte
+	lim       Limits
+}
+
+// Open checks and decodes a document. For an image it decodes the whole
+// picture (after DecodeConfig says its size is within the limit); for a
+// PDF it loads the renderer (the first time) and counts the pages. ctx
+// bounds the work that can be bounded (the PDF renderer); an image's
+// decode is bounded by the byte and pixel limits.
+func Open(ctx context.Context, declared string, data []byte, lim Limits) (*Doc, error) {
+	lim = lim.withDefaults()
+	t, err := Check(declared, data)
+	if err != nil {
+		return nil, err
+	}
+	if t == PDF {
+		n, err := pdfPages(ctx, data, lim)
+		if err != nil {
+			return nil, err
+		}
+		return &Doc{MediaType: t, Pages: n, pdf: data, lim: lim}, nil
+	}
+	img, err := decodeImage(t, data, lim)
+	if err != nil {
+		return nil, err
+	}
+	return &Doc{MediaType: t, Pages: 1, img: img, lim: lim}, nil
+}
+
+// decodeImage decodes an image whose type is checked, refusing one whose
+// declared dimensions exceed the limit before any pixel is allocated.
+func decodeImage(t string, data []byte, lim Limits) (img image.Image, err error) {
+	defer func() {
+		// A decoder bug on hostile bytes is a damaged file, not a
+		// crashed window.
+		if r := recover(); r != nil {
+			img, err = nil, failf(KindDamaged, "The file is damaged: the %s decoder gave up on it.", strings.TrimPrefix(t, "image/"))
+		}
+	}()
+	var cfg image.Config
+	var decode func(*bytes.Reader) (image.Image, error)
+	switch t {
+	case JPEG:
+		cfg, err = jpeg.DecodeConfig(bytes.NewReader(data))
+		decode = func(r *bytes.Reader) (image.Image, error) { return jpeg.Decode(r) }
+	case PNG:
+		cfg, err = png.DecodeConfig(bytes.NewReader(data))
+		decode = func(r *bytes.Reader) (image.Image, error) { return png.Decode(r) }
+	case WebP:
+		cfg, err = webp.DecodeConfig(bytes.NewReader(data))
+		decode = func(r *bytes.Reader) (image.Image, error) { return webp.Decode(r) }
+	default:
+		return nil, failf(KindUnsupported, "The console cannot show this kind of file.")
+	}
+	if err != nil {
+		return nil, failf(KindDamaged, "The file is damaged: its header cannot be read (%s).", plainType(t))
+	}
+	if err := checkSize(cfg.Width, cfg.Height, lim); err != nil {
+		return nil, err
+	}
+	img, err = decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, failf(KindDamaged, "The file is damaged: %s that cannot be decoded whole.", plainType(t))
+	}
+	b := img.Bounds()
+	if b.Dx() != cfg.Width || b.Dy() != cfg.Height {
+		return nil, failf(KindDamaged, "The file is damaged: its size is not the one its header says.")
+	}
+	return img, nil
+}
+
+func checkSize(w, h int, lim Limits) error {
+	if w <= 0 || h <= 0 {
+		return failf(KindDamaged, "The file is damaged: it says it is %d × %d pixels.", w, h)
+	}
+	if int64(w)*int64(h) > lim.MaxPixels {
+		return failf(KindTooLarge, "Refused: the picture is %d × %d pixels (%.0f megapixels), over the limit of %.0f megapixels.",
+			w, h, float64(w)*float64(h)/1e6, float64(lim.MaxPixels)/1e6)
+	}
+	return nil
+}
+
+// Page returns page i (0 first) at full resolution: the image itself, or a
+// PDF page drawn at 150 dpi (within MaxPixels). For a PDF the page is drawn
+// under the PDF time limit and ctx.
+func (d *Doc) Page(ctx context.Context, i int) (image.Image, error) {
+	if i < 0 || i >= d.Pages {
+		return nil, fmt.Errorf("page %d of %d: %w", i+1, d.Pages, ErrUnsupported)
+	}
+	if d.img != nil {
+		return d.img, nil
+	}
+	return pdfPage(ctx, d.pdf, i, d.lim)
+}
+
+// Size is the pixel size of an image (0, 0 for a PDF until a page is drawn).
+func (d *Doc) Size() (int, int) {
+	if d.img == nil {
+		return 0, 0
+	}
+	b := d.img.Bounds()
+	return b.Dx(), b.Dy()
+}
+
+// errorsAs is a helper for callers: the document's refusal, if err is one.
+func AsError(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}

@@ -1,0 +1,228 @@
+package document
+
+import (
+	"context"
+	"errors"
+	"image"
+	"testing"
+	"time"
+)
+
+func TestImagesOpenAsTheyAre(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, typ string
+		data      []byte
+		w, h      int
+	}{
+		{"jpeg", "image/jpeg", encJPEG(t, card(320, 200), 90), 320, 200},
+		{"jpeg with parameters", "IMAGE/JPEG; charset=binary", encJPEG(t, card(32, 20), 90), 32, 20},
+		{"png", "image/png", encPNG(t, card(64, 40)), 64, 40},
+		{"webp", "image/webp", webp1x1, 1, 1},
+	} {
+		d, err := Open(ctx, tc.typ, tc.data, Limits{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if w, h := d.Size(); w != tc.w || h != tc.h || d.Pages != 1 {
+			t.Fatalf("%s: %d×%d, %d pages", tc.name, w, h, d.Pages)
+		}
+		p, err := d.Page(ctx, 0)
+		if err != nil || p.Bounds().Dx() != tc.w {
+			t.Fatalf("%s: page: %v", tc.name, err)
+		}
+	}
+}
+
+func TestALyingTypeIsRefusedBeforeDecoding(t *testing.T) {
+	png := encPNG(t, card(8, 8))
+	for _, tc := range []struct {
+		typ  string
+		data []byte
+		want error
+	}{
+		{"image/jpeg", png, ErrMismatch},
+		{"application/pdf", png, ErrMismatch},
+		{"image/png", []byte("<html>not a picture</html>"), ErrMismatch},
+		{"image/gif", []byte("GIF89a"), ErrUnsupported},
+		{"", png, ErrUnsupported},
+		{"image/png", nil, ErrDamaged},
+		{"image/png", append(append([]byte{}, png...), make([]byte, 10<<20)...), ErrTooLarge},
+	} {
+		_, err := Open(context.Background(), tc.typ, tc.data, Limits{})
+		if !errors.Is(err, tc.want) {
+			t.Fatalf("%q: %v, want %v kind", tc.typ, err, tc.want.(*Error).Kind)
+		}
+		if err.Error() == "" {
+			t.Fatalf("%q: no words", tc.typ)
+		}
+	}
+}
+
+func TestAPictureOverThePixelLimitIsRefusedFromItsHeader(t *testing.T) {
+	// 100000 × 100000 pixels claimed by a 100-byte file: decoding it would
+	// ask for 40 GB. DecodeConfig refuses it first.
+	huge := pngClaiming(t, 100000, 100000)
+	_, err := Open(context.Background(), "image/png", huge, Limits{})
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("got %v", err)
+	}
+	// And the limit is the setting: 20 × 20 is over 0.0001 megapixels.
+	_, err = Open(context.Background(), "image/jpeg", encJPEG(t, card(20, 20), 80), Limits{MaxPixels: 100})
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestTheMegapixelLimitComesFromTheEnvironment(t *testing.T) {
+	t.Setenv("REVIEWER_MAX_MEGAPIXELS", "0.5")
+	l, err := LimitsFromEnv()
+	if err != nil || l.MaxPixels != 500_000 {
+		t.Fatalf("%v %v", l, err)
+	}
+	t.Setenv("REVIEWER_MAX_MEGAPIXELS", "lots")
+	if _, err := LimitsFromEnv(); err == nil {
+		t.Fatal("a bad value was taken")
+	}
+	t.Setenv("REVIEWER_MAX_MEGAPIXELS", "")
+	if l, _ := LimitsFromEnv(); l.MaxPixels != 60_000_000 || l.PDFTimeout != 10*time.Second || l.PDFMemoryMiB != 512 {
+		t.Fatalf("defaults %+v", l)
+	}
+	t.Setenv("REVIEWER_PDF_RENDERER_CACHE", "off")
+	if l, _ := LimitsFromEnv(); l.RendererCache != "" {
+		t.Fatalf("cache %q", l.RendererCache)
+	}
+}
+
+func TestTruncatedAndDamagedFilesAreErrorsNotPictures(t *testing.T) {
+	j := encJPEG(t, card(200, 120), 90)
+	p := encPNG(t, card(200, 120))
+	for _, tc := range []struct {
+		typ  string
+		data []byte
+	}{
+		{"image/jpeg", j[:len(j)/2]},
+		{"image/jpeg", j[:4]},
+		{"image/png", p[:len(p)-30]},
+		{"image/png", p[:20]},
+		{"image/webp", webp1x1[:20]},
+	} {
+		d, err := Open(context.Background(), tc.typ, tc.data, Limits{})
+		if err == nil || d != nil {
+			t.Fatalf("%s of %d bytes opened", tc.typ, len(tc.data))
+		}
+		if !errors.Is(err, ErrDamaged) {
+			t.Fatalf("%s: %v", tc.typ, err)
+		}
+	}
+}
+
+func TestFitKeepsProportionsAndColours(t *testing.T) {
+	m := card(1600, 1000)
+	for _, src := range []image.Image{m, decode(t, encJPEG(t, m, 95)), decode(t, encPNG(t, m))} {
+		out, err := Fit(context.Background(), src, 400, 400)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := out.Bounds(); b.Dx() != 400 || b.Dy() != 250 {
+			t.Fatalf("%T: %v", src, b)
+		}
+		// Inside the photo box: dark blue, averaged.
+		r, g, b, _ := out.At(100, 125).RGBA()
+		if r>>8 > 70 || g>>8 > 90 || b>>8 < 100 {
+			t.Fatalf("%T: photo box is %d,%d,%d", src, r>>8, g>>8, b>>8)
+		}
+		// The card's background.
+		r, g, b, _ = out.At(395, 5).RGBA()
+		if r>>8 < 200 || g>>8 < 200 || b>>8 < 170 {
+			t.Fatalf("%T: background is %d,%d,%d", src, r>>8, g>>8, b>>8)
+		}
+	}
+	if w, h := FitSize(100, 50, 400, 400); w != 100 || h != 50 {
+		t.Fatalf("a small picture was blown up: %d×%d", w, h)
+	}
+	if w, h := FitSize(1000, 3000, 300, 300); w != 100 || h != 300 {
+		t.Fatalf("tall: %d×%d", w, h)
+	}
+}
+
+func TestFitStopsWhenTheReviewerMovesOn(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Fit(ctx, card(2000, 2000), 1000, 1000); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func decode(t *testing.T, b []byte) image.Image {
+	t.Helper()
+	typ := Sniff(b)
+	d, err := Open(context.Background(), typ, b, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := d.Page(context.Background(), 0)
+	return p
+}
+
+func TestAPDFShowsEveryPageFirstPageFirst(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the PDF renderer (seconds)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	d, err := Open(ctx, "application/pdf", twoPagePDF(), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Pages != 2 {
+		t.Fatalf("%d pages", d.Pages)
+	}
+	for i, want := range []string{"blue", "red"} {
+		p, err := d.Page(ctx, i)
+		if err != nil {
+			t.Fatalf("page %d: %v", i+1, err)
+		}
+		b := p.Bounds()
+		// A6 at 150 dpi.
+		if b.Dx() < 600 || b.Dx() > 640 || b.Dy() < 860 || b.Dy() > 890 {
+			t.Fatalf("page %d: %v", i+1, b)
+		}
+		r, g, bl, _ := p.At(b.Dx()/4, b.Dy()*3/4).RGBA()
+		got := map[bool]string{true: "blue", false: "red"}[bl > r]
+		if g>>8 > 30 || got != want {
+			t.Fatalf("page %d lower left is %d,%d,%d, want %s", i+1, r>>8, g>>8, bl>>8, want)
+		}
+		if r, g, bl, _ := p.At(b.Dx()*3/4, b.Dy()/4).RGBA(); r>>8 < 240 || g>>8 < 240 || bl>>8 < 240 {
+			t.Fatalf("page %d upper right is not white", i+1)
+		}
+	}
+	if _, err := d.Page(ctx, 2); err == nil {
+		t.Fatal("a third page was drawn")
+	}
+
+	// A damaged PDF is an error; and the renderer still works after it.
+	for _, bad := range [][]byte{[]byte("%PDF-1.4\nnothing else"), twoPagePDF()[:60]} {
+		if _, err := Open(ctx, "application/pdf", bad, Limits{}); !errors.Is(err, ErrDamaged) {
+			t.Fatalf("%q: %v", bad[:10], err)
+		}
+	}
+
+	// Drawing is bounded in time: a deadline that has passed kills the
+	// instance, and the next page is drawn by a fresh one.
+	short, stop := context.WithTimeout(ctx, time.Nanosecond)
+	<-short.Done()
+	if _, err := d.Page(short, 0); err == nil {
+		t.Fatal("drew past its deadline")
+	}
+	stop()
+	tight := d.lim
+	tight.PDFTimeout = time.Microsecond
+	slow := &Doc{MediaType: PDF, Pages: 2, pdf: d.pdf, lim: tight}
+	if _, err := slow.Page(ctx, 1); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("time limit: %v", err)
+	}
+	if _, err := d.Page(ctx, 1); err != nil {
+		t.Fatalf("after a killed instance: %v", err)
+	}
+}

@@ -1,0 +1,306 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"image"
+	"strconv"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/trustscreen/reviewer/internal/document"
+	"github.com/trustscreen/reviewer/internal/safetext"
+)
+
+// DocumentFile is one version of an item's document as the workflow hands
+// it over: the bytes are the service's, not trusted (internal/document
+// checks and decodes them).
+type DocumentFile struct {
+	ItemID    string
+	Version   int
+	MediaType string
+	Data      []byte
+}
+
+// DocumentVersion is one version of an item's document and the result the
+// console recorded for it (Status, then Score or Code, and At).
+type DocumentVersion struct {
+	Version   int
+	MediaType string
+	When      time.Time // when the version was sent
+	Status    string
+	Score     *int
+	Code      string
+	At        time.Time // when the result was recorded
+}
+
+// Documents is what the window asks of the workflow about documents. A
+// workflow that offers none leaves Options.Documents nil: the panel says so.
+// Its errors are shown in their own words, on one line.
+type Documents interface {
+	// Document fetches a version (0: the latest).
+	Document(ctx context.Context, itemID string, version int) (DocumentFile, error)
+	// DocumentVersions lists the item's versions, oldest first.
+	DocumentVersions(ctx context.Context, itemID string) ([]DocumentVersion, error)
+}
+
+// noDocuments is the line for a service that offers no documents.
+const noDocuments = "The service offers no documents: only the results are shown."
+
+// previewMax is the size the panel's picture is scaled to, off the UI
+// goroutine (room for the panel on a high-density screen).
+const previewMax = 720
+
+// previewHeight is the picture's height in the panel.
+const previewHeight = 220
+
+// preview is the document in the item panel: fetched when an item is shown,
+// off the UI goroutine, with a line in its place while it loads or when it
+// cannot be shown. A newer item cancels the older load, and the older
+// result, if it comes anyway, is dropped by its generation.
+type preview struct {
+	c   *Console
+	src Documents
+	lim document.Limits
+
+	// UI goroutine only:
+	itemID string
+	gen    int
+	cancel context.CancelFunc
+	state  string    // "", "loading", "shown", "refused"
+	stamp  time.Time // the item's last change when its document was fetched
+	shown  image.Image
+	pages  int
+	// doc is the shown item's document, decoded, and its version: the
+	// viewer opened on it starts from it instead of fetching and decoding
+	// again (a 10 MiB JPEG's first view is then one scale).
+	doc        *document.Doc
+	docVersion int
+
+	img     *canvas.Image
+	line    *widget.Label
+	content *docArea
+}
+
+func newPreview(c *Console) *preview {
+	lim := c.opts.DocumentLimits
+	if lim == (document.Limits{}) {
+		lim, _ = document.LimitsFromEnv() // a bad value keeps the default
+	}
+	p := &preview{c: c, src: c.opts.Documents, lim: lim, line: wrapped("")}
+	p.img = canvas.NewImageFromImage(nil)
+	p.img.FillMode = canvas.ImageFillContain
+	p.img.ScaleMode = canvas.ImageScaleSmooth
+	p.img.Hide()
+	p.line.Hide()
+	p.content = newDocArea(container.NewStack(p.img, container.NewCenter(p.line)), previewHeight, p.openViewer)
+	p.content.Hide()
+	return p
+}
+
+// show loads item id's latest document ("" clears). The same item is not
+// fetched again.
+func (p *preview) show(id string) {
+	if id == p.itemID && p.state != "" && p.state != "refused" {
+		return
+	}
+	if p.cancel != nil {
+		p.cancel()
+		p.cancel = nil
+	}
+	p.gen++
+	if id != p.itemID {
+		p.stamp = time.Time{}
+	}
+	p.itemID, p.shown, p.pages, p.doc = id, nil, 0, nil
+	if id == "" {
+		p.state = ""
+		p.content.Hide()
+		return
+	}
+	p.content.Show()
+	if p.src == nil {
+		p.setLine("refused", noDocuments)
+		return
+	}
+	p.setLine("loading", "Loading the document…")
+	gen := p.gen
+	ctx, cancel := context.WithCancel(p.c.ctx)
+	p.cancel = cancel
+	src, lim := p.src, p.lim
+	p.c.background(func(context.Context) func() {
+		img, doc, version, err := loadFirstView(ctx, src, lim, id, 0, previewMax, previewMax)
+		return func() {
+			if gen != p.gen {
+				return // another item is shown: this one's picture is dropped
+			}
+			p.cancel = nil
+			cancel()
+			if err != nil {
+				if errors.Is(err, context.Canceled) {
+					return
+				}
+				p.setLine("refused", documentLine(err))
+				return
+			}
+			pages := doc.Pages
+			p.shown, p.pages, p.state = img, pages, "shown"
+			p.doc, p.docVersion = doc, version
+			p.img.Image = img
+			p.img.Show()
+			p.img.Refresh()
+			p.line.Hide()
+			if pages > 1 {
+				p.setCaption("PDF, page 1 of " + strconv.Itoa(pages) + ": v or a double click shows the others.")
+			} else {
+				p.setCaption("v or a double click: zoom, turn, and the versions side by side.")
+			}
+			p.content.Refresh()
+		}
+	})
+}
+
+// changed is told the shown item's last change: a later one (a
+// replacement, a new result) fetches the document again.
+func (p *preview) changed(updated time.Time) {
+	if p.stamp.IsZero() || updated.IsZero() {
+		p.stamp = updated
+		return
+	}
+	if updated.After(p.stamp) {
+		id := p.itemID
+		p.itemID = "" // fetch again, even for the same item
+		p.show(id)
+		p.stamp = updated
+	}
+}
+
+// setCaption shows a line under the picture (the page count of a PDF).
+func (p *preview) setCaption(s string) { p.content.caption(s) }
+
+func (p *preview) setLine(state, text string) {
+	p.state = state
+	p.img.Hide()
+	p.img.Image = nil
+	p.content.caption("")
+	p.line.SetText(text)
+	p.line.Show()
+	p.content.Refresh()
+}
+
+// loadFirstView fetches, checks, decodes and scales one version's first
+// page: all of it off the UI goroutine, all of it stopped by ctx.
+func loadFirstView(ctx context.Context, src Documents, lim document.Limits, id string, version, w, h int) (*image.RGBA, *document.Doc, int, error) {
+	f, err := src.Document(ctx, id, version)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, 0, err
+	}
+	d, err := document.Open(ctx, f.MediaType, f.Data, lim)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	page, err := d.Page(ctx, 0)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	img, err := document.Fit(ctx, page, w, h)
+	return img, d, f.Version, err
+}
+
+// decoded is the shown item's decoded document when it is version (0: the
+// latest) of item id, or nil.
+func (p *preview) decoded(id string, version int) *document.Doc {
+	if p.doc == nil || p.itemID != id || p.state != "shown" || (version != 0 && version != p.docVersion) {
+		return nil
+	}
+	return p.doc
+}
+
+// documentLine is why a document cannot be shown, in one plain line: the
+// document's own refusal, or the workflow's error in its words (which
+// never hold the document's bytes).
+func documentLine(err error) string {
+	if e, ok := document.AsError(err); ok {
+		return e.Error()
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "The document took too long to arrive."
+	}
+	s := strings.TrimSpace(oneLine(err.Error()))
+	return capitalize(safetext.Line(s, safetext.Value))
+}
+
+// openViewer opens the larger viewer on the shown item (v, or a double
+// click on the picture).
+func (p *preview) openViewer() {
+	if p.itemID == "" || p.src == nil {
+		if p.itemID != "" {
+			p.c.strip.say(noDocuments)
+		}
+		return
+	}
+	openViewer(p.c, p.src, p.lim, p.itemID)
+}
+
+// docArea is a fixed-height area that opens the viewer on a double click,
+// with a caption line under it.
+type docArea struct {
+	widget.BaseWidget
+	body   fyne.CanvasObject
+	cap    *widget.Label
+	height float32
+	open   func()
+}
+
+func newDocArea(body fyne.CanvasObject, height float32, open func()) *docArea {
+	a := &docArea{body: body, cap: widget.NewLabel(""), height: height, open: open}
+	a.cap.Hide()
+	a.ExtendBaseWidget(a)
+	return a
+}
+
+func (a *docArea) caption(s string) {
+	a.cap.SetText(s)
+	if s == "" {
+		a.cap.Hide()
+	} else {
+		a.cap.Show()
+	}
+}
+
+func (a *docArea) DoubleTapped(*fyne.PointEvent) {
+	if a.open != nil {
+		a.open()
+	}
+}
+
+func (a *docArea) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(container.NewBorder(nil, a.cap, nil, nil,
+		container.New(&fixedHeight{a.height}, a.body)))
+}
+
+// fixedHeight lays its objects over each other at a minimum height.
+type fixedHeight struct{ h float32 }
+
+func (f *fixedHeight) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Resize(size)
+		o.Move(fyne.NewPos(0, 0))
+	}
+}
+
+func (f *fixedHeight) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	w := float32(0)
+	for _, o := range objs {
+		w = max(w, o.MinSize().Width)
+	}
+	return fyne.NewSize(w, f.h)
+}
