@@ -71,6 +71,7 @@ func openWindow(w cli.Window) error {
 	prefs := a.Preferences()
 	opts := ui.Options{Demo: w.Demo, APIURL: w.Config.BaseURL, TokenSource: w.TokenSource,
 		ReviewerSource: w.ReviewerSource, ActionLimit: w.Config.Timeout, Prefs: prefs, Built: built, Settled: settled,
+		DocumentLimits: w.DocumentLimits,
 		SaveAPIURL: func(api string) {
 			if !w.Demo {
 				prefs.SetString(cli.PrefAPIURL, api)

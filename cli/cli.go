@@ -10,6 +10,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/trustscreen/reviewer/internal/document"
 	"io"
 	"os"
 	"os/signal"
@@ -65,6 +66,8 @@ type Window struct {
 	// SignIn signs the reviewer in when no token is known (Service is
 	// nil then), and out again (signin.go); nil for the demo.
 	SignIn *Session
+	// DocumentLimits bound the decoding of the items' documents.
+	DocumentLimits document.Limits
 }
 
 // Keys of the window's saved preferences. They apply when the window
@@ -151,6 +154,8 @@ type globals struct {
 	demo     bool
 	// docCache is REVIEWER_DOCUMENT_CACHE, in bytes (documents.go).
 	docCache int64
+	// docLimits bound the decoding of a document (the window's preview).
+	docLimits document.Limits
 	// bulkMax is the largest bulk run confirmed without its count
 	// (REVIEWER_BULK_MAX); cacheWait how long a write waits for another
 	// process's (REVIEWER_CACHE_WAIT).

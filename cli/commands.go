@@ -766,7 +766,7 @@ func (r *runner) window() (int, error) {
 			return exitFor(err), err
 		}
 		defer done()
-		return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, Demo: true, TokenSource: r.tokenSource(), ReviewerSource: r.whoFrom})
+		return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, Demo: true, TokenSource: r.tokenSource(), ReviewerSource: r.whoFrom, DocumentLimits: r.g.docLimits})
 	}
 	// No token known (none in the environment, the keyring or the file
 	// written at sign-in): the window opens on its first-start screen,
@@ -779,7 +779,7 @@ func (r *runner) window() (int, error) {
 		// and signing in replaces it. Nobody reads a terminal here.
 		sess.note = err
 	}
-	w := Window{Config: r.g.cfg, SignIn: sess, ReviewerSource: r.whoFrom}
+	w := Window{Config: r.g.cfg, SignIn: sess, ReviewerSource: r.whoFrom, DocumentLimits: r.g.docLimits}
 	if sess.SignedIn() {
 		svc, err := sess.Open()
 		if err != nil {

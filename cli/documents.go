@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/trustscreen/reviewer/internal/document"
 	"io"
 	"strconv"
 	"strings"
@@ -27,9 +28,15 @@ const (
 	maxDocumentCache = 4 << 30
 )
 
-// documentCacheFromEnv reads REVIEWER_DOCUMENT_CACHE (bytes).
+// documentCacheFromEnv reads REVIEWER_DOCUMENT_CACHE (bytes), and the
+// limits of decoding a document (REVIEWER_MAX_MEGAPIXELS, REVIEWER_PDF_*).
 func (g *globals) documentCacheFromEnv(lookup func(string) (string, bool)) error {
 	g.docCache = review.DefaultDocumentCache
+	lim, err := document.LimitsFrom(lookup)
+	if err != nil {
+		return policy.Errorf(policy.CodeInvalidInput, "%v", err)
+	}
+	g.docLimits = lim
 	v, ok := lookup("REVIEWER_DOCUMENT_CACHE")
 	if !ok || v == "" {
 		return nil

@@ -179,3 +179,18 @@ func TestABadDocumentCacheIsRefusedAtStart(t *testing.T) {
 	h.env["REVIEWER_DOCUMENT_CACHE"] = "20971520"
 	h.want(0, "items")
 }
+
+// The limits of decoding a document are settings like the others: a bad
+// value stops the start and names its variable.
+func TestBadDocumentLimitsAreRefusedAtStart(t *testing.T) {
+	h := newHarness(t)
+	for k, v := range map[string]string{"REVIEWER_MAX_MEGAPIXELS": "lots", "REVIEWER_PDF_TIMEOUT": "-1s", "REVIEWER_PDF_MEMORY_MIB": "8"} {
+		h.env[k] = v
+		if _, errs := h.want(2, "items"); !strings.Contains(errs, k) {
+			t.Fatalf("%s=%s: %q", k, v, errs)
+		}
+		delete(h.env, k)
+	}
+	h.env["REVIEWER_MAX_MEGAPIXELS"] = "12"
+	h.want(0, "items")
+}

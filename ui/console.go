@@ -56,9 +56,9 @@ type Options struct {
 	// removes, is Preferences' "Sign out". Both nil for the demo.
 	SignIn  SignIn
 	SignOut func()
-	// Documents fetches the items' documents (preview.go; nil: the
-	// service offers none), within DocumentLimits (zero: from the
-	// environment).
+	// Documents, when set, fetches the items' documents in place of the
+	// workflow (tests); DocumentLimits bound their decoding (zero: from
+	// the environment).
 	Documents      Documents
 	DocumentLimits document.Limits
 }
@@ -123,6 +123,9 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	}
 	if opts.ActionLimit <= 0 {
 		opts.ActionLimit = 30 * time.Second
+	}
+	if opts.Documents == nil {
+		opts.Documents = wf
 	}
 	c := &Console{win: win, wf: wf, opts: opts, flights: map[string]*flight{}, version: -1}
 	c.ctx, c.stop = context.WithCancel(context.Background())

@@ -698,3 +698,12 @@ func TestClosingTheWindowCancelsItsBackgroundWork(t *testing.T) {
 		t.Fatalf("calls %v", calls)
 	}
 }
+
+// The fake service offers no documents, as a 1.0 service.
+func (f *fakeWorkflow) Document(_ context.Context, id string, version int) (review.Document, error) {
+	return review.Document{}, &review.DocumentError{Problem: review.DocNotOffered, ItemID: id, Version: version}
+}
+
+func (f *fakeWorkflow) DocumentVersions(_ context.Context, id string) ([]review.DocumentVersion, error) {
+	return nil, &review.DocumentError{Problem: review.DocNotOffered, ItemID: id}
+}

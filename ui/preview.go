@@ -15,38 +15,18 @@ import (
 
 	"github.com/trustscreen/reviewer/internal/document"
 	"github.com/trustscreen/reviewer/internal/safetext"
+	"github.com/trustscreen/reviewer/review"
 )
 
-// DocumentFile is one version of an item's document as the workflow hands
-// it over: the bytes are the service's, not trusted (internal/document
-// checks and decodes them).
-type DocumentFile struct {
-	ItemID    string
-	Version   int
-	MediaType string
-	Data      []byte
-}
-
-// DocumentVersion is one version of an item's document and the result the
-// console recorded for it (Status, then Score or Code, and At).
-type DocumentVersion struct {
-	Version   int
-	MediaType string
-	When      time.Time // when the version was sent
-	Status    string
-	Score     *int
-	Code      string
-	At        time.Time // when the result was recorded
-}
-
 // Documents is what the window asks of the workflow about documents. A
-// workflow that offers none leaves Options.Documents nil: the panel says so.
-// Its errors are shown in their own words, on one line.
+// service that offers none answers so (review.DocumentError), and the panel
+// says it. The errors are shown in their own words, on one line.
 type Documents interface {
 	// Document fetches a version (0: the latest).
-	Document(ctx context.Context, itemID string, version int) (DocumentFile, error)
-	// DocumentVersions lists the item's versions, oldest first.
-	DocumentVersions(ctx context.Context, itemID string) ([]DocumentVersion, error)
+	Document(ctx context.Context, itemID string, version int) (review.Document, error)
+	// DocumentVersions lists the item's versions, oldest first, each with
+	// the result the console recorded for it.
+	DocumentVersions(ctx context.Context, itemID string) ([]review.DocumentVersion, error)
 }
 
 // noDocuments is the line for a service that offers no documents.
@@ -230,6 +210,10 @@ func (p *preview) decoded(id string, version int) *document.Doc {
 func documentLine(err error) string {
 	if e, ok := document.AsError(err); ok {
 		return e.Error()
+	}
+	var de *review.DocumentError
+	if errors.As(err, &de) && de.Problem == review.DocNotOffered {
+		return noDocuments
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return "The document took too long to arrive."

@@ -24,8 +24,8 @@ import (
 // slow line), and every fetch is announced on started.
 type fakeDocs struct {
 	mu       sync.Mutex
-	files    map[string][]DocumentFile // by item, oldest first
-	versions map[string][]DocumentVersion
+	files    map[string][]review.Document // by item, oldest first
+	versions map[string][]review.DocumentVersion
 	errs     map[string]error
 	gates    map[string]chan struct{}
 	started  chan string
@@ -33,20 +33,20 @@ type fakeDocs struct {
 }
 
 func newFakeDocs() *fakeDocs {
-	return &fakeDocs{files: map[string][]DocumentFile{}, versions: map[string][]DocumentVersion{}, errs: map[string]error{},
+	return &fakeDocs{files: map[string][]review.Document{}, versions: map[string][]review.DocumentVersion{}, errs: map[string]error{},
 		gates: map[string]chan struct{}{}, started: make(chan string, 100)}
 }
 
-func (f *fakeDocs) add(id, mediaType string, data []byte, ver DocumentVersion) {
+func (f *fakeDocs) add(id, mediaType string, data []byte, ver review.DocumentVersion) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n := len(f.files[id]) + 1
-	f.files[id] = append(f.files[id], DocumentFile{ItemID: id, Version: n, MediaType: mediaType, Data: data})
+	f.files[id] = append(f.files[id], review.Document{ItemID: id, Version: n, MediaType: mediaType, Data: data})
 	ver.Version = n
 	f.versions[id] = append(f.versions[id], ver)
 }
 
-func (f *fakeDocs) Document(ctx context.Context, id string, version int) (DocumentFile, error) {
+func (f *fakeDocs) Document(ctx context.Context, id string, version int) (review.Document, error) {
 	f.mu.Lock()
 	gate, err, files, started := f.gates[id], f.errs[id], f.files[id], f.started
 	f.fetches++
@@ -56,10 +56,10 @@ func (f *fakeDocs) Document(ctx context.Context, id string, version int) (Docume
 		<-gate // deliberately deaf to ctx: the late answer must be dropped by the window
 	}
 	if err != nil {
-		return DocumentFile{}, err
+		return review.Document{}, err
 	}
 	if len(files) == 0 {
-		return DocumentFile{}, errors.New("no document for this item")
+		return review.Document{}, errors.New("no document for this item")
 	}
 	if version == 0 {
 		return files[len(files)-1], nil
@@ -67,10 +67,10 @@ func (f *fakeDocs) Document(ctx context.Context, id string, version int) (Docume
 	return files[version-1], nil
 }
 
-func (f *fakeDocs) DocumentVersions(ctx context.Context, id string) ([]DocumentVersion, error) {
+func (f *fakeDocs) DocumentVersions(ctx context.Context, id string) ([]review.DocumentVersion, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]DocumentVersion(nil), f.versions[id]...), nil
+	return append([]review.DocumentVersion(nil), f.versions[id]...), nil
 }
 
 // cardPNG is a card of colour bg with a dark box on its left third.
@@ -141,7 +141,7 @@ func waitFor(t *testing.T, docs *fakeDocs, want string) {
 
 func TestThePanelShowsTheItemsDocument(t *testing.T) {
 	docs := newFakeDocs()
-	docs.add("itm_1", "image/png", cardPNG(t, 900, 600, blue), DocumentVersion{})
+	docs.add("itm_1", "image/png", cardPNG(t, 900, 600, blue), review.DocumentVersion{})
 	c := docConsole(t, docs, errorItem("itm_1", "DECODE_FAILED"))
 	pv := c.panel.preview
 	if pv.itemID != "itm_1" || pv.state != "shown" || !pv.img.Visible() || pv.line.Visible() {
@@ -160,8 +160,8 @@ func TestThePanelShowsTheItemsDocument(t *testing.T) {
 // picture, when it arrives late, is not shown for the item now on screen.
 func TestSwitchingItemsWhileABigFileLoadsShowsOnlyTheCurrentItem(t *testing.T) {
 	docs := newFakeDocs()
-	docs.add("itm_1", "image/png", cardPNG(t, 300, 200, blue), DocumentVersion{})
-	docs.add("itm_2", "image/png", cardPNG(t, 300, 200, red), DocumentVersion{})
+	docs.add("itm_1", "image/png", cardPNG(t, 300, 200, blue), review.DocumentVersion{})
+	docs.add("itm_2", "image/png", cardPNG(t, 300, 200, red), review.DocumentVersion{})
 	c := docConsole(t, docs, errorItem("itm_1", "DECODE_FAILED"), errorItem("itm_2", "DECODE_FAILED"))
 	pv := c.panel.preview
 	if pv.state != "shown" || !near(colourAt(pv.shown, 0.8, 0.5), blue) {
@@ -211,12 +211,12 @@ func TestThePanelSaysInOneLineWhyTheDocumentCannotBeShown(t *testing.T) {
 			return d
 		}, "Offline, and this document is not kept for offline review."},
 		{"lying type", func(d *fakeDocs) Documents {
-			d.add("itm_1", "image/jpeg", cardPNG(t, 30, 20, blue), DocumentVersion{})
+			d.add("itm_1", "image/jpeg", cardPNG(t, 30, 20, blue), review.DocumentVersion{})
 			return d
 		}, "Refused: the service said a JPEG image, but the file's first bytes are a PNG image."},
 		{"damaged", func(d *fakeDocs) Documents {
 			b := cardPNG(t, 300, 200, blue)
-			d.add("itm_1", "image/png", b[:len(b)/2], DocumentVersion{})
+			d.add("itm_1", "image/png", b[:len(b)/2], review.DocumentVersion{})
 			return d
 		}, "The file is damaged"},
 	} {
@@ -248,10 +248,10 @@ func twoVersions(t *testing.T) *fakeDocs {
 	docs := newFakeDocs()
 	score := 87
 	sent := time.Date(2026, 3, 2, 10, 4, 0, 0, time.Local)
-	docs.add("itm_1", "image/png", cardPNG(t, 600, 400, blue), DocumentVersion{MediaType: "image/png", When: sent,
-		Status: string(policy.StatusError), Code: "DECODE_FAILED", Score: &score, At: sent.Add(time.Minute)})
-	docs.add("itm_1", "image/png", cardPNG(t, 600, 400, red), DocumentVersion{MediaType: "image/png", When: sent.Add(time.Hour),
-		Status: string(policy.StatusScored), Score: &score, At: sent.Add(time.Hour + time.Minute)})
+	docs.add("itm_1", "image/png", cardPNG(t, 600, 400, blue), review.DocumentVersion{MediaType: "image/png", When: sent,
+		Recorded: review.DocumentResult{Status: policy.StatusError, Code: "DECODE_FAILED", Score: &score, When: sent.Add(time.Minute)}})
+	docs.add("itm_1", "image/png", cardPNG(t, 600, 400, red), review.DocumentVersion{MediaType: "image/png", When: sent.Add(time.Hour),
+		Recorded: review.DocumentResult{Status: policy.StatusScored, Score: &score, When: sent.Add(time.Hour + time.Minute)}})
 	return docs
 }
 
@@ -333,8 +333,8 @@ func TestTheViewerPutsTheFirstFileBesideTheReplacementLocked(t *testing.T) {
 // so in words and draw no picture.
 func TestTheViewersStatesSayWhatTheyAre(t *testing.T) {
 	docs := newFakeDocs()
-	docs.add("itm_1", "image/png", cardPNG(t, 60, 40, blue), DocumentVersion{})
-	docs.add("itm_2", "image/png", cardPNG(t, 60, 40, blue), DocumentVersion{})
+	docs.add("itm_1", "image/png", cardPNG(t, 60, 40, blue), review.DocumentVersion{})
+	docs.add("itm_2", "image/png", cardPNG(t, 60, 40, blue), review.DocumentVersion{})
 	c := docConsole(t, docs, errorItem("itm_1", "DECODE_FAILED")) // the panel shows itm_1
 
 	gate := make(chan struct{})
@@ -354,7 +354,7 @@ func TestTheViewersStatesSayWhatTheyAre(t *testing.T) {
 	if s.state != "shown" || s.line.Visible() {
 		t.Fatalf("shown: %q %q", s.state, s.line.Text)
 	}
-	docs.add("itm_3", "image/webp", cardPNG(t, 60, 40, blue), DocumentVersion{})
+	docs.add("itm_3", "image/webp", cardPNG(t, 60, 40, blue), review.DocumentVersion{})
 	v = openViewer(c, docs, c.panel.preview.lim, "itm_3")
 	c.Settle()
 	if s := v.sides[0]; s.state != "refused" || !strings.HasPrefix(s.line.Text, "Refused: the service said a WebP image") {
@@ -382,7 +382,7 @@ func TestTheViewersStatesSayWhatTheyAre(t *testing.T) {
 // file beside it.
 func TestAReplacementShowsItsNewFileAndADoubleClickOpensTheViewer(t *testing.T) {
 	docs := newFakeDocs()
-	docs.add("itm_1", "image/png", cardPNG(t, 300, 200, blue), DocumentVersion{})
+	docs.add("itm_1", "image/png", cardPNG(t, 300, 200, blue), review.DocumentVersion{})
 	wf := &fakeWorkflow{items: []review.ItemView{errorItem("itm_1", "DECODE_FAILED")}}
 	c := newTestConsoleWith(t, wf, Options{Documents: docs})
 	c.Settle()
@@ -390,7 +390,7 @@ func TestAReplacementShowsItsNewFileAndADoubleClickOpensTheViewer(t *testing.T) 
 	if pv.state != "shown" || !near(colourAt(pv.shown, 0.8, 0.5), blue) {
 		t.Fatalf("first file: %q", pv.state)
 	}
-	docs.add("itm_1", "image/png", cardPNG(t, 300, 200, red), DocumentVersion{})
+	docs.add("itm_1", "image/png", cardPNG(t, 300, 200, red), review.DocumentVersion{})
 	c.apply(c.panel.refresh) // nothing changed yet: no fetch
 	c.Settle()
 	if !near(colourAt(pv.shown, 0.8, 0.5), blue) {
@@ -416,7 +416,7 @@ func TestAReplacementShowsItsNewFileAndADoubleClickOpensTheViewer(t *testing.T) 
 // decoded file: no second fetch nor decode, only a scale to the window.
 func TestTheViewerStartsFromThePreviewsDecodedFile(t *testing.T) {
 	docs := newFakeDocs()
-	docs.add("itm_1", "image/png", cardPNG(t, 900, 600, blue), DocumentVersion{Status: "scored"})
+	docs.add("itm_1", "image/png", cardPNG(t, 900, 600, blue), review.DocumentVersion{Recorded: review.DocumentResult{Status: policy.StatusScored}})
 	c := docConsole(t, docs, errorItem("itm_1", "DECODE_FAILED"))
 	docs.mu.Lock()
 	before := docs.fetches

@@ -16,6 +16,7 @@ import (
 
 	"github.com/trustscreen/reviewer/internal/document"
 	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
 )
 
 // The viewer: a window of its own with the document large, and for an item
@@ -49,7 +50,7 @@ type viewer struct {
 	win      fyne.Window
 	ctx      context.Context
 	stop     context.CancelFunc
-	versions []DocumentVersion
+	versions []review.DocumentVersion
 	sides    []*side
 	active   int
 	locked   bool
@@ -123,10 +124,10 @@ func openViewer(c *Console, src Documents, lim document.Limits, itemID string) *
 	return v
 }
 
-func (v *viewer) setVersions(vs []DocumentVersion) {
+func (v *viewer) setVersions(vs []review.DocumentVersion) {
 	v.versions = vs
 	if len(vs) == 0 {
-		v.versions = []DocumentVersion{{}} // the latest, no record
+		v.versions = []review.DocumentVersion{{}} // the latest, no record
 	}
 	picks := []int{0}
 	if len(v.versions) >= 2 {
@@ -515,7 +516,7 @@ func pixelReader(img image.Image) func(x, y int) (r, g, b, a uint8) {
 	}
 }
 
-func versionName(ver DocumentVersion, idx, n int) string {
+func versionName(ver review.DocumentVersion, idx, n int) string {
 	switch {
 	case ver.Version == 0:
 		return "The latest version"
@@ -527,7 +528,7 @@ func versionName(ver DocumentVersion, idx, n int) string {
 	return "Version " + strconv.Itoa(ver.Version)
 }
 
-func versionTitle(ver DocumentVersion, idx, n int) string {
+func versionTitle(ver review.DocumentVersion, idx, n int) string {
 	t := versionName(ver, idx, n)
 	if !ver.When.IsZero() {
 		t += ", sent " + ver.When.Local().Format("2 Jan 15:04")
@@ -538,24 +539,25 @@ func versionTitle(ver DocumentVersion, idx, n int) string {
 // versionResult is the result the console recorded for a version: status,
 // then score or code, and when. An error or an invalid answer never shows
 // a score; a version with no record says so.
-func versionResult(ver DocumentVersion) string {
-	if ver.Status == "" {
+func versionResult(ver review.DocumentVersion) string {
+	r := ver.Recorded
+	if r.Status == "" {
 		return "No result recorded for this version."
 	}
 	var b strings.Builder
-	b.WriteString("Result: " + shown(statusWord(policy.Status(ver.Status))))
-	switch policy.Status(ver.Status) {
+	b.WriteString("Result: " + shown(statusWord(r.Status)))
+	switch r.Status {
 	case policy.StatusScored:
-		if ver.Score != nil {
-			b.WriteString(", score " + strconv.Itoa(*ver.Score))
+		if r.Score != nil {
+			b.WriteString(", score " + strconv.Itoa(*r.Score))
 		}
 	case policy.StatusError, policy.StatusInvalid:
-		if ver.Code != "" {
-			b.WriteString(", " + shown(ver.Code))
+		if r.Code != "" {
+			b.WriteString(", " + shown(string(r.Code)))
 		}
 	}
-	if !ver.At.IsZero() {
-		b.WriteString(", at " + ver.At.Local().Format("2 Jan 15:04"))
+	if !r.When.IsZero() {
+		b.WriteString(", at " + r.When.Local().Format("2 Jan 15:04"))
 	}
 	return b.String() + "."
 }

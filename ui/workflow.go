@@ -26,6 +26,9 @@ type Workflow interface {
 	// connection or process.
 	CacheVersion(ctx context.Context) (int64, error)
 
+	// The items' documents (preview.go, viewer.go).
+	Documents
+
 	// Who reviews, and where the name came from.
 	Reviewer() string
 	// ReviewerFromService reports whether the name came from the service

@@ -81,23 +81,28 @@ func DefaultLimits() Limits {
 
 // LimitsFromEnv reads the limits from the environment; a value that is not
 // a positive number is an error that names the variable.
-func LimitsFromEnv() (Limits, error) {
+func LimitsFromEnv() (Limits, error) { return LimitsFrom(os.LookupEnv) }
+
+// LimitsFrom reads the limits from the variables lookup finds (the command
+// line's environment).
+func LimitsFrom(lookup func(string) (string, bool)) (Limits, error) {
+	getenv := func(k string) string { v, _ := lookup(k); return v }
 	l := DefaultLimits()
-	if v := strings.TrimSpace(os.Getenv("REVIEWER_MAX_MEGAPIXELS")); v != "" {
+	if v := strings.TrimSpace(getenv("REVIEWER_MAX_MEGAPIXELS")); v != "" {
 		n, err := strconv.ParseFloat(v, 64)
 		if err != nil || n <= 0 || n > 1e6 {
 			return l, fmt.Errorf("REVIEWER_MAX_MEGAPIXELS=%q: want a positive number of megapixels", v)
 		}
 		l.MaxPixels = int64(n * 1_000_000)
 	}
-	if v := strings.TrimSpace(os.Getenv("REVIEWER_PDF_TIMEOUT")); v != "" {
+	if v := strings.TrimSpace(getenv("REVIEWER_PDF_TIMEOUT")); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
 			return l, fmt.Errorf("REVIEWER_PDF_TIMEOUT=%q: want a positive duration such as 10s", v)
 		}
 		l.PDFTimeout = d
 	}
-	switch v := strings.TrimSpace(os.Getenv("REVIEWER_PDF_RENDERER_CACHE")); v {
+	switch v := strings.TrimSpace(getenv("REVIEWER_PDF_RENDERER_CACHE")); v {
 	case "off":
 	case "":
 		if dir, err := os.UserCacheDir(); err == nil {
@@ -106,7 +111,7 @@ func LimitsFromEnv() (Limits, error) {
 	default:
 		l.RendererCache = v
 	}
-	if v := strings.TrimSpace(os.Getenv("REVIEWER_PDF_MEMORY_MIB")); v != "" {
+	if v := strings.TrimSpace(getenv("REVIEWER_PDF_MEMORY_MIB")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 64 || n > 4096 {
 			return l, fmt.Errorf("REVIEWER_PDF_MEMORY_MIB=%q: want a number of MiB from 64 to 4096", v)
