@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
@@ -118,9 +119,12 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if !ok { // another sender holds it, or it is settled
+	if !ok { // another sender holds it, it waits for a rate limit's end, or it is settled
 		res := Result{Action: a, Unleased: UnleasedSettled}
-		if a.State.Open() {
+		switch {
+		case store.Waiting(a, s.now()):
+			res.Unleased = UnleasedWaiting
+		case a.State.Open():
 			res.Unleased = UnleasedBusy
 		}
 		return res, nil
@@ -337,6 +341,8 @@ func outcome(item *policy.Item, err error) store.Finish {
 		if f.ErrCode == policy.CodeIdempotencyKeyInUse {
 			f.Event = "still running at the API: " + string(f.ErrCode)
 		}
+	case policy.EventRateLimited:
+		f.Event = "rate limited by the API: " + string(f.ErrCode)
 	case policy.EventTurnedAway:
 		f.Event = "turned away by the API: " + string(f.ErrCode)
 	default:
@@ -368,7 +374,7 @@ func event(err error) policy.ActionEvent {
 	case client.ClassUnknown, client.ClassBadAnswer:
 		return policy.EventNoAnswer
 	case client.ClassRateLimited:
-		return policy.EventTurnedAway
+		return policy.EventRateLimited // a 429 ran nothing, by the contract's word
 	case client.ClassAnsweredNo:
 		switch {
 		case e.Code == policy.CodeIdempotencyKeyInUse:
@@ -392,6 +398,7 @@ const (
 	Leased          Unleased = ""        // it got the lease, and sent
 	UnleasedBusy    Unleased = "busy"    // another process holds its lease (Action.LeaseUntil)
 	UnleasedSettled Unleased = "settled" // it was settled (done, failed or cancelled) meanwhile
+	UnleasedWaiting Unleased = "waiting" // queued after a 429, until its Retry-After (Action.NotBefore)
 )
 
 // FlushResult counts what one flush did: only the actions this process
@@ -405,9 +412,23 @@ type FlushResult struct {
 	// (done, failed or cancelled): another process's send is not this
 	// one's, but the reviewer is told what it came to.
 	ByOthers  []store.Action
-	TakenOver int          // sent, then taken over by another process after this one's lease ran out
-	Skipped   int          // len(Busy) + Settled
-	Notes     []NoteResult // notes.go: the notes outbox, sent after the actions
+	TakenOver int // sent, then taken over by another process after this one's lease ran out
+	Skipped   int // len(Busy) + Settled
+	// Waiting are the queued actions the service rate limited, not sent
+	// before their Retry-After (NotBefore): AwaitRateLimit sends them then.
+	Waiting []store.Action
+	Notes   []NoteResult // notes.go: the notes outbox, sent after the actions
+}
+
+// WaitingUntil is when the last rate-limit wait of fr.Waiting ends (zero: none).
+func (fr FlushResult) WaitingUntil() time.Time {
+	var until time.Time
+	for _, a := range fr.Waiting {
+		if a.NotBefore.After(until) {
+			until = a.NotBefore
+		}
+	}
+	return until
 }
 
 // Sent is how many actions this flush sent.
@@ -427,9 +448,23 @@ func (s *Service) Flush(ctx context.Context) (FlushResult, error) {
 	if err != nil {
 		return fr, err
 	}
+	// The API asked us to wait (a 429's Retry-After): nothing is sent
+	// before then, neither a queued action nor a reconciliation; each
+	// waits (AwaitRateLimit sends them then).
+	until, err := s.db.RateLimitedUntil(ctx)
+	if err != nil {
+		return fr, err
+	}
 	for _, a := range open {
 		if ctx.Err() != nil {
 			break
+		}
+		if now := s.now(); now.Before(until) && (a.State != policy.ActionSending || a.LeaseUntil.Before(now)) {
+			if a.NotBefore.Before(until) {
+				a.NotBefore = until
+			}
+			fr.Waiting = append(fr.Waiting, a)
+			continue
 		}
 		r, err := s.send(ctx, a.ID)
 		if err := fr.add(r, err); err != nil {
@@ -450,6 +485,9 @@ func (fr *FlushResult) add(r Result, err error) error {
 		return err
 	}
 	switch r.Unleased {
+	case UnleasedWaiting:
+		fr.Waiting = append(fr.Waiting, r.Action)
+		return nil
 	case UnleasedBusy:
 		fr.Busy = append(fr.Busy, r.Action)
 		fr.Skipped++
@@ -513,6 +551,46 @@ func (s *Service) AwaitOthers(ctx context.Context, fr *FlushResult, until time.T
 		}
 		if err := fr.add(r, err); err != nil {
 			fr.Busy = append(fr.Busy, busy[i+1:]...)
+			return err
+		}
+	}
+	return nil
+}
+
+// AwaitRateLimit waits for the rate-limit waits of the actions a flush
+// left queued (fr.Waiting) that end by until, and sends each when its
+// Retry-After has passed, with its stored key: the service said a 429 ran
+// nothing, and that it may be asked again then. What ends after until, or
+// when ctx ends, stays in Waiting (queued: the next flush sends it).
+func (s *Service) AwaitRateLimit(ctx context.Context, fr *FlushResult, until time.Time) error {
+	waiting := fr.Waiting
+	fr.Waiting = nil
+	sort.SliceStable(waiting, func(i, j int) bool { return waiting[i].NotBefore.Before(waiting[j].NotBefore) })
+	for i := 0; i < len(waiting); i++ {
+		a := waiting[i]
+		if a.NotBefore.After(until) || ctx.Err() != nil {
+			fr.Waiting = append(fr.Waiting, waiting[i:]...)
+			return nil
+		}
+		if wait := a.NotBefore.Sub(s.now()); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				fr.Waiting = append(fr.Waiting, waiting[i:]...)
+				return nil
+			case <-t.C:
+			}
+		}
+		r, err := s.send(ctx, a.ID)
+		if r.Unleased == UnleasedWaiting && err == nil && !r.Action.NotBefore.After(until) {
+			// Another 429 meanwhile (another process's send): its new
+			// wait, if it ends in time.
+			waiting = append(waiting, r.Action)
+			continue
+		}
+		if err := fr.add(r, err); err != nil {
+			fr.Waiting = append(fr.Waiting, waiting[i+1:]...)
 			return err
 		}
 	}

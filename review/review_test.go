@@ -347,7 +347,9 @@ func TestRateLimitSetsAWait(t *testing.T) {
 	ctx := context.Background()
 	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultRateLimit, RetryAfter: "120", Times: 1})
 	res, err := e.svc.Resubmit(ctx, e.srv.FindCode("CLASSIFIER_TIMEOUT"))
-	if err != nil || res.Action.State != policy.ActionFailed || policy.ErrorCode(res.Err) != policy.CodeRateLimited {
+	// A 429 ran nothing: the action is queued again until its Retry-After.
+	if err != nil || res.Action.State != policy.ActionQueued || policy.ErrorCode(res.Err) != policy.CodeRateLimited ||
+		res.Action.NotBefore.Before(time.Now().Add(100*time.Second)) {
 		t.Fatalf("%+v %v", res, err)
 	}
 	other := e.srv.FindCode("INTERNAL_ERROR")
