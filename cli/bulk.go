@@ -290,6 +290,10 @@ func (r *runner) reportRun(run review.Run, res review.RunResult) (int, error) {
 		switch a.State {
 		case policy.ActionQueued:
 			line = fmt.Sprintf("%s: still queued, nothing sent; 'reviewer flush' sends it, 'reviewer cancel-run %d' withdraws it", show(a.ItemID), run.ID)
+			if !a.NotBefore.IsZero() {
+				line = fmt.Sprintf("%s: queued · rate limited until %s (the API ran nothing); 'reviewer flush' sends it after then, 'reviewer cancel-run %d' withdraws it",
+					show(a.ItemID), a.NotBefore.Local().Format("15:04:05"), run.ID)
+			}
 		case policy.ActionUnknown:
 			line = fmt.Sprintf("%s: outcome unknown (key %s); 'reviewer flush' reconciles it with the same key", show(a.ItemID), a.Key)
 		case policy.ActionFailed:

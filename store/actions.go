@@ -27,7 +27,7 @@ type Action struct {
 	// NotBefore is, for a queued action the service rate limited, the
 	// Retry-After its answer gave: no sender takes it before then (zero:
 	// it may go out now).
-	NotBefore time.Time `json:"not_before,omitempty"`
+	NotBefore time.Time `json:"not_before,omitzero"`
 	Sends     int       `json:"sends"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
