@@ -1,0 +1,106 @@
+package ui
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/screenapi"
+	"github.com/trustscreen/reviewer/store"
+)
+
+// realService is a console's workflow on the reference service: its own
+// cache in dir, its own token.
+func realService(t *testing.T, srv *screenapi.Server, tok, dir string) *review.Service {
+	t.Helper()
+	db, err := store.Open(filepath.Join(dir, "cache.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := client.DefaultConfig()
+	cfg.BaseURL, cfg.Token = srv.URL(), client.Secret(tok)
+	cfg.Timeout, cfg.Reserve, cfg.RetrySleep = 20*time.Second, 20*time.Millisecond, time.Millisecond
+	api, err := client.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { api.Close(); db.Close() })
+	return review.New(db, api, cfg.Budget(), "local-name")
+}
+
+// realConsole is a window on a real workflow.
+func realConsole(t *testing.T, wf Workflow) *Console {
+	t.Helper()
+	t.Setenv("LANG", "en_US.UTF-8")
+	a := test.NewTempApp(t)
+	w := test.NewTempWindow(t, nil)
+	w.Resize(fyne.NewSize(1280, 800))
+	c := NewConsole(w, wf, Options{Prefs: a.Preferences()})
+	t.Cleanup(c.Close)
+	c.apply(c.reload)
+	c.Settle()
+	return c
+}
+
+// Two reviewers, two consoles, one service: what ben's work makes need
+// ana is news in ana's window after her next sync.
+func TestTwoConsolesTheNewsIncludesWhatAnotherReviewerDid(t *testing.T) {
+	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Reviewers: screenapi.DemoReviewers()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	ana := realService(t, srv, "demo-token-ana-0001", t.TempDir())
+	ben := realService(t, srv, "demo-token-ben-0001", t.TempDir())
+	ctx := context.Background()
+	if _, err := ben.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := realConsole(t, ana)
+	c.apply(c.onSync) // her first sync: everything, and no news
+	c.Settle()
+	if c.strip.news.Visible() {
+		t.Fatalf("news after the first sync: %q", c.strip.news.Text)
+	}
+	id := srv.FindCode("DECODE_FAILED")
+	if res, err := ben.RequestFile(ctx, id, "Please send a sharper photo."); err != nil || res.Action.State != policy.ActionDone {
+		t.Fatalf("ben's file request: %+v %v", res, err)
+	}
+	c.apply(c.onSync)
+	c.Settle()
+	srv.Script(id, screenapi.Outcome{Code: "DECODE_FAILED"})
+	if res, err := ben.Replace(ctx, id, "scan.png", []byte("\x89PNG\r\n\x1a\nimage")); err != nil || res.Action.State != policy.ActionDone {
+		t.Fatalf("ben's upload: %+v %v", res, err)
+	}
+	c.apply(c.onSync)
+	c.Settle()
+	var visible bool
+	var text string
+	c.apply(func() { visible, text = c.strip.news.Visible(), c.strip.news.Text })
+	if !visible || !strings.Contains(text, "1 new item needs you") {
+		t.Fatalf("ana's window after ben's upload came back unreadable: news shown %v, %q; strip %q", visible, text, c.strip.pages.Text)
+	}
+}
+
+// A re-submission the service rate limited is queued, and its row says
+// until when it waits.
+func TestARateLimitedActionsRowSaysUntilWhen(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "CLASSIFIER_TIMEOUT")}}
+	wf.setAction("a", policy.ActionResubmit, policy.ActionQueued, policy.CodeRateLimited)
+	until := time.Date(2026, 12, 1, 14, 5, 0, 0, time.Local)
+	wf.mu.Lock()
+	wf.items[0].Action.NotBefore = until
+	wf.mu.Unlock()
+	c := newTestConsole(t, wf)
+	if got := c.cell(0, c.col(t, "Action")).Text; got != "queued · rate limited until 14:05" {
+		t.Fatalf("the row says %q", got)
+	}
+}
