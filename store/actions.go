@@ -311,6 +311,55 @@ func (db *DB) PendingActions(ctx context.Context) ([]Action, error) {
 		AND (not_before IS NULL OR not_before <= ?) ORDER BY id`, now, now)
 }
 
+// OutboxCount is what waits in the outbox, counted: the open actions by
+// state, the queued ones that wait for a rate limit's end, and the notes
+// not yet on the service.
+type OutboxCount struct {
+	Queued, Sending, Unknown int
+	Waiting                  int       // of Queued: rate limited, not sent before WaitUntil
+	WaitUntil                time.Time // the last of their not-before times
+	Notes                    int
+}
+
+// Empty reports whether nothing waits.
+func (c OutboxCount) Empty() bool { return c.Queued+c.Sending+c.Unknown+c.Notes == 0 }
+
+// CountOutbox counts the outbox (the window shows it at all times) with
+// the partial indexes of open actions and notes, however long it is.
+func (db *DB) CountOutbox(ctx context.Context) (OutboxCount, error) {
+	var c OutboxCount
+	now := ms(db.now())
+	rows, err := db.db.QueryContext(ctx, `SELECT state, COUNT(*), COALESCE(SUM(not_before > ?), 0), COALESCE(MAX(not_before), 0)
+		FROM actions WHERE state IN `+openSQL+` GROUP BY state`, now)
+	if err != nil {
+		return c, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var st policy.ActionState
+		var n, waiting, until int64
+		if err := rows.Scan(&st, &n, &waiting, &until); err != nil {
+			return c, err
+		}
+		switch st {
+		case policy.ActionQueued:
+			c.Queued, c.Waiting = int(n), int(waiting)
+			if waiting > 0 {
+				c.WaitUntil = fromMS(until)
+			}
+		case policy.ActionSending:
+			c.Sending = int(n)
+		case policy.ActionUnknown:
+			c.Unknown = int(n)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return c, err
+	}
+	err = db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM notes WHERE state IN `+noteOpenSQL+` AND idempotency_key IS NOT NULL`).Scan(&c.Notes)
+	return c, err
+}
+
 // Outbox lists the open actions (those that still hold their item), oldest first.
 func (db *DB) Outbox(ctx context.Context) ([]Action, error) {
 	return queryActions(ctx, db.db, `state IN `+openSQL+` ORDER BY id`)

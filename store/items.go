@@ -726,6 +726,15 @@ func (db *DB) Batches(ctx context.Context, search string, limit int) ([]BatchSum
 	return out, rows.Err()
 }
 
+// Empty reports whether the cache holds no batch at all (never synced, or
+// a first sync that wrote nothing): the window must not speak of cached
+// data then.
+func (db *DB) Empty(ctx context.Context) (bool, error) {
+	var any bool
+	err := db.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM batches)`).Scan(&any)
+	return !any, err
+}
+
 // Counts is how many batches and items the cache holds.
 func (db *DB) Counts(ctx context.Context) (batches, items int, err error) {
 	err = db.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM batches), (SELECT COUNT(*) FROM items)`).Scan(&batches, &items)

@@ -104,3 +104,42 @@ func TestARateLimitedActionsRowSaysUntilWhen(t *testing.T) {
 		t.Fatalf("the row says %q", got)
 	}
 }
+
+// The strip shows the outbox at all times, never a retry time of 00:00,
+// and speaks of cached data only when there is some.
+func TestTheStripTellsTheOutboxAndNoRetryTimeThatPassed(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "CLASSIFIER_TIMEOUT")}}
+	wf.status = review.Connectivity{Conn: review.Connection{State: review.ConnOnline}}
+	c := newTestConsole(t, wf)
+	if txt := c.strip.synced.Text; !strings.Contains(txt, "outbox empty") {
+		t.Fatalf("an empty outbox: %q", txt)
+	}
+	now := time.Now()
+	wf.mu.Lock()
+	wf.status.Outbox = store.OutboxCount{Queued: 3, Waiting: 2, WaitUntil: now.Add(time.Hour), Unknown: 1}
+	wf.mu.Unlock()
+	c.apply(c.refreshStrip)
+	c.Settle()
+	want := "3 queued (rate limited until " + clock(now.Add(time.Hour)) + ") · 1 unknown"
+	if txt := c.strip.synced.Text; !strings.Contains(txt, want) {
+		t.Fatalf("the strip says %q, want %q in it", txt, want)
+	}
+	for _, retry := range []time.Time{{}, now.Add(-time.Minute)} {
+		wf.mu.Lock()
+		wf.status.Conn = review.Connection{State: review.ConnCircuitOpen, RetryAt: retry}
+		wf.mu.Unlock()
+		c.apply(c.refreshStrip)
+		c.Settle()
+		if txt := c.strip.conn.Text; strings.Contains(txt, "00:00") || strings.Contains(txt, clock(retry)) || !strings.Contains(txt, "trying again now") {
+			t.Fatalf("retry at %v: %q", retry, txt)
+		}
+	}
+	wf.mu.Lock()
+	wf.status = review.Connectivity{Conn: review.Connection{State: review.ConnOffline}, Empty: true}
+	wf.mu.Unlock()
+	c.apply(c.refreshStrip)
+	c.Settle()
+	if txt := c.strip.conn.Text; strings.Contains(strings.ToLower(txt), "showing cached data") || !strings.Contains(txt, "nothing is cached yet") {
+		t.Fatalf("offline on an empty cache: %q", txt)
+	}
+}
