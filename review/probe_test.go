@@ -174,3 +174,32 @@ func TestAnOpenCircuitsPastPauseIsNotReportedWithoutARetryTime(t *testing.T) {
 		t.Fatalf("outbox %+v, want 2 queued", st.Outbox)
 	}
 }
+
+// The probe goes past an open breaker: the API's return is seen at once,
+// not after the breaker's pause (here an hour), and its answer closes the
+// breaker, so that the queued action goes out with the next flush.
+func TestTheProbeSeesTheAPIReturnThroughAnOpenBreaker(t *testing.T) {
+	e := setup(t, func(c *client.Config) { c.CircuitFailures, c.CircuitOpen = 1, time.Hour })
+	e.sync(t)
+	ctx := context.Background()
+	e.srv.Refuse()
+	id := e.srv.FindCode("CLASSIFIER_TIMEOUT")
+	if res, err := e.svc.Resubmit(ctx, id); err != nil || res.Action.State != policy.ActionQueued {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if !e.api.Health().CircuitOpen {
+		t.Fatal("the breaker did not open")
+	}
+	e.srv.Accept()
+	called, err := e.svc.Probe(ctx)
+	if err != nil || !called {
+		t.Fatalf("the probe did not call through the open breaker: %v %v", called, err)
+	}
+	if st, _ := e.svc.Connectivity(ctx); st.Conn.State != review.ConnOnline || e.api.Health().CircuitOpen {
+		t.Fatalf("after the probe's answer: %+v, breaker open %v", st.Conn, e.api.Health().CircuitOpen)
+	}
+	fr, err := e.svc.Flush(ctx)
+	if err != nil || fr.Done != 1 || e.srv.Analyses(id) != 1 {
+		t.Fatalf("the flush after the probe: %+v %v", fr, err)
+	}
+}

@@ -34,6 +34,9 @@ type API interface {
 	RequestFile(ctx context.Context, id, key string, reason policy.Code, message string, opts ...client.CallOption) (client.FileRequest, []policy.Attempt, error)
 	Replace(ctx context.Context, id, key, fileName string, data []byte, opts ...client.CallOption) (policy.Item, []policy.Attempt, error)
 	Health() client.Health
+	// Probe asks whether the API answers, past the breaker (an answer
+	// closes it).
+	Probe(ctx context.Context) ([]policy.Attempt, error)
 	TeamAPI
 }
 

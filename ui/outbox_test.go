@@ -143,3 +143,46 @@ func TestTheStripTellsTheOutboxAndNoRetryTimeThatPassed(t *testing.T) {
 		t.Fatalf("offline on an empty cache: %q", txt)
 	}
 }
+
+// The window's probe schedule, walked on an injected clock: the API is
+// down for a while (long enough for any backoff to grow) and comes back
+// at many different instants; the first probe after its return, which
+// shows Online and flushes the outbox at once, comes within 5 s of it
+// (it came 20-25 s late, and the flush 40-60 s after that). A rate
+// limit's end and a queued action's not-before wake the probe, too.
+func TestTheProbeSeesTheAPIComeBackWithinFiveSeconds(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	worst := time.Duration(0)
+	for back := 30 * time.Second; back < 10*time.Minute; back += 7300 * time.Millisecond {
+		now := t0
+		for {
+			state := review.ConnOffline
+			if !now.Before(t0.Add(back)) {
+				state = review.ConnOnline
+			}
+			if state == review.ConnOnline {
+				worst = max(worst, now.Sub(t0.Add(back)))
+				break
+			}
+			now = now.Add(probeAfter(review.Connectivity{Conn: review.Connection{State: state}}, now))
+		}
+	}
+	t.Logf("Online at most %v after the API answers again", worst)
+	if worst > 5*time.Second {
+		t.Fatalf("the strip said Online %v after the API came back", worst)
+	}
+	online := review.Connectivity{Conn: review.Connection{State: review.ConnOnline}}
+	if d := probeAfter(online, t0); d != probeIdle {
+		t.Fatalf("online and idle: next probe in %v", d)
+	}
+	waiting := online
+	waiting.Outbox = store.OutboxCount{Queued: 2, Waiting: 2, WaitUntil: t0.Add(7 * time.Second)}
+	if d := probeAfter(waiting, t0); d < 7*time.Second || d > 8*time.Second {
+		t.Fatalf("actions rate limited until +7 s: next probe in %v", d)
+	}
+	limited := online
+	limited.RateLimitedUntil = t0.Add(40 * time.Second)
+	if d := probeAfter(limited, t0); d < 40*time.Second || d > 41*time.Second {
+		t.Fatalf("the API asked to wait 40 s: next probe in %v", d)
+	}
+}

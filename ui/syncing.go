@@ -42,15 +42,8 @@ func (c *Console) showConnectivity(st review.Connectivity) {
 // unknown actions go out without a click.
 func (c *Console) Watch(ctx context.Context) {
 	const cacheEvery = 1500 * time.Millisecond
-	probeEvery := func(state review.ConnState, fails int) time.Duration {
-		if state == review.ConnOnline {
-			return 15 * time.Second
-		}
-		return min(2*time.Second<<min(fails, 5), time.Minute)
-	}
 	cache := time.NewTicker(cacheEvery)
 	defer cache.Stop()
-	fails := 0
 	next := time.NewTimer(time.Second)
 	defer next.Stop()
 	for {
@@ -60,15 +53,46 @@ func (c *Console) Watch(ctx context.Context) {
 		case <-cache.C:
 			c.checkCache(ctx)
 		case <-next.C:
-			state := c.probe(ctx)
-			if state == review.ConnOnline {
-				fails = 0
-			} else {
-				fails++
+			st, ok := c.probeConn(ctx)
+			if !ok {
+				st = review.Connectivity{}
 			}
-			next.Reset(probeEvery(state, fails))
+			next.Reset(probeAfter(st, c.opts.Now()))
 		}
 	}
+}
+
+// How often the window probes: rarely while the API answers, often while
+// it does not (the probe goes past the breaker, so nothing but this
+// interval stands between the API's return and "Online"), and at the end
+// of a wait the API asked for, when the actions it held back go out.
+const (
+	probeIdle = 15 * time.Second
+	probeDown = 2 * time.Second
+	// probeLate is how long after a wait's end the probe comes, so that
+	// the wait is over on both clocks.
+	probeLate = 100 * time.Millisecond
+)
+
+// probeAfter is how long the window waits from now before its next probe,
+// given what the last one found. A probe that sees the API answer flushes
+// the outbox at once (probe), so this is also how late queued work goes
+// out: at most probeDown after the API answers again, at most probeLate
+// after a rate limit's end.
+func probeAfter(st review.Connectivity, now time.Time) time.Duration {
+	d := probeIdle
+	if st.Conn.State != review.ConnOnline {
+		d = probeDown
+	}
+	if st.RateLimitedUntil.After(now) {
+		// No call before the API's wait ends (Probe makes none): the
+		// next probe is then.
+		return max(d, st.RateLimitedUntil.Sub(now)+probeLate)
+	}
+	if st.Outbox.Waiting > 0 && st.Outbox.WaitUntil.After(now) {
+		d = min(d, st.Outbox.WaitUntil.Sub(now)+probeLate)
+	}
+	return d
 }
 
 // checkCache redraws the window when the cache changed under it.
@@ -89,17 +113,23 @@ func (c *Console) checkCache(ctx context.Context) {
 // probe asks the API whether it answers (unless a sync runs, which tells
 // anyway), redraws the strip, and flushes the outbox when it answers.
 func (c *Console) probe(ctx context.Context) review.ConnState {
+	st, _ := c.probeConn(ctx)
+	return st.Conn.State
+}
+
+// probeConn is probe, with what it found (ok false: nothing was learnt).
+func (c *Console) probeConn(ctx context.Context) (review.Connectivity, bool) {
 	c.mu.Lock()
 	syncing := c.syncCancel != nil
 	c.mu.Unlock()
 	if !syncing {
 		if _, err := c.wf.Probe(ctx); err != nil && ctx.Err() != nil {
-			return ""
+			return review.Connectivity{}, false
 		}
 	}
 	st, err := c.wf.Connectivity(ctx)
 	if err != nil {
-		return ""
+		return review.Connectivity{}, false
 	}
 	fyne.DoAndWait(func() {
 		c.apply(func() {
@@ -109,7 +139,7 @@ func (c *Console) probe(ctx context.Context) review.ConnState {
 			}
 		})
 	})
-	return st.Conn.State
+	return st, true
 }
 
 // autoFlush sends what waits in the outbox (queued actions, unknown
