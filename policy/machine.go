@@ -253,3 +253,15 @@ func statesOf(m map[ActionState]map[ActionEvent]ActionState, pred func(ActionSta
 // file again (a new intent, a new key), so its file stays until she
 // discards it or the retention removes it (DefaultKeptFileRetention).
 func (s ActionState) DropsFile() bool { return !s.Open() && s != ActionFailed }
+
+// MayQueueAgain reports whether an action that failed with this code may
+// be queued again by the reviewer, in one step, as a new intent with a new
+// key: the service turned it away for now (503, or a 429 recorded before
+// a 429 queued the action by itself), so the same intent may well go
+// through later. The service may have run the work before a 503, so it is
+// her choice, never the console's. A refusal for the key (not retryable,
+// validation), a claim, a token or a role the service refused are no
+// reason to send the same again.
+func MayQueueAgain(code Code) bool {
+	return code == CodeServiceUnavailable || code == CodeRateLimited
+}

@@ -223,3 +223,17 @@ func TestNoteStateSets(t *testing.T) {
 		}
 	}
 }
+
+// Queue again is offered for a refusal for now, never for an answer about
+// the intent itself nor one that waiting does not change.
+func TestMayQueueAgain(t *testing.T) {
+	for code, want := range map[policy.Code]bool{
+		policy.CodeServiceUnavailable: true, policy.CodeRateLimited: true,
+		policy.CodeClaimed: false, policy.CodeUnauthenticated: false, policy.CodeForbidden: false,
+		policy.CodeNotRetryable: false, policy.CodeValidationFailed: false, policy.CodeItemChanged: false, "": false,
+	} {
+		if got := policy.MayQueueAgain(code); got != want {
+			t.Errorf("MayQueueAgain(%s) = %v, want %v", code, got, want)
+		}
+	}
+}

@@ -645,3 +645,30 @@ func (s *Service) OutboxNotes(ctx context.Context) ([]store.NoteRow, error) {
 func (s *Service) CancelNote(ctx context.Context, id int64) (store.NoteRow, error) {
 	return s.db.CancelNote(ctx, id, s.who())
 }
+
+// QueueAgain makes a failed action's intent again, as a new action with a
+// new Idempotency-Key, and sends it: the reviewer's own choice, in one
+// step, after the service turned it away for now (policy.MayQueueAgain: a
+// 503, which may have run the work, so a paid re-run may be paid twice;
+// the window says so). The new action is judged as any other (an open
+// action, a claim, a status that moved refuse it); a replacement sends
+// the file the failed one kept.
+func (s *Service) QueueAgain(ctx context.Context, actionID int64) (Result, error) {
+	a, err := s.db.Action(ctx, actionID)
+	if err != nil {
+		return Result{}, err
+	}
+	if a.State != policy.ActionFailed || !policy.MayQueueAgain(a.LastErrorCode) {
+		return Result{}, policy.Errorf(policy.CodeConflict, "the %s of item %s is %s (%s): only one the service turned away for now (%s) is queued again",
+			policy.ActionWord(a.Kind), a.ItemID, a.State, a.LastErrorCode, policy.CodeServiceUnavailable)
+	}
+	switch a.Kind {
+	case policy.ActionResubmit:
+		return s.Resubmit(ctx, a.ItemID)
+	case policy.ActionFileRequest:
+		return s.RequestFile(ctx, a.ItemID, a.Message)
+	case policy.ActionReplacement:
+		return s.ReplaceAgain(ctx, a.ItemID)
+	}
+	return Result{}, policy.Errorf(policy.CodeConflict, "an action of kind %s cannot be queued again", a.Kind)
+}

@@ -40,10 +40,14 @@ type bulkScreen struct {
 	messages                  map[policy.Code]*widget.Entry
 	count                     *widget.Entry // the plan's count typed, over the bulk limit (nil: not asked)
 	confirm, undo, stop       *widget.Button
-	bar                       *widget.ProgressBar
-	failuresOnly              *widget.Check
-	results                   *widget.List
-	content                   *fyne.Container
+	requeue                   *widget.Button // "Queue again the N turned away" (outbox.go)
+	// queueAgain plans the kind again on these items, a new intent with
+	// new keys (set by showBulk; nil: not offered).
+	queueAgain   func(ids []string)
+	bar          *widget.ProgressBar
+	failuresOnly *widget.Check
+	results      *widget.List
+	content      *fyne.Container
 
 	// ctx is the run's: cancelled by Stop or when the dialog closes, so
 	// that no further send starts (those under way end as the action
@@ -95,6 +99,8 @@ func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
 	b.undo.Hide()
 	b.stop = widget.NewButton("Stop sending", b.onStop)
 	b.stop.Hide()
+	b.requeue = widget.NewButton("", b.onQueueAgain)
+	b.requeue.Hide()
 	b.failuresOnly = widget.NewCheck("Show only what is not done", func(bool) { b.refreshResults() })
 	b.failuresOnly.Hide()
 	b.results = widget.NewList(func() int { return len(b.shown) },
@@ -127,7 +133,7 @@ func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
 	}
 	top.Add(b.bar)
 	top.Add(b.status)
-	top.Add(container.NewHBox(b.confirm, b.stop, b.undo, b.failuresOnly))
+	top.Add(container.NewHBox(b.confirm, b.stop, b.undo, b.requeue, b.failuresOnly))
 	b.content = container.NewBorder(top, nil, nil, nil, b.results)
 	return b
 }
@@ -170,6 +176,9 @@ func resultLine(r review.ItemResult) string {
 	case policy.ActionUnknown:
 		return a.ItemID + " · outcome unknown: the next flush reconciles it"
 	case policy.ActionFailed:
+		if policy.MayQueueAgain(a.LastErrorCode) {
+			return a.ItemID + " · turned away for now (" + string(a.LastErrorCode) + "): Queue again sends it anew"
+		}
 		return a.ItemID + " · refused by the API: " + string(a.LastErrorCode)
 	case policy.ActionCancelled:
 		return a.ItemID + " · cancelled, nothing sent"
@@ -279,6 +288,7 @@ func (b *bulkScreen) showResult(run review.Run, res review.RunResult, err error)
 		b.undo.SetText(fmt.Sprintf("Cancel the %d not yet sent", n))
 		b.undo.Show()
 	}
+	b.showQueueAgain() // outbox.go
 	b.failuresOnly.Show()
 	b.results.Show()
 	b.refreshResults()
@@ -383,7 +393,11 @@ func (c *Console) showBulk(bw bulkWorkflow, p review.Plan) *bulkScreen {
 		c.onEscape = nil
 		c.background(func(context.Context) func() { return c.reload })
 	})
-	c.onEscape = d.Hide // Escape closes it as Close does, OnClosed included
+	c.onEscape = d.Hide                 // Escape closes it as Close does, OnClosed included
+	b.queueAgain = func(ids []string) { // outbox.go: a new plan, on those items
+		d.Hide()
+		c.onBulkIDs(p.Kind, ids)
+	}
 	d.Resize(fyne.NewSize(640, 480))
 	d.Show()
 	return b

@@ -267,6 +267,8 @@ func (c *Console) onRune(r rune) {
 		c.panel.onUpload()
 	case 'x':
 		c.panel.onCancel()
+	case 'q':
+		c.panel.onQueueAgain() // outbox.go
 	case 'p':
 		c.togglePanel()
 	case 'n', 'N':
@@ -287,6 +289,7 @@ var shortcutSheet = [][2]string{
 	{"f", "request a new file from the customer"},
 	{"u", "upload the replacement the customer sent (or drop the file on the window)"},
 	{"x", "cancel the item's queued action"},
+	{"q", "queue again an action the service turned away for now (a new intent, a new key)"},
 	{"n", "next: claim and open the oldest item that needs a reviewer and nobody holds"},
 	{"Esc", "stop waiting for an action (it is checked later, never sent again blind); close a dialog"},
 	{"Ctrl+F or /", "search batches (Enter opens the first match)"},

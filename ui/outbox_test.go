@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/client"
 	"github.com/trustscreen/reviewer/policy"
@@ -44,7 +45,7 @@ func realConsole(t *testing.T, wf Workflow) *Console {
 	w := test.NewTempWindow(t, nil)
 	w.Resize(fyne.NewSize(1280, 800))
 	c := NewConsole(w, wf, Options{Prefs: a.Preferences()})
-	t.Cleanup(c.Close)
+	t.Cleanup(func() { c.Close(); c.Settle() }) // its background work ends before the cache closes
 	c.apply(c.reload)
 	c.Settle()
 	return c
@@ -184,5 +185,104 @@ func TestTheProbeSeesTheAPIComeBackWithinFiveSeconds(t *testing.T) {
 	limited.RateLimitedUntil = t0.Add(40 * time.Second)
 	if d := probeAfter(limited, t0); d < 40*time.Second || d > 41*time.Second {
 		t.Fatalf("the API asked to wait 40 s: next probe in %v", d)
+	}
+}
+
+// QueueAgain of the fake: a new action, done.
+func (f *fakeWorkflow) QueueAgain(_ context.Context, id int64) (review.Result, error) {
+	f.record("queue again")
+	return review.Result{}, policy.Errorf(policy.CodeConflict, "the fake queues nothing again")
+}
+
+// A 503 ends the re-submission as failed, with the reason in words; the
+// panel offers "Queue again", and one key press (q) sends a new intent
+// with a new key.
+func TestA503IsQueuedAgainWithOneKeyPress(t *testing.T) {
+	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Reviewers: screenapi.DemoReviewers()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	ana := realService(t, srv, "demo-token-ana-0001", t.TempDir())
+	ctx := context.Background()
+	if _, err := ana.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	id := srv.FindCode("CLASSIFIER_TIMEOUT")
+	srv.SetFault(screenapi.Fault{Kind: screenapi.FaultUnavailable, Endpoint: screenapi.EPResubmit, Times: 1})
+	first, err := ana.Resubmit(ctx, id)
+	if err != nil || first.Action.State != policy.ActionFailed {
+		t.Fatalf("after a 503: %+v %v", first.Action, err)
+	}
+	before, err := ana.Item(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := realConsole(t, ana)
+	c.apply(func() { c.openItem(id, before.BatchID) })
+	c.Settle2(t, func() bool { return c.panel.ready() && c.panel.itemID == id })
+	var shown bool
+	var label, message string
+	c.apply(func() { shown, label, message = c.panel.requeue.Visible(), c.panel.requeue.Text, c.panel.message.Text })
+	if !shown || !strings.Contains(label, "Queue again") || !strings.Contains(message, "unavailable for now") {
+		t.Fatalf("the panel after a 503: button shown %v %q, message %q", shown, label, message)
+	}
+	cv := c.win.Canvas()
+	c.apply(func() { test.TypeOnCanvas(cv, "q") })
+	c.Settle2(t, func() bool {
+		d, err := ana.Item(ctx, id)
+		return err == nil && len(d.Actions) == 2 && !d.Actions[0].State.Open()
+	})
+	d, err := ana.Item(ctx, id)
+	if err != nil || len(d.Actions) != 2 || d.Actions[0].State != policy.ActionDone || d.Actions[0].Key == first.Action.Key || srv.Analyses(id) != 1 {
+		t.Fatalf("after q: %+v %v", d.Actions, err)
+	}
+}
+
+// A bulk run in which the service turns one item away for now (503)
+// offers "Queue again" for it in its result: a new plan on just that item,
+// to confirm, with new keys.
+func TestABulkResultOffersQueueAgainForWhatWasTurnedAway(t *testing.T) {
+	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Reviewers: screenapi.DemoReviewers()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	ana := realService(t, srv, "demo-token-ana-0001", t.TempDir())
+	ctx := context.Background()
+	if _, err := ana.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{srv.FindCode("CLASSIFIER_TIMEOUT"), srv.FindCode("INTERNAL_ERROR"), srv.FindCode("SOURCE_UNREACHABLE")}
+	p, err := ana.PlanResubmit(ctx, review.Selection{IDs: ids})
+	if err != nil || len(p.Items) != 3 {
+		t.Fatalf("plan %+v %v", p, err)
+	}
+	c := realConsole(t, ana)
+	var b *bulkScreen
+	c.apply(func() { b = c.showBulk(ana, p) })
+	srv.SetFault(screenapi.Fault{Kind: screenapi.FaultUnavailable, Endpoint: screenapi.EPResubmit, Times: 1})
+	c.apply(b.onConfirm)
+	waitEnded(t, b)
+	var shown bool
+	var label string
+	c.apply(func() { shown, label = b.requeue.Visible(), b.requeue.Text })
+	if !shown || label != "Queue again the 1 turned away" {
+		t.Fatalf("the result's button: shown %v %q", shown, label)
+	}
+	c.apply(b.onQueueAgain)
+	c.Settle()
+	var texts []string
+	c.apply(func() {
+		if top := c.win.Canvas().Overlays().Top(); top != nil {
+			for _, o := range test.LaidOutObjects(top) {
+				if l, ok := o.(*widget.Label); ok {
+					texts = append(texts, l.Text)
+				}
+			}
+		}
+	})
+	if all := strings.Join(texts, "\n"); !strings.Contains(all, "Re-submit 1 item") {
+		t.Fatalf("Queue again did not plan the one turned away:\n%s", all)
 	}
 }
