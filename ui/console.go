@@ -86,6 +86,7 @@ type Console struct {
 	panelOff  bool
 	flushing  bool
 	conn      review.Connectivity // the last read of the connection (syncing.go)
+	syncAgain bool                // a first sync failed: the next probe that finds the API answering syncs (syncing.go)
 
 	mu         sync.Mutex
 	syncCancel context.CancelFunc

@@ -286,3 +286,63 @@ func TestABulkResultOffersQueueAgainForWhatWasTurnedAway(t *testing.T) {
 		t.Fatalf("Queue again did not plan the one turned away:\n%s", all)
 	}
 }
+
+// failingFirstSync is a workflow whose first sync finds the API not
+// answering in time.
+type failingFirstSync struct {
+	*fakeWorkflow
+	failed bool
+}
+
+func (f *failingFirstSync) Sync(ctx context.Context, progress func(review.SyncProgress)) (review.SyncProgress, error) {
+	f.mu.Lock()
+	fail := !f.failed
+	f.failed = true
+	f.mu.Unlock()
+	if fail {
+		f.record("sync")
+		return review.SyncProgress{}, &client.Error{Code: policy.CodeOutcomeUnknown, Class: client.ClassUnknown,
+			Message: "the request was sent but no complete answer came back: timed out"}
+	}
+	return f.fakeWorkflow.Sync(ctx, progress)
+}
+
+// The first sync that fails on an empty cache says what happened in words
+// (no OUTCOME_UNKNOWN), speaks of no cached data, and is tried again by
+// itself once the API answers.
+func TestAFailedFirstSyncOnAnEmptyCacheSaysSoAndTriesAgain(t *testing.T) {
+	fake := &fakeWorkflow{status: review.Connectivity{Conn: review.Connection{State: review.ConnUnknown}, Empty: true}}
+	wf := &failingFirstSync{fakeWorkflow: fake}
+	t.Setenv("LANG", "en_US.UTF-8")
+	a := test.NewTempApp(t)
+	w := test.NewTempWindow(t, nil)
+	w.Resize(fyne.NewSize(1280, 800))
+	c := NewConsole(w, wf, Options{Prefs: a.Preferences()})
+	c.apply(c.reload)
+	c.Settle()
+	if txt := c.strip.conn.Text; strings.Contains(strings.ToLower(txt), "cached data") {
+		t.Fatalf("an empty cache before any sync: %q", txt)
+	}
+	c.apply(c.onSync)
+	c.Settle()
+	var said, conn string
+	c.apply(func() { said, conn = c.strip.pages.Text, c.strip.conn.Text })
+	if strings.Contains(said, "OUTCOME_UNKNOWN") || strings.Contains(strings.ToLower(said+conn), "cached data") ||
+		!strings.Contains(said, "did not answer in time") || !strings.Contains(said, "tries again by itself") {
+		t.Fatalf("after the failed first sync: strip %q, connection %q", said, conn)
+	}
+	fake.mu.Lock()
+	fake.probeErr = nil
+	fake.mu.Unlock()
+	if st := c.probe(context.Background()); st != review.ConnOnline {
+		t.Fatalf("probe: %s", st)
+	}
+	c.Settle()
+	if calls := strings.Join(fake.Calls(), ","); strings.Count(calls, "sync") != 2 {
+		t.Fatalf("the first sync was not tried again: %s", calls)
+	}
+	c.apply(func() { said = c.strip.pages.Text })
+	if !strings.HasPrefix(said, "Synced:") {
+		t.Fatalf("after the retry: %q", said)
+	}
+}

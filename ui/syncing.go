@@ -134,7 +134,11 @@ func (c *Console) probeConn(ctx context.Context) (review.Connectivity, bool) {
 	fyne.DoAndWait(func() {
 		c.apply(func() {
 			c.showConnectivity(st)
-			if st.Conn.State == review.ConnOnline && !syncing {
+			switch {
+			case st.Conn.State != review.ConnOnline || syncing:
+			case c.syncAgain:
+				c.onSync() // a first sync that failed, tried again by itself; it flushes after
+			default:
 				c.autoFlush()
 			}
 		})
@@ -213,6 +217,7 @@ func (c *Console) onSync() {
 			c.strip.running(false)
 			switch {
 			case err == nil:
+				c.syncAgain = false
 				msg := fmt.Sprintf("Synced: %s, %s, %d changed.", plural(p.Pages, "page"), plural(p.Items, "item"), p.Changed)
 				if len(fr.Results) > 0 {
 					msg += " " + flushSummary(fr)
@@ -222,7 +227,10 @@ func (c *Console) onSync() {
 			case policy.ErrorCode(err) == policy.CodeCancelled:
 				c.strip.say(fmt.Sprintf("Sync cancelled after %s.", plural(p.Pages, "page")))
 			default:
-				c.strip.say("Sync failed: " + sentence(err))
+				// A first sync (nothing cached, or never completed) is tried
+				// again by itself: without it there is nothing to work on.
+				c.syncAgain = c.conn.Empty || c.conn.LastSync.IsZero()
+				c.strip.say(syncFailedText(err, c.conn, c.syncAgain))
 			}
 			c.reload()
 		}
@@ -235,4 +243,35 @@ func (c *Console) onCancelSync() {
 	if c.syncCancel != nil {
 		c.syncCancel()
 	}
+}
+
+// syncFailedText says in words why a sync failed and what the window
+// shows meanwhile. A sync is a read: its "outcome" is never unknown (a
+// timeout is the API not answering in time), and there is no cached data
+// to speak of in a cache that holds none.
+func syncFailedText(err error, st review.Connectivity, again bool) string {
+	var what string
+	switch policy.ErrorCode(err) {
+	case policy.CodeOutcomeUnknown:
+		what = "the screening API did not answer in time."
+	case policy.CodeAPIUnreachable:
+		what = "the screening API cannot be reached."
+	case policy.CodeCircuitOpen:
+		what = "the screening API stopped answering."
+	default:
+		what = sentence(err)
+	}
+	msg := "Sync failed: " + what
+	switch {
+	case st.Empty:
+		msg += " Nothing is cached yet."
+	case st.LastSync.IsZero():
+		msg += " Showing what the sync cached before it stopped."
+	default:
+		msg += " Showing cached data from " + dayClock(st.LastSync) + "."
+	}
+	if again {
+		msg += " The console tries again by itself when the API answers."
+	}
+	return msg
 }
