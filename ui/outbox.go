@@ -3,7 +3,9 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/store"
@@ -121,4 +123,88 @@ func (c *Console) onBulkIDs(kind policy.ActionKind, ids []string) {
 			c.showBulk(bw, p)
 		}
 	})
+}
+
+// refusedWhy names the actions a flush found refused, grouped by why, in
+// words: " Refused: the item changed: Ben re-analysed it (itm_1, itm_2)."
+func refusedWhy(fr review.FlushResult) string {
+	var order []string
+	ids := map[string][]string{}
+	for _, r := range fr.Results {
+		a := r.Action
+		if a.State != policy.ActionFailed {
+			continue
+		}
+		why := reasonWords(a)
+		if _, ok := ids[why]; !ok {
+			order = append(order, why)
+		}
+		ids[why] = append(ids[why], a.ItemID)
+	}
+	if len(order) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, why := range order {
+		list := ids[why]
+		shown := list
+		if len(shown) > 3 {
+			shown = shown[:3]
+		}
+		names := strings.Join(shown, ", ")
+		if more := len(list) - len(shown); more > 0 {
+			names += fmt.Sprintf(" and %d more", more)
+		}
+		parts = append(parts, why+" ("+names+")")
+	}
+	return " Refused: " + strings.Join(parts, "; ") + "."
+}
+
+// reasonWords is why the service refused an action, in words: the
+// code's sentence without the code, and for a change of the item what
+// changed.
+func reasonWords(a store.Action) string {
+	why := policy.Headline(a.LastErrorCode)
+	if i := strings.LastIndex(why, " ("); i > 0 {
+		why = why[:i]
+	}
+	if why == "" {
+		why = "refused"
+	}
+	why = strings.ToLower(why[:1]) + why[1:]
+	if a.LastErrorCode == policy.CodeItemChanged && a.LastError != "" {
+		why += ": " + strings.TrimSuffix(safetext.Line(a.LastError, safetext.Message), ".")
+	}
+	return why
+}
+
+// showRefused offers, in the strip, to show the items a flush found
+// refused (none: the link goes).
+func (c *Console) showRefused(fr review.FlushResult) {
+	var ids []string
+	for _, r := range fr.Results {
+		if r.Action.State == policy.ActionFailed {
+			ids = append(ids, r.Action.ItemID)
+		}
+	}
+	s := c.strip
+	s.refIDs = ids
+	if len(ids) == 0 {
+		s.refused.Hide()
+	} else {
+		s.refused.SetText(fmt.Sprintf("Show the %d refused", len(ids)))
+		s.refused.OnTapped = c.onRefused
+		s.refused.Show()
+	}
+	s.row2.Refresh()
+}
+
+// onRefused lists exactly the items the last flush found refused.
+func (c *Console) onRefused() {
+	if len(c.strip.refIDs) == 0 || c.win.Canvas().Overlays().Top() != nil {
+		return
+	}
+	var f store.ItemFilter
+	f.IDs = append([]string{}, c.strip.refIDs...)
+	c.applyView(review.View{Name: "Refused in the last flush"}, f)
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -344,5 +345,56 @@ func TestAFailedFirstSyncOnAnEmptyCacheSaysSoAndTriesAgain(t *testing.T) {
 	c.apply(func() { said = c.strip.pages.Text })
 	if !strings.HasPrefix(said, "Synced:") {
 		t.Fatalf("after the retry: %q", said)
+	}
+}
+
+// A flush that finds its actions refused names the items and why, in
+// words, and the strip offers to show exactly them.
+func TestAFlushNamesWhatWasRefusedAndWhyAndShowsThem(t *testing.T) {
+	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Reviewers: screenapi.DemoReviewers()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	ana := realService(t, srv, "demo-token-ana-0001", t.TempDir())
+	ctx := context.Background()
+	if _, err := ana.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{srv.FindCode("CLASSIFIER_TIMEOUT"), srv.FindCode("INTERNAL_ERROR")}
+	srv.Refuse()
+	for _, id := range ids {
+		if res, err := ana.Resubmit(ctx, id); err != nil || res.Action.State != policy.ActionQueued {
+			t.Fatalf("offline: %+v %v", res.Action, err)
+		}
+		srv.Touch(id, func(it *policy.RawItem) { it.Attempt++ }) // the service moved on meanwhile
+	}
+	srv.Accept()
+	c := realConsole(t, ana)
+	if st := c.probe(ctx); st != review.ConnOnline {
+		t.Fatalf("probe: %s", st)
+	}
+	c.Settle()
+	var said, link string
+	var shown bool
+	c.apply(func() { said, link, shown = c.strip.pages.Text, c.strip.refused.Text, c.strip.refused.Visible() })
+	if !strings.Contains(said, "Sent 2 actions from the outbox: 2 refused") || !strings.Contains(said, "the item changed") ||
+		!strings.Contains(said, ids[0]) || !strings.Contains(said, ids[1]) || strings.Contains(said, "ITEM_CHANGED") {
+		t.Fatalf("the strip says %q", said)
+	}
+	t.Logf("the strip says: %s", said)
+	if !shown || link != "Show the 2 refused" {
+		t.Fatalf("the link: shown %v %q", shown, link)
+	}
+	c.apply(c.onRefused)
+	c.Settle2(t, func() bool { return len(c.items.rows) == 2 })
+	var got []string
+	c.apply(func() {
+		for _, r := range c.items.rows {
+			got = append(got, r.ID)
+		}
+	})
+	if !slices.Contains(got, ids[0]) || !slices.Contains(got, ids[1]) {
+		t.Fatalf("shown %v, want %v", got, ids)
 	}
 }

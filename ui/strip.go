@@ -31,6 +31,8 @@ type statusStrip struct {
 	progress *widget.ProgressBarInfinite
 	pages    *widget.Label
 	news     *widget.Hyperlink // "5 new items need you: show them" (newitems.go)
+	refused  *widget.Hyperlink // "show the 6 refused" after a flush (outbox.go)
+	refIDs   []string
 	newIDs   []string
 	row2     *fyne.Container
 	content  fyne.CanvasObject
@@ -61,6 +63,8 @@ func newStatusStrip(demo bool, h stripHandlers) *statusStrip {
 	s.news = widget.NewHyperlink("", nil)
 	s.news.OnTapped = h.news
 	s.news.Hide()
+	s.refused = widget.NewHyperlink("", nil)
+	s.refused.Hide()
 	s.synced.Truncation = fyne.TextTruncateEllipsis
 	s.conn.Truncation = fyne.TextTruncateEllipsis
 	s.demo.Importance = widget.WarningImportance
@@ -81,7 +85,7 @@ func newStatusStrip(demo bool, h stripHandlers) *statusStrip {
 	// second, so that an 800-pixel window holds it all.
 	row1 := container.NewBorder(nil, nil, container.NewHBox(s.syncBtn, s.cancel), container.NewHBox(s.demo, s.reviewer),
 		container.NewGridWithColumns(2, s.conn, container.NewBorder(nil, nil, nil, container.NewGridWrap(fyne.NewSize(80, 8), s.progress), s.synced)))
-	s.row2 = container.NewBorder(nil, nil, s.news, container.NewHBox(export, s.panelBtn, help, prefs), s.pages)
+	s.row2 = container.NewBorder(nil, nil, container.NewHBox(s.news, s.refused), container.NewHBox(export, s.panelBtn, help, prefs), s.pages)
 	s.content = container.NewVBox(row1, s.row2, widget.NewSeparator())
 	s.ExtendBaseWidget(s)
 	return s

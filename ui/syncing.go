@@ -159,6 +159,7 @@ func (c *Console) autoFlush() {
 			c.flushing = false
 			if err == nil && len(fr.Results) > 0 {
 				c.strip.say(flushSummary(fr))
+				c.showRefused(fr) // outbox.go
 				c.reload()
 			}
 		}
@@ -182,7 +183,7 @@ func flushSummary(fr review.FlushResult) string {
 	if len(parts) > 0 {
 		msg += ": " + strings.Join(parts, ", ")
 	}
-	return msg + "."
+	return msg + "." + refusedWhy(fr) // outbox.go: which, and why, in words
 }
 
 // onSync pulls changed batches, then sends what waits in the outbox. The
@@ -221,6 +222,7 @@ func (c *Console) onSync() {
 				msg := fmt.Sprintf("Synced: %s, %s, %d changed.", plural(p.Pages, "page"), plural(p.Items, "item"), p.Changed)
 				if len(fr.Results) > 0 {
 					msg += " " + flushSummary(fr)
+					c.showRefused(fr) // outbox.go
 				}
 				c.strip.say(msg)
 				c.strip.showNews(p.NewItems) // newitems.go
