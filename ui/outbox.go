@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
@@ -207,4 +208,11 @@ func (c *Console) onRefused() {
 	var f store.ItemFilter
 	f.IDs = append([]string{}, c.strip.refIDs...)
 	c.applyView(review.View{Name: "Refused in the last flush"}, f)
+}
+
+// rateLimitedNote is the panel's sentence for an action queued after a
+// 429: nothing ran, and it goes out by itself when the wait ends.
+func rateLimitedNote(kind policy.ActionKind, until time.Time) string {
+	return "The screening API asked the console to slow down (RATE_LIMITED); nothing of the " + policy.ActionWord(kind) +
+		" ran. It is queued, and goes out by itself at " + clock(until) + ", with the same key."
 }

@@ -398,3 +398,20 @@ func TestAFlushNamesWhatWasRefusedAndWhyAndShowsThem(t *testing.T) {
 		t.Fatalf("shown %v, want %v", got, ids)
 	}
 }
+
+// The panel of a rate-limited action says when it goes out.
+func TestThePanelSaysWhenARateLimitedActionGoesOut(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "CLASSIFIER_TIMEOUT")}}
+	wf.setAction("a", policy.ActionResubmit, policy.ActionQueued, policy.CodeRateLimited)
+	until := time.Now().Add(time.Hour)
+	wf.mu.Lock()
+	wf.items[0].Action.NotBefore = until
+	wf.mu.Unlock()
+	c := newTestConsole(t, wf)
+	c.Settle2(t, func() bool { return c.panel.ready() && c.panel.itemID == "a" })
+	var msg string
+	c.apply(func() { msg = c.panel.message.Text })
+	if !strings.Contains(msg, "goes out by itself at "+clock(until)) || strings.Contains(msg, "when the API answers again") {
+		t.Fatalf("the panel says %q", msg)
+	}
+}

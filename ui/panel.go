@@ -301,6 +301,9 @@ func (p *itemPanel) renderMessage() {
 			}
 		}
 		msg, details = actionNote(a.Kind, a.State, a.Code, lastErr, at)
+		if a.State == policy.ActionQueued && a.NotBefore.After(p.c.opts.Now()) {
+			msg = rateLimitedNote(a.Kind, a.NotBefore) // outbox.go
+		}
 	}
 	setOrHide(p.message, msg)
 	if f != nil && !f.stopping {
