@@ -290,10 +290,18 @@ func (r *runner) reportRun(run review.Run, res review.RunResult) (int, error) {
 		switch a.State {
 		case policy.ActionQueued:
 			line = fmt.Sprintf("%s: still queued, nothing sent; 'reviewer flush' sends it, 'reviewer cancel-run %d' withdraws it", show(a.ItemID), run.ID)
+			if !a.NotBefore.IsZero() {
+				line = fmt.Sprintf("%s: queued · rate limited until %s (the API ran nothing); 'reviewer flush' sends it after then, 'reviewer cancel-run %d' withdraws it",
+					show(a.ItemID), a.NotBefore.Local().Format("15:04:05"), run.ID)
+			}
 		case policy.ActionUnknown:
 			line = fmt.Sprintf("%s: outcome unknown (key %s); 'reviewer flush' reconciles it with the same key", show(a.ItemID), a.Key)
 		case policy.ActionFailed:
 			line = fmt.Sprintf("%s: refused by the API: %s %s", show(a.ItemID), show(string(a.LastErrorCode)), show(a.LastError))
+			if policy.MayQueueAgain(a.LastErrorCode) {
+				line = fmt.Sprintf("%s: turned away for now by the API (%s); it may have run: to queue it again as a new intent, run the command again for it",
+					show(a.ItemID), show(string(a.LastErrorCode)))
+			}
 		case policy.ActionCancelled:
 			line = fmt.Sprintf("%s: cancelled, nothing sent", show(a.ItemID))
 		}

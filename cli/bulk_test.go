@@ -90,6 +90,37 @@ func TestBulkResubmitWithYesWhileTheAPIIsDownQueuesAndCanBeUndone(t *testing.T) 
 	}
 }
 
+// A bulk run that meets a 429 leaves the one turned away and the rest
+// queued (a 429 ran nothing), says until when (exit 5), and 'reviewer
+// flush' sends them after the wait, each once.
+func TestBulkResubmitThatMeetsA429LeavesTheRestQueuedAndFlushSendsThemAfterTheWait(t *testing.T) {
+	h := newHarness(t)
+	h.want(0, "sync")
+	h.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultRateLimit, Endpoint: screenapi.EPResubmit, RetryAfter: "2", Times: 1})
+	out, _ := h.ask("", false, cli.ExitQueued, "resubmit", "--retryable", "--yes", "--concurrency", "1")
+	m := headline.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("%s", out)
+	}
+	n := 0
+	fmt.Sscan(m[1], &n)
+	if strings.Count(out, "queued · rate limited until") != 1 || strings.Count(out, "still queued, nothing sent") != n-1 ||
+		!strings.Contains(out, "0 done, 0 refused by the API, 0 unknown, "+m[1]+" still queued") ||
+		!strings.Contains(out, "stopped sending: the API is rate-limiting") || strings.Contains(out, "refused by the API:") {
+		t.Fatalf("the run that met a 429:\n%s", out)
+	}
+	if h.srv.Arrivals(screenapi.EPResubmit) != 1 || h.srv.TotalAnalyses() != 0 {
+		t.Fatalf("%d arrivals, %d analyses", h.srv.Arrivals(screenapi.EPResubmit), h.srv.TotalAnalyses())
+	}
+	out, _ = h.want(0, "flush")
+	if !strings.Contains(out, "flushed "+m[1]+" actions: "+m[1]+" done") {
+		t.Fatalf("flush after the wait: %s", out)
+	}
+	if h.srv.Arrivals(screenapi.EPResubmit) != n+1 || h.srv.TotalAnalyses() != n {
+		t.Fatalf("%d arrivals, %d analyses for %d items", h.srv.Arrivals(screenapi.EPResubmit), h.srv.TotalAnalyses(), n)
+	}
+}
+
 func TestBulkRequestFileWithAMessagePerCode(t *testing.T) {
 	h := newHarness(t)
 	h.want(0, "sync")

@@ -149,12 +149,23 @@ func TestCommandLine(t *testing.T) {
 		t.Fatalf("analyses %d", h.srv.Analyses(third))
 	}
 
-	// The API says no: 6.
+	// The API says no: 6 (a 503 is not trusted to have run nothing).
 	fourth := h.srv.FindCode("FORENSICS_UNREACHABLE")
-	h.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultRateLimit, Endpoint: screenapi.EPResubmit, Times: 1, RetryAfter: "60"})
+	h.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultUnavailable, Endpoint: screenapi.EPResubmit, Times: 1})
 	_, errs = h.want(6, "resubmit", fourth)
-	if !strings.Contains(errs, "RATE_LIMITED") {
+	if !strings.Contains(errs, "SERVICE_UNAVAILABLE") {
 		t.Fatalf("%s", errs)
+	}
+	// Rate limited: a 429 ran nothing, so it stays queued until the wait
+	// ends: 5.
+	fifth := h.srv.FindCode("CLASSIFIER_TIMEOUT")
+	h.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultRateLimit, Endpoint: screenapi.EPResubmit, Times: 1, RetryAfter: "60"})
+	_, errs = h.want(5, "resubmit", fifth)
+	if !strings.Contains(errs, "RATE_LIMITED") || !strings.Contains(errs, "queued") || !strings.Contains(errs, "rate limiting until") {
+		t.Fatalf("%s", errs)
+	}
+	if out, _ := h.want(0, "outbox"); !strings.Contains(out, "queued · rate limited until") {
+		t.Fatalf("outbox: %s", out)
 	}
 	h.want(3, "resubmit", h.srv.FindCode("CLASSIFIER_UNAVAILABLE")) // the wait is running
 

@@ -410,6 +410,10 @@ func (r *runner) report(res review.Result) (int, error) {
 		fmt.Fprintf(r.env.Stdout, "%s %s: %s\n", a.Kind, show(a.ItemID), safetext.Line(what, safetext.Message))
 		return ExitOK, nil
 	case policy.ActionQueued:
+		if !a.NotBefore.IsZero() { // a 429: the service ran nothing and said when to come back
+			return ExitQueued, fmt.Errorf("%s %s queued (key %s): the API is rate limiting until %s (%w); run 'reviewer flush' after then",
+				a.Kind, a.ItemID, a.Key, a.NotBefore.Local().Format("15:04:05"), res.Err)
+		}
 		return ExitQueued, fmt.Errorf("%s %s queued (key %s): %w; run 'reviewer flush' when the API is reachable", a.Kind, a.ItemID, a.Key, res.Err)
 	case policy.ActionUnknown:
 		return ExitUnknown, fmt.Errorf("%s %s: outcome unknown (key %s): %w; run 'reviewer flush' to reconcile it with the same key", a.Kind, a.ItemID, a.Key, res.Err)
@@ -490,10 +494,19 @@ func (r *runner) printOutbox(out []outboxEntry, asJSON bool) error {
 		if e.Paid {
 			cost = "paid"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Ref, cell(e.ItemID), e.Kind, cost, e.State, cell(e.Key),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Ref, cell(e.ItemID), e.Kind, cost, queuedWords(e.Action, time.Now()), cell(e.Key),
 			e.CreatedAt.Local().Format("2006-01-02 15:04"), cell(dash(string(e.LastErrorCode))))
 	}
 	return tw.Flush()
+}
+
+// queuedWords is an action's state, with the wait of one the service
+// rate limited: "queued · rate limited until 14:05".
+func queuedWords(a store.Action, now time.Time) string {
+	if store.Waiting(a, now) {
+		return fmt.Sprintf("%s · rate limited until %s", a.State, a.NotBefore.Local().Format("15:04"))
+	}
+	return string(a.State)
 }
 
 // outboxEntry is one line of the outbox: an action, or a note written here
@@ -544,6 +557,15 @@ func (r *runner) flush(args []string) (int, error) {
 	if err != nil {
 		return exitFor(err), err
 	}
+	if n := len(fr.Waiting); n > 0 && *wait > 0 && !fr.WaitingUntil().After(time.Now().Add(*wait)) {
+		// The API asked us to wait (429) for less than --wait: wait, then
+		// send them, each with its stored key. Ctrl-C stops waiting.
+		fmt.Fprintf(r.env.Stderr, "reviewer: %s queued: the API is rate limiting until %s; waiting to send them then; Ctrl-C stops waiting\n",
+			plural(n, "action is", "actions are"), fr.WaitingUntil().Local().Format("15:04:05"))
+		if err := svc.AwaitRateLimit(ctx, &fr, time.Now().Add(*wait)); err != nil {
+			return exitFor(err), err
+		}
+	}
 	if n := len(fr.Busy); n > 0 && *wait > 0 {
 		// Another process is sending them: its send is not a failure of
 		// this flush. Wait for what it comes to (each at most until its
@@ -558,7 +580,7 @@ func (r *runner) flush(args []string) (int, error) {
 	switch {
 	case fr.Unknown > 0 || fr.TakenOver > 0 || len(fr.Busy) > 0:
 		return ExitUnknown, nil
-	case fr.Queued > 0:
+	case fr.Queued > 0 || len(fr.Waiting) > 0:
 		return ExitQueued, nil
 	case fr.Failed > 0:
 		return ExitAnswerNo, nil
@@ -574,6 +596,10 @@ func flushSummary(fr review.FlushResult) string {
 	if fr.TakenOver > 0 {
 		line += fmt.Sprintf("; %s sent, then taken over by another process when this one's lease ran out (that process records the outcome)",
 			plural(fr.TakenOver, "action was", "actions were"))
+	}
+	if n := len(fr.Waiting); n > 0 {
+		line += fmt.Sprintf("; %s: the API is rate limiting until %s; run 'reviewer flush' after then",
+			plural(n, "action still queued", "actions still queued"), fr.WaitingUntil().Local().Format("15:04:05"))
 	}
 	if n := len(fr.Busy); n > 0 {
 		line += fmt.Sprintf("; %d skipped: being sent by another process until %s", n, busyUntil(fr.Busy).Local().Format("15:04:05"))

@@ -44,6 +44,22 @@ type wireBatch struct {
 // service sent for it, and the rest of its batch and page as sent. Only a
 // page that is not JSON, or has no batches array, is an INVALID_RESPONSE
 // error, and then nothing of it is returned.
+// Probe asks the API whether it answers with one cheap read (the batches
+// changed from now on, at most one), and returns what the call met. It
+// goes past the circuit breaker, which it neither waits for nor feeds: a
+// probe every few seconds is no storm, and the window must see the API
+// come back within seconds, not after the breaker's pause. An answer
+// (any answer of the service's) closes an open breaker, so that queued
+// work goes out at once.
+func (c *Client) Probe(ctx context.Context) ([]policy.Attempt, error) {
+	pd := &pageDecoder{}
+	now := c.now()
+	return c.do(ctx, request{method: "GET", path: "/v1/batches", out: pd, probe: true, setup: func(r *resty.Request) {
+		r.SetQueryParam("updated_since", now.UTC().Format(time.RFC3339Nano))
+		r.SetQueryParam("limit", "1")
+	}})
+}
+
 func (c *Client) ListBatches(ctx context.Context, since time.Time, cursor string, limit int) (Page, []policy.Attempt, error) {
 	pd := &pageDecoder{}
 	attempts, err := c.do(ctx, request{method: "GET", path: "/v1/batches", out: pd, setup: func(r *resty.Request) {

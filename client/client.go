@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-resty/resty/v2"
@@ -32,7 +33,8 @@ type Client struct {
 	cfg   Config
 	rc    *resty.Client
 	wire  *wire
-	cb    *gobreaker.CircuitBreaker[struct{}]
+	cb    atomic.Pointer[gobreaker.CircuitBreaker[struct{}]] // swapped for a closed one when a probe is answered (Probe)
+	cbSet gobreaker.Settings
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
 
@@ -94,7 +96,7 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, now: o.now, sleep: o.sleep}
 	c.wire = newWire(o.dial, o.tls, o.now, cfg.MaxBody)
-	c.cb = gobreaker.NewCircuitBreaker[struct{}](gobreaker.Settings{
+	c.cbSet = gobreaker.Settings{
 		Name:        "screening-api",
 		MaxRequests: 1, // a single probe when half-open
 		Timeout:     cfg.CircuitOpen,
@@ -114,7 +116,8 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 			}
 			c.mu.Unlock()
 		},
-	})
+	}
+	c.cb.Store(gobreaker.NewCircuitBreaker[struct{}](c.cbSet))
 
 	rc := resty.New().
 		SetTransport(c.wire).
@@ -181,7 +184,7 @@ type Health struct {
 
 // Health reports the circuit's state.
 func (c *Client) Health() Health {
-	st := c.cb.State()
+	st := c.cb.Load().State()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	h := Health{CircuitOpen: st == gobreaker.StateOpen, HalfOpen: st == gobreaker.StateHalfOpen}
@@ -198,7 +201,8 @@ type request struct {
 	key    string // Idempotency-Key, required for POST
 	match  int64  // If-Match revision; 0 sends none, replayOnly sends "0"
 	setup  func(*resty.Request)
-	out    any // decoded on 2xx
+	out    any  // decoded on 2xx
+	probe  bool // Probe: past the breaker, and an answer closes it
 	// maxBody, when set, replaces REVIEWER_MAX_BODY for this call's
 	// answer (a document may have 10 MiB).
 	maxBody int
@@ -212,6 +216,16 @@ type bodyDecoder interface{ decodeBody(body []byte) error }
 // document: files.go); its error says why the answer is refused.
 type answerDecoder interface {
 	decodeAnswer(resp *resty.Response) error
+}
+
+// serviceAnswered reports whether a call's outcome is the service's own
+// answer (yes, no, or slow down), not a failure to reach it.
+func serviceAnswered(err error) bool {
+	if err == nil {
+		return true
+	}
+	e, ok := AsError(err)
+	return ok && (e.Class == ClassAnsweredNo || e.Class == ClassRateLimited)
 }
 
 // do runs one call: the circuit breaker around resty's attempts. It always
@@ -232,10 +246,21 @@ func (c *Client) do(ctx context.Context, r request) ([]policy.Attempt, error) {
 		cl.deadline = cl.budget.Deadline(start)
 	}
 	var callErr error
-	_, err := c.cb.Execute(func() (struct{}, error) {
-		callErr = c.exec(ctx, cl, r)
-		return struct{}{}, callErr
-	})
+	var err error
+	if r.probe {
+		// A probe goes past the breaker: it is the one cheap call that
+		// asks whether the API answers, and an answer ends the pause.
+		err = c.exec(ctx, cl, r)
+		callErr = err
+		if cb := c.cb.Load(); serviceAnswered(err) && cb.State() != gobreaker.StateClosed {
+			c.cb.CompareAndSwap(cb, gobreaker.NewCircuitBreaker[struct{}](c.cbSet))
+		}
+	} else {
+		_, err = c.cb.Load().Execute(func() (struct{}, error) {
+			callErr = c.exec(ctx, cl, r)
+			return struct{}{}, callErr
+		})
+	}
 	attempts := cl.evidence()
 	if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
 		h := c.Health()

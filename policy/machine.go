@@ -41,9 +41,16 @@ const (
 	// back (timeout, reset, a proxy's bare 5xx, an answer that breaks the
 	// contract, 409 IDEMPOTENCY_KEY_IN_USE).
 	EventNoAnswer ActionEvent = "no_answer"
+	// EventRateLimited: the service rate limited the request (429): by the
+	// contract's own word nothing ran for it, and the answer says when to
+	// come back (Retry-After). On a first send the action goes back to the
+	// queue with that time as its not-before; it says nothing of an earlier
+	// send with the same key.
+	EventRateLimited ActionEvent = "rate_limited"
 	// EventTurnedAway: the service turned the request away before looking
-	// at its key (429, 503 with its error body, 401, 403, CLAIMED): nothing
-	// ran for this request, but it says nothing of an earlier one.
+	// at its key (503 with its error body, 401, 403, CLAIMED): nothing is
+	// promised of this request (a service failing as it shuts down may
+	// have run the work), and it says nothing of an earlier one.
 	EventTurnedAway ActionEvent = "turned_away"
 	// EventRefused: the service answered no for the key (NOT_RETRYABLE,
 	// VALIDATION_FAILED, NOT_FOUND, ...).
@@ -62,7 +69,11 @@ const InitialActionState = ActionQueued
 //
 // The rule it keeps: once an action may have reached the service (its
 // first send started), it never goes back to queued and can never be
-// cancelled; only an answer for its key (done, failed) ends it. Hence a
+// cancelled; only an answer for its key (done, failed) ends it. The one
+// way back from a send is a first send that ran nothing by the contract's
+// word: not sent at all, or rate limited (429), which queues it again
+// with the Retry-After as its not-before time (the store keeps it, and no
+// lease is given before it). Hence a
 // take-over of a sending action whose lease ran out leads to unknown, and
 // unknown meets every attempt short of an answer for its key by staying
 // unknown. The design sketch had unknown -> sending -> unknown for a
@@ -75,20 +86,22 @@ var actionMachine = map[ActionState]map[ActionEvent]ActionState{
 		EventCancel: ActionCancelled,
 	},
 	ActionSending: {
-		EventLease:      ActionUnknown, // take-over: the sender died or stalled after it may have sent
-		EventNotSent:    ActionQueued,  // a first send that reached nothing
-		EventNoAnswer:   ActionUnknown,
-		EventTurnedAway: ActionFailed, // the first request with this key, and it ran nothing
-		EventRefused:    ActionFailed,
-		EventAnswered:   ActionDone,
+		EventLease:       ActionUnknown, // take-over: the sender died or stalled after it may have sent
+		EventNotSent:     ActionQueued,  // a first send that reached nothing
+		EventNoAnswer:    ActionUnknown,
+		EventRateLimited: ActionQueued, // the key's first request, and the contract says a 429 ran nothing: queued until its Retry-After
+		EventTurnedAway:  ActionFailed, // a 503 may have run it, 401/403/CLAIMED will not change by waiting: the reviewer decides again
+		EventRefused:     ActionFailed,
+		EventAnswered:    ActionDone,
 	},
 	ActionUnknown: {
-		EventLease:      ActionUnknown, // reconciling, under a lease
-		EventNotSent:    ActionUnknown,
-		EventNoAnswer:   ActionUnknown,
-		EventTurnedAway: ActionUnknown, // not an answer for the key: an earlier send may have run
-		EventRefused:    ActionFailed,
-		EventAnswered:   ActionDone,
+		EventLease:       ActionUnknown, // reconciling, under a lease
+		EventNotSent:     ActionUnknown,
+		EventNoAnswer:    ActionUnknown,
+		EventRateLimited: ActionUnknown, // not an answer for the key: an earlier send may have run
+		EventTurnedAway:  ActionUnknown, // not an answer for the key: an earlier send may have run
+		EventRefused:     ActionFailed,
+		EventAnswered:    ActionDone,
 	},
 	ActionDone:      {},
 	ActionFailed:    {},
@@ -131,20 +144,22 @@ var noteMachine = map[ActionState]map[ActionEvent]ActionState{
 		EventCancel: ActionCancelled,
 	},
 	ActionSending: {
-		EventLease:      ActionUnknown,
-		EventNotSent:    ActionQueued,
-		EventNoAnswer:   ActionUnknown,
-		EventTurnedAway: ActionQueued, // no verdict and nothing ran: sent again by the next flush
-		EventRefused:    ActionFailed,
-		EventAnswered:   ActionDone,
+		EventLease:       ActionUnknown,
+		EventNotSent:     ActionQueued,
+		EventNoAnswer:    ActionUnknown,
+		EventRateLimited: ActionQueued, // no verdict and nothing ran: sent again by the next flush
+		EventTurnedAway:  ActionQueued, // no verdict and nothing ran: sent again by the next flush
+		EventRefused:     ActionFailed,
+		EventAnswered:    ActionDone,
 	},
 	ActionUnknown: {
-		EventLease:      ActionUnknown,
-		EventNotSent:    ActionUnknown,
-		EventNoAnswer:   ActionUnknown,
-		EventTurnedAway: ActionUnknown,
-		EventRefused:    ActionFailed,
-		EventAnswered:   ActionDone,
+		EventLease:       ActionUnknown,
+		EventNotSent:     ActionUnknown,
+		EventNoAnswer:    ActionUnknown,
+		EventRateLimited: ActionUnknown,
+		EventTurnedAway:  ActionUnknown,
+		EventRefused:     ActionFailed,
+		EventAnswered:    ActionDone,
 	},
 	ActionDone:      {},
 	ActionFailed:    {},
@@ -185,7 +200,7 @@ func NoteCounts(s ActionState) bool { return NoteKept(s) && s != ActionFailed }
 
 // ActionEvents lists every event.
 func ActionEvents() []ActionEvent {
-	return []ActionEvent{EventLease, EventCancel, EventNotSent, EventNoAnswer, EventTurnedAway, EventRefused, EventAnswered}
+	return []ActionEvent{EventLease, EventCancel, EventNotSent, EventNoAnswer, EventRateLimited, EventTurnedAway, EventRefused, EventAnswered}
 }
 
 // Open reports whether an action in this state still holds its item (at
@@ -238,3 +253,15 @@ func statesOf(m map[ActionState]map[ActionEvent]ActionState, pred func(ActionSta
 // file again (a new intent, a new key), so its file stays until she
 // discards it or the retention removes it (DefaultKeptFileRetention).
 func (s ActionState) DropsFile() bool { return !s.Open() && s != ActionFailed }
+
+// MayQueueAgain reports whether an action that failed with this code may
+// be queued again by the reviewer, in one step, as a new intent with a new
+// key: the service turned it away for now (503, or a 429 recorded before
+// a 429 queued the action by itself), so the same intent may well go
+// through later. The service may have run the work before a 503, so it is
+// her choice, never the console's. A refusal for the key (not retryable,
+// validation), a claim, a token or a role the service refused are no
+// reason to send the same again.
+func MayQueueAgain(code Code) bool {
+	return code == CodeServiceUnavailable || code == CodeRateLimited
+}

@@ -21,15 +21,19 @@ func TestActionMachineEveryStateEveryEvent(t *testing.T) {
 		X = policy.ActionState("") // refused
 	)
 	events := []policy.ActionEvent{policy.EventLease, policy.EventCancel, policy.EventNotSent, policy.EventNoAnswer,
-		policy.EventTurnedAway, policy.EventRefused, policy.EventAnswered}
+		policy.EventRateLimited, policy.EventTurnedAway, policy.EventRefused, policy.EventAnswered}
 	want := map[policy.ActionState][]policy.ActionState{
-		//     claim cancel notSent noAnswer turnedAway refused answered
-		Q: {S, C, X, X, X, X, X}, // only a lease holder reports an outcome
-		S: {U, X, Q, U, F, F, D}, // a lease of a sending action is a take-over after its lease ran out
-		U: {U, X, U, U, U, F, D}, // only an answer for its key ends it
-		D: {X, X, X, X, X, X, X},
-		F: {X, X, X, X, X, X, X},
-		C: {X, X, X, X, X, X, X},
+		//     claim cancel notSent noAnswer rateLimited turnedAway refused answered
+		Q: {S, C, X, X, X, X, X, X}, // only a lease holder reports an outcome
+		// A lease of a sending action is a take-over after its lease ran
+		// out. A 429 on the key's first send ran nothing (the contract):
+		// queued again, until its Retry-After; a 503, 401, 403 or CLAIMED
+		// ends it as failed, and the reviewer decides again.
+		S: {U, X, Q, U, Q, F, F, D},
+		U: {U, X, U, U, U, U, F, D}, // only an answer for its key ends it
+		D: {X, X, X, X, X, X, X, X},
+		F: {X, X, X, X, X, X, X, X},
+		C: {X, X, X, X, X, X, X, X},
 	}
 	if !slices.Equal(policy.ActionEvents(), events) {
 		t.Fatalf("events %v, want %v", policy.ActionEvents(), events)
@@ -113,7 +117,8 @@ func TestOnceMaybeSentNeverQueuedOrCancelled(t *testing.T) {
 				seen++
 				path := append(slices.Clone(w.path), ev)
 				// A lease from sending is a take-over: the first sender may
-				// have sent. An attempt that reached something says so.
+				// have sent. An attempt that reached something says so,
+				// but for a 429, which by the contract ran nothing.
 				mayHave := w.mayHave || (w.state == policy.ActionSending && ev == policy.EventLease) ||
 					ev == policy.EventNoAnswer || ev == policy.EventTurnedAway || ev == policy.EventRefused || ev == policy.EventAnswered
 				if mayHave && (to == policy.ActionQueued || to == policy.ActionCancelled) {
@@ -128,7 +133,7 @@ func TestOnceMaybeSentNeverQueuedOrCancelled(t *testing.T) {
 				// MayHaveRun is held to the walk, not to its own spelling:
 				// an open action may have run when an earlier attempt may
 				// have reached the service or a send is under way now.
-				sending := ev == policy.EventLease || (w.sending && ev != policy.EventNotSent)
+				sending := ev == policy.EventLease || (w.sending && ev != policy.EventNotSent && ev != policy.EventRateLimited)
 				if want := to.Open() && (mayHave || sending); to.MayHaveRun() != want {
 					t.Fatalf("%v leads to %s: MayHaveRun() = %v, but the path says %v", path, to, to.MayHaveRun(), want)
 				}
@@ -165,13 +170,13 @@ func TestNoteMachineEveryStateEveryEvent(t *testing.T) {
 	)
 	events := policy.ActionEvents()
 	want := map[policy.ActionState][]policy.ActionState{
-		//     lease cancel notSent noAnswer turnedAway refused answered
-		Q: {S, C, X, X, X, X, X},
-		S: {U, X, Q, U, Q, F, D}, // turned away: no verdict, nothing ran; sent again, never lost
-		U: {U, X, U, U, U, F, D},
-		D: {X, X, X, X, X, X, X},
-		F: {X, X, X, X, X, X, X},
-		C: {X, X, X, X, X, X, X},
+		//     lease cancel notSent noAnswer rateLimited turnedAway refused answered
+		Q: {S, C, X, X, X, X, X, X},
+		S: {U, X, Q, U, Q, Q, F, D}, // rate limited or turned away: no verdict, nothing ran; sent again, never lost
+		U: {U, X, U, U, U, U, F, D},
+		D: {X, X, X, X, X, X, X, X},
+		F: {X, X, X, X, X, X, X, X},
+		C: {X, X, X, X, X, X, X, X},
 	}
 	states := policy.NoteStates()
 	if len(states) != len(want) {
@@ -215,6 +220,20 @@ func TestNoteStateSets(t *testing.T) {
 	} {
 		if got := [2]bool{policy.NoteKept(s), policy.NoteCounts(s)}; got != want {
 			t.Errorf("%s: kept, counts = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// Queue again is offered for a refusal for now, never for an answer about
+// the intent itself nor one that waiting does not change.
+func TestMayQueueAgain(t *testing.T) {
+	for code, want := range map[policy.Code]bool{
+		policy.CodeServiceUnavailable: true, policy.CodeRateLimited: true,
+		policy.CodeClaimed: false, policy.CodeUnauthenticated: false, policy.CodeForbidden: false,
+		policy.CodeNotRetryable: false, policy.CodeValidationFailed: false, policy.CodeItemChanged: false, "": false,
+	} {
+		if got := policy.MayQueueAgain(code); got != want {
+			t.Errorf("MayQueueAgain(%s) = %v, want %v", code, got, want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
@@ -118,9 +119,12 @@ func (s *Service) send(ctx context.Context, id int64) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if !ok { // another sender holds it, or it is settled
+	if !ok { // another sender holds it, it waits for a rate limit's end, or it is settled
 		res := Result{Action: a, Unleased: UnleasedSettled}
-		if a.State.Open() {
+		switch {
+		case store.Waiting(a, s.now()):
+			res.Unleased = UnleasedWaiting
+		case a.State.Open():
 			res.Unleased = UnleasedBusy
 		}
 		return res, nil
@@ -337,6 +341,8 @@ func outcome(item *policy.Item, err error) store.Finish {
 		if f.ErrCode == policy.CodeIdempotencyKeyInUse {
 			f.Event = "still running at the API: " + string(f.ErrCode)
 		}
+	case policy.EventRateLimited:
+		f.Event = "rate limited by the API: " + string(f.ErrCode)
 	case policy.EventTurnedAway:
 		f.Event = "turned away by the API: " + string(f.ErrCode)
 	default:
@@ -368,7 +374,7 @@ func event(err error) policy.ActionEvent {
 	case client.ClassUnknown, client.ClassBadAnswer:
 		return policy.EventNoAnswer
 	case client.ClassRateLimited:
-		return policy.EventTurnedAway
+		return policy.EventRateLimited // a 429 ran nothing, by the contract's word
 	case client.ClassAnsweredNo:
 		switch {
 		case e.Code == policy.CodeIdempotencyKeyInUse:
@@ -392,6 +398,7 @@ const (
 	Leased          Unleased = ""        // it got the lease, and sent
 	UnleasedBusy    Unleased = "busy"    // another process holds its lease (Action.LeaseUntil)
 	UnleasedSettled Unleased = "settled" // it was settled (done, failed or cancelled) meanwhile
+	UnleasedWaiting Unleased = "waiting" // queued after a 429, until its Retry-After (Action.NotBefore)
 )
 
 // FlushResult counts what one flush did: only the actions this process
@@ -405,9 +412,23 @@ type FlushResult struct {
 	// (done, failed or cancelled): another process's send is not this
 	// one's, but the reviewer is told what it came to.
 	ByOthers  []store.Action
-	TakenOver int          // sent, then taken over by another process after this one's lease ran out
-	Skipped   int          // len(Busy) + Settled
-	Notes     []NoteResult // notes.go: the notes outbox, sent after the actions
+	TakenOver int // sent, then taken over by another process after this one's lease ran out
+	Skipped   int // len(Busy) + Settled
+	// Waiting are the queued actions the service rate limited, not sent
+	// before their Retry-After (NotBefore): AwaitRateLimit sends them then.
+	Waiting []store.Action
+	Notes   []NoteResult // notes.go: the notes outbox, sent after the actions
+}
+
+// WaitingUntil is when the last rate-limit wait of fr.Waiting ends (zero: none).
+func (fr FlushResult) WaitingUntil() time.Time {
+	var until time.Time
+	for _, a := range fr.Waiting {
+		if a.NotBefore.After(until) {
+			until = a.NotBefore
+		}
+	}
+	return until
 }
 
 // Sent is how many actions this flush sent.
@@ -427,9 +448,23 @@ func (s *Service) Flush(ctx context.Context) (FlushResult, error) {
 	if err != nil {
 		return fr, err
 	}
+	// The API asked us to wait (a 429's Retry-After): nothing is sent
+	// before then, neither a queued action nor a reconciliation; each
+	// waits (AwaitRateLimit sends them then).
+	until, err := s.db.RateLimitedUntil(ctx)
+	if err != nil {
+		return fr, err
+	}
 	for _, a := range open {
 		if ctx.Err() != nil {
 			break
+		}
+		if now := s.now(); now.Before(until) && (a.State != policy.ActionSending || a.LeaseUntil.Before(now)) {
+			if a.NotBefore.Before(until) {
+				a.NotBefore = until
+			}
+			fr.Waiting = append(fr.Waiting, a)
+			continue
 		}
 		r, err := s.send(ctx, a.ID)
 		if err := fr.add(r, err); err != nil {
@@ -450,6 +485,9 @@ func (fr *FlushResult) add(r Result, err error) error {
 		return err
 	}
 	switch r.Unleased {
+	case UnleasedWaiting:
+		fr.Waiting = append(fr.Waiting, r.Action)
+		return nil
 	case UnleasedBusy:
 		fr.Busy = append(fr.Busy, r.Action)
 		fr.Skipped++
@@ -519,6 +557,46 @@ func (s *Service) AwaitOthers(ctx context.Context, fr *FlushResult, until time.T
 	return nil
 }
 
+// AwaitRateLimit waits for the rate-limit waits of the actions a flush
+// left queued (fr.Waiting) that end by until, and sends each when its
+// Retry-After has passed, with its stored key: the service said a 429 ran
+// nothing, and that it may be asked again then. What ends after until, or
+// when ctx ends, stays in Waiting (queued: the next flush sends it).
+func (s *Service) AwaitRateLimit(ctx context.Context, fr *FlushResult, until time.Time) error {
+	waiting := fr.Waiting
+	fr.Waiting = nil
+	sort.SliceStable(waiting, func(i, j int) bool { return waiting[i].NotBefore.Before(waiting[j].NotBefore) })
+	for i := 0; i < len(waiting); i++ {
+		a := waiting[i]
+		if a.NotBefore.After(until) || ctx.Err() != nil {
+			fr.Waiting = append(fr.Waiting, waiting[i:]...)
+			return nil
+		}
+		if wait := a.NotBefore.Sub(s.now()); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				fr.Waiting = append(fr.Waiting, waiting[i:]...)
+				return nil
+			case <-t.C:
+			}
+		}
+		r, err := s.send(ctx, a.ID)
+		if r.Unleased == UnleasedWaiting && err == nil && !r.Action.NotBefore.After(until) {
+			// Another 429 meanwhile (another process's send): its new
+			// wait, if it ends in time.
+			waiting = append(waiting, r.Action)
+			continue
+		}
+		if err := fr.add(r, err); err != nil {
+			fr.Waiting = append(fr.Waiting, waiting[i+1:]...)
+			return err
+		}
+	}
+	return nil
+}
+
 // errWaitedEnough ends a wait for another process's send at its limit.
 var errWaitedEnough = errors.New("waited long enough")
 
@@ -566,4 +644,31 @@ func (s *Service) OutboxNotes(ctx context.Context) ([]store.NoteRow, error) {
 // CancelNote withdraws a note that was never sent.
 func (s *Service) CancelNote(ctx context.Context, id int64) (store.NoteRow, error) {
 	return s.db.CancelNote(ctx, id, s.who())
+}
+
+// QueueAgain makes a failed action's intent again, as a new action with a
+// new Idempotency-Key, and sends it: the reviewer's own choice, in one
+// step, after the service turned it away for now (policy.MayQueueAgain: a
+// 503, which may have run the work, so a paid re-run may be paid twice;
+// the window says so). The new action is judged as any other (an open
+// action, a claim, a status that moved refuse it); a replacement sends
+// the file the failed one kept.
+func (s *Service) QueueAgain(ctx context.Context, actionID int64) (Result, error) {
+	a, err := s.db.Action(ctx, actionID)
+	if err != nil {
+		return Result{}, err
+	}
+	if a.State != policy.ActionFailed || !policy.MayQueueAgain(a.LastErrorCode) {
+		return Result{}, policy.Errorf(policy.CodeConflict, "the %s of item %s is %s (%s): only one the service turned away for now (%s) is queued again",
+			policy.ActionWord(a.Kind), a.ItemID, a.State, a.LastErrorCode, policy.CodeServiceUnavailable)
+	}
+	switch a.Kind {
+	case policy.ActionResubmit:
+		return s.Resubmit(ctx, a.ItemID)
+	case policy.ActionFileRequest:
+		return s.RequestFile(ctx, a.ItemID, a.Message)
+	case policy.ActionReplacement:
+		return s.ReplaceAgain(ctx, a.ItemID)
+	}
+	return Result{}, policy.Errorf(policy.CodeConflict, "an action of kind %s cannot be queued again", a.Kind)
 }

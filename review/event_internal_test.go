@@ -36,7 +36,7 @@ func TestEventOfEveryOutcome(t *testing.T) {
 		{"proxy 502", ce(client.ClassUnknown, policy.CodeOutcomeUnknown, 502), policy.EventNoAnswer},
 		{"broken 200", ce(client.ClassBadAnswer, policy.CodeInvalidResponse, 200), policy.EventNoAnswer},
 		{"key in use", ce(client.ClassAnsweredNo, policy.CodeIdempotencyKeyInUse, 409), policy.EventNoAnswer},
-		{"429", ce(client.ClassRateLimited, policy.CodeRateLimited, 429), policy.EventTurnedAway},
+		{"429", ce(client.ClassRateLimited, policy.CodeRateLimited, 429), policy.EventRateLimited},
 		{"503 with body", ce(client.ClassAnsweredNo, policy.CodeServiceUnavailable, 503), policy.EventTurnedAway},
 		{"500 with body", ce(client.ClassAnsweredNo, policy.CodeInternal, 500), policy.EventTurnedAway},
 		{"401", ce(client.ClassAnsweredNo, policy.CodeUnauthenticated, 401), policy.EventTurnedAway},

@@ -100,6 +100,13 @@ func (s *Service) sendNote(ctx context.Context, id int64) (NoteResult, error) {
 // fenced action is: it is reported (its error says so) and the flush goes
 // on to the next note.
 func (s *Service) flushNotes(ctx context.Context, fr *FlushResult) error {
+	// The API asked us to wait (a 429's Retry-After): the notes stay
+	// queued, and go out with the first flush after the wait.
+	if until, err := s.db.RateLimitedUntil(ctx); err != nil {
+		return err
+	} else if s.now().Before(until) {
+		return nil
+	}
 	pending, err := s.db.PendingNotes(ctx)
 	if err != nil {
 		return err

@@ -270,3 +270,32 @@ func TestAFencedNoteKeepsItsEvidenceAndTheFlushGoesOn(t *testing.T) {
 		t.Fatalf("service notes %+v", n)
 	}
 }
+
+// During a rate-limit wait a flush sends no note either: it stays queued
+// and goes out with the first flush after the wait.
+func TestAFlushDuringARateLimitSendsNoNote(t *testing.T) {
+	e := setup(t)
+	e.sync(t)
+	ctx := context.Background()
+	clk := &fakeClock{}
+	e.db.SetClock(clk.Now)
+	e.svc.SetClock(clk.Now)
+	id := e.srv.FindCode("CLASSIFIER_TIMEOUT")
+	e.srv.Refuse()
+	if res, err := e.svc.AddNote(ctx, id, "Customer called."); err != nil || res.Note.State != policy.ActionQueued {
+		t.Fatalf("offline note: %+v %v", res, err)
+	}
+	e.srv.Accept()
+	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultRateLimit, Endpoint: screenapi.EPResubmit, RetryAfter: "60", Times: 1})
+	if res, err := e.svc.Resubmit(ctx, e.srv.FindCode("INTERNAL_ERROR")); err != nil || res.Action.State != policy.ActionQueued {
+		t.Fatalf("a 429: %+v %v", res.Action, err)
+	}
+	before := e.srv.Arrivals(screenapi.EPNote)
+	if fr, err := e.svc.Flush(ctx); err != nil || len(fr.Notes) != 0 || e.srv.Arrivals(screenapi.EPNote) != before {
+		t.Fatalf("a flush in the wait sent %d notes (%d arrivals): %v", len(fr.Notes), e.srv.Arrivals(screenapi.EPNote)-before, err)
+	}
+	clk.Add(61 * time.Second)
+	if fr, err := e.svc.Flush(ctx); err != nil || len(fr.Notes) != 1 || fr.Notes[0].Note.State != policy.ActionDone || fr.Done != 1 {
+		t.Fatalf("the flush after the wait: %+v %v", fr, err)
+	}
+}

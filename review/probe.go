@@ -12,15 +12,14 @@ const probeTimeout = 10 * time.Second
 
 // Probe asks the API, with one cheap call (the batches changed from now
 // on, at most one), whether it answers, and records the connection state.
-// It makes no call while the circuit is open or a rate-limit wait
-// (Retry-After) is running; it reports whether it called. The window
-// probes while idle, so that its connection strip follows the API rather
-// than the reviewer's last action.
+// It makes no call while a rate-limit wait (Retry-After) is running; it
+// reports whether it called. The window probes while idle, so that its
+// connection strip follows the API rather than the reviewer's last
+// action. The probe goes past the circuit breaker (client.Probe): while
+// the breaker pauses the calls that do work, the probe is what sees the
+// API come back, and its answer ends the pause.
 func (s *Service) Probe(ctx context.Context) (called bool, err error) {
 	now := s.now()
-	if h := s.api.Health(); h.CircuitOpen && now.Before(h.RetryAt) {
-		return false, nil
-	}
 	if until, err := s.db.RateLimitedUntil(ctx); err != nil {
 		return false, err
 	} else if now.Before(until) {
@@ -28,7 +27,7 @@ func (s *Service) Probe(ctx context.Context) (called bool, err error) {
 	}
 	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	_, _, callErr := s.api.ListBatches(pctx, now, "", 1)
+	_, callErr := s.api.Probe(pctx)
 	if ctx.Err() != nil {
 		return true, ctx.Err() // the window closed: nothing learnt
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trustscreen/reviewer/client"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/screenapi"
@@ -138,5 +139,67 @@ func TestReviewerReadDuringIdentification(t *testing.T) {
 	}
 	if e.svc.Reviewer() != "reviewer" {
 		t.Fatalf("after the sync the reviewer is %q, want the service's", e.svc.Reviewer())
+	}
+}
+
+// Once the breaker's pause is over, the connection is not reported as a
+// circuit open with no retry time (the window showed "trying again at
+// 00:00"): a call it refused earlier says nothing of now.
+func TestAnOpenCircuitsPastPauseIsNotReportedWithoutARetryTime(t *testing.T) {
+	e := setup(t, func(c *client.Config) { c.CircuitFailures, c.CircuitOpen = 1, 50*time.Millisecond })
+	e.sync(t)
+	ctx := context.Background()
+	e.srv.Refuse()
+	if res, err := e.svc.Resubmit(ctx, e.srv.FindCode("CLASSIFIER_TIMEOUT")); err != nil || res.Action.State != policy.ActionQueued {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if res, err := e.svc.Resubmit(ctx, e.srv.FindCode("INTERNAL_ERROR")); err != nil || policy.ErrorCode(res.Err) != policy.CodeCircuitOpen {
+		t.Fatalf("the second call met %+v %v, want the open circuit", res, err)
+	}
+	if st, _ := e.svc.Connectivity(ctx); st.Conn.State != review.ConnCircuitOpen || st.Conn.RetryAt.IsZero() {
+		t.Fatalf("while open: %+v", st.Conn)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for e.api.Health().CircuitOpen { // the breaker's own pause ends
+		if time.Now().After(deadline) {
+			t.Fatal("the circuit never let a call through")
+		}
+		runtime.Gosched()
+	}
+	st, err := e.svc.Connectivity(ctx)
+	if err != nil || (st.Conn.State == review.ConnCircuitOpen && !st.Conn.RetryAt.After(time.Now())) {
+		t.Fatalf("after the pause: %+v %v", st.Conn, err)
+	}
+	if st.Outbox.Queued != 2 || st.Outbox.Empty() {
+		t.Fatalf("outbox %+v, want 2 queued", st.Outbox)
+	}
+}
+
+// The probe goes past an open breaker: the API's return is seen at once,
+// not after the breaker's pause (here an hour), and its answer closes the
+// breaker, so that the queued action goes out with the next flush.
+func TestTheProbeSeesTheAPIReturnThroughAnOpenBreaker(t *testing.T) {
+	e := setup(t, func(c *client.Config) { c.CircuitFailures, c.CircuitOpen = 1, time.Hour })
+	e.sync(t)
+	ctx := context.Background()
+	e.srv.Refuse()
+	id := e.srv.FindCode("CLASSIFIER_TIMEOUT")
+	if res, err := e.svc.Resubmit(ctx, id); err != nil || res.Action.State != policy.ActionQueued {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if !e.api.Health().CircuitOpen {
+		t.Fatal("the breaker did not open")
+	}
+	e.srv.Accept()
+	called, err := e.svc.Probe(ctx)
+	if err != nil || !called {
+		t.Fatalf("the probe did not call through the open breaker: %v %v", called, err)
+	}
+	if st, _ := e.svc.Connectivity(ctx); st.Conn.State != review.ConnOnline || e.api.Health().CircuitOpen {
+		t.Fatalf("after the probe's answer: %+v, breaker open %v", st.Conn, e.api.Health().CircuitOpen)
+	}
+	fr, err := e.svc.Flush(ctx)
+	if err != nil || fr.Done != 1 || e.srv.Analyses(id) != 1 {
+		t.Fatalf("the flush after the probe: %+v %v", fr, err)
 	}
 }

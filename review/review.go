@@ -34,6 +34,9 @@ type API interface {
 	RequestFile(ctx context.Context, id, key string, reason policy.Code, message string, opts ...client.CallOption) (client.FileRequest, []policy.Attempt, error)
 	Replace(ctx context.Context, id, key, fileName string, data []byte, opts ...client.CallOption) (policy.Item, []policy.Attempt, error)
 	Health() client.Health
+	// Probe asks whether the API answers, past the breaker (an answer
+	// closes it).
+	Probe(ctx context.Context) ([]policy.Attempt, error)
 	TeamAPI
 	DocumentAPI // documents.go
 }
@@ -131,6 +134,8 @@ type Connectivity struct {
 	Conn             Connection
 	LastSync         time.Time
 	RateLimitedUntil time.Time
+	Outbox           store.OutboxCount // what waits to go out, shown at all times
+	Empty            bool              // the cache holds nothing: no cached data to speak of
 }
 
 // Connectivity reports the connection, the last sync and any rate-limit
@@ -139,15 +144,30 @@ func (s *Service) Connectivity(ctx context.Context) (Connectivity, error) {
 	s.mu.Lock()
 	c := s.conn
 	s.mu.Unlock()
-	if h := s.api.Health(); h.CircuitOpen {
+	switch h := s.api.Health(); {
+	case h.CircuitOpen:
 		c = Connection{State: ConnCircuitOpen, Since: c.Since, RetryAt: h.RetryAt, Code: policy.CodeCircuitOpen}
+	case c.State == ConnCircuitOpen:
+		// The breaker's pause is over (it lets a call through now, or
+		// closed): the last word of a call it refused no longer holds,
+		// and has no retry time to show. Until a call answers, the API
+		// is as good as offline.
+		c.State, c.RetryAt = ConnOffline, time.Time{}
 	}
 	last, err := s.db.LastSync(ctx)
 	if err != nil {
 		return Connectivity{Conn: c}, err
 	}
 	until, err := s.db.RateLimitedUntil(ctx)
-	return Connectivity{Conn: c, LastSync: last, RateLimitedUntil: until}, err
+	if err != nil {
+		return Connectivity{Conn: c, LastSync: last}, err
+	}
+	out, err := s.db.CountOutbox(ctx)
+	if err != nil {
+		return Connectivity{Conn: c, LastSync: last, RateLimitedUntil: until}, err
+	}
+	empty, err := s.db.Empty(ctx)
+	return Connectivity{Conn: c, LastSync: last, RateLimitedUntil: until, Outbox: out, Empty: empty}, err
 }
 
 // observe updates the connection from a call's outcome.

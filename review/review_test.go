@@ -347,7 +347,9 @@ func TestRateLimitSetsAWait(t *testing.T) {
 	ctx := context.Background()
 	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultRateLimit, RetryAfter: "120", Times: 1})
 	res, err := e.svc.Resubmit(ctx, e.srv.FindCode("CLASSIFIER_TIMEOUT"))
-	if err != nil || res.Action.State != policy.ActionFailed || policy.ErrorCode(res.Err) != policy.CodeRateLimited {
+	// A 429 ran nothing: the action is queued again until its Retry-After.
+	if err != nil || res.Action.State != policy.ActionQueued || policy.ErrorCode(res.Err) != policy.CodeRateLimited ||
+		res.Action.NotBefore.Before(time.Now().Add(100*time.Second)) {
 		t.Fatalf("%+v %v", res, err)
 	}
 	other := e.srv.FindCode("INTERNAL_ERROR")
@@ -770,4 +772,36 @@ func teamHelper(tm *team, c *console, tok, mode, item string, at time.Time) *exe
 	cmd.Env = append(os.Environ(), "REVIEW_HELPER="+mode, "REVIEW_URL="+tm.srv.URL(), "REVIEW_DB="+c.path,
 		"REVIEW_TOKEN="+tok, "REVIEW_ITEM="+item, "REVIEW_AT="+at.Format(time.RFC3339Nano))
 	return cmd
+}
+
+// A 503 is not trusted to have run nothing: the action ends failed, with
+// the reason kept. Queue again is a new intent with a new key, sent once;
+// an action refused for another reason is not queued again.
+func TestA503FailsAndQueueAgainIsANewIntentWithANewKey(t *testing.T) {
+	e := setup(t)
+	e.sync(t)
+	ctx := context.Background()
+	id := e.srv.FindCode("CLASSIFIER_TIMEOUT")
+	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultUnavailable, Endpoint: screenapi.EPResubmit, Times: 1})
+	res, err := e.svc.Resubmit(ctx, id)
+	if err != nil || res.Action.State != policy.ActionFailed || res.Action.LastErrorCode != policy.CodeServiceUnavailable {
+		t.Fatalf("after a 503: %+v %v", res.Action, err)
+	}
+	again, err := e.svc.QueueAgain(ctx, res.Action.ID)
+	if err != nil || again.Action.State != policy.ActionDone || again.Action.ID == res.Action.ID || again.Action.Key == res.Action.Key {
+		t.Fatalf("queued again: %+v %v", again.Action, err)
+	}
+	if e.srv.Arrivals(screenapi.EPResubmit) != 2 || e.srv.Analyses(id) != 1 {
+		t.Fatalf("%d arrivals, %d analyses", e.srv.Arrivals(screenapi.EPResubmit), e.srv.Analyses(id))
+	}
+	if _, err := e.svc.QueueAgain(ctx, again.Action.ID); policy.ErrorCode(err) != policy.CodeConflict {
+		t.Fatalf("a done action queued again: %v", err)
+	}
+	other := e.srv.FindCode("INTERNAL_ERROR")
+	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultRateLimit, Endpoint: screenapi.EPResubmit, Times: 1})
+	if res, err := e.svc.Resubmit(ctx, other); err != nil || res.Action.State != policy.ActionQueued {
+		t.Fatalf("a 429: %+v %v", res.Action, err)
+	} else if _, err := e.svc.QueueAgain(ctx, res.Action.ID); policy.ErrorCode(err) != policy.CodeConflict {
+		t.Fatalf("a queued action queued again: %v", err)
+	}
 }

@@ -208,10 +208,12 @@ func (s *Service) mayStart(ctx context.Context) string {
 // stopReason says why a send's outcome stops the run from starting more.
 func stopReason(res Result) string {
 	switch code := policy.ErrorCode(res.Err); {
-	case res.Action.State == policy.ActionQueued && res.Err != nil:
-		return "nothing reached the API (" + string(code) + ")"
+	case code == policy.CodeRateLimited && !res.Action.NotBefore.IsZero():
+		return "the API is rate-limiting (" + string(code) + "): the rest goes out after " + res.Action.NotBefore.Local().Format("15:04:05")
 	case code == policy.CodeRateLimited:
 		return "the API is rate-limiting (" + string(code) + ")"
+	case res.Action.State == policy.ActionQueued && res.Err != nil:
+		return "nothing reached the API (" + string(code) + ")"
 	}
 	return ""
 }

@@ -125,6 +125,13 @@ func TestBulkRunFaultsHalfway(t *testing.T) {
 			db2, api2, svc2 := newService(t, e.srv.URL(), e.path)
 			defer db2.Close()
 			defer api2.Close()
+			if tt.stop == "wait" {
+				// The one turned away waits for its Retry-After (120 s):
+				// a flush after it.
+				later := func() time.Time { return time.Now().Add(121 * time.Second) }
+				db2.SetClock(later)
+				svc2.SetClock(later)
+			}
 			if _, err := svc2.Flush(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -225,4 +232,85 @@ func bulkCrash(svc *review.Service) {
 		}
 	}})
 	fmt.Println("the run ended before the kill")
+}
+
+// TestA429MidRunLeavesTheRestQueuedAndSendsThemAfterTheWait: a bulk run
+// that meets a 429 on its third send stops starting sends; the one turned
+// away and the rest stay queued (a 429 ran nothing, by the contract), a
+// flush during the wait sends nothing, and after the Retry-After each goes
+// out once, the turned-away one with its own key.
+func TestA429MidRunLeavesTheRestQueuedAndSendsThemAfterTheWait(t *testing.T) {
+	e := setup(t)
+	clk := &fakeClock{}
+	e.db.SetClock(clk.Now)
+	e.svc.SetClock(clk.Now)
+	p := planned(t, e)
+	ctx := context.Background()
+	run, err := e.svc.Confirm(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[int64]string{}
+	for _, a := range run.Actions {
+		keys[a.ID] = a.Key
+	}
+	var once sync.Once
+	res, err := e.svc.SendRun(ctx, run.ID, review.RunOptions{Concurrency: 1, Progress: func(p review.RunProgress) {
+		if p.Done == 2 {
+			once.Do(func() {
+				e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultRateLimit, Endpoint: screenapi.EPResubmit, RetryAfter: "60", Times: 1})
+			})
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Progress.Done != 2 || res.Progress.Queued != len(p.Items)-2 || res.Progress.Failed != 0 || !strings.Contains(res.Stopped, "rate-limiting") {
+		t.Fatalf("after the 429: %+v, stopped %q", res.Progress, res.Stopped)
+	}
+	turnedAway, waitedID := 0, int64(0)
+	for _, it := range res.Items {
+		if it.Action.LastErrorCode == policy.CodeRateLimited {
+			turnedAway, waitedID = turnedAway+1, it.Action.ID
+			if it.Action.State != policy.ActionQueued || it.Action.NotBefore.Before(clk.Now().Add(50*time.Second)) {
+				t.Fatalf("the one turned away: %+v", it.Action)
+			}
+		}
+	}
+	if turnedAway != 1 || e.srv.Arrivals(screenapi.EPResubmit) != 3 {
+		t.Fatalf("%d turned away, %d arrivals", turnedAway, e.srv.Arrivals(screenapi.EPResubmit))
+	}
+	checkEffects(t, e, e.db, p, run.ID)
+
+	// A flush during the wait sends nothing and says until when.
+	fr, err := e.svc.Flush(ctx)
+	if err != nil || fr.Sent() != 0 || len(fr.Waiting) != len(p.Items)-2 || e.srv.Arrivals(screenapi.EPResubmit) != 3 {
+		t.Fatalf("a flush in the wait: sent %d, waiting %d, %v", fr.Sent(), len(fr.Waiting), err)
+	}
+	until := fr.WaitingUntil()
+	if until.Before(clk.Now().Add(50 * time.Second)) {
+		t.Fatalf("waiting until %s", until)
+	}
+	// Nearly a minute on: the last second of the wait passes on the timer.
+	clk.Add(59 * time.Second)
+	if err := e.svc.AwaitRateLimit(ctx, &fr, clk.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if len(fr.Waiting) != 0 || fr.Done != len(p.Items)-2 {
+		t.Fatalf("after the wait: %d done, %d waiting, %+v", fr.Done, len(fr.Waiting), fr)
+	}
+	for _, r := range fr.Results {
+		if r.Action.Key != keys[r.Action.ID] {
+			t.Fatalf("action %d went out with a new key", r.Action.ID)
+		}
+		if want := map[bool]int{true: 2, false: 1}[r.Action.ID == waitedID]; r.Action.Sends != want || !r.Action.NotBefore.IsZero() {
+			t.Fatalf("sent %d times, want %d: %+v", r.Action.Sends, want, r.Action)
+		}
+	}
+	if st := checkEffects(t, e, e.db, p, run.ID); st[policy.ActionDone] != len(p.Items) {
+		t.Fatalf("%v", st)
+	}
+	if e.srv.Arrivals(screenapi.EPResubmit) != len(p.Items)+1 || e.srv.TotalAnalyses() != len(p.Items) {
+		t.Fatalf("%d arrivals, %d analyses for %d items", e.srv.Arrivals(screenapi.EPResubmit), e.srv.TotalAnalyses(), len(p.Items))
+	}
 }

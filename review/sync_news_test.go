@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/screenapi"
 	"github.com/trustscreen/reviewer/store"
 )
 
@@ -93,5 +95,35 @@ func TestTheNewsOfALongListingStopsWhereTheReadBeforeStopped(t *testing.T) {
 	p := e.sync(t)
 	if fmt.Sprint(p.NewItems) != fmt.Sprint([]string{fresh}) {
 		t.Fatalf("news %v, want [%s] (rows below the read before: %s, %s)", p.NewItems, fresh, rows[limit].ID, rows[limit+1].ID)
+	}
+}
+
+// Two reviewers on one service: what ben's actions make need ana is news
+// in ana's next sync. Ben asks a customer for a new file (the item leaves
+// ana's list), the file comes (ben uploads it) and cannot be read: the
+// item needs a reviewer again, and ana's sync says so.
+func TestNewsIncludesWhatAnotherReviewerChanged(t *testing.T) {
+	tm := setupTeam(t, "")
+	ctx := context.Background()
+	id := tm.srv.FindCode("DECODE_FAILED")
+	if id == "" {
+		t.Fatal("no item needing a new file")
+	}
+	if res, err := tm.ben.svc.RequestFile(ctx, id, "Please send a sharper photo."); err != nil || res.Action.State != policy.ActionDone {
+		t.Fatalf("ben's file request: %+v %v", res, err)
+	}
+	tm.clk.Add(time.Second)
+	if p, err := tm.ana.svc.Sync(ctx, nil); err != nil || len(p.NewItems) != 0 {
+		t.Fatalf("ana's sync after ben's request: %+v %v", p, err)
+	}
+	tm.srv.Script(id, screenapi.Outcome{Code: "DECODE_FAILED"})
+	tm.clk.Add(time.Second)
+	if res, err := tm.ben.svc.Replace(ctx, id, "scan.png", []byte("\x89PNG\r\n\x1a\nimage")); err != nil || res.Action.State != policy.ActionDone {
+		t.Fatalf("ben's upload: %+v %v", res, err)
+	}
+	tm.clk.Add(time.Second)
+	p, err := tm.ana.svc.Sync(ctx, nil)
+	if err != nil || fmt.Sprint(p.NewItems) != fmt.Sprint([]string{id}) {
+		t.Fatalf("ana's sync after ben's upload came back unreadable: news %v (changed %d), want [%s]: %v", p.NewItems, p.Changed, id, err)
 	}
 }

@@ -24,9 +24,13 @@ type Action struct {
 	LastErrorCode policy.Code        `json:"last_error_code,omitempty"`
 	LastError     string             `json:"last_error"`
 	LeaseUntil    time.Time          `json:"-"`
-	Sends         int                `json:"sends"`
-	CreatedAt     time.Time          `json:"created_at"`
-	UpdatedAt     time.Time          `json:"updated_at"`
+	// NotBefore is, for a queued action the service rate limited, the
+	// Retry-After its answer gave: no sender takes it before then (zero:
+	// it may go out now).
+	NotBefore time.Time `json:"not_before,omitzero"`
+	Sends     int       `json:"sends"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 	// LeasedFrom is the state the action was in when LeaseAction took it
 	// ("" elsewhere): queued means nothing of it has reached the service
 	// yet, so this send is its key's first.
@@ -34,14 +38,20 @@ type Action struct {
 }
 
 const actionColumns = `id, item_id, kind, idempotency_key, state, reviewer, COALESCE(message, ''), COALESCE(file_name, ''),
-	COALESCE(last_error_code, ''), COALESCE(last_error, ''), COALESCE(lease_until, 0), sends, created_at, updated_at`
+	COALESCE(last_error_code, ''), COALESCE(last_error, ''), COALESCE(lease_until, 0), sends, created_at, updated_at,
+	` + notBeforeColumn
+
+// notBeforeColumn is the last of actionColumns: migration 00013 added it,
+// so a salvage of a damaged cache made before it reads a zero instead
+// (salvage.go).
+const notBeforeColumn = `COALESCE(not_before, 0)`
 
 func scanAction(s scanner) (Action, error) {
 	var a Action
-	var lease, created, updated int64
+	var lease, created, updated, notBefore int64
 	err := s.Scan(&a.ID, &a.ItemID, &a.Kind, &a.Key, &a.State, &a.Reviewer, &a.Message, &a.FileName,
-		&a.LastErrorCode, &a.LastError, &lease, &a.Sends, &created, &updated)
-	a.LeaseUntil, a.CreatedAt, a.UpdatedAt = fromMS(lease), fromMS(created), fromMS(updated)
+		&a.LastErrorCode, &a.LastError, &lease, &a.Sends, &created, &updated, &notBefore)
+	a.LeaseUntil, a.CreatedAt, a.UpdatedAt, a.NotBefore = fromMS(lease), fromMS(created), fromMS(updated), fromMS(notBefore)
 	return a, err
 }
 
@@ -136,7 +146,9 @@ func insertAction(ctx context.Context, tx *sql.Tx, now time.Time, a Action, saw 
 // and becomes unknown, for its sender may have sent it. The lease needs the
 // lease free: ok is false when another sender holds it (a is then the action
 // as it is, with the lease's end) or when the action is settled. Each lease
-// counts a send; Finish.Lease must carry that count back (the fence).
+// counts a send; Finish.Lease must carry that count back (the fence). A
+// queued action the service rate limited is not leased before its
+// NotBefore (ok false, a says until when).
 func (db *DB) LeaseAction(ctx context.Context, id int64, lease time.Duration) (a Action, ok bool, err error) {
 	err = db.tx(ctx, func(tx *sql.Tx) error {
 		now := db.now()
@@ -146,10 +158,10 @@ func (db *DB) LeaseAction(ctx context.Context, id int64, lease time.Duration) (a
 		}
 		a = cur
 		to, allowed := policy.Transition(cur.State, policy.EventLease)
-		if !allowed || leaseHeld(cur, now) {
+		if !allowed || leaseHeld(cur, now) || Waiting(cur, now) {
 			return nil
 		}
-		a, err = moveAction(ctx, tx, cur, to, now, `lease_until = ?, sends = sends + 1`, ms(now.Add(lease)))
+		a, err = moveAction(ctx, tx, cur, to, now, `lease_until = ?, sends = sends + 1, not_before = NULL`, ms(now.Add(lease)))
 		if err != nil {
 			return err
 		}
@@ -166,6 +178,12 @@ func (db *DB) LeaseAction(ctx context.Context, id int64, lease time.Duration) (a
 		return audit(ctx, tx, now, a.Reviewer, a.ItemID, a.ID, event, detail)
 	})
 	return a, ok, err
+}
+
+// Waiting reports whether an action is queued with a not-before time
+// (a rate limit's Retry-After) still ahead of now: no sender takes it yet.
+func Waiting(a Action, now time.Time) bool {
+	return a.State == policy.ActionQueued && a.NotBefore.After(now)
 }
 
 // leaseHeld reports whether a sender holds the action's lease at now.
@@ -205,12 +223,14 @@ var ErrFenced = errors.New("another sender took the action over after this one's
 
 // Finish is the outcome of one send of an action.
 type Finish struct {
-	On               policy.ActionEvent // what the send met; the machine says where it leads
-	Lease            int                // the Sends of the lease this outcome belongs to (the fence)
-	Item             *policy.Item       // the service's answer, applied to the item
-	Applied          *policy.Item       // items.go: the item a refusal carried (412, 409), applied whatever the state
-	ErrCode          policy.Code
-	Err              string
+	On      policy.ActionEvent // what the send met; the machine says where it leads
+	Lease   int                // the Sends of the lease this outcome belongs to (the fence)
+	Item    *policy.Item       // the service's answer, applied to the item
+	Applied *policy.Item       // items.go: the item a refusal carried (412, 409), applied whatever the state
+	ErrCode policy.Code
+	Err     string
+	// RateLimitedUntil is a rate limit's end (Retry-After): the API's wait,
+	// and the not-before time of an action it queues again.
 	RateLimitedUntil time.Time
 	Attempts         []policy.Attempt
 	Event            string // for the audit log
@@ -246,8 +266,12 @@ func (db *DB) FinishAction(ctx context.Context, id int64, f Finish) (Action, err
 		if !ok {
 			return policy.Errorf(policy.CodeConflict, "action %d is %s: %s is not allowed there", id, cur.State, f.On)
 		}
-		a, err = moveAction(ctx, tx, cur, to, now, `last_error_code = ?, last_error = ?, lease_until = NULL`,
-			nullStr(string(f.ErrCode)), nullStr(f.Err))
+		var notBefore any // only a queued action waits; one that goes out now, or is settled, does not
+		if to == policy.ActionQueued && f.RateLimitedUntil.After(now) {
+			notBefore = ms(f.RateLimitedUntil)
+		}
+		a, err = moveAction(ctx, tx, cur, to, now, `last_error_code = ?, last_error = ?, lease_until = NULL, not_before = ?`,
+			nullStr(string(f.ErrCode)), nullStr(f.Err), notBefore)
 		if err != nil {
 			return err
 		}
@@ -279,9 +303,61 @@ func (db *DB) FinishAction(ctx context.Context, id int64, f Finish) (Action, err
 
 // PendingActions are the actions a flush may lease now, oldest first:
 // those the machine lets a lease move (queued, unknown, sending) whose lease
-// is free (a sending one only once its lease ran out).
+// is free (a sending one only once its lease ran out), and not waiting for
+// a rate limit's end.
 func (db *DB) PendingActions(ctx context.Context) ([]Action, error) {
-	return queryActions(ctx, db.db, `state IN `+leasableSQL+` AND (lease_until IS NULL OR lease_until < ?) ORDER BY id`, ms(db.now()))
+	now := ms(db.now())
+	return queryActions(ctx, db.db, `state IN `+leasableSQL+` AND (lease_until IS NULL OR lease_until < ?)
+		AND (not_before IS NULL OR not_before <= ?) ORDER BY id`, now, now)
+}
+
+// OutboxCount is what waits in the outbox, counted: the open actions by
+// state, the queued ones that wait for a rate limit's end, and the notes
+// not yet on the service.
+type OutboxCount struct {
+	Queued, Sending, Unknown int
+	Waiting                  int       // of Queued: rate limited, not sent before WaitUntil
+	WaitUntil                time.Time // the last of their not-before times
+	Notes                    int
+}
+
+// Empty reports whether nothing waits.
+func (c OutboxCount) Empty() bool { return c.Queued+c.Sending+c.Unknown+c.Notes == 0 }
+
+// CountOutbox counts the outbox (the window shows it at all times) with
+// the partial indexes of open actions and notes, however long it is.
+func (db *DB) CountOutbox(ctx context.Context) (OutboxCount, error) {
+	var c OutboxCount
+	now := ms(db.now())
+	rows, err := db.db.QueryContext(ctx, `SELECT state, COUNT(*), COALESCE(SUM(not_before > ?), 0), COALESCE(MAX(not_before), 0)
+		FROM actions WHERE state IN `+openSQL+` GROUP BY state`, now)
+	if err != nil {
+		return c, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var st policy.ActionState
+		var n, waiting, until int64
+		if err := rows.Scan(&st, &n, &waiting, &until); err != nil {
+			return c, err
+		}
+		switch st {
+		case policy.ActionQueued:
+			c.Queued, c.Waiting = int(n), int(waiting)
+			if waiting > 0 {
+				c.WaitUntil = fromMS(until)
+			}
+		case policy.ActionSending:
+			c.Sending = int(n)
+		case policy.ActionUnknown:
+			c.Unknown = int(n)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return c, err
+	}
+	err = db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM notes WHERE state IN `+noteOpenSQL+` AND idempotency_key IS NOT NULL`).Scan(&c.Notes)
+	return c, err
 }
 
 // Outbox lists the open actions (those that still hold their item), oldest first.

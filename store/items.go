@@ -393,6 +393,8 @@ type ActionRef struct {
 	State policy.ActionState `json:"state"`
 	Key   string             `json:"idempotency_key"`
 	Code  policy.Code        `json:"last_error_code,omitempty"`
+	// NotBefore: a queued action the service rate limited waits until then.
+	NotBefore time.Time `json:"not_before,omitzero"`
 }
 
 // ItemRow is an item with its batch and its newest action.
@@ -444,7 +446,7 @@ func retryableList() string {
 
 const itemColumns = `i.id, i.batch_id, i.kind, i.file_name, i.media_type, i.size_bytes, i.status, i.risk_score,
 	i.recommendation, i.layers, i.error_code, i.reported_code, i.error_message, i.problem, i.attempt, i.updated_at,
-	b.customer_ref, a.id, a.kind, a.state, a.idempotency_key, a.last_error_code,
+	b.customer_ref, a.id, a.kind, a.state, a.idempotency_key, a.last_error_code, a.not_before,
 	i.revision, i.status_since, i.claim_reviewer, i.claim_expires_at,` + triageColumns
 
 const newestAction = `
@@ -638,6 +640,7 @@ type itemScan struct {
 	updated                    int64
 	aID                        sql.NullInt64
 	aKind, aState, aKey, aCode sql.NullString
+	aNotBefore                 sql.NullInt64
 	tm                         teamColumns
 	tr                         triageScan
 	dest                       []any
@@ -648,7 +651,7 @@ func (sc *itemScan) scan(s scanner) (ItemRow, error) {
 		r := &sc.r
 		sc.dest = append([]any{&r.ID, &r.BatchID, &r.Kind, &r.FileName, &r.MediaType, &r.SizeBytes, &r.Status, &sc.score, &sc.rec,
 			&sc.layers, &sc.code, &sc.reported, &sc.msg, &sc.problem, &r.Attempt, &sc.updated, &r.CustomerRef,
-			&sc.aID, &sc.aKind, &sc.aState, &sc.aKey, &sc.aCode, &r.Revision, &sc.tm.since, &sc.tm.reviewer, &sc.tm.expires},
+			&sc.aID, &sc.aKind, &sc.aState, &sc.aKey, &sc.aCode, &sc.aNotBefore, &r.Revision, &sc.tm.since, &sc.tm.reviewer, &sc.tm.expires},
 			sc.tr.dest()...)
 	}
 	if err := s.Scan(sc.dest...); err != nil {
@@ -670,6 +673,9 @@ func (sc *itemScan) scan(s scanner) (ItemRow, error) {
 	if sc.aID.Valid {
 		r.Action = &ActionRef{ID: sc.aID.Int64, Kind: policy.ActionKind(sc.aKind.String), State: policy.ActionState(sc.aState.String),
 			Key: sc.aKey.String, Code: policy.Code(sc.aCode.String)}
+		if sc.aNotBefore.Valid {
+			r.Action.NotBefore = fromMS(sc.aNotBefore.Int64)
+		}
 	}
 	return r, nil
 }
@@ -726,6 +732,15 @@ func (db *DB) Batches(ctx context.Context, search string, limit int) ([]BatchSum
 		out = append(out, s)
 	}
 	return out, rows.Err()
+}
+
+// Empty reports whether the cache holds no batch at all (never synced, or
+// a first sync that wrote nothing): the window must not speak of cached
+// data then.
+func (db *DB) Empty(ctx context.Context) (bool, error) {
+	var any bool
+	err := db.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM batches)`).Scan(&any)
+	return !any, err
 }
 
 // Counts is how many batches and items the cache holds.

@@ -106,3 +106,57 @@ func TestUnknownIsNeverCancelled(t *testing.T) {
 		t.Fatalf("a second action beside an unknown one: %v", err)
 	}
 }
+
+// A first send the service rate limited goes back to the queue with the
+// Retry-After as its not-before: no lease and no pending listing before
+// then (in this process or any other), a lease after it, and the wait is
+// forgotten once it goes out.
+func TestARateLimitedActionWaitsForItsRetryAfter(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	now := t0
+	db.SetClock(func() time.Time { return now })
+	seedOne(t, db, policy.CodeClassifierTimeout)
+	a, err := db.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k", Reviewer: "ana"}, nil, allow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, ok, err := db.LeaseAction(ctx, a.ID, time.Minute)
+	if err != nil || !ok {
+		t.Fatalf("lease: %v %v", ok, err)
+	}
+	until := t0.Add(90 * time.Second)
+	back, err := db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventRateLimited, Lease: l.Sends, ErrCode: policy.CodeRateLimited,
+		Err: "slow down", RateLimitedUntil: until, Event: "rate limited"})
+	if err != nil || back.State != policy.ActionQueued || !back.NotBefore.Equal(until) || !back.LeaseUntil.IsZero() {
+		t.Fatalf("after a 429: %+v %v", back, err)
+	}
+	if !store.Waiting(back, now) {
+		t.Fatal("a rate-limited action is not waiting")
+	}
+	for _, at := range []time.Duration{0, 89 * time.Second} {
+		now = t0.Add(at)
+		if got, ok, err := db.LeaseAction(ctx, a.ID, time.Minute); err != nil || ok || got.State != policy.ActionQueued || !got.NotBefore.Equal(until) {
+			t.Fatalf("leased %s before its Retry-After: %+v %v %v", at, got, ok, err)
+		}
+		if p, err := db.PendingActions(ctx); err != nil || len(p) != 0 {
+			t.Fatalf("pending %s before its Retry-After: %+v %v", at, p, err)
+		}
+		if o, err := db.Outbox(ctx); err != nil || len(o) != 1 || !o[0].NotBefore.Equal(until) {
+			t.Fatalf("the outbox does not show the wait: %+v %v", o, err)
+		}
+	}
+	now = until
+	if p, err := db.PendingActions(ctx); err != nil || len(p) != 1 {
+		t.Fatalf("pending at its Retry-After: %+v %v", p, err)
+	}
+	got, ok, err := db.LeaseAction(ctx, a.ID, time.Minute)
+	if err != nil || !ok || got.State != policy.ActionSending || !got.NotBefore.IsZero() || got.Sends != 2 {
+		t.Fatalf("lease at its Retry-After: %+v %v %v", got, ok, err)
+	}
+	// A send that reached nothing queues it with no wait.
+	back, err = db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventNotSent, Lease: got.Sends, ErrCode: policy.CodeAPIUnreachable, Event: "not sent"})
+	if err != nil || back.State != policy.ActionQueued || !back.NotBefore.IsZero() {
+		t.Fatalf("not sent: %+v %v", back, err)
+	}
+}

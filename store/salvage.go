@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 )
 
 // Salvaged is what Salvage could read of a cache's outbox.
@@ -46,7 +47,7 @@ func Salvage(path string) (Salvaged, error) {
 		}
 	}
 	var actionProblems, noteProblems []string
-	out.Actions, actionProblems = salvageRows(ctx, sdb, "actions", actionColumns, `state IN `+openSQL, scanAction)
+	out.Actions, actionProblems = salvageRows(ctx, sdb, "actions", strings.Replace(actionColumns, notBeforeColumn, "0", 1), `state IN `+openSQL, scanAction)
 	out.Notes, noteProblems = salvageRows(ctx, sdb, "notes", noteColumns, `state IN `+openSQL+` AND idempotency_key IS NOT NULL`, scanNote)
 	out.Problems = append(actionProblems, noteProblems...)
 	return out, nil

@@ -42,10 +42,14 @@ type bulkScreen struct {
 	count                     *formEntry // the plan's count typed, over the bulk limit (nil: not asked)
 	confirm, undo, stop       *formButton
 	showItems, close          *formButton
-	bar                       *widget.ProgressBar
-	failuresOnly              *formCheck
-	results                   *widget.List
-	content                   *fyne.Container
+	requeue                   *formButton // "Queue again the N turned away" (outbox.go)
+	// queueAgain plans the kind again on these items, a new intent with
+	// new keys (set by showBulk; nil: not offered).
+	queueAgain   func(ids []string)
+	bar          *widget.ProgressBar
+	failuresOnly *formCheck
+	results      *widget.List
+	content      *fyne.Container
 	// form gives the dialog its keys (form.go): Enter confirms, Esc
 	// closes, Ctrl+Enter in a message confirms.
 	form *dialogForm
@@ -124,6 +128,8 @@ func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
 	b.undo = f.button("", b.onUndo)
 	b.undo.Hide()
 	b.stop = f.button("Stop sending", b.onStop)
+	b.requeue = f.button("", b.onQueueAgain)
+	b.requeue.Hide()
 	b.stop.Hide()
 	b.showItems = f.button(showItemsText(p.Len(), false), b.onShowItems)
 	if len(p.Items) == 0 {
@@ -160,7 +166,7 @@ func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
 	}
 	top.Add(b.bar)
 	top.Add(b.status)
-	top.Add(container.NewHBox(b.confirm, b.stop, b.undo, b.showItems, b.failuresOnly))
+	top.Add(container.NewHBox(b.confirm, b.stop, b.undo, b.requeue, b.showItems, b.failuresOnly))
 	b.content = container.NewBorder(top, nil, nil, nil, b.results)
 	return b
 }
@@ -301,7 +307,11 @@ func (b *bulkScreen) resultLine(r review.ItemResult) string {
 	case policy.ActionUnknown:
 		what = "outcome unknown: the next flush reconciles it"
 	case policy.ActionFailed:
-		what = policy.StateWord(a.State) + " by the API: " + string(a.LastErrorCode)
+		if policy.MayQueueAgain(a.LastErrorCode) {
+			what = "turned away for now (" + string(a.LastErrorCode) + "): Queue again sends it anew"
+		} else {
+			what = policy.StateWord(a.State) + " by the API: " + string(a.LastErrorCode)
+		}
 	case policy.ActionCancelled:
 		what = "cancelled, nothing sent"
 	default:
@@ -438,6 +448,7 @@ func (b *bulkScreen) showResult(run review.Run, res review.RunResult, err error)
 	}
 	b.planned = false
 	b.showItems.Hide()
+	b.showQueueAgain() // outbox.go
 	b.failuresOnly.Show()
 	b.results.Show()
 	b.refreshResults()
@@ -559,6 +570,10 @@ func (c *Console) showBulk(bw bulkWorkflow, p review.Plan) *bulkScreen {
 		unlink()
 		b.cancel()
 		c.background(func(context.Context) func() { return c.reload })
+	}
+	b.queueAgain = func(ids []string) { // outbox.go: a new plan, on those items
+		f.hide()
+		c.onBulkIDs(p.Kind, ids)
 	}
 	f.show("Bulk action", b.content, []fyne.CanvasObject{b.close}, 640)
 	for _, e := range b.messages {

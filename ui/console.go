@@ -102,6 +102,7 @@ type Console struct {
 	panelOff  bool
 	flushing  bool
 	conn      review.Connectivity // the last read of the connection (syncing.go)
+	syncAgain bool                // a first sync failed: the next probe that finds the API answering syncs (syncing.go)
 
 	mu         sync.Mutex
 	syncCancel context.CancelFunc
@@ -323,6 +324,8 @@ func (c *Console) onRune(r rune) {
 		c.panel.onUpload()
 	case 'x':
 		c.panel.onCancel()
+	case 'q':
+		c.panel.onQueueAgain() // outbox.go
 	case 'p':
 		c.togglePanel()
 	case 'n', 'N':
@@ -345,6 +348,7 @@ var shortcutSheet = [][2]string{
 	{"f", "request a new file from the customer"},
 	{"u", "upload the replacement the customer sent (or drop the file on the window)"},
 	{"x", "cancel the item's queued action"},
+	{"q", "queue again an action the service turned away for now (a new intent, a new key)"},
 	{"n", "next: claim and open the oldest item that needs a reviewer and nobody holds"},
 	{"Esc", "stop waiting for an action (it is checked later, never sent again blind); close a dialog"},
 	{"Ctrl+F or /", "search batches (Enter opens the first match)"},

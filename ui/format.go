@@ -79,6 +79,10 @@ func actionText(v review.ItemView) string {
 	if v.Action == nil {
 		return ""
 	}
+	if v.Action.State == policy.ActionQueued && !v.Action.NotBefore.IsZero() {
+		// A 429: the service ran nothing and said when to come back.
+		return stateWord(v.Action.State) + " · rate limited until " + clock(v.Action.NotBefore)
+	}
 	return stateWord(v.Action.State)
 }
 

@@ -46,6 +46,7 @@ type itemPanel struct {
 	request   *tipButton
 	upload    *tipButton
 	again     *tipButton // the file a failed replacement kept, uploaded again
+	requeue   *tipButton // an action the service turned away for now, queued again (outbox.go)
 	cancel    *tipButton
 	stop      *tipButton
 	why       *widget.Label
@@ -81,6 +82,8 @@ func newItemPanel(c *Console) *itemPanel {
 	p.upload = newTipButton("Upload file", theme.UploadIcon(), "Upload the file the customer sent (key: u; or drop a file on the window)", p.onUpload)
 	p.again = newTipButton("Upload kept file", theme.ViewRefreshIcon(), "Upload again the file that the failed replacement kept: a new paid analysis, no new file needed", p.onUploadAgain)
 	p.again.Hide()
+	p.requeue = newTipButton("Queue again", theme.ViewRefreshIcon(), "", p.onQueueAgain)
+	p.requeue.Hide()
 	p.cancel = newTipButton("Cancel queued", theme.CancelIcon(), "Cancel the action that waits in the outbox (key: x)", p.onCancel)
 	p.stop = newTipButton("Stop waiting", theme.MediaStopIcon(), "Stop waiting for the answer: the action stays unknown and is checked later with the same key, never sent again blind (key: Esc)", p.onStopWaiting)
 	p.cancel.Hide()
@@ -94,7 +97,7 @@ func newItemPanel(c *Console) *itemPanel {
 	p.team = newTeamView(p)
 	p.preview = newPreview(c)
 	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.triage, p.explain, p.reported, p.nextActor, p.layers, p.preview.content,
-		container.NewGridWithColumns(2, p.resubmit, p.request), container.NewGridWithColumns(2, p.upload, p.cancel), p.again,
+		container.NewGridWithColumns(2, p.resubmit, p.request), container.NewGridWithColumns(2, p.upload, p.cancel), p.again, p.requeue,
 		p.why, p.message, p.stop, p.detailsAc, p.team.content, widget.NewSeparator())
 	p.content = container.NewVSplit(container.NewVScroll(top), history)
 	p.content.(*container.Split).Offset = 0.68
@@ -265,6 +268,7 @@ func (p *itemPanel) render() {
 	} else {
 		p.again.Hide()
 	}
+	p.showQueueAgain() // outbox.go
 	setOrHide(p.why, p.whyText(rErr, fErr, uErr))
 	if policy.Cancellable(d.OpenAction()) && p.c.flight(d.ID) == nil {
 		p.cancel.Show()
@@ -301,6 +305,9 @@ func (p *itemPanel) renderMessage() {
 			}
 		}
 		msg, details = actionNote(a.Kind, a.State, a.Code, lastErr, at)
+		if a.State == policy.ActionQueued && a.NotBefore.After(p.c.opts.Now()) {
+			msg = rateLimitedNote(a.Kind, a.NotBefore) // outbox.go
+		}
 	}
 	setOrHide(p.message, msg)
 	if f != nil && !f.stopping {

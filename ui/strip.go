@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -9,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/store"
 )
 
 // statusStrip is the connection strip at the top of the window: a widget
@@ -28,6 +31,8 @@ type statusStrip struct {
 	progress *widget.ProgressBarInfinite
 	pages    *widget.Label
 	news     *widget.Hyperlink // "5 new items need you: show them" (newitems.go)
+	refused  *widget.Hyperlink // "show the 6 refused" after a flush (outbox.go)
+	refIDs   []string
 	newIDs   []string
 	row2     *fyne.Container
 	content  fyne.CanvasObject
@@ -58,6 +63,8 @@ func newStatusStrip(demo bool, h stripHandlers) *statusStrip {
 	s.news = widget.NewHyperlink("", nil)
 	s.news.OnTapped = h.news
 	s.news.Hide()
+	s.refused = widget.NewHyperlink("", nil)
+	s.refused.Hide()
 	s.synced.Truncation = fyne.TextTruncateEllipsis
 	s.conn.Truncation = fyne.TextTruncateEllipsis
 	s.demo.Importance = widget.WarningImportance
@@ -78,7 +85,7 @@ func newStatusStrip(demo bool, h stripHandlers) *statusStrip {
 	// second, so that an 800-pixel window holds it all.
 	row1 := container.NewBorder(nil, nil, container.NewHBox(s.syncBtn, s.cancel), container.NewHBox(s.demo, s.reviewer),
 		container.NewGridWithColumns(2, s.conn, container.NewBorder(nil, nil, nil, container.NewGridWrap(fyne.NewSize(80, 8), s.progress), s.synced)))
-	s.row2 = container.NewBorder(nil, nil, s.news, container.NewHBox(export, s.panelBtn, help, prefs), s.pages)
+	s.row2 = container.NewBorder(nil, nil, container.NewHBox(s.news, s.refused), container.NewHBox(export, s.panelBtn, help, prefs), s.pages)
 	s.content = container.NewVBox(row1, s.row2, widget.NewSeparator())
 	s.ExtendBaseWidget(s)
 	return s
@@ -93,9 +100,9 @@ func (s *statusStrip) CreateRenderer() fyne.WidgetRenderer {
 // rate-limit wait.
 func (s *statusStrip) show(st review.Connectivity, reviewer string, now time.Time) {
 	s.reviewer.SetText("reviewer: " + reviewer)
-	s.synced.SetText("")
+	var parts []string
 	if !st.LastSync.IsZero() {
-		s.synced.SetText("synced " + clock(st.LastSync))
+		parts = append(parts, "synced "+clock(st.LastSync))
 	}
 	switch st.Conn.State {
 	case review.ConnOnline:
@@ -103,22 +110,62 @@ func (s *statusStrip) show(st review.Connectivity, reviewer string, now time.Tim
 		s.conn.SetText("● Online")
 	case review.ConnOffline:
 		s.conn.Importance = widget.WarningImportance
-		from := "never synced"
-		if !st.LastSync.IsZero() {
-			from = "from " + dayClock(st.LastSync)
+		switch {
+		case st.Empty:
+			s.conn.SetText("● Offline: the screening API cannot be reached, and nothing is cached yet")
+		case st.LastSync.IsZero():
+			s.conn.SetText("● Offline: showing what an unfinished first sync cached")
+		default:
+			s.conn.SetText("● Offline: showing cached data from " + dayClock(st.LastSync))
 		}
-		s.conn.SetText("● Offline: showing cached data " + from)
 	case review.ConnCircuitOpen:
 		s.conn.Importance = widget.DangerImportance
-		s.conn.SetText("● The screening API stopped answering; trying again at " + clock(st.Conn.RetryAt))
+		// A retry time that passed (or none) is no time to show: the next
+		// call goes through now.
+		when := "trying again now"
+		if st.Conn.RetryAt.After(now) {
+			when = "trying again at " + clock(st.Conn.RetryAt)
+		}
+		s.conn.SetText("● The screening API stopped answering; " + when)
 	default:
 		s.conn.Importance = widget.MediumImportance
 		s.conn.SetText("● Showing cached data")
+		if st.Empty {
+			s.conn.SetText("● Not synced yet")
+		}
 	}
 	if st.RateLimitedUntil.After(now) {
-		s.synced.SetText(s.synced.Text + " · rate limited until " + clock(st.RateLimitedUntil))
+		parts = append(parts, "rate limited until "+clock(st.RateLimitedUntil))
 	}
+	parts = append(parts, outboxWords(st.Outbox, now))
+	s.synced.SetText(strings.Join(parts, " · "))
 	s.conn.Refresh()
+}
+
+// outboxWords is what waits in the outbox, shown at all times: "3 queued ·
+// 1 unknown", "outbox empty".
+func outboxWords(o store.OutboxCount, now time.Time) string {
+	if o.Empty() {
+		return "outbox empty"
+	}
+	var parts []string
+	if o.Queued > 0 {
+		q := fmt.Sprintf("%d queued", o.Queued)
+		if o.Waiting > 0 && o.WaitUntil.After(now) {
+			q += " (rate limited until " + clock(o.WaitUntil) + ")"
+		}
+		parts = append(parts, q)
+	}
+	if o.Sending > 0 {
+		parts = append(parts, fmt.Sprintf("%d sending", o.Sending))
+	}
+	if o.Unknown > 0 {
+		parts = append(parts, fmt.Sprintf("%d unknown", o.Unknown))
+	}
+	if o.Notes > 0 {
+		parts = append(parts, plural(o.Notes, "note")+" to send")
+	}
+	return strings.Join(parts, " · ")
 }
 
 // say shows a line of what just happened (a sync, a flush, an export).

@@ -42,15 +42,8 @@ func (c *Console) showConnectivity(st review.Connectivity) {
 // unknown actions go out without a click.
 func (c *Console) Watch(ctx context.Context) {
 	const cacheEvery = 1500 * time.Millisecond
-	probeEvery := func(state review.ConnState, fails int) time.Duration {
-		if state == review.ConnOnline {
-			return 15 * time.Second
-		}
-		return min(2*time.Second<<min(fails, 5), time.Minute)
-	}
 	cache := time.NewTicker(cacheEvery)
 	defer cache.Stop()
-	fails := 0
 	next := time.NewTimer(time.Second)
 	defer next.Stop()
 	for {
@@ -60,15 +53,46 @@ func (c *Console) Watch(ctx context.Context) {
 		case <-cache.C:
 			c.checkCache(ctx)
 		case <-next.C:
-			state := c.probe(ctx)
-			if state == review.ConnOnline {
-				fails = 0
-			} else {
-				fails++
+			st, ok := c.probeConn(ctx)
+			if !ok {
+				st = review.Connectivity{}
 			}
-			next.Reset(probeEvery(state, fails))
+			next.Reset(probeAfter(st, c.opts.Now()))
 		}
 	}
+}
+
+// How often the window probes: rarely while the API answers, often while
+// it does not (the probe goes past the breaker, so nothing but this
+// interval stands between the API's return and "Online"), and at the end
+// of a wait the API asked for, when the actions it held back go out.
+const (
+	probeIdle = 15 * time.Second
+	probeDown = 2 * time.Second
+	// probeLate is how long after a wait's end the probe comes, so that
+	// the wait is over on both clocks.
+	probeLate = 100 * time.Millisecond
+)
+
+// probeAfter is how long the window waits from now before its next probe,
+// given what the last one found. A probe that sees the API answer flushes
+// the outbox at once (probe), so this is also how late queued work goes
+// out: at most probeDown after the API answers again, at most probeLate
+// after a rate limit's end.
+func probeAfter(st review.Connectivity, now time.Time) time.Duration {
+	d := probeIdle
+	if st.Conn.State != review.ConnOnline {
+		d = probeDown
+	}
+	if st.RateLimitedUntil.After(now) {
+		// No call before the API's wait ends (Probe makes none): the
+		// next probe is then.
+		return max(d, st.RateLimitedUntil.Sub(now)+probeLate)
+	}
+	if st.Outbox.Waiting > 0 && st.Outbox.WaitUntil.After(now) {
+		d = min(d, st.Outbox.WaitUntil.Sub(now)+probeLate)
+	}
+	return d
 }
 
 // checkCache redraws the window when the cache changed under it.
@@ -89,27 +113,37 @@ func (c *Console) checkCache(ctx context.Context) {
 // probe asks the API whether it answers (unless a sync runs, which tells
 // anyway), redraws the strip, and flushes the outbox when it answers.
 func (c *Console) probe(ctx context.Context) review.ConnState {
+	st, _ := c.probeConn(ctx)
+	return st.Conn.State
+}
+
+// probeConn is probe, with what it found (ok false: nothing was learnt).
+func (c *Console) probeConn(ctx context.Context) (review.Connectivity, bool) {
 	c.mu.Lock()
 	syncing := c.syncCancel != nil
 	c.mu.Unlock()
 	if !syncing {
 		if _, err := c.wf.Probe(ctx); err != nil && ctx.Err() != nil {
-			return ""
+			return review.Connectivity{}, false
 		}
 	}
 	st, err := c.wf.Connectivity(ctx)
 	if err != nil {
-		return ""
+		return review.Connectivity{}, false
 	}
 	fyne.DoAndWait(func() {
 		c.apply(func() {
 			c.showConnectivity(st)
-			if st.Conn.State == review.ConnOnline && !syncing {
+			switch {
+			case st.Conn.State != review.ConnOnline || syncing:
+			case c.syncAgain:
+				c.onSync() // a first sync that failed, tried again by itself; it flushes after
+			default:
 				c.autoFlush()
 			}
 		})
 	})
-	return st.Conn.State
+	return st, true
 }
 
 // autoFlush sends what waits in the outbox (queued actions, unknown
@@ -125,6 +159,7 @@ func (c *Console) autoFlush() {
 			c.flushing = false
 			if err == nil && len(fr.Results) > 0 {
 				c.strip.say(flushSummary(fr))
+				c.showRefused(fr) // outbox.go
 				c.reload()
 			}
 		}
@@ -148,7 +183,7 @@ func flushSummary(fr review.FlushResult) string {
 	if len(parts) > 0 {
 		msg += ": " + strings.Join(parts, ", ")
 	}
-	return msg + "."
+	return msg + "." + refusedWhy(fr) // outbox.go: which, and why, in words
 }
 
 // onSync pulls changed batches, then sends what waits in the outbox. The
@@ -183,16 +218,21 @@ func (c *Console) onSync() {
 			c.strip.running(false)
 			switch {
 			case err == nil:
+				c.syncAgain = false
 				msg := fmt.Sprintf("Synced: %s, %s, %d changed.", plural(p.Pages, "page"), plural(p.Items, "item"), p.Changed)
 				if len(fr.Results) > 0 {
 					msg += " " + flushSummary(fr)
+					c.showRefused(fr) // outbox.go
 				}
 				c.strip.say(msg)
 				c.strip.showNews(p.NewItems) // newitems.go
 			case policy.ErrorCode(err) == policy.CodeCancelled:
 				c.strip.say(fmt.Sprintf("Sync cancelled after %s.", plural(p.Pages, "page")))
 			default:
-				c.strip.say("Sync failed: " + sentence(err))
+				// A first sync (nothing cached, or never completed) is tried
+				// again by itself: without it there is nothing to work on.
+				c.syncAgain = c.conn.Empty || c.conn.LastSync.IsZero()
+				c.strip.say(syncFailedText(err, c.conn, c.syncAgain))
 			}
 			c.reload()
 		}
@@ -205,4 +245,35 @@ func (c *Console) onCancelSync() {
 	if c.syncCancel != nil {
 		c.syncCancel()
 	}
+}
+
+// syncFailedText says in words why a sync failed and what the window
+// shows meanwhile. A sync is a read: its "outcome" is never unknown (a
+// timeout is the API not answering in time), and there is no cached data
+// to speak of in a cache that holds none.
+func syncFailedText(err error, st review.Connectivity, again bool) string {
+	var what string
+	switch policy.ErrorCode(err) {
+	case policy.CodeOutcomeUnknown:
+		what = "the screening API did not answer in time."
+	case policy.CodeAPIUnreachable:
+		what = "the screening API cannot be reached."
+	case policy.CodeCircuitOpen:
+		what = "the screening API stopped answering."
+	default:
+		what = sentence(err)
+	}
+	msg := "Sync failed: " + what
+	switch {
+	case st.Empty:
+		msg += " Nothing is cached yet."
+	case st.LastSync.IsZero():
+		msg += " Showing what the sync cached before it stopped."
+	default:
+		msg += " Showing cached data from " + dayClock(st.LastSync) + "."
+	}
+	if again {
+		msg += " The console tries again by itself when the API answers."
+	}
+	return msg
 }

@@ -56,6 +56,9 @@ type Workflow interface {
 	// ReplaceAgain uploads again the file a failed replacement kept.
 	ReplaceAgain(ctx context.Context, itemID string) (review.Result, error)
 	Cancel(ctx context.Context, actionID int64) (store.Action, error)
+	// QueueAgain makes an action the service turned away for now again,
+	// with a new key (outbox.go).
+	QueueAgain(ctx context.Context, actionID int64) (review.Result, error)
 
 	// Claims and notes (claims.go, notes.go).
 	Claim(ctx context.Context, itemID string, ttl time.Duration) (policy.Item, error)
