@@ -32,7 +32,7 @@ type teamView struct {
 	p       *itemPanel
 	claim   *widget.Label
 	notes   *widget.Label
-	entry   *widget.Entry
+	entry   *textEntry // focus.go
 	add     *widget.Button
 	next    *tipButton
 	content *fyne.Container
@@ -49,7 +49,7 @@ type teamView struct {
 func newTeamView(p *itemPanel) *teamView {
 	v := &teamView{p: p, claim: wrapped(""), notes: wrapped("")}
 	v.claim.TextStyle.Bold = true
-	v.entry = widget.NewMultiLineEntry()
+	v.entry = newTextEntry(p.c, true)
 	v.entry.SetPlaceHolder("A note for the other reviewers (never shown to the customer)")
 	v.entry.Wrapping = fyne.TextWrapWord
 	v.entry.SetMinRowsVisible(2)

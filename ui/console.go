@@ -20,8 +20,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/driver/desktop"
-	"fyne.io/fyne/v2/layout"
 
 	"github.com/trustscreen/reviewer/review"
 )
@@ -86,6 +84,8 @@ type Console struct {
 	panelOff  bool
 	flushing  bool
 	conn      review.Connectivity // the last read of the connection (syncing.go)
+	// keyMods reads the modifier keys held (Shift+arrows, Ctrl-click).
+	keyMods func() fyne.KeyModifier
 
 	mu         sync.Mutex
 	syncCancel context.CancelFunc
@@ -108,7 +108,7 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	if opts.ActionLimit <= 0 {
 		opts.ActionLimit = 30 * time.Second
 	}
-	c := &Console{win: win, wf: wf, opts: opts, flights: map[string]*flight{}, version: -1}
+	c := &Console{win: win, wf: wf, opts: opts, flights: map[string]*flight{}, version: -1, keyMods: currentModifiers}
 	c.ctx, c.stop = context.WithCancel(context.Background())
 	win.SetOnClosed(c.Close)
 	c.settings = newPreferences(opts, func() (string, bool) { return wf.Reviewer(), wf.ReviewerFromService() }, func(say string) {
@@ -197,16 +197,21 @@ func (c *Console) togglePanel() {
 	c.strip.panelShown(!c.panelOff)
 }
 
+// bindKeys binds the window's canvas shortcuts from windowKeys, the table
+// the shortcut sheet is drawn from, so that the two cannot drift apart.
+// (The plain keys and letters are handled in onKey and onRune, and passed
+// on by every focusable widget of the window: focus.go.)
 func (c *Console) bindKeys() {
 	cv := c.win.Canvas()
 	cv.SetOnTypedKey(func(ev *fyne.KeyEvent) { c.onKey(ev) })
 	cv.SetOnTypedRune(func(r rune) { c.onRune(r) })
-	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.focusSearch() })
-	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.onExport() })
-	c.addBulkShortcuts()   // bulk.go
-	c.addViewShortcuts()   // views.go
-	c.addSnoozeShortcuts() // snooze.go
-	c.addSelectShortcuts() // select.go
+	for _, k := range windowKeys {
+		for _, sc := range k.shortcuts {
+			do := k.do
+			cv.AddShortcut(sc, func(fyne.Shortcut) { do(c) })
+		}
+	}
+	c.addSelectShortcuts() // select.go: the table's clicks with modifiers
 }
 
 func (c *Console) focusSearch() {
@@ -253,7 +258,7 @@ func (c *Console) onKey(ev *fyne.KeyEvent) {
 	}
 }
 
-// onRune: the one-key triage commands (see shortcutSheet).
+// onRune: the one-key commands (see windowKeys).
 func (c *Console) onRune(r rune) {
 	if c.win.Canvas().Overlays().Top() != nil {
 		return
@@ -276,37 +281,4 @@ func (c *Console) onRune(r rune) {
 	case '?':
 		c.showShortcuts()
 	}
-}
-
-// shortcutSheet lists every key of the window.
-var shortcutSheet = [][2]string{
-	{"↑ / ↓", "previous / next item (the panel follows)"},
-	{"PgUp / PgDn, Home / End", "jump in the items"},
-	{"Enter", "open the selected item; in a dialog, its default button"},
-	{"r", "re-submit the item (asks first: it is a paid re-run)"},
-	{"f", "request a new file from the customer"},
-	{"u", "upload the replacement the customer sent (or drop the file on the window)"},
-	{"x", "cancel the item's queued action"},
-	{"n", "next: claim and open the oldest item that needs a reviewer and nobody holds"},
-	{"Esc", "stop waiting for an action (it is checked later, never sent again blind); close a dialog"},
-	{"Ctrl+F or /", "search batches (Enter opens the first match)"},
-	{"Ctrl+E", "export the batch as CSV"},
-	{"F5", "sync now"},
-	{"p", "hide or show the item panel"},
-	{"? or F1", "this sheet"},
-}
-
-func (c *Console) showShortcuts() {
-	if c.win.Canvas().Overlays().Top() != nil {
-		return
-	}
-	grid := container.New(layout.NewFormLayout())
-	for _, s := range shortcutSheet {
-		k := newKeyLabel(s[0])
-		grid.Add(k)
-		grid.Add(wrapped(s[1]))
-	}
-	d := dialog.NewCustom("Keyboard shortcuts", "Close", container.NewVScroll(grid), c.win)
-	d.Resize(fyne.NewSize(680, 600))
-	d.Show()
 }

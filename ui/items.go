@@ -168,10 +168,11 @@ type itemTable struct {
 	c       *Console
 	hold    bool // while a view sets several filters at once: one refresh at the end
 	table   *keyTable
-	status  *widget.Select
-	code    *widget.Select
-	needs   *widget.Check
+	status  *keySelect // focus.go
+	code    *keySelect
+	needs   *keyCheck
 	count   *widget.Label
+	heading *widget.Label // which batch the items belong to
 	rows    []review.ItemView
 	cols    []column
 	alts    map[string]string // a column's title → the sort key of the column merged into it (ageing.go)
@@ -196,21 +197,23 @@ type itemTable struct {
 const pageRows = 500
 
 func newItemTable(c *Console) *itemTable {
-	t := &itemTable{c: c, row: -1, count: widget.NewLabel(""), cols: allColumns}
+	t := &itemTable{c: c, row: -1, count: widget.NewLabel(""), heading: widget.NewLabel(""), cols: allColumns}
+	t.heading.TextStyle.Bold = true
+	t.heading.Truncation = fyne.TextTruncateEllipsis
 	labels := make([]string, len(statusFilter))
 	for i, s := range statusFilter {
 		labels[i] = s.label
 	}
-	t.status = widget.NewSelect(labels, func(string) { t.refresh() })
+	t.status = newKeySelect(c, labels, func(string) { t.refresh() })
 	t.status.SetSelectedIndex(0)
 	codes := []string{"All codes"}
 	for _, code := range policy.ItemCodes() {
 		codes = append(codes, string(code))
 	}
 	codes = append(codes, string(policy.CodeInvalidResponse))
-	t.code = widget.NewSelect(codes, func(string) { t.refresh() })
+	t.code = newKeySelect(c, codes, func(string) { t.refresh() })
 	t.code.SetSelectedIndex(0)
-	t.needs = widget.NewCheck("Needs my action", func(bool) { t.refresh() })
+	t.needs = newKeyCheck(c, "Needs my action", func(bool) { t.refresh() })
 
 	t.table = &keyTable{}
 	t.table.Length = func() (int, int) { return len(t.rows), len(t.cols) }
@@ -243,8 +246,30 @@ func newItemTable(c *Console) *itemTable {
 	t.table.ExtendBaseWidget(t.table)
 	t.layoutColumns()
 	filters := container.NewBorder(nil, nil, t.needs, nil, container.NewGridWithColumns(2, t.status, t.code))
-	t.content = container.NewBorder(filters, t.count, nil, nil, t.table)
+	t.content = container.NewBorder(container.NewVBox(t.heading, filters), t.count, nil, nil, t.table)
 	return t
+}
+
+// showHeading names the batch the items belong to (its customer and
+// date), or says they come from every batch.
+func (t *itemTable) showHeading() {
+	b := t.c.batches
+	if b == nil {
+		return
+	}
+	text := ""
+	switch {
+	case b.batchID() == "":
+		text = "All batches"
+	case b.opened.ID == b.selected:
+		text = "Batch " + batchTitle(b.opened) + " · " + plural(b.opened.Items, "item")
+	default:
+		text = "Batch " + shown(b.selected)
+	}
+	if t.c.view.name != "" {
+		text += " · view: " + shown(t.c.view.name)
+	}
+	t.heading.SetText(text)
 }
 
 // layoutColumns picks the columns that fit the table's width, dropping the
@@ -416,6 +441,7 @@ func (t *itemTable) refresh() {
 	if all := t.c.batches.batchID() == ""; all != (len(t.cols) > 0 && t.hasColumn("Customer")) {
 		t.layoutColumns()
 	}
+	t.showHeading()
 	f := t.filter()
 	t.gen++
 	gen := t.gen
@@ -520,11 +546,20 @@ func (t *itemTable) onSelected(id widget.TableCellID) {
 // onKey: Up and Down move the selection, Enter opens; the rest is the
 // window's (shortcuts work while the table has the focus).
 func (t *itemTable) onKey(ev *fyne.KeyEvent) bool {
+	shift := t.c.keyMods()&fyne.KeyModifierShift != 0
 	switch ev.Name {
 	case fyne.KeyUp:
-		t.move(-1)
+		if shift {
+			t.c.onExtend(-1) // select.go (Fyne makes no shortcut of Shift alone)
+		} else {
+			t.move(-1)
+		}
 	case fyne.KeyDown:
-		t.move(1)
+		if shift {
+			t.c.onExtend(1)
+		} else {
+			t.move(1)
+		}
 	case fyne.KeyPageUp:
 		t.move(-15)
 	case fyne.KeyPageDown:

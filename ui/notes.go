@@ -52,6 +52,7 @@ func (v *teamView) onAddNote() {
 				return
 			}
 			v.entry.SetText("")
+			v.p.c.focusItems() // the triage letters act on the items again, not in the note
 			if res.Note.State == policy.ActionQueued {
 				v.saidItem, v.said = id, "Your note waits in the outbox: it is sent once when the API answers."
 			}

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -28,15 +26,6 @@ func snoozeDays(now time.Time) ([]string, []time.Time) {
 		days = append(days, day)
 	}
 	return labels, days
-}
-
-func (c *Console) addSnoozeShortcuts() {
-	cv := c.win.Canvas()
-	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift},
-		func(fyne.Shortcut) { c.onSnooze() })
-	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.Key0, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) {
-		c.applyView(snoozedView())
-	})
 }
 
 func (c *Console) onSnooze() {
