@@ -82,6 +82,9 @@ type Console struct {
 	onEscape  func() // the open dialog's own close, when it must run its OnClosed
 	uploadDlg *uploadDialog
 	panelOff  bool
+	// panelAuto: the panel was hidden because the window is narrow (not by
+	// p); it comes back when the window is wide enough again.
+	panelAuto bool
 	flushing  bool
 	conn      review.Connectivity // the last read of the connection (syncing.go)
 	// keyMods reads the modifier keys held (Shift+arrows, Ctrl-click).
@@ -119,6 +122,7 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	})
 	c.strip = newStatusStrip(opts.Demo, stripHandlers{sync: c.onSync, cancelSync: c.onCancelSync, preferences: func() { c.settings.show(c.win) },
 		shortcuts: c.showShortcuts, export: c.onExport, togglePanel: c.togglePanel, news: c.onNews})
+	c.strip.whoFrom = c.reviewerFrom
 	c.batches = newBatchList(c)
 	c.items = newItemTable(c)
 	c.panel = newItemPanel(c)
@@ -127,11 +131,22 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	c.right.Offset = rightOffset
 	main := container.NewHSplit(c.batches.content, c.right)
 	main.Offset = 0.16
-	c.body = container.NewStack(main)
+	c.body = container.New(&widthWatch{on: c.onWidth}, main)
 	win.SetContent(container.NewBorder(c.strip, nil, nil, nil, c.body))
 	c.bindKeys()
 	win.SetOnDropped(func(p fyne.Position, uris []fyne.URI) { c.apply(func() { c.onDropped(p, uris) }) })
 	return c
+}
+
+// reviewerFrom says in words where the reviewer's name comes from.
+func (c *Console) reviewerFrom() string {
+	switch {
+	case c.wf.ReviewerFromService():
+		return "the screening service"
+	case c.opts.ReviewerSource != "":
+		return c.opts.ReviewerSource
+	}
+	return "the system user"
 }
 
 // Start reads what the cache holds, to show it. Run calls it, and starts
@@ -183,9 +198,59 @@ func (c *Console) showError(title string, err error) {
 	dialog.ShowInformation(title, head, c.win)
 }
 
-// togglePanel hides or shows the item panel (narrow windows).
+// narrowWidth is the window width under which the panel hides itself: at
+// 800 pixels it left the table no room for a status and a score.
+const narrowWidth = 1000
+
+// onWidth hides the panel when the window becomes narrow, and says so;
+// it shows it again when the window is wide again, unless p hid it.
+func (c *Console) onWidth(w float32) {
+	switch {
+	case w < narrowWidth && !c.panelOff:
+		c.panelAuto = true
+		c.setPanel(false)
+		c.strip.say("The window is narrow: the item panel is hidden (p shows it).")
+	case w >= narrowWidth && c.panelOff && c.panelAuto:
+		c.panelAuto = false
+		c.setPanel(true)
+		c.strip.say("")
+	}
+}
+
+// widthWatch lays its objects out as a stack and reports its width when
+// it changes.
+type widthWatch struct {
+	on    func(float32)
+	width float32
+}
+
+func (l *widthWatch) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Resize(size)
+		o.Move(fyne.NewPos(0, 0))
+	}
+	if size.Width != l.width && size.Width > 0 {
+		l.width = size.Width
+		l.on(size.Width)
+	}
+}
+
+func (l *widthWatch) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var m fyne.Size
+	for _, o := range objs {
+		m = m.Max(o.MinSize())
+	}
+	return m
+}
+
+// togglePanel hides or shows the item panel (p, and the strip's button).
 func (c *Console) togglePanel() {
-	c.panelOff = !c.panelOff
+	c.panelAuto = false
+	c.setPanel(c.panelOff)
+}
+
+func (c *Console) setPanel(on bool) {
+	c.panelOff = !on
 	if c.panelOff {
 		c.right.Trailing.Hide()
 		c.right.Offset = 1

@@ -177,6 +177,7 @@ type itemTable struct {
 	cols    []column
 	alts    map[string]string // a column's title → the sort key of the column merged into it (ageing.go)
 	width   float32
+	widths  map[string]float32 // measured text widths (fit)
 	sortBy  string
 	desc    bool
 	row     int // selected row, -1 none
@@ -324,8 +325,25 @@ func (t *itemTable) layoutColumns() {
 		cols = append(cols[:at:at], cols[at+1:]...)
 		t.mergeInto(cols, gone) // ageing.go
 	}
-	if spare := width - sum(cols); spare > 0 {
-		cols[0].width += spare
+	if spare := width - sum(cols); spare >= 0 {
+		// Columns whose words would be cut grow first, from the spare
+		// width and then from the file name, which stays the widest
+		// column (a long name shows its end: fileCell); the file name
+		// takes the rest.
+		file := cols[0].width + spare
+		for i := 1; i < len(cols); i++ {
+			need := t.fit(cols[i]) - cols[i].width
+			if need <= 0 {
+				continue
+			}
+			was := cols[i].width
+			cols[i].width += need
+			floor := max(fileMin, widest(cols[1:]))
+			grow := max(min(need, file-floor), 0)
+			cols[i].width = was + grow
+			file -= grow
+		}
+		cols[0].width = file
 	} else if total := sum(cols); spare < 0 && total > 0 {
 		// Narrower still: every column gives up the same share (a cut
 		// text shows whole in its tooltip).
@@ -340,6 +358,69 @@ func (t *itemTable) layoutColumns() {
 		widths[i] = col.width
 	}
 	t.table.setColumnWidths(widths)
+}
+
+// fit is the width a column needs to show the words of the rows read and
+// its header whole; never less than its own width.
+func (t *itemTable) fit(col column) float32 {
+	pad := 2*theme.InnerPadding() + 2
+	need := max(col.width, t.measure(col.title+" ▼")+2*pad)
+	seen := map[string]bool{}
+	for _, r := range t.rows {
+		text, _ := col.text(r)
+		if seen[text] {
+			continue
+		}
+		seen[text] = true
+		need = max(need, t.measure(text)+pad)
+		if len(seen) > 200 {
+			break // file names and customers are many; the rest few
+		}
+	}
+	return min(need, 320)
+}
+
+// measure is the width of a text in the table's cells (cached).
+func (t *itemTable) measure(text string) float32 {
+	if w, ok := t.widths[text]; ok {
+		return w
+	}
+	if t.widths == nil || len(t.widths) > 5000 {
+		t.widths = map[string]float32{}
+	}
+	w := fyne.MeasureText(text, theme.TextSize(), fyne.TextStyle{}).Width
+	t.widths[text] = w
+	return w
+}
+
+// fileCell cuts a file name too long for its cell in the middle, so that
+// its end (what tells "id-card-back-1.jpg" from "id-card-back-2.jpg") shows;
+// the tooltip gives it whole.
+func (t *itemTable) fileCell(text string, width float32) string {
+	pad := 2*theme.InnerPadding() + 2
+	if width <= 0 || t.measure(text)+pad <= width {
+		return text
+	}
+	r := []rune(text)
+	lo, hi := 0, len(r) // the most runes kept that fit
+	for lo < hi {
+		k := (lo + hi + 1) / 2
+		if t.measure(middle(r, k))+pad <= width {
+			lo = k
+		} else {
+			hi = k - 1
+		}
+	}
+	return middle(r, lo)
+}
+
+// middle keeps k runes of r: the start and, a little longer, the end.
+func middle(r []rune, k int) string {
+	if k >= len(r) {
+		return string(r)
+	}
+	tail := (k + 1) * 3 / 5
+	return string(r[:k-tail]) + "…" + string(r[len(r)-tail:])
 }
 
 // widest is the width of the widest column.
@@ -369,8 +450,15 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	if id.Row >= len(t.rows)-pageRows/5 {
 		t.loadMore() // the reviewer scrolls towards the end of what is read
 	}
-	text, imp := t.cols[id.Col].text(t.rows[id.Row])
+	col := t.cols[id.Col]
+	text, imp := col.text(t.rows[id.Row])
 	text = t.c.selectionMark(id.Row, id.Col, text) // select.go
+	l.hint = ""
+	if col.title == "File" {
+		if cut := t.fileCell(text, col.width); cut != text {
+			l.hint, text = text, cut
+		}
+	}
 	l.Importance = imp
 	l.SetText(text)
 }
@@ -469,6 +557,7 @@ func (t *itemTable) refresh() {
 			old := t.rows
 			t.rows = rows
 			t.shown, t.more, t.loading = f, f.Limit > 0 && len(rows) == f.Limit, false
+			t.layoutColumns() // the widths the words of these rows need
 			t.count.SetText(t.countText())
 			t.table.Refresh()
 			target := -1

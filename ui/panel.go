@@ -54,6 +54,7 @@ type itemPanel struct {
 	detailsAc *widget.Accordion
 	attempts  *widget.Label
 	audit     *widget.Label
+	scroll    *container.Scroll // the item's state, above its history
 	content   fyne.CanvasObject
 }
 
@@ -94,7 +95,8 @@ func newItemPanel(c *Console) *itemPanel {
 	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.triage, p.explain, p.reported, p.nextActor, p.layers,
 		container.NewGridWithColumns(2, p.resubmit, p.request), container.NewGridWithColumns(2, p.upload, p.cancel), p.again,
 		p.why, p.message, p.stop, p.detailsAc, p.team.content, widget.NewSeparator())
-	p.content = container.NewVSplit(container.NewVScroll(top), history)
+	p.scroll = container.NewVScroll(top)
+	p.content = container.NewVSplit(p.scroll, history)
 	p.content.(*container.Split).Offset = 0.68
 	p.setButtons(false, false, false)
 	return p
@@ -112,6 +114,7 @@ func (p *itemPanel) show(id string) {
 		p.setButtons(false, false, false)
 		p.cancel.Hide()
 		p.renderMessage()
+		p.scroll.ScrollToTop() // another item is read from its top
 	}
 	p.itemID = id
 	p.gen++

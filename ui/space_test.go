@@ -1,0 +1,114 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/trustscreen/reviewer/review"
+)
+
+// spaceRows: the band, status and kind words at their longest, and three
+// files whose names differ only at the end.
+func spaceRows() []review.ItemView {
+	rows := triageRows()
+	for _, end := range []string{"1.jpg", "2.jpg", "3.jpg"} {
+		v := errorItem("back"+end[:1], "DECODE_FAILED")
+		v.FileName = "id-card-back-of-the-customer-scan-" + end
+		rows = append(rows, v)
+	}
+	return rows
+}
+
+// cellWhole is a cell's whole text: what its tooltip shows when the cell
+// cuts it.
+func (c *Console) cellWhole(row, col int) string {
+	l := newTipLabel("")
+	c.items.updateCell(widget.TableCellID{Row: row, Col: col}, l)
+	if l.hint != "" {
+		return l.hint
+	}
+	return l.Text
+}
+
+func resizeTo(c *Console, w, h float32) {
+	c.apply(func() { c.win.Resize(fyne.NewSize(w, h)) })
+	c.Settle()
+}
+
+// At 1920 the columns use the space: no word is cut while the file name
+// has room to give; at 1280 with the panel open no status or band is cut;
+// three long file names that differ at their end can be told apart.
+func TestTheColumnsUseTheWidthAndNoStatusOrBandIsCut(t *testing.T) {
+	c := newTestConsole(t, &fakeWorkflow{items: spaceRows()})
+	for _, size := range []fyne.Size{{Width: 1920, Height: 1080}, {Width: 1280, Height: 800}} {
+		resizeTo(c, size.Width, size.Height)
+		if !c.panel.content.Visible() {
+			t.Fatalf("%v: the panel is hidden", size)
+		}
+		for col, k := range c.items.cols {
+			if k.title == "File" || (size.Width < 1900 && k.title != "Status" && k.title != "Score" && k.title != "Band") {
+				continue
+			}
+			for r := range c.items.rows {
+				whole(t, c, r, col)
+			}
+		}
+		names := map[string]bool{}
+		for r, v := range c.items.rows {
+			if strings.HasPrefix(v.FileName, "id-card-back") {
+				names[c.cell(r, 0).Text] = true
+			}
+		}
+		if len(names) != 3 {
+			t.Fatalf("%v: the three id-card-back files read alike: %v", size, names)
+		}
+	}
+}
+
+// At 800×600 the panel hides itself, and the window says so; wider
+// again, it comes back. A panel hidden with p stays hidden.
+func TestANarrowWindowHidesThePanelAndSaysSo(t *testing.T) {
+	c := newTestConsole(t, &fakeWorkflow{items: spaceRows()})
+	resizeTo(c, 800, 600)
+	if c.panel.content.Visible() || !strings.Contains(c.strip.pages.Text, "panel is hidden") {
+		t.Fatalf("at 800×600: panel visible %v, strip %q", c.panel.content.Visible(), c.strip.pages.Text)
+	}
+	for _, title := range []string{"Status", "Score"} {
+		col := c.col(t, title)
+		for r := range c.items.rows {
+			whole(t, c, r, col)
+		}
+	}
+	resizeTo(c, 1280, 800)
+	if !c.panel.content.Visible() {
+		t.Fatal("the panel did not come back at 1280")
+	}
+	c.apply(c.togglePanel) // p
+	resizeTo(c, 800, 600)
+	resizeTo(c, 1280, 800)
+	if c.panel.content.Visible() {
+		t.Fatal("a panel hidden with p came back by itself")
+	}
+}
+
+// The panel shows the next item from its top.
+func TestThePanelScrollsToItsTopWhenTheItemChanges(t *testing.T) {
+	c := newTestConsole(t, &fakeWorkflow{items: spaceRows()})
+	n := len(c.items.rows)
+	c.apply(func() { c.items.move(n - 2 - c.items.row) }) // one of two alike items
+	c.Settle()
+	c.apply(func() { c.panel.scroll.Refresh(); c.panel.scroll.ScrollToBottom() }) // the test driver lays out on request
+	at := c.panel.scroll.Offset.Y
+	if at == 0 {
+		t.Fatal("the panel's content fits: nothing to scroll")
+	}
+	c.apply(func() { c.items.move(1) })
+	c.Settle()
+	c.apply(func() { c.panel.scroll.Refresh() })
+	if c.panel.itemID != c.items.rows[n-1].ID || c.panel.scroll.Offset.Y != 0 {
+		t.Fatalf("the next item (%s) is shown at offset %v (was %v)", c.panel.itemID, c.panel.scroll.Offset.Y, at)
+	}
+}
