@@ -668,12 +668,15 @@ func (sc *itemScan) scan(s scanner) (ItemRow, error) {
 
 // BatchSummary is a batch with the counts a reviewer triages by.
 type BatchSummary struct {
-	ID           string
-	CustomerRef  string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-	Items        int
-	Scored       int
+	ID          string
+	CustomerRef string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	Items       int
+	Scored      int
+	// Bands counts the scored items by risk band: low, medium, high,
+	// critical (SetBands).
+	Bands        [4]int
 	Errors       int // errors and invalid answers
 	Retryable    int
 	AwaitingFile int
@@ -681,6 +684,22 @@ type BatchSummary struct {
 	// MatchItem and MatchFile, in a search, are the first item of the
 	// batch whose id or file name matched ("" when the batch itself did).
 	MatchItem, MatchFile string
+}
+
+// SetBands sets the risk bands that Batches counts scored items in.
+func (db *DB) SetBands(b policy.Bands) {
+	db.bandsMu.Lock()
+	defer db.bandsMu.Unlock()
+	db.bands = &b
+}
+
+func (db *DB) riskBands() policy.Bands {
+	db.bandsMu.Lock()
+	defer db.bandsMu.Unlock()
+	if db.bands == nil || db.bands.Check() != nil {
+		return policy.DefaultBands()
+	}
+	return *db.bands
 }
 
 // SearchScope is how many of the newest batches a search looks into for
@@ -716,8 +735,13 @@ func (db *DB) Batches(ctx context.Context, search string, limit int) ([]BatchSum
 	if limit > 0 {
 		inner += fmt.Sprintf(" LIMIT %d", limit)
 	}
+	rb := db.riskBands()
 	q := `SELECT b.id, b.customer_ref, b.created_at, b.updated_at, b.match_item, COALESCE(m.file_name, ''), COUNT(i.id),
 		COALESCE(SUM(i.status = ` + sqlState(policy.StatusScored) + `), 0),
+		COALESCE(SUM(i.status = ` + sqlState(policy.StatusScored) + ` AND i.risk_score < ` + fmt.Sprint(rb.Medium) + `), 0),
+		COALESCE(SUM(i.status = ` + sqlState(policy.StatusScored) + ` AND i.risk_score >= ` + fmt.Sprint(rb.Medium) + ` AND i.risk_score < ` + fmt.Sprint(rb.High) + `), 0),
+		COALESCE(SUM(i.status = ` + sqlState(policy.StatusScored) + ` AND i.risk_score >= ` + fmt.Sprint(rb.High) + ` AND i.risk_score < ` + fmt.Sprint(rb.Critical) + `), 0),
+		COALESCE(SUM(i.status = ` + sqlState(policy.StatusScored) + ` AND i.risk_score >= ` + fmt.Sprint(rb.Critical) + `), 0),
 		COALESCE(SUM(i.status IN ` + sqlStates([]policy.Status{policy.StatusError, policy.StatusInvalid}) + `), 0),
 		COALESCE(SUM(i.status = ` + sqlState(policy.StatusError) + ` AND i.error_code IN ` + retryableList() + `), 0),
 		COALESCE(SUM(i.status = ` + sqlState(policy.StatusAwaitingFile) + `), 0),
@@ -734,7 +758,7 @@ func (db *DB) Batches(ctx context.Context, search string, limit int) ([]BatchSum
 		var s BatchSummary
 		var c, u int64
 		var match sql.NullString
-		if err := rows.Scan(&s.ID, &s.CustomerRef, &c, &u, &match, &s.MatchFile, &s.Items, &s.Scored, &s.Errors, &s.Retryable, &s.AwaitingFile, &s.OpenActions); err != nil {
+		if err := rows.Scan(&s.ID, &s.CustomerRef, &c, &u, &match, &s.MatchFile, &s.Items, &s.Scored, &s.Bands[0], &s.Bands[1], &s.Bands[2], &s.Bands[3], &s.Errors, &s.Retryable, &s.AwaitingFile, &s.OpenActions); err != nil {
 			return nil, err
 		}
 		s.CreatedAt, s.UpdatedAt, s.MatchItem = fromMS(c), fromMS(u), match.String

@@ -68,3 +68,30 @@ func BenchmarkSearch100k(b *testing.B) {
 		})
 	}
 }
+
+// A batch's scored items are counted by risk band, so that a critical
+// score is never counted as good; the bands are configuration.
+func TestBatchesCountScoredItemsByBand(t *testing.T) {
+	db := MustOpenDB(t)
+	ctx := context.Background()
+	bt := batchOf("bat_1", t0, scored("a", "bat_1", 10, t0), scored("b", "bat_1", 50, t0), scored("c", "bat_1", 75, t0),
+		scored("d", "bat_1", 90, t0), failed("e", "bat_1", policy.CodeDecodeFailed, t0))
+	if _, err := db.ApplyPage(ctx, []policy.Batch{bt}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		bands *policy.Bands
+		want  [4]int
+	}{{nil, [4]int{1, 1, 1, 1}}, {&policy.Bands{Medium: 60, High: 80, Critical: 95}, [4]int{2, 1, 1, 0}}} {
+		if tc.bands != nil {
+			db.SetBands(*tc.bands)
+		}
+		got, err := db.Batches(ctx, "", 10)
+		if err != nil || len(got) != 1 {
+			t.Fatal(got, err)
+		}
+		if got[0].Bands != tc.want || got[0].Scored != 4 || got[0].Errors != 1 {
+			t.Fatalf("bands %v: %+v", tc.bands, got[0])
+		}
+	}
+}

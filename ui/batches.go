@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/store"
 )
@@ -120,7 +121,9 @@ func (b *batchList) newList() *keyList {
 		title.TextStyle.Bold = true
 		match := newTipLabel("match: passport-front.jpg")
 		match.Importance = widget.HighImportance
-		return container.NewVBox(title, widget.NewLabel("0 ✓ · 0 ✗"), widget.NewLabel("0 awaiting file"), widget.NewLabel("oldest 0 d"), match)
+		counts := newTipLabel("0 ✗ · 0 ↻")
+		counts.hint = countsLegend // shortcuts.go; the sheet says it too
+		return container.NewVBox(title, widget.NewRichText(), counts, widget.NewLabel("0 awaiting file"), widget.NewLabel("oldest 0 d"), match)
 	}
 	l.UpdateItem = func(id widget.ListItemID, o fyne.CanvasObject) {
 		if id >= len(b.rows) {
@@ -131,10 +134,13 @@ func (b *batchList) newList() *keyList {
 		box.Objects[0].(*tipLabel).SetText(fmt.Sprintf("%s  %s", shown(r.CustomerRef), dayClock(r.CreatedAt)))
 		first, second := countsText(r)
 		second, third := withAge(second, b.ages[r.ID]) // ageing.go
-		box.Objects[1].(*widget.Label).SetText(first)
-		setOrHide(box.Objects[2].(*widget.Label), second)
-		setOrHide(box.Objects[3].(*widget.Label), third)
-		match := box.Objects[4].(*tipLabel)
+		bands := box.Objects[1].(*widget.RichText)
+		bands.Segments = bandSegments(r)
+		bands.Refresh()
+		box.Objects[2].(*tipLabel).SetText(first)
+		setOrHide(box.Objects[3].(*widget.Label), second)
+		setOrHide(box.Objects[4].(*widget.Label), third)
+		match := box.Objects[5].(*tipLabel)
 		match.SetText(matchText(r))
 		if match.Text == "" {
 			match.Hide()
@@ -163,10 +169,34 @@ func (b *batchList) newList() *keyList {
 	return l
 }
 
-// countsText is a batch's counts on two short lines (the second may be
-// empty), so that they fit the narrow list whole.
+// bandSegments are a batch's scored items by band, each in its band's word
+// and colour ("2 low · 1 critical"): a critical or reject score is never
+// counted as good.
+func bandSegments(r store.BatchSummary) []widget.RichTextSegment {
+	colours := []fyne.ThemeColorName{theme.ColorNameSuccess, theme.ColorNameForeground, theme.ColorNameWarning, theme.ColorNameError}
+	var segs []widget.RichTextSegment
+	for i, n := range r.Bands {
+		if n == 0 {
+			continue
+		}
+		if len(segs) > 0 {
+			segs = append(segs, &widget.TextSegment{Text: " · ", Style: widget.RichTextStyleInline})
+		}
+		word, _ := bandLook([]policy.Band{policy.BandLow, policy.BandMedium, policy.BandHigh, policy.BandCritical}[i])
+		st := widget.RichTextStyleInline
+		st.ColorName = colours[i]
+		segs = append(segs, &widget.TextSegment{Text: fmt.Sprintf("%d %s", n, word), Style: st})
+	}
+	if len(segs) == 0 {
+		segs = append(segs, &widget.TextSegment{Text: "no scores", Style: widget.RichTextStyleInline})
+	}
+	return segs
+}
+
+// countsText is a batch's other counts on two short lines (the second may
+// be empty), so that they fit the narrow list whole.
 func countsText(r store.BatchSummary) (string, string) {
-	parts := []string{fmt.Sprintf("%d ✓", r.Scored), fmt.Sprintf("%d ✗", r.Errors)}
+	parts := []string{fmt.Sprintf("%d ✗", r.Errors)}
 	if r.Retryable > 0 {
 		parts = append(parts, fmt.Sprintf("%d ↻", r.Retryable))
 	}
@@ -194,7 +224,7 @@ func (b *batchList) heightsOf(rows []store.BatchSummary) []float32 {
 	pad := theme.Padding()
 	hs := make([]float32, len(rows))
 	for i, r := range rows {
-		h := 2*line + pad
+		h := 3*line + 2*pad // the title, the bands, the counts
 		_, second := countsText(r)
 		second, third := withAge(second, b.ages[r.ID])
 		for _, more := range []string{second, third, matchText(r)} {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/review"
@@ -110,5 +111,33 @@ func TestThePanelScrollsToItsTopWhenTheItemChanges(t *testing.T) {
 	c.apply(func() { c.panel.scroll.Refresh() })
 	if c.panel.itemID != c.items.rows[n-1].ID || c.panel.scroll.Offset.Y != 0 {
 		t.Fatalf("the next item (%s) is shown at offset %v (was %v)", c.panel.itemID, c.panel.scroll.Offset.Y, at)
+	}
+}
+
+// A batch's scores are counted by band, in the band's word and colour: two
+// critical scores are never "2 ✓". The counts explain themselves.
+func TestTheBatchCountsSayTheBandNotATick(t *testing.T) {
+	wf := twoBatches()
+	wf.batches[0].Scored, wf.batches[0].Bands = 3, [4]int{1, 0, 0, 2}
+	wf.batches[0].Errors, wf.batches[0].Retryable = 6, 4
+	c := newTestConsole(t, wf)
+	row := c.batches.list.CreateItem()
+	c.batches.list.UpdateItem(0, row)
+	box := row.(*fyne.Container)
+	var words []string
+	for _, seg := range box.Objects[1].(*widget.RichText).Segments {
+		ts := seg.(*widget.TextSegment)
+		words = append(words, ts.Text)
+		if strings.Contains(ts.Text, "critical") && ts.Style.ColorName != theme.ColorNameError {
+			t.Fatalf("critical in colour %q", ts.Style.ColorName)
+		}
+	}
+	counts := box.Objects[2].(*tipLabel)
+	all := strings.Join(words, "") + " " + counts.Text
+	if !strings.Contains(all, "1 low · 2 critical") || strings.Contains(all, "✓") || !strings.Contains(counts.Text, "6 ✗ · 4 ↻") {
+		t.Fatalf("counts %q", all)
+	}
+	if !strings.Contains(counts.hint, "✗ items not checked") {
+		t.Fatalf("the counts have no explanation: %q", counts.hint)
 	}
 }
