@@ -205,15 +205,13 @@ func reportedText(it policy.Item) string {
 	return "The service reported " + shown(rc) + ", which the console does not know."
 }
 
-// verdictText is the headline of the item's state.
+// verdictText is the headline of the item's state, in words (no code).
 func verdictText(it policy.Item) (string, widget.Importance) {
 	text, imp := statusLook(it)
 	switch {
 	case it.Checked():
 		text = fmt.Sprintf("%s · %s · risk score %d", text, it.Recommendation, *it.RiskScore)
-	case it.ErrorCode != "":
-		text = fmt.Sprintf("%s · %s · not checked", text, it.ErrorCode)
-	default:
+	default: // the code is said under it, with its words (render)
 		text += " · not checked"
 	}
 	return text, imp
@@ -246,7 +244,11 @@ func (p *itemPanel) render() {
 	p.verdict.SetText(withBand(text, d.ItemView)) // ageing.go
 	p.triage.Importance, text = panelTriage(d.ItemView)
 	setOrHide(p.triage, text)
-	p.explain.SetText(safetext.Line(policy.Describe(d.Item), safetext.Message))
+	explain := safetext.Line(policy.Describe(d.Item), safetext.Message)
+	if d.ErrorCode != "" {
+		explain += " (code " + string(d.ErrorCode) + ")"
+	}
+	p.explain.SetText(explain)
 	setOrHide(p.reported, reportedText(d.Item))
 	next := ""
 	if d.Status == policy.StatusError || d.Status == policy.StatusInvalid {

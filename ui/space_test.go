@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -139,5 +141,36 @@ func TestTheBatchCountsSayTheBandNotATick(t *testing.T) {
 	}
 	if !strings.Contains(counts.hint, "✗ items not checked") {
 		t.Fatalf("the counts have no explanation: %q", counts.hint)
+	}
+}
+
+// No jargon in the window: the reviewer's name says where it comes from
+// and how to change it, Preferences do not speak HTTP, and the panel's
+// headline has no code.
+func TestTheMainWindowSpeaksWords(t *testing.T) {
+	c := newTestConsoleWith(t, &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}}, Options{ReviewerSource: "REVIEWER_NAME"})
+	c.apply(func() { c.showConnectivity(c.conn) })
+	if r := c.strip.reviewer; !strings.Contains(r.Text, "ana (from REVIEWER_NAME)") || !strings.Contains(r.hint, "--reviewer") {
+		t.Fatalf("strip: %q / %q", r.Text, r.hint)
+	}
+	if v := c.panel.verdict.Text; strings.Contains(v, "DECODE_FAILED") || !strings.Contains(v, "not checked") {
+		t.Fatalf("headline %q", v)
+	}
+	if !strings.Contains(c.panel.explain.Text, "DECODE_FAILED") {
+		t.Fatalf("the code is not said under the headline: %q", c.panel.explain.Text)
+	}
+	c.apply(func() { c.settings.show(c.win) })
+	var texts []string
+	for _, o := range test.LaidOutObjects(c.win.Canvas().Overlays().Top()) {
+		switch x := o.(type) {
+		case *canvas.Text:
+			texts = append(texts, x.Text)
+		case *widget.Label:
+			texts = append(texts, x.Text)
+		}
+	}
+	all := strings.Join(texts, "\n")
+	if strings.Contains(all, "GET /v1/me") || !strings.Contains(all, "--reviewer") {
+		t.Fatalf("preferences say:\n%s", all)
 	}
 }
