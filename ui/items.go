@@ -364,7 +364,11 @@ func (t *itemTable) layoutColumns() {
 // its header whole; never less than its own width.
 func (t *itemTable) fit(col column) float32 {
 	pad := 2*theme.InnerPadding() + 2
-	need := max(col.width, t.measure(col.title+" ▼")+2*pad)
+	head := col.title
+	if col.sort != "" {
+		head += " ▼" // room for the sort mark
+	}
+	need := max(col.width, t.measure(head)+2*pad)
 	seen := map[string]bool{}
 	for _, r := range t.rows {
 		text, _ := col.text(r)
