@@ -178,6 +178,7 @@ type itemTable struct {
 	alts    map[string]string // a column's title → the sort key of the column merged into it (ageing.go)
 	width   float32
 	widths  map[string]float32 // measured text widths (fit)
+	twice   map[string]bool    // file names more than one row has (fileCell)
 	sortBy  string
 	desc    bool
 	row     int // selected row, -1 none
@@ -397,6 +398,18 @@ func (t *itemTable) measure(text string) float32 {
 	return w
 }
 
+// countNames notes the file names that more than one row has.
+func (t *itemTable) countNames() {
+	seen := make(map[string]bool, len(t.rows))
+	t.twice = map[string]bool{}
+	for _, r := range t.rows {
+		if seen[r.FileName] {
+			t.twice[r.FileName] = true
+		}
+		seen[r.FileName] = true
+	}
+}
+
 // fileCell cuts a file name too long for its cell in the middle, so that
 // its end (what tells "id-card-back-1.jpg" from "id-card-back-2.jpg") shows;
 // the tooltip gives it whole.
@@ -455,7 +468,11 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 		t.loadMore() // the reviewer scrolls towards the end of what is read
 	}
 	col := t.cols[id.Col]
-	text, imp := col.text(t.rows[id.Row])
+	v := t.rows[id.Row]
+	text, imp := col.text(v)
+	if col.title == "File" && t.twice[v.FileName] {
+		text += " · " + shown(v.ID) // the same name twice: the id tells them apart
+	}
 	text = t.c.selectionMark(id.Row, id.Col, text) // select.go
 	l.hint = ""
 	if col.title == "File" {
@@ -505,6 +522,7 @@ func (t *itemTable) loadMore() {
 				return
 			}
 			t.rows = append(t.rows, rows...)
+			t.countNames()
 			t.more = len(rows) == f.Limit
 			t.count.SetText(t.countText())
 			t.table.Refresh()
@@ -561,6 +579,7 @@ func (t *itemTable) refresh() {
 			old := t.rows
 			t.rows = rows
 			t.shown, t.more, t.loading = f, f.Limit > 0 && len(rows) == f.Limit, false
+			t.countNames()
 			t.layoutColumns() // the widths the words of these rows need
 			t.count.SetText(t.countText())
 			t.table.Refresh()

@@ -174,3 +174,22 @@ func TestTheMainWindowSpeaksWords(t *testing.T) {
 		t.Fatalf("preferences say:\n%s", all)
 	}
 }
+
+// Three rows with the same file name are told apart by their ids, also in
+// a narrow file column.
+func TestRowsWithOneFileNameAreToldApart(t *testing.T) {
+	var rows []review.ItemView
+	for _, id := range []string{"itm_0048_03", "itm_0048_07", "itm_0048_09"} {
+		v := errorItem(id, "INTERNAL_ERROR")
+		v.FileName = "id-card-back.png"
+		rows = append(rows, v)
+	}
+	c := newTestConsole(t, &fakeWorkflow{items: append(rows, spaceRows()...)})
+	seen := map[string]bool{}
+	for r := range 3 {
+		seen[c.cell(r, 0).Text] = true
+	}
+	if len(seen) != 3 {
+		t.Fatalf("the three id-card-back.png rows read %v", seen)
+	}
+}
