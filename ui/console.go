@@ -209,13 +209,17 @@ func (c *Console) onWidth(w float32) {
 	case w < narrowWidth && !c.panelOff:
 		c.panelAuto = true
 		c.setPanel(false)
-		c.strip.say("The window is narrow: the item panel is hidden (p shows it).")
+		c.strip.say(narrowSay)
 	case w >= narrowWidth && c.panelOff && c.panelAuto:
 		c.panelAuto = false
 		c.setPanel(true)
-		c.strip.say("")
+		if c.strip.pages.Text == narrowSay {
+			c.strip.say("")
+		}
 	}
 }
+
+const narrowSay = "The window is narrow: the item panel is hidden (p shows it)."
 
 // widthWatch lays its objects out as a stack and reports its width when
 // it changes.

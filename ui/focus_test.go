@@ -241,6 +241,11 @@ func TestCtrlAAndShiftArrowsSelectFromTheKeyboard(t *testing.T) {
 	wf.items = append(wf.items, inBatch(errorItem("b48", "DECODE_FAILED"), "bat_48", "CUST-7048"),
 		inBatch(errorItem("c48", "DECODE_FAILED"), "bat_48", "CUST-7048"))
 	c := newTestConsole(t, wf)
+	c.apply(func() { c.win.Canvas().Focus(c.batches.search) })
+	pressShortcut(c, &fyne.ShortcutSelectAll{}) // in a text field, its text
+	if len(c.multi.list()) != 0 {
+		t.Fatalf("Ctrl+A in the search selected rows: %v", c.multi.list())
+	}
 	c.apply(c.focusItems)
 	var mods fyne.KeyModifier
 	c.keyMods = func() fyne.KeyModifier { return mods }

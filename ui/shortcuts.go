@@ -22,6 +22,8 @@ type keyBinding struct {
 	what      string
 	shortcuts []fyne.Shortcut
 	do        func(c *Console)
+	// textKeeps: in a text field the key is the field's (select all).
+	textKeeps bool
 }
 
 // keyGroups are the sheet's groups, in order.
@@ -114,7 +116,7 @@ func (c *Console) windowShortcut(s fyne.Shortcut, inText bool) bool {
 			if sc.ShortcutName() != name {
 				continue
 			}
-			if inText && k.group == "Bulk" && k.keys == "Ctrl+A" {
+			if inText && k.textKeeps {
 				return false
 			}
 			k.do(c)
