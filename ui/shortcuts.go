@@ -74,8 +74,8 @@ func init() {
 			do: func(c *Console) { c.onSnooze() }},
 		{group: "Acting", keys: "Esc", what: "stop waiting for an action (it is checked later, never sent again blind)"},
 
-		{group: "Bulk", keys: "Ctrl+A", what: "select every item in view", shortcuts: []fyne.Shortcut{&fyne.ShortcutSelectAll{}, ctrl(fyne.KeyA)},
-			do: func(c *Console) { c.onSelectAll() }},
+		{group: "Bulk", keys: "Ctrl+A", what: "select every item in view (in a text field, its text)",
+			shortcuts: []fyne.Shortcut{&fyne.ShortcutSelectAll{}, ctrl(fyne.KeyA)}, do: func(c *Console) { c.onSelectAll() }, textKeeps: true},
 		{group: "Bulk", keys: "Shift+↑ / Shift+↓", what: "extend the selection up or down"},
 		{group: "Bulk", keys: "Ctrl+click, Shift+click", what: "add or remove an item; select a range"},
 		{group: "Bulk", keys: "Ctrl+Shift+R", what: "re-submit the selected items, or every item in view (shows the plan and its cost first)",
