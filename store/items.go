@@ -705,8 +705,8 @@ func (db *DB) riskBands() policy.Bands {
 // SearchScope is how many of the newest batches a search looks into for
 // items by a part of their id or file name. An item's whole id is found in
 // any batch, by its index; a part of one, or of a file name, cannot use an
-// index, so that search is bounded to the batches the list can show.
-const SearchScope = 1000
+// index, so that search is bounded to the batches the window lists (500).
+const SearchScope = 500
 
 // Batches lists the newest batches (at most limit; 0 for all) matching a
 // search: in their id or customer reference, or holding an item with the
