@@ -34,6 +34,7 @@ func (s *Service) SetTriage(t TriageSettings) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.triage = t
+	s.db.SetBands(t.Bands) // a batch's counts by band
 	return nil
 }
 

@@ -682,39 +682,85 @@ func (sc *itemScan) scan(s scanner) (ItemRow, error) {
 
 // BatchSummary is a batch with the counts a reviewer triages by.
 type BatchSummary struct {
-	ID           string
-	CustomerRef  string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-	Items        int
-	Scored       int
+	ID          string
+	CustomerRef string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	Items       int
+	Scored      int
+	// Bands counts the scored items by risk band: low, medium, high,
+	// critical (SetBands).
+	Bands        [4]int
 	Errors       int // errors and invalid answers
 	Retryable    int
 	AwaitingFile int
 	OpenActions  int
+	// MatchItem and MatchFile, in a search, are the first item of the
+	// batch whose id or file name matched ("" when the batch itself did).
+	MatchItem, MatchFile string
 }
 
+// SetBands sets the risk bands that Batches counts scored items in.
+func (db *DB) SetBands(b policy.Bands) {
+	db.bandsMu.Lock()
+	defer db.bandsMu.Unlock()
+	db.bands = &b
+}
+
+func (db *DB) riskBands() policy.Bands {
+	db.bandsMu.Lock()
+	defer db.bandsMu.Unlock()
+	if db.bands == nil || db.bands.Check() != nil {
+		return policy.DefaultBands()
+	}
+	return *db.bands
+}
+
+// SearchScope is how many of the newest batches a search looks into for
+// items by a part of their id or file name. An item's whole id is found in
+// any batch, by its index; a part of one, or of a file name, cannot use an
+// index, so that search is bounded to the batches the window lists (500).
+const SearchScope = 500
+
 // Batches lists the newest batches (at most limit; 0 for all) matching a
-// search in their id or customer reference.
+// search: in their id or customer reference, or holding an item with the
+// search as its whole id (any batch, by index) or in its id or file name
+// (among the SearchScope newest batches).
 func (db *DB) Batches(ctx context.Context, search string, limit int) ([]BatchSummary, error) {
-	inner := "SELECT * FROM batches"
+	inner := "SELECT id, customer_ref, created_at, updated_at, NULL AS match_item FROM batches"
 	var args []any
 	if s := strings.TrimSpace(search); s != "" {
-		like := "%" + strings.NewReplacer("%", `\%`, "_", `\_`).Replace(s) + "%"
-		inner += ` WHERE customer_ref LIKE ? ESCAPE '\' OR id LIKE ? ESCAPE '\'`
-		args = append(args, like, like)
+		like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s) + "%"
+		itemMatch := `(i.id LIKE ?1 ESCAPE '\' OR i.file_name LIKE ?1 ESCAPE '\')`
+		inner = `WITH scope(id) AS (SELECT id FROM batches ORDER BY created_at DESC, id DESC LIMIT ` + fmt.Sprint(SearchScope) + `),
+			hit(batch_id, item_id) AS MATERIALIZED (
+				SELECT batch_id, MIN(id) FROM (
+					SELECT i.batch_id, i.id FROM items i WHERE i.id = ?2
+					UNION ALL
+					SELECT i.batch_id, i.id FROM scope s JOIN items i ON i.batch_id = s.id WHERE ` + itemMatch + `)
+				GROUP BY batch_id)
+			SELECT b.id, b.customer_ref, b.created_at, b.updated_at,
+				CASE WHEN b.customer_ref LIKE ?1 ESCAPE '\' OR b.id LIKE ?1 ESCAPE '\' THEN NULL ELSE h.item_id END AS match_item
+			FROM batches b LEFT JOIN hit h ON h.batch_id = b.id
+			WHERE b.customer_ref LIKE ?1 ESCAPE '\' OR b.id LIKE ?1 ESCAPE '\' OR h.item_id IS NOT NULL`
+		args = append(args, like, s)
 	}
 	inner += " ORDER BY created_at DESC, id DESC"
 	if limit > 0 {
 		inner += fmt.Sprintf(" LIMIT %d", limit)
 	}
-	q := `SELECT b.id, b.customer_ref, b.created_at, b.updated_at, COUNT(i.id),
+	rb := db.riskBands()
+	q := `SELECT b.id, b.customer_ref, b.created_at, b.updated_at, b.match_item, COALESCE(m.file_name, ''), COUNT(i.id),
 		COALESCE(SUM(i.status = ` + sqlState(policy.StatusScored) + `), 0),
+		COALESCE(SUM(i.status = ` + sqlState(policy.StatusScored) + ` AND i.risk_score < ` + fmt.Sprint(rb.Medium) + `), 0),
+		COALESCE(SUM(i.status = ` + sqlState(policy.StatusScored) + ` AND i.risk_score >= ` + fmt.Sprint(rb.Medium) + ` AND i.risk_score < ` + fmt.Sprint(rb.High) + `), 0),
+		COALESCE(SUM(i.status = ` + sqlState(policy.StatusScored) + ` AND i.risk_score >= ` + fmt.Sprint(rb.High) + ` AND i.risk_score < ` + fmt.Sprint(rb.Critical) + `), 0),
+		COALESCE(SUM(i.status = ` + sqlState(policy.StatusScored) + ` AND i.risk_score >= ` + fmt.Sprint(rb.Critical) + `), 0),
 		COALESCE(SUM(i.status IN ` + sqlStates([]policy.Status{policy.StatusError, policy.StatusInvalid}) + `), 0),
 		COALESCE(SUM(i.status = ` + sqlState(policy.StatusError) + ` AND i.error_code IN ` + retryableList() + `), 0),
 		COALESCE(SUM(i.status = ` + sqlState(policy.StatusAwaitingFile) + `), 0),
 		COALESCE(SUM(EXISTS(SELECT 1 FROM actions a WHERE a.item_id = i.id AND a.state IN ` + openSQL + `)), 0)
-		FROM (` + inner + `) b LEFT JOIN items i ON i.batch_id = b.id
+		FROM (` + inner + `) b LEFT JOIN items i ON i.batch_id = b.id LEFT JOIN items m ON m.id = b.match_item
 		GROUP BY b.id ORDER BY b.created_at DESC, b.id DESC`
 	rows, err := db.db.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -725,10 +771,11 @@ func (db *DB) Batches(ctx context.Context, search string, limit int) ([]BatchSum
 	for rows.Next() {
 		var s BatchSummary
 		var c, u int64
-		if err := rows.Scan(&s.ID, &s.CustomerRef, &c, &u, &s.Items, &s.Scored, &s.Errors, &s.Retryable, &s.AwaitingFile, &s.OpenActions); err != nil {
+		var match sql.NullString
+		if err := rows.Scan(&s.ID, &s.CustomerRef, &c, &u, &match, &s.MatchFile, &s.Items, &s.Scored, &s.Bands[0], &s.Bands[1], &s.Bands[2], &s.Bands[3], &s.Errors, &s.Retryable, &s.AwaitingFile, &s.OpenActions); err != nil {
 			return nil, err
 		}
-		s.CreatedAt, s.UpdatedAt = fromMS(c), fromMS(u)
+		s.CreatedAt, s.UpdatedAt, s.MatchItem = fromMS(c), fromMS(u), match.String
 		out = append(out, s)
 	}
 	return out, rows.Err()

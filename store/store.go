@@ -27,6 +27,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -69,6 +70,10 @@ type DB struct {
 	file *os.File
 	// busyTimeout is how long a write waits for another's lock (BusyTimeout).
 	busyTimeout time.Duration
+	// bands are the risk bands a batch's scored items are counted in
+	// (SetBands; policy.DefaultBands until set).
+	bandsMu sync.Mutex
+	bands   *policy.Bands
 }
 
 // DefaultPath is the cache in the user's config directory.

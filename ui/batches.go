@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/store"
 )
@@ -41,32 +42,70 @@ func (l *keyList) TypedRune(r rune) {
 // click or Enter on any batch opens it.
 type batchList struct {
 	c        *Console
-	search   *widget.Entry
-	all      *widget.Check
+	search   *searchEntry // focus.go
+	all      *keyCheck
 	list     *keyList
 	holder   *fyne.Container // holds list
 	heights  []float32       // of the list's rows
 	rows     []store.BatchSummary
 	ages     map[string]review.Aged // oldest waiting item per batch (newitems.go)
 	selected string
-	gen      int
-	content  fyne.CanvasObject
+	// opened is the open batch's row as last read, also while a search
+	// hides it (the items' heading names it).
+	opened store.BatchSummary
+	// note says that a search matched nothing, or that it hides the open
+	// batch.
+	note    *widget.Label
+	gen     int
+	content fyne.CanvasObject
 }
 
 func newBatchList(c *Console) *batchList {
-	b := &batchList{c: c, search: widget.NewEntry()}
-	b.search.SetPlaceHolder("Search batches (Ctrl+F)")
+	b := &batchList{c: c, search: newSearchEntry(c)}
+	b.search.SetPlaceHolder("Search batches, items, files (Ctrl+F)")
 	b.search.OnChanged = func(string) { b.refresh() }
-	b.search.OnSubmitted = func(string) {
-		if len(b.rows) > 0 {
-			b.open(0)
-		}
-	}
-	b.all = widget.NewCheck("All batches", b.onAll)
+	b.search.OnSubmitted = func(string) { b.onSubmitted() }
+	b.all = newKeyCheck(c, "All batches", b.onAll)
 	b.list = b.newList()
 	b.holder = container.NewStack(b.list)
-	b.content = container.NewBorder(container.NewVBox(b.search, b.all), nil, nil, nil, b.holder)
+	b.note = wrapped("")
+	b.note.Importance = widget.WarningImportance
+	b.note.Hide()
+	b.content = container.NewBorder(container.NewVBox(b.search, b.note, b.all), nil, nil, nil, b.holder)
 	return b
+}
+
+// onSubmitted (Enter in the search) opens the first match, at the item
+// that matched, and gives the focus to the items.
+func (b *batchList) onSubmitted() {
+	if len(b.rows) == 0 {
+		return // the note says there is no match
+	}
+	b.open(0)
+	b.c.focusItems()
+}
+
+// showNote says what the search found that the list cannot show: nothing,
+// or not the open batch.
+func (b *batchList) showNote() {
+	text := ""
+	search := strings.TrimSpace(b.search.Text)
+	switch {
+	case search == "":
+	case len(b.rows) == 0:
+		text = "No match for “" + shown(search) + "” in batch ids, customers, item ids or file names."
+	case !b.all.Checked && b.selected != "" && b.index(b.selected) < 0:
+		text = "Open: " + batchTitle(b.opened) + ", not in this search (Enter opens the first match)."
+	}
+	setOrHide(b.note, text)
+}
+
+// batchTitle names a batch: its customer and its date.
+func batchTitle(r store.BatchSummary) string {
+	if r.ID == "" {
+		return "a batch"
+	}
+	return fmt.Sprintf("%s · %s", shown(r.CustomerRef), dayClock(r.CreatedAt))
 }
 
 // newList makes the list widget. A refresh that changes the rows' heights
@@ -80,7 +119,11 @@ func (b *batchList) newList() *keyList {
 	l.CreateItem = func() fyne.CanvasObject {
 		title := newTipLabel("CUST-0000  Jan 00 00:00") // whole on hover when cut
 		title.TextStyle.Bold = true
-		return container.NewVBox(title, widget.NewLabel("0 ✓ · 0 ✗"), widget.NewLabel("0 awaiting file"), widget.NewLabel("oldest 0 d"))
+		match := newTipLabel("match: passport-front.jpg")
+		match.Importance = widget.HighImportance
+		counts := newTipLabel("0 ✗ · 0 ↻")
+		counts.hint = countsLegend // shortcuts.go; the sheet says it too
+		return container.NewVBox(title, widget.NewRichText(), counts, widget.NewLabel("0 awaiting file"), widget.NewLabel("oldest 0 d"), match)
 	}
 	l.UpdateItem = func(id widget.ListItemID, o fyne.CanvasObject) {
 		if id >= len(b.rows) {
@@ -91,9 +134,19 @@ func (b *batchList) newList() *keyList {
 		box.Objects[0].(*tipLabel).SetText(fmt.Sprintf("%s  %s", shown(r.CustomerRef), dayClock(r.CreatedAt)))
 		first, second := countsText(r)
 		second, third := withAge(second, b.ages[r.ID]) // ageing.go
-		box.Objects[1].(*widget.Label).SetText(first)
-		setOrHide(box.Objects[2].(*widget.Label), second)
-		setOrHide(box.Objects[3].(*widget.Label), third)
+		bands := box.Objects[1].(*widget.RichText)
+		bands.Segments = bandSegments(r)
+		bands.Refresh()
+		box.Objects[2].(*tipLabel).SetText(first)
+		setOrHide(box.Objects[3].(*widget.Label), second)
+		setOrHide(box.Objects[4].(*widget.Label), third)
+		match := box.Objects[5].(*tipLabel)
+		match.SetText(matchText(r))
+		if match.Text == "" {
+			match.Hide()
+		} else {
+			match.Show()
+		}
 	}
 	l.OnSelected = b.onSelected
 	l.onKey = func(ev *fyne.KeyEvent) bool {
@@ -116,10 +169,34 @@ func (b *batchList) newList() *keyList {
 	return l
 }
 
-// countsText is a batch's counts on two short lines (the second may be
-// empty), so that they fit the narrow list whole.
+// bandSegments are a batch's scored items by band, each in its band's word
+// and colour ("2 low · 1 critical"): a critical or reject score is never
+// counted as good.
+func bandSegments(r store.BatchSummary) []widget.RichTextSegment {
+	colours := []fyne.ThemeColorName{theme.ColorNameSuccess, theme.ColorNameForeground, theme.ColorNameWarning, theme.ColorNameError}
+	var segs []widget.RichTextSegment
+	for i, n := range r.Bands {
+		if n == 0 {
+			continue
+		}
+		if len(segs) > 0 {
+			segs = append(segs, &widget.TextSegment{Text: " · ", Style: widget.RichTextStyleInline})
+		}
+		word, _ := bandLook([]policy.Band{policy.BandLow, policy.BandMedium, policy.BandHigh, policy.BandCritical}[i])
+		st := widget.RichTextStyleInline
+		st.ColorName = colours[i]
+		segs = append(segs, &widget.TextSegment{Text: fmt.Sprintf("%d %s", n, word), Style: st})
+	}
+	if len(segs) == 0 {
+		segs = append(segs, &widget.TextSegment{Text: "no scores", Style: widget.RichTextStyleInline})
+	}
+	return segs
+}
+
+// countsText is a batch's other counts on two short lines (the second may
+// be empty), so that they fit the narrow list whole.
 func countsText(r store.BatchSummary) (string, string) {
-	parts := []string{fmt.Sprintf("%d ✓", r.Scored), fmt.Sprintf("%d ✗", r.Errors)}
+	parts := []string{fmt.Sprintf("%d ✗", r.Errors)}
 	if r.Retryable > 0 {
 		parts = append(parts, fmt.Sprintf("%d ↻", r.Retryable))
 	}
@@ -133,16 +210,24 @@ func countsText(r store.BatchSummary) (string, string) {
 	return strings.Join(parts, " · "), strings.Join(more, " · ")
 }
 
+// matchText is the item a search found in a batch.
+func matchText(r store.BatchSummary) string {
+	if r.MatchItem == "" {
+		return ""
+	}
+	return "match: " + shown(r.MatchFile) + " · " + shown(r.MatchItem)
+}
+
 // heightsOf is the height of each row: its lines.
 func (b *batchList) heightsOf(rows []store.BatchSummary) []float32 {
 	line := widget.NewLabel("X").MinSize().Height
 	pad := theme.Padding()
 	hs := make([]float32, len(rows))
 	for i, r := range rows {
-		h := 2*line + pad
+		h := 3*line + 2*pad // the title, the bands, the counts
 		_, second := countsText(r)
 		second, third := withAge(second, b.ages[r.ID])
-		for _, more := range []string{second, third} {
+		for _, more := range []string{second, third, matchText(r)} {
 			if more != "" {
 				h += line + pad
 			}
@@ -172,7 +257,12 @@ func (b *batchList) refresh() {
 				b.selected = rows[0].ID
 				b.c.items.refresh()
 			}
+			if i := b.index(b.selected); i >= 0 {
+				b.opened = rows[i]
+				b.c.items.showHeading()
+			}
 			b.replaceList()
+			b.showNote()
 		}
 	})
 }
@@ -235,7 +325,10 @@ func (b *batchList) open(id int) {
 		return
 	}
 	changed := b.selected != b.rows[id].ID || b.all.Checked
-	b.selected = b.rows[id].ID
+	b.selected, b.opened = b.rows[id].ID, b.rows[id]
+	if m := b.rows[id].MatchItem; m != "" && !(!changed && b.c.items.selectItem(m)) {
+		b.c.items.wantID = m // the item the search found
+	}
 	if b.all.Checked {
 		b.all.Checked = false // without its callback: one refresh below
 		b.all.Refresh()
@@ -246,10 +339,12 @@ func (b *batchList) open(id int) {
 	if changed {
 		b.c.items.refresh()
 	}
+	b.showNote()
 }
 
 func (b *batchList) onAll(bool) {
 	b.highlight()
+	b.showNote()
 	b.c.items.refresh()
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/policy"
@@ -518,15 +517,6 @@ func (b *bulkScreen) onUndo() {
 		default:
 		}
 	}()
-}
-
-// addBulkShortcuts wires the bulk actions on the items in view:
-// Ctrl+Shift+R re-submits, Ctrl+Shift+N requests new files.
-func (c *Console) addBulkShortcuts() {
-	mod := fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift
-	cv := c.win.Canvas()
-	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyR, Modifier: mod}, func(fyne.Shortcut) { c.onBulk(policy.ActionResubmit) })
-	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyN, Modifier: mod}, func(fyne.Shortcut) { c.onBulk(policy.ActionFileRequest) })
 }
 
 // onBulk plans a bulk action on every item in view and shows the plan.

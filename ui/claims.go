@@ -41,7 +41,7 @@ type teamView struct {
 	p       *itemPanel
 	claim   *widget.Label
 	notes   *widget.Label
-	entry   *widget.Entry
+	entry   *textEntry // focus.go
 	add     *widget.Button
 	next    *tipButton
 	content *fyne.Container
@@ -77,7 +77,7 @@ func newTeamView(p *itemPanel) *teamView {
 		return func() { t.Stop() }
 	}
 	v.claim.TextStyle.Bold = true
-	v.entry = widget.NewMultiLineEntry()
+	v.entry = newTextEntry(p.c, true)
 	v.entry.SetPlaceHolder("A note for the other reviewers (never shown to the customer)")
 	v.entry.Wrapping = fyne.TextWrapWord
 	v.entry.SetMinRowsVisible(2)

@@ -19,9 +19,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/driver/desktop"
-	"fyne.io/fyne/v2/layout"
 
 	"github.com/trustscreen/reviewer/internal/document"
 	"github.com/trustscreen/reviewer/review"
@@ -100,9 +97,14 @@ type Console struct {
 	uploadDlg *uploadDialog
 	viewer    *viewer // the document viewer last opened (viewer.go)
 	panelOff  bool
+	// panelAuto: the panel was hidden because the window is narrow (not by
+	// p); it comes back when the window is wide enough again.
+	panelAuto bool
 	flushing  bool
 	conn      review.Connectivity // the last read of the connection (syncing.go)
 	syncAgain bool                // a first sync failed: the next probe that finds the API answering syncs (syncing.go)
+	// keyMods reads the modifier keys held (Shift+arrows, Ctrl-click).
+	keyMods func() fyne.KeyModifier
 
 	mu         sync.Mutex
 	syncCancel context.CancelFunc
@@ -128,7 +130,7 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	if opts.Documents == nil {
 		opts.Documents = wf
 	}
-	c := &Console{win: win, wf: wf, opts: opts, flights: map[string]*flight{}, version: -1}
+	c := &Console{win: win, wf: wf, opts: opts, flights: map[string]*flight{}, version: -1, keyMods: currentModifiers}
 	c.ctx, c.stop = context.WithCancel(context.Background())
 	win.SetOnClosed(c.Close)
 	c.settings = newPreferences(opts, func() (string, bool) { return wf.Reviewer(), wf.ReviewerFromService() }, func(say string) {
@@ -139,6 +141,7 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	})
 	c.strip = newStatusStrip(opts.Demo, stripHandlers{sync: c.onSync, cancelSync: c.onCancelSync, preferences: func() { c.settings.show(c.win) },
 		shortcuts: c.showShortcuts, export: c.onExport, togglePanel: c.togglePanel, news: c.onNews})
+	c.strip.whoFrom = c.reviewerFrom
 	c.batches = newBatchList(c)
 	c.items = newItemTable(c)
 	c.panel = newItemPanel(c)
@@ -147,11 +150,22 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	c.right.Offset = rightOffset
 	main := container.NewHSplit(c.batches.content, c.right)
 	main.Offset = 0.16
-	c.body = container.NewStack(main)
+	c.body = container.New(&widthWatch{on: c.onWidth}, main)
 	win.SetContent(container.NewBorder(c.strip, nil, nil, nil, c.body))
 	c.bindKeys()
 	win.SetOnDropped(func(p fyne.Position, uris []fyne.URI) { c.apply(func() { c.onDropped(p, uris) }) })
 	return c
+}
+
+// reviewerFrom says in words where the reviewer's name comes from.
+func (c *Console) reviewerFrom() string {
+	switch {
+	case c.wf.ReviewerFromService():
+		return "the screening service"
+	case c.opts.ReviewerSource != "":
+		return c.opts.ReviewerSource
+	}
+	return "the system user"
 }
 
 // Start reads what the cache holds, to show it. Run calls it, and starts
@@ -240,9 +254,63 @@ func (c *Console) showError(title string, err error) {
 	f.show(title, wrapped(head), []fyne.CanvasObject{f.def}, 480)
 }
 
-// togglePanel hides or shows the item panel (narrow windows).
+// narrowWidth is the window width under which the panel hides itself: at
+// 800 pixels it left the table no room for a status and a score.
+const narrowWidth = 1000
+
+// onWidth hides the panel when the window becomes narrow, and says so;
+// it shows it again when the window is wide again, unless p hid it.
+func (c *Console) onWidth(w float32) {
+	switch {
+	case w < narrowWidth && !c.panelOff:
+		c.panelAuto = true
+		c.setPanel(false)
+		c.strip.say(narrowSay)
+	case w >= narrowWidth && c.panelOff && c.panelAuto:
+		c.panelAuto = false
+		c.setPanel(true)
+		if c.strip.pages.Text == narrowSay {
+			c.strip.say("")
+		}
+	}
+}
+
+const narrowSay = "The window is narrow: the item panel is hidden (p shows it)."
+
+// widthWatch lays its objects out as a stack and reports its width when
+// it changes.
+type widthWatch struct {
+	on    func(float32)
+	width float32
+}
+
+func (l *widthWatch) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Resize(size)
+		o.Move(fyne.NewPos(0, 0))
+	}
+	if size.Width != l.width && size.Width > 0 {
+		l.width = size.Width
+		l.on(size.Width)
+	}
+}
+
+func (l *widthWatch) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var m fyne.Size
+	for _, o := range objs {
+		m = m.Max(o.MinSize())
+	}
+	return m
+}
+
+// togglePanel hides or shows the item panel (p, and the strip's button).
 func (c *Console) togglePanel() {
-	c.panelOff = !c.panelOff
+	c.panelAuto = false
+	c.setPanel(c.panelOff)
+}
+
+func (c *Console) setPanel(on bool) {
+	c.panelOff = !on
 	if c.panelOff {
 		c.right.Trailing.Hide()
 		c.right.Offset = 1
@@ -254,16 +322,21 @@ func (c *Console) togglePanel() {
 	c.strip.panelShown(!c.panelOff)
 }
 
+// bindKeys binds the window's canvas shortcuts from windowKeys, the table
+// the shortcut sheet is drawn from, so that the two cannot drift apart.
+// (The plain keys and letters are handled in onKey and onRune, and passed
+// on by every focusable widget of the window: focus.go.)
 func (c *Console) bindKeys() {
 	cv := c.win.Canvas()
 	cv.SetOnTypedKey(func(ev *fyne.KeyEvent) { c.onKey(ev) })
 	cv.SetOnTypedRune(func(r rune) { c.onRune(r) })
-	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.focusSearch() })
-	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.onExport() })
-	c.addBulkShortcuts()   // bulk.go
-	c.addViewShortcuts()   // views.go
-	c.addSnoozeShortcuts() // snooze.go
-	c.addSelectShortcuts() // select.go
+	for _, k := range windowKeys {
+		for _, sc := range k.shortcuts {
+			do := k.do
+			cv.AddShortcut(sc, func(fyne.Shortcut) { do(c) })
+		}
+	}
+	c.addSelectShortcuts() // select.go: the table's clicks with modifiers
 }
 
 func (c *Console) focusSearch() {
@@ -310,7 +383,7 @@ func (c *Console) onKey(ev *fyne.KeyEvent) {
 	}
 }
 
-// onRune: the one-key triage commands (see shortcutSheet).
+// onRune: the one-key commands (see windowKeys).
 func (c *Console) onRune(r rune) {
 	if c.win.Canvas().Overlays().Top() != nil {
 		return
@@ -337,40 +410,4 @@ func (c *Console) onRune(r rune) {
 	case '?':
 		c.showShortcuts()
 	}
-}
-
-// shortcutSheet lists every key of the window.
-var shortcutSheet = [][2]string{
-	{"↑ / ↓", "previous / next item (the panel follows)"},
-	{"PgUp / PgDn, Home / End", "jump in the items"},
-	{"Enter", "open the selected item; in a dialog, its default button"},
-	{"r", "re-submit the item (asks first: it is a paid re-run)"},
-	{"f", "request a new file from the customer"},
-	{"u", "upload the replacement the customer sent (or drop the file on the window)"},
-	{"x", "cancel the item's queued action"},
-	{"q", "queue again an action the service turned away for now (a new intent, a new key)"},
-	{"n", "next: claim and open the oldest item that needs a reviewer and nobody holds"},
-	{"Esc", "stop waiting for an action (it is checked later, never sent again blind); close a dialog"},
-	{"Ctrl+F or /", "search batches (Enter opens the first match)"},
-	{"Ctrl+E", "export the batch as CSV"},
-	{"F5", "sync now"},
-	{"p", "hide or show the item panel"},
-	{"? or F1", "this sheet"},
-}
-
-func init() { shortcutSheet = append(shortcutSheet, viewerKeys...) } // viewer.go
-
-func (c *Console) showShortcuts() {
-	if c.win.Canvas().Overlays().Top() != nil {
-		return
-	}
-	grid := container.New(layout.NewFormLayout())
-	for _, s := range shortcutSheet {
-		k := newKeyLabel(s[0])
-		grid.Add(k)
-		grid.Add(wrapped(s[1]))
-	}
-	d := dialog.NewCustom("Keyboard shortcuts", "Close", container.NewVScroll(grid), c.win)
-	d.Resize(fyne.NewSize(680, 600))
-	d.Show()
 }

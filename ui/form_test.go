@@ -59,21 +59,6 @@ func press(c *Console, name fyne.KeyName, mod fyne.KeyModifier) {
 	})
 }
 
-// typeText types on the window as the driver delivers characters: to the
-// focused widget, or to the window's handler when nothing has the focus.
-func typeText(c *Console, s string) {
-	cv := c.win.Canvas()
-	c.apply(func() {
-		for _, r := range s {
-			if f := cv.Focused(); f != nil {
-				f.TypedRune(r)
-			} else {
-				cv.(interface{ OnTypedRune() func(rune) }).OnTypedRune()(r)
-			}
-		}
-	})
-}
-
 func findFormButton(o fyne.CanvasObject, text string) *formButton {
 	var found *formButton
 	walkObjects(o, func(o fyne.CanvasObject) {

@@ -168,14 +168,17 @@ type itemTable struct {
 	c       *Console
 	hold    bool // while a view sets several filters at once: one refresh at the end
 	table   *keyTable
-	status  *widget.Select
-	code    *widget.Select
-	needs   *widget.Check
+	status  *keySelect // focus.go
+	code    *keySelect
+	needs   *keyCheck
 	count   *widget.Label
+	heading *widget.Label // which batch the items belong to
 	rows    []review.ItemView
 	cols    []column
 	alts    map[string]string // a column's title → the sort key of the column merged into it (ageing.go)
 	width   float32
+	widths  map[string]float32 // measured text widths (fit)
+	twice   map[string]bool    // file names more than one row has (fileCell)
 	sortBy  string
 	desc    bool
 	row     int // selected row, -1 none
@@ -196,21 +199,23 @@ type itemTable struct {
 const pageRows = 500
 
 func newItemTable(c *Console) *itemTable {
-	t := &itemTable{c: c, row: -1, count: widget.NewLabel(""), cols: allColumns}
+	t := &itemTable{c: c, row: -1, count: widget.NewLabel(""), heading: widget.NewLabel(""), cols: allColumns}
+	t.heading.TextStyle.Bold = true
+	t.heading.Truncation = fyne.TextTruncateEllipsis
 	labels := make([]string, len(statusFilter))
 	for i, s := range statusFilter {
 		labels[i] = s.label
 	}
-	t.status = widget.NewSelect(labels, func(string) { t.refresh() })
+	t.status = newKeySelect(c, labels, func(string) { t.refresh() })
 	t.status.SetSelectedIndex(0)
 	codes := []string{"All codes"}
 	for _, code := range policy.ItemCodes() {
 		codes = append(codes, string(code))
 	}
 	codes = append(codes, string(policy.CodeInvalidResponse))
-	t.code = widget.NewSelect(codes, func(string) { t.refresh() })
+	t.code = newKeySelect(c, codes, func(string) { t.refresh() })
 	t.code.SetSelectedIndex(0)
-	t.needs = widget.NewCheck("Needs my action", func(bool) { t.refresh() })
+	t.needs = newKeyCheck(c, "Needs my action", func(bool) { t.refresh() })
 
 	t.table = &keyTable{}
 	t.table.Length = func() (int, int) { return len(t.rows), len(t.cols) }
@@ -243,8 +248,30 @@ func newItemTable(c *Console) *itemTable {
 	t.table.ExtendBaseWidget(t.table)
 	t.layoutColumns()
 	filters := container.NewBorder(nil, nil, t.needs, nil, container.NewGridWithColumns(2, t.status, t.code))
-	t.content = container.NewBorder(filters, t.count, nil, nil, t.table)
+	t.content = container.NewBorder(container.NewVBox(t.heading, filters), t.count, nil, nil, t.table)
 	return t
+}
+
+// showHeading names the batch the items belong to (its customer and
+// date), or says they come from every batch.
+func (t *itemTable) showHeading() {
+	b := t.c.batches
+	if b == nil {
+		return
+	}
+	text := ""
+	switch {
+	case b.batchID() == "":
+		text = "All batches"
+	case b.opened.ID == b.selected:
+		text = "Batch " + batchTitle(b.opened) + " · " + plural(b.opened.Items, "item")
+	default:
+		text = "Batch " + shown(b.selected)
+	}
+	if t.c.view.name != "" {
+		text += " · view: " + shown(t.c.view.name)
+	}
+	t.heading.SetText(text)
 }
 
 // layoutColumns picks the columns that fit the table's width, dropping the
@@ -299,8 +326,25 @@ func (t *itemTable) layoutColumns() {
 		cols = append(cols[:at:at], cols[at+1:]...)
 		t.mergeInto(cols, gone) // ageing.go
 	}
-	if spare := width - sum(cols); spare > 0 {
-		cols[0].width += spare
+	if spare := width - sum(cols); spare >= 0 {
+		// Columns whose words would be cut grow first, from the spare
+		// width and then from the file name, which stays the widest
+		// column (a long name shows its end: fileCell); the file name
+		// takes the rest.
+		file := cols[0].width + spare
+		for i := 1; i < len(cols); i++ {
+			need := t.fit(cols[i]) - cols[i].width
+			if need <= 0 {
+				continue
+			}
+			was := cols[i].width
+			cols[i].width += need
+			floor := max(fileMin, widest(cols[1:]))
+			grow := max(min(need, file-floor), 0)
+			cols[i].width = was + grow
+			file -= grow
+		}
+		cols[0].width = file
 	} else if total := sum(cols); spare < 0 && total > 0 {
 		// Narrower still: every column gives up the same share (a cut
 		// text shows whole in its tooltip).
@@ -315,6 +359,85 @@ func (t *itemTable) layoutColumns() {
 		widths[i] = col.width
 	}
 	t.table.setColumnWidths(widths)
+}
+
+// fit is the width a column needs to show the words of the rows read and
+// its header whole; never less than its own width.
+func (t *itemTable) fit(col column) float32 {
+	pad := 2*theme.InnerPadding() + 2
+	head := col.title
+	if col.sort != "" {
+		head += " ▼" // room for the sort mark
+	}
+	need := max(col.width, t.measure(head)+2*pad)
+	seen := map[string]bool{}
+	for _, r := range t.rows {
+		text, _ := col.text(r)
+		if seen[text] {
+			continue
+		}
+		seen[text] = true
+		need = max(need, t.measure(text)+pad)
+		if len(seen) > 200 {
+			break // file names and customers are many; the rest few
+		}
+	}
+	return min(need, 320)
+}
+
+// measure is the width of a text in the table's cells (cached).
+func (t *itemTable) measure(text string) float32 {
+	if w, ok := t.widths[text]; ok {
+		return w
+	}
+	if t.widths == nil || len(t.widths) > 5000 {
+		t.widths = map[string]float32{}
+	}
+	w := fyne.MeasureText(text, theme.TextSize(), fyne.TextStyle{}).Width
+	t.widths[text] = w
+	return w
+}
+
+// countNames notes the file names that more than one row has.
+func (t *itemTable) countNames() {
+	seen := make(map[string]bool, len(t.rows))
+	t.twice = map[string]bool{}
+	for _, r := range t.rows {
+		if seen[r.FileName] {
+			t.twice[r.FileName] = true
+		}
+		seen[r.FileName] = true
+	}
+}
+
+// fileCell cuts a file name too long for its cell in the middle, so that
+// its end (what tells "id-card-back-1.jpg" from "id-card-back-2.jpg") shows;
+// the tooltip gives it whole.
+func (t *itemTable) fileCell(text string, width float32) string {
+	pad := 2*theme.InnerPadding() + 2
+	if width <= 0 || t.measure(text)+pad <= width {
+		return text
+	}
+	r := []rune(text)
+	lo, hi := 0, len(r) // the most runes kept that fit
+	for lo < hi {
+		k := (lo + hi + 1) / 2
+		if t.measure(middle(r, k))+pad <= width {
+			lo = k
+		} else {
+			hi = k - 1
+		}
+	}
+	return middle(r, lo)
+}
+
+// middle keeps k runes of r: the start and, a little longer, the end.
+func middle(r []rune, k int) string {
+	if k >= len(r) {
+		return string(r)
+	}
+	tail := (k + 1) * 3 / 5
+	return string(r[:k-tail]) + "…" + string(r[len(r)-tail:])
 }
 
 // widest is the width of the widest column.
@@ -344,8 +467,19 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	if id.Row >= len(t.rows)-pageRows/5 {
 		t.loadMore() // the reviewer scrolls towards the end of what is read
 	}
-	text, imp := t.cols[id.Col].text(t.rows[id.Row])
+	col := t.cols[id.Col]
+	v := t.rows[id.Row]
+	text, imp := col.text(v)
+	if col.title == "File" && t.twice[v.FileName] {
+		text += " · " + shown(v.ID) // the same name twice: the id tells them apart
+	}
 	text = t.c.selectionMark(id.Row, id.Col, text) // select.go
+	l.hint = ""
+	if col.title == "File" {
+		if cut := t.fileCell(text, col.width); cut != text {
+			l.hint, text = text, cut
+		}
+	}
 	l.Importance = imp
 	l.SetText(text)
 }
@@ -388,6 +522,7 @@ func (t *itemTable) loadMore() {
 				return
 			}
 			t.rows = append(t.rows, rows...)
+			t.countNames()
 			t.more = len(rows) == f.Limit
 			t.count.SetText(t.countText())
 			t.table.Refresh()
@@ -416,6 +551,7 @@ func (t *itemTable) refresh() {
 	if all := t.c.batches.batchID() == ""; all != (len(t.cols) > 0 && t.hasColumn("Customer")) {
 		t.layoutColumns()
 	}
+	t.showHeading()
 	f := t.filter()
 	t.gen++
 	gen := t.gen
@@ -443,6 +579,8 @@ func (t *itemTable) refresh() {
 			old := t.rows
 			t.rows = rows
 			t.shown, t.more, t.loading = f, f.Limit > 0 && len(rows) == f.Limit, false
+			t.countNames()
+			t.layoutColumns() // the widths the words of these rows need
 			t.count.SetText(t.countText())
 			t.table.Refresh()
 			target := -1
@@ -520,11 +658,20 @@ func (t *itemTable) onSelected(id widget.TableCellID) {
 // onKey: Up and Down move the selection, Enter opens; the rest is the
 // window's (shortcuts work while the table has the focus).
 func (t *itemTable) onKey(ev *fyne.KeyEvent) bool {
+	shift := t.c.keyMods()&fyne.KeyModifierShift != 0
 	switch ev.Name {
 	case fyne.KeyUp:
-		t.move(-1)
+		if shift {
+			t.c.onExtend(-1) // select.go (Fyne makes no shortcut of Shift alone)
+		} else {
+			t.move(-1)
+		}
 	case fyne.KeyDown:
-		t.move(1)
+		if shift {
+			t.c.onExtend(1)
+		} else {
+			t.move(1)
+		}
 	case fyne.KeyPageUp:
 		t.move(-15)
 	case fyne.KeyPageDown:

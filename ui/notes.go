@@ -63,7 +63,8 @@ func (v *teamView) onAddNote() {
 				return
 			}
 			v.entry.SetText("")
-			v.p.refresh() // says whether it waits, from the cache (ownNoteWaits)
+			v.p.c.focusItems() // the triage letters act on the items again, not in the note
+			v.p.refresh()      // says whether it waits, from the cache (ownNoteWaits)
 		}
 	})
 }

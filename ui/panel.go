@@ -55,7 +55,8 @@ type itemPanel struct {
 	detailsAc *widget.Accordion
 	attempts  *widget.Label
 	audit     *widget.Label
-	preview   *preview // the item's document (preview.go)
+	preview   *preview          // the item's document (preview.go)
+	scroll    *container.Scroll // the item's state, above its history
 	content   fyne.CanvasObject
 }
 
@@ -99,7 +100,8 @@ func newItemPanel(c *Console) *itemPanel {
 	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.triage, p.explain, p.reported, p.nextActor, p.layers, p.preview.content,
 		container.NewGridWithColumns(2, p.resubmit, p.request), container.NewGridWithColumns(2, p.upload, p.cancel), p.again, p.requeue,
 		p.why, p.message, p.stop, p.detailsAc, p.team.content, widget.NewSeparator())
-	p.content = container.NewVSplit(container.NewVScroll(top), history)
+	p.scroll = container.NewVScroll(top)
+	p.content = container.NewVSplit(p.scroll, history)
 	p.content.(*container.Split).Offset = 0.68
 	p.setButtons(false, false, false)
 	return p
@@ -117,6 +119,7 @@ func (p *itemPanel) show(id string) {
 		p.setButtons(false, false, false)
 		p.cancel.Hide()
 		p.renderMessage()
+		p.scroll.ScrollToTop() // another item is read from its top
 	}
 	p.itemID = id
 	p.preview.show(id)
@@ -209,15 +212,13 @@ func reportedText(it policy.Item) string {
 	return "The service reported " + shown(rc) + ", which the console does not know."
 }
 
-// verdictText is the headline of the item's state.
+// verdictText is the headline of the item's state, in words (no code).
 func verdictText(it policy.Item) (string, widget.Importance) {
 	text, imp := statusLook(it)
 	switch {
 	case it.Checked():
 		text = fmt.Sprintf("%s · %s · risk score %d", text, it.Recommendation, *it.RiskScore)
-	case it.ErrorCode != "":
-		text = fmt.Sprintf("%s · %s · not checked", text, it.ErrorCode)
-	default:
+	default: // the code is said under it, with its words (render)
 		text += " · not checked"
 	}
 	return text, imp
@@ -250,7 +251,11 @@ func (p *itemPanel) render() {
 	p.verdict.SetText(withBand(text, d.ItemView)) // ageing.go
 	p.triage.Importance, text = panelTriage(d.ItemView)
 	setOrHide(p.triage, text)
-	p.explain.SetText(safetext.Line(policy.Describe(d.Item), safetext.Message))
+	explain := safetext.Line(policy.Describe(d.Item), safetext.Message)
+	if d.ErrorCode != "" {
+		explain += " (code " + string(d.ErrorCode) + ")"
+	}
+	p.explain.SetText(explain)
 	setOrHide(p.reported, reportedText(d.Item))
 	next := ""
 	if d.Status == policy.StatusError || d.Status == policy.StatusInvalid {

@@ -32,8 +32,7 @@ type Preferences struct {
 	tokenSource    string
 	reviewerSource string
 	saveAPIURL     func(apiURL string) // nil: not saved
-	// reviewer says the reviewer's name, and whether it came from the
-	// service (GET /v1/me).
+	// reviewer says the reviewer's name, and whether the service gave it.
 	reviewer func() (name string, fromService bool)
 	// saved is called after a save with a line to show ("" for none).
 	saved func(say string)
@@ -93,7 +92,7 @@ func (p *Preferences) show(win fyne.Window) {
 		source = "the system user"
 	}
 	if fromService {
-		source = "the screening service (GET /v1/me)"
+		source = "the screening service (the name it gives your token)"
 	}
 	items := []*widget.FormItem{
 		widget.NewFormItem("Reviewer", who),
@@ -102,7 +101,7 @@ func (p *Preferences) show(win fyne.Window) {
 		widget.NewFormItem("Theme", th),
 		widget.NewFormItem("Triage", adv),
 	}
-	items[0].HintText = "from " + source + "; the audit trail names it. It is not edited here."
+	items[0].HintText = "from " + source + "; the audit trail names it. Not edited here: start with --reviewer NAME or set REVIEWER_NAME."
 	items[1].HintText = "applies at the next start; REVIEWER_API_URL or --api take precedence"
 	items[2].HintText = "REVIEWER_API_TOKEN_FILE and REVIEWER_API_TOKEN win over the keyring; the token is never shown or saved here"
 	if p.signOut != nil {

@@ -40,21 +40,17 @@ func currentModifiers() fyne.KeyModifier {
 	return 0
 }
 
-// addSelectShortcuts wraps the table's selection with the modifiers and
-// binds the keys of multi-select.
+// addSelectShortcuts wraps the table's selection with the modifiers (the
+// keys of multi-select are bound from windowKeys).
 func (c *Console) addSelectShortcuts() {
 	c.multi = multiSelect{ids: map[string]bool{}, anchor: -1}
 	orig := c.items.table.OnSelected
 	c.items.table.OnSelected = func(id widget.TableCellID) {
-		c.onRowClick(id.Row, currentModifiers())
+		c.onRowClick(id.Row, c.keyMods())
 		if orig != nil {
 			orig(id)
 		}
 	}
-	cv := c.win.Canvas()
-	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyA, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.onSelectAll() })
-	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyDown, Modifier: fyne.KeyModifierShift}, func(fyne.Shortcut) { c.onExtend(1) })
-	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyUp, Modifier: fyne.KeyModifierShift}, func(fyne.Shortcut) { c.onExtend(-1) })
 }
 
 // onRowClick applies a click on a row with the modifiers held.

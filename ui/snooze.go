@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -30,17 +29,6 @@ func snoozeDays(now time.Time) ([]string, []time.Time) {
 	return labels, days
 }
 
-func (c *Console) addSnoozeShortcuts() {
-	cv := c.win.Canvas()
-	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift},
-		func(fyne.Shortcut) { c.onSnooze() })
-	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.Key0, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) {
-		c.applyView(snoozedView())
-	})
-}
-
-// onSnooze asks for a reason (the first field: what is typed at once goes
-// into it) and a day (tomorrow unless changed); Enter snoozes.
 func (c *Console) onSnooze() {
 	sw := c.wf
 	id := c.panel.itemID

@@ -24,7 +24,9 @@ type statusStrip struct {
 	conn     *widget.Label
 	synced   *widget.Label
 	demo     *widget.Label
-	reviewer *widget.Label
+	reviewer *tipLabel
+	// whoFrom says where the reviewer's name comes from (console.go).
+	whoFrom  func() string
 	syncBtn  *tipButton
 	cancel   *tipButton
 	panelBtn *tipButton
@@ -55,10 +57,11 @@ func newStatusStrip(demo bool, h stripHandlers) *statusStrip {
 		conn:     widget.NewLabel("● Opening the cache…"),
 		synced:   widget.NewLabel(""),
 		demo:     widget.NewLabel("DEMO DATA"),
-		reviewer: widget.NewLabel(""),
+		reviewer: &tipLabel{whole: true},
 		progress: widget.NewProgressBarInfinite(),
 		pages:    widget.NewLabel(""),
 	}
+	s.reviewer.ExtendBaseWidget(s.reviewer)
 	s.pages.Truncation = fyne.TextTruncateEllipsis
 	s.news = widget.NewHyperlink("", nil)
 	s.news.OnTapped = h.news
@@ -99,7 +102,12 @@ func (s *statusStrip) CreateRenderer() fyne.WidgetRenderer {
 // show draws the connection, the last sync and the reviewer; now dates a
 // rate-limit wait.
 func (s *statusStrip) show(st review.Connectivity, reviewer string, now time.Time) {
-	s.reviewer.SetText("reviewer: " + reviewer)
+	from := "the system user"
+	if s.whoFrom != nil {
+		from = s.whoFrom()
+	}
+	s.reviewer.hint = "Your name in the audit trail, from " + from + ". To review under another name, start the console with --reviewer NAME or set REVIEWER_NAME."
+	s.reviewer.SetText(reviewer + " (from " + from + ")")
 	var parts []string
 	if !st.LastSync.IsZero() {
 		parts = append(parts, "synced "+clock(st.LastSync))

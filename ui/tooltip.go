@@ -110,10 +110,12 @@ func (b *tipButton) Tapped(ev *fyne.PointEvent) {
 }
 
 // tipLabel is a table cell label that shows its whole text in a tooltip
-// when the cell is too narrow for it.
+// when the cell is too narrow for it, or its hint when it has one.
 type tipLabel struct {
 	widget.Label
-	tip tooltip
+	tip   tooltip
+	hint  string
+	whole bool // never cut (a label in a row of its own width)
 }
 
 func newTipLabel(text string) *tipLabel {
@@ -156,6 +158,9 @@ func (l *tipLabel) Resize(s fyne.Size) {
 }
 
 func (l *tipLabel) cut(width float32) fyne.TextTruncation {
+	if l.whole {
+		return fyne.TextTruncateOff
+	}
 	if width <= 0 || l.wider(width) {
 		return fyne.TextTruncateEllipsis
 	}
@@ -164,6 +169,9 @@ func (l *tipLabel) cut(width float32) fyne.TextTruncation {
 
 func (l *tipLabel) MouseIn(ev *desktop.MouseEvent) {
 	l.tip.in(l, ev, func() string {
+		if l.hint != "" {
+			return l.hint
+		}
 		if l.truncated() {
 			return l.Text
 		}

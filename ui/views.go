@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/review"
@@ -26,16 +25,6 @@ type viewState struct {
 	// scope: the batch and filters the view set, once set (newitems.go:
 	// picking others ends a list of ids).
 	scope *scope
-}
-
-func (c *Console) addViewShortcuts() {
-	cv := c.win.Canvas()
-	keys := []fyne.KeyName{fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4, fyne.Key5, fyne.Key6, fyne.Key7, fyne.Key8, fyne.Key9}
-	for i, k := range keys {
-		cv.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { c.onView(i) })
-	}
-	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyV, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift},
-		func(fyne.Shortcut) { c.onSaveView() })
 }
 
 // onView applies the n-th view (0-based).

@@ -1,0 +1,138 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
+)
+
+// The focus comes back to the work. Fyne hands a key to the focused
+// widget, and the canvas's own handlers see it only when nothing has the
+// focus; a focused text field also takes every Ctrl shortcut. So each
+// focusable widget of the main window passes on what it does not use:
+// F5 and F1 (windowKey), the window's Ctrl shortcuts (windowShortcut),
+// and, but for text fields, the one-letter commands. In a text field a
+// letter, `?` included, is text: F1 shows the sheet from anywhere. After
+// a search, a choice in a filter list or a note, the focus goes back to
+// the items, so that the arrows and the triage letters work at once.
+
+// focusItems gives the focus to the items table.
+func (c *Console) focusItems() {
+	if cv := c.win.Canvas(); cv.Overlays().Top() == nil {
+		cv.Focus(c.items.table)
+	}
+}
+
+// searchEntry is the search field: Enter opens the first match and goes
+// to its items (OnSubmitted), Esc or ↓ goes back to the items.
+type searchEntry struct {
+	widget.Entry
+	c *Console
+}
+
+func newSearchEntry(c *Console) *searchEntry {
+	e := &searchEntry{c: c}
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+func (e *searchEntry) TypedKey(ev *fyne.KeyEvent) {
+	switch {
+	case ev.Name == fyne.KeyEscape || ev.Name == fyne.KeyDown:
+		e.c.focusItems()
+	case e.c.windowKey(ev):
+	default:
+		e.Entry.TypedKey(ev)
+	}
+}
+
+func (e *searchEntry) TypedShortcut(s fyne.Shortcut) {
+	if !e.c.windowShortcut(s, true) {
+		e.Entry.TypedShortcut(s)
+	}
+}
+
+// keySelect is a filter list: a choice sends the focus back to the items
+// (the list's own OnChanged, then focusItems); the window's keys work on it.
+type keySelect struct {
+	widget.Select
+	c *Console
+}
+
+func newKeySelect(c *Console, options []string, changed func(string)) *keySelect {
+	s := &keySelect{c: c}
+	s.Options = options
+	s.OnChanged = func(v string) {
+		changed(v)
+		if c.items != nil {
+			c.focusItems()
+		}
+	}
+	s.ExtendBaseWidget(s)
+	return s
+}
+
+func (s *keySelect) TypedKey(ev *fyne.KeyEvent) {
+	if !s.c.windowKey(ev) {
+		s.Select.TypedKey(ev)
+	}
+}
+
+func (s *keySelect) TypedRune(r rune) {
+	if r != ' ' {
+		s.c.onRune(r)
+	}
+}
+
+// keyCheck is a check box whose space toggles it and whose other keys are
+// the window's.
+type keyCheck struct {
+	widget.Check
+	c *Console
+}
+
+func newKeyCheck(c *Console, label string, changed func(bool)) *keyCheck {
+	k := &keyCheck{c: c}
+	k.Text, k.OnChanged = label, changed
+	k.ExtendBaseWidget(k)
+	return k
+}
+
+func (k *keyCheck) TypedKey(ev *fyne.KeyEvent) {
+	if !k.c.windowKey(ev) {
+		k.Check.TypedKey(ev)
+	}
+}
+
+func (k *keyCheck) TypedRune(r rune) {
+	if r == ' ' {
+		k.Check.TypedRune(r)
+		return
+	}
+	k.c.onRune(r)
+}
+
+// textEntry is a text field of the main window (the note): F5, F1 and the
+// window's Ctrl shortcuts work in it; letters, `?` included, are text.
+type textEntry struct {
+	widget.Entry
+	c *Console
+}
+
+func newTextEntry(c *Console, multiLine bool) *textEntry {
+	e := &textEntry{c: c}
+	e.MultiLine = multiLine
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+func (e *textEntry) TypedKey(ev *fyne.KeyEvent) {
+	if !e.c.windowKey(ev) {
+		e.Entry.TypedKey(ev)
+	}
+}
+
+func (e *textEntry) TypedShortcut(s fyne.Shortcut) {
+	if !e.c.windowShortcut(s, true) {
+		e.Entry.TypedShortcut(s)
+	}
+}

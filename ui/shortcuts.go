@@ -1,0 +1,169 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/trustscreen/reviewer/policy"
+)
+
+// keyBinding is one line of the shortcut sheet. When it has shortcuts
+// (keys with Ctrl), they are bound on the canvas to do by bindKeys, from
+// this same line: the sheet cannot list a key that does nothing, nor miss
+// one that is bound. Plain keys and letters (no shortcuts here) are handled
+// by onKey and onRune, and by the table's and list's own key handlers.
+type keyBinding struct {
+	group     string // one of keyGroups
+	keys      string // as the sheet shows them
+	what      string
+	shortcuts []fyne.Shortcut
+	do        func(c *Console)
+	// textKeeps: in a text field the key is the field's (select all).
+	textKeeps bool
+}
+
+// keyGroups are the sheet's groups, in order.
+var keyGroups = []string{"Moving", "Acting", "Bulk", "Views", "Document", "Window"}
+
+func ctrl(k fyne.KeyName) fyne.Shortcut {
+	return &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}
+}
+
+func ctrlShift(k fyne.KeyName) fyne.Shortcut {
+	return &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
+}
+
+// viewKeys are Ctrl+1 … Ctrl+9, the saved views in order.
+func viewKeys() []keyBinding {
+	names := []fyne.KeyName{fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4, fyne.Key5, fyne.Key6, fyne.Key7, fyne.Key8, fyne.Key9}
+	out := make([]keyBinding, len(names))
+	for i, k := range names {
+		out[i] = keyBinding{group: "Views", keys: "Ctrl+" + string(k), shortcuts: []fyne.Shortcut{ctrl(k)},
+			do: func(c *Console) { c.onView(i) }}
+	}
+	// One line on the sheet for the nine of them.
+	out[0].keys, out[0].what = "Ctrl+1 … Ctrl+9", "apply the saved view of that number (Preferences lists them)"
+	return out
+}
+
+// windowKeys is every key of the main window. Fyne's driver turns Ctrl+A
+// into its own "select all" shortcut, never into a custom one, so Ctrl+A
+// is bound as both. (Set in init: its actions lead back to the sheet.)
+var windowKeys []keyBinding
+
+func init() {
+	windowKeys = append(append([]keyBinding{
+		{group: "Moving", keys: "↑ / ↓", what: "previous / next item (the panel follows); in the batch list, the batch above or below"},
+		{group: "Moving", keys: "PgUp / PgDn, Home / End", what: "jump in the items"},
+		{group: "Moving", keys: "Enter", what: "open the selected item; in the search, open the first match and go to its items"},
+		{group: "Moving", keys: "Ctrl+F or /", what: "search batches and items by id, file name or customer", shortcuts: []fyne.Shortcut{ctrl(fyne.KeyF)},
+			do: func(c *Console) { c.focusSearch() }},
+		{group: "Moving", keys: "Esc or ↓ (in the search)", what: "leave the search, back to the items"},
+		{group: "Moving", keys: "Tab / Shift+Tab", what: "move between the search, the batches, the filters and the items"},
+
+		{group: "Acting", keys: "r", what: "re-submit the item (asks first: it is a paid re-run)"},
+		{group: "Acting", keys: "f", what: "request a new file from the customer"},
+		{group: "Acting", keys: "u", what: "upload the replacement the customer sent (or drop the file on the window)"},
+		{group: "Acting", keys: "x", what: "cancel the item's queued action"},
+		{group: "Acting", keys: "q", what: "queue again an action the service turned away for now (a new intent, a new key)"},
+		{group: "Acting", keys: "n", what: "next: claim and open the oldest item that needs a reviewer and nobody holds"},
+		{group: "Acting", keys: "Ctrl+Shift+Z", what: "snooze the item", shortcuts: []fyne.Shortcut{ctrlShift(fyne.KeyZ)},
+			do: func(c *Console) { c.onSnooze() }},
+		{group: "Acting", keys: "Esc", what: "stop waiting for an action (it is checked later, never sent again blind)"},
+
+		{group: "Bulk", keys: "Ctrl+A", what: "select every item in view (in a text field, its text)",
+			shortcuts: []fyne.Shortcut{&fyne.ShortcutSelectAll{}, ctrl(fyne.KeyA)}, do: func(c *Console) { c.onSelectAll() }, textKeeps: true},
+		{group: "Bulk", keys: "Shift+↑ / Shift+↓", what: "extend the selection up or down"},
+		{group: "Bulk", keys: "Ctrl+click, Shift+click", what: "add or remove an item; select a range"},
+		{group: "Bulk", keys: "Ctrl+Shift+R", what: "re-submit the selected items, or every item in view (shows the plan and its cost first)",
+			shortcuts: []fyne.Shortcut{ctrlShift(fyne.KeyR)}, do: func(c *Console) { c.onBulk(policy.ActionResubmit) }},
+		{group: "Bulk", keys: "Ctrl+Shift+N", what: "request new files for the selected items, or every item in view (shows the plan first)",
+			shortcuts: []fyne.Shortcut{ctrlShift(fyne.KeyN)}, do: func(c *Console) { c.onBulk(policy.ActionFileRequest) }},
+	}, viewKeys()...),
+		keyBinding{group: "Views", keys: "Ctrl+0", what: "the snoozed items", shortcuts: []fyne.Shortcut{ctrl(fyne.Key0)},
+			do: func(c *Console) { c.applyView(snoozedView()) }},
+		keyBinding{group: "Views", keys: "Ctrl+Shift+V", what: "save the batch and filters in view as a view", shortcuts: []fyne.Shortcut{ctrlShift(fyne.KeyV)},
+			do: func(c *Console) { c.onSaveView() }},
+		keyBinding{group: "Views", keys: "p", what: "hide or show the item panel"},
+
+		keyBinding{group: "Document", keys: "v or double-click", what: "open the viewer on the item's document (its keys below)"},
+		keyBinding{group: "Window", keys: "F5", what: "sync now"},
+		keyBinding{group: "Window", keys: "Ctrl+E", what: "export the batch as CSV", shortcuts: []fyne.Shortcut{ctrl(fyne.KeyE)},
+			do: func(c *Console) { c.onExport() }},
+		keyBinding{group: "Window", keys: "? or F1", what: "this sheet (in a text field, ? is typed: use F1)"},
+		keyBinding{group: "Window", keys: "Esc, Enter (in a dialog)", what: "close it; press its default button"},
+		keyBinding{group: "Window", keys: "Ctrl+Q", what: "quit", shortcuts: []fyne.Shortcut{ctrl(fyne.KeyQ)},
+			do: func(c *Console) { c.win.Close() }},
+	)
+	for _, k := range viewerKeys[1:] { // viewer.go: keys of the viewer's own window
+		windowKeys = append(windowKeys, keyBinding{group: "Document", keys: k[0], what: k[1]})
+	}
+}
+
+// countsLegend explains a batch's counts in the list ("3 low · 6 ✗ · 4 ↻").
+const countsLegend = "In the batch list: scored items by band (low, medium, high, critical), " +
+	"✗ items not checked (an error or a broken answer), ↻ those a re-submission may help, then those awaiting a file and those with an open action."
+
+// windowShortcut runs the window's binding of a shortcut that a focused
+// widget received (a text field takes Ctrl+F first); it reports whether
+// there was one. In a text field, "select all" stays the field's.
+func (c *Console) windowShortcut(s fyne.Shortcut, inText bool) bool {
+	if c.win.Canvas().Overlays().Top() != nil {
+		return false
+	}
+	name := s.ShortcutName()
+	for _, k := range windowKeys {
+		for _, sc := range k.shortcuts {
+			if sc.ShortcutName() != name {
+				continue
+			}
+			if inText && k.textKeeps {
+				return false
+			}
+			k.do(c)
+			return true
+		}
+	}
+	return false
+}
+
+// windowKey handles the plain keys that work wherever the focus is (F5,
+// F1); it reports whether it took ev.
+func (c *Console) windowKey(ev *fyne.KeyEvent) bool {
+	switch ev.Name {
+	case fyne.KeyF5, fyne.KeyF1:
+		c.onKey(ev)
+		return true
+	}
+	return false
+}
+
+func (c *Console) showShortcuts() {
+	if c.win.Canvas().Overlays().Top() != nil {
+		return
+	}
+	box := container.NewVBox()
+	for _, g := range keyGroups {
+		head := widget.NewLabel(g)
+		head.TextStyle.Bold = true
+		head.Importance = widget.HighImportance
+		box.Add(head)
+		grid := container.New(layout.NewFormLayout())
+		for _, k := range windowKeys {
+			if k.group != g || k.what == "" {
+				continue
+			}
+			grid.Add(newKeyLabel(k.keys))
+			grid.Add(wrapped(k.what))
+		}
+		box.Add(grid)
+	}
+	box.Add(wrapped(countsLegend))
+	d := dialog.NewCustom("Keyboard shortcuts", "Close", container.NewVScroll(box), c.win)
+	d.Resize(fyne.NewSize(720, 640))
+	d.Show()
+}
