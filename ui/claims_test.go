@@ -345,14 +345,14 @@ func TestActingClaimsAndTheClaimLastsWhileTheActionIsOpen(t *testing.T) {
 func TestWritingANoteClaims(t *testing.T) {
 	wf := newTeamFake(errorItem("itm_1", "CLASSIFIER_TIMEOUT"), scoredItem("itm_2", 12, policy.RecommendForward))
 	c, _ := newClaimsConsole(t, wf)
-	test.Type(c.panel.team.entry, "Calling the customer")
+	c.apply(func() { test.Type(c.panel.team.entry, "Calling the customer") })
 	c.Settle()
 	if got := callsWith(wf, "claim"); len(got) != 1 || got[0] != "claim itm_1" {
 		t.Fatalf("a note on an item that needs her: %v", got)
 	}
 	c.apply(func() { c.panel.team.entry.SetText(""); c.items.move(1) })
 	c.Settle()
-	test.Type(c.panel.team.entry, "Looks fine")
+	c.apply(func() { test.Type(c.panel.team.entry, "Looks fine") })
 	c.Settle()
 	if got := callsWith(wf, "claim"); len(got) != 1 {
 		t.Fatalf("a note on an item with nothing to do claimed it: %v", got)
@@ -386,7 +386,7 @@ func TestNextClaimsAndOpensTheItem(t *testing.T) {
 	}
 	// Nothing left: the button says so and the panel stays.
 	wf.next = review.NextResult{Why: "nothing needs a reviewer that nobody else holds"}
-	test.Tap(c.panel.team.next)
+	c.apply(func() { test.Tap(c.panel.team.next) })
 	c.Settle()
 	if c.panel.itemID != "itm_2" || c.panel.team.claim.Text != "nothing needs a reviewer that nobody else holds" {
 		t.Fatalf("panel %q claim %q", c.panel.itemID, c.panel.team.claim.Text)
@@ -549,8 +549,8 @@ func TestTwoReviewersDoNotBlockEachOtherByLooking(t *testing.T) {
 func TestTheNoteNoLongerWaitsOnceSent(t *testing.T) {
 	wf := newTeamFake(errorItem("itm_1", "DECODE_FAILED"))
 	c := newTeamConsole(t, wf)
-	test.Type(c.panel.team.entry, "Scan received by post.")
-	test.Tap(c.panel.team.add)
+	c.apply(func() { test.Type(c.panel.team.entry, "Scan received by post.") })
+	c.apply(func() { test.Tap(c.panel.team.add) })
 	c.Settle()
 	if !strings.Contains(c.panel.team.claim.Text, "Your note waits in the outbox") {
 		t.Fatalf("queued: claim %q", c.panel.team.claim.Text)
@@ -611,8 +611,8 @@ func TestHerOwnNoteDoesNotStopHerActionButBensDoes(t *testing.T) {
 	mine, his := srv.FindCode("SOURCE_UNREACHABLE"), srv.FindCode("CLASSIFIER_TIMEOUT")
 	queueOffline(mine)
 	open(mine)
-	test.Type(c.panel.team.entry, "Re-running it: the storage was down this morning.")
-	test.Tap(c.panel.team.add)
+	c.apply(func() { test.Type(c.panel.team.entry, "Re-running it: the storage was down this morning.") })
+	c.apply(func() { test.Tap(c.panel.team.add) })
 	c.Settle()
 	queueOffline(his)
 	if _, err := ben.AddNote(ctx, his, "Customer called: a new scan is coming."); err != nil {
@@ -652,7 +652,7 @@ func TestAClaimThatFailsIsNotTriedAgainAndAgain(t *testing.T) {
 	if got := callsWith(wf, "claim"); len(got) != 1 {
 		t.Fatalf("a reload tried again: %v", got)
 	}
-	test.Type(c.panel.team.entry, "x")
+	c.apply(func() { test.Type(c.panel.team.entry, "x") })
 	c.Settle()
 	if got := callsWith(wf, "claim"); len(got) != 2 {
 		t.Fatalf("her note did not try again: %v", got)

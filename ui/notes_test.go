@@ -18,8 +18,8 @@ func TestNotesShowAndAreWrittenInThePanel(t *testing.T) {
 	if !strings.Contains(c.panel.team.notes.Text, "ben · ") || !strings.Contains(c.panel.team.notes.Text, "new scan coming") {
 		t.Fatalf("notes %q", c.panel.team.notes.Text)
 	}
-	test.Type(c.panel.team.entry, "Scan received by post.")
-	test.Tap(c.panel.team.add)
+	c.apply(func() { test.Type(c.panel.team.entry, "Scan received by post.") })
+	c.apply(func() { test.Tap(c.panel.team.add) })
 	c.Settle()
 	if !contains(wf.Calls(), "note itm_1 Scan received by post.") || c.panel.team.entry.Text != "" {
 		t.Fatalf("calls %v entry %q", wf.Calls(), c.panel.team.entry.Text)

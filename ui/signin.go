@@ -81,6 +81,16 @@ type signInScreen struct {
 	// afterCheck, when set, is called once a check's outcome is shown
 	// (tests).
 	afterCheck func()
+	// applyMu serialises the screen's widget updates, as Console.apply
+	// does: Fyne's driver runs them on its one goroutine, the test driver
+	// on the caller's.
+	applyMu sync.Mutex
+}
+
+func (s *signInScreen) apply(fn func()) {
+	s.applyMu.Lock()
+	defer s.applyMu.Unlock()
+	fn()
 }
 
 // newSignInScreen builds the screen; show puts it in the window.
@@ -186,7 +196,7 @@ func (s *signInScreen) onCheck() {
 		if err == nil && !stopped {
 			where, err = s.si.Keep(apiURL, tok, false)
 		}
-		fyne.Do(func() { s.checked(apiURL, tok, who, where, err, stopped) })
+		fyne.Do(func() { s.apply(func() { s.checked(apiURL, tok, who, where, err, stopped) }) })
 	}()
 }
 

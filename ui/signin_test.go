@@ -127,17 +127,20 @@ func (r *signInRig) screens() (*screens, chan struct{}) {
 func (r *signInRig) submit(s *signInScreen, apiURL, token string) string {
 	r.t.Helper()
 	done := make(chan struct{}, 1)
-	s.afterCheck = func() { done <- struct{}{} }
-	s.url.SetText(apiURL)
-	s.token.SetText(token)
-	s.token.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	s.apply(func() {
+		s.afterCheck = func() { done <- struct{}{} }
+		s.url.SetText(apiURL)
+		s.token.SetText(token)
+		s.token.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	})
 	select {
 	case <-done:
 	case <-time.After(60 * time.Second):
 		r.t.Fatalf("the check of %s did not end", apiURL)
 	}
-	s.afterCheck = nil
-	return s.status.Text
+	var say string
+	s.apply(func() { s.afterCheck, say = nil, s.status.Text })
+	return say
 }
 
 // noToken fails when the token shows anywhere in the window, a log line or
