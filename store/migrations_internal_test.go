@@ -32,6 +32,7 @@ var released = map[string]string{
 	"00010_bulk_run_held.sql":           "96fd799838d5ff457dca34a6fdc753d2b351343d357791205d59e835232ce405",
 	"00011_invalid_raw.sql":             "05564b4eb7ff52364d3b16f62d43c40ce6aa4d487da653eb5818944fc58d43b3",
 	"00012_unseen_revisions.sql":        "3d1c7ac5cf7feeb7bf49dcda1f634c50d22b78b09d1ab6d572ac5ca87b322f1a",
+	"00016_retention.sql":               "927493cffe8078b1c63bbcfdeaeca85fb67e9f591f591c222d6d8140448ec65b",
 }
 
 func TestReleasedMigrationsAreNeverEdited(t *testing.T) {
