@@ -116,6 +116,9 @@ commands:
   release ID                      release your claim on an item
   next [--json]                   claim and print the oldest item that needs a reviewer and nobody holds
   note ID TEXT                    add a note to an item (offline: queued, sent once by flush)
+  purge [--older-than D] [--dry-run]
+                                  remove from the cache the batches nobody touched for REVIEWER_RETENTION
+                                  (720h) that nothing holds (no open action or note, no item that needs you)
   demo-api [--addr 127.0.0.1:8001] [--batches N] [--items-per-batch K]
            [--reviewers-file FILE] [--reviewer NAME=TOKEN]... [--demo] [--api-version 1.0|1.1]
                                   serve the reference screening service
@@ -140,6 +143,7 @@ type globals struct {
 	bulkMax   int
 	cacheWait time.Duration
 	keptFiles time.Duration // REVIEWER_KEPT_FILE_RETENTION (0: the workflow's default)
+	retention time.Duration // REVIEWER_RETENTION (0: the workflow's default; forget.go)
 	syncPages int           // REVIEWER_SYNC_MAX_PAGES (0: the workflow's default)
 }
 
@@ -160,7 +164,7 @@ const (
 )
 
 // scaleFromEnv reads REVIEWER_BULK_MAX, REVIEWER_CACHE_WAIT,
-// REVIEWER_KEPT_FILE_RETENTION and REVIEWER_SYNC_MAX_PAGES; flags
+// REVIEWER_KEPT_FILE_RETENTION, REVIEWER_RETENTION and REVIEWER_SYNC_MAX_PAGES; flags
 // override them, and checkScale checks what is in force.
 func (g *globals) scaleFromEnv(lookup func(string) (string, bool)) error {
 	g.bulkMax, g.cacheWait = review.DefaultBulkMax, store.DefaultBusyTimeout
@@ -185,6 +189,11 @@ func (g *globals) scaleFromEnv(lookup func(string) (string, bool)) error {
 		}
 		g.keptFiles = d
 	}
+	d, err := retentionFromEnv(lookup)
+	if err != nil {
+		return err
+	}
+	g.retention = d
 	if v, ok := lookup("REVIEWER_SYNC_MAX_PAGES"); ok && v != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n < 2 {
@@ -340,6 +349,8 @@ func (r *runner) run(args []string) (int, error) {
 		return r.demoAPI(cmdArgs)
 	case "me", "claim", "release", "next", "note": // claims.go
 		return r.teamCommand(cmd, cmdArgs)
+	case "purge": // forget.go
+		return r.purge(cmdArgs)
 	case "help":
 		fmt.Fprint(r.env.Stdout, usage)
 		return ExitOK, nil
@@ -449,6 +460,7 @@ func (r *runner) open() (*review.Service, func(), error) {
 		return nil, nil, err
 	}
 	svc.SetKeptFileRetention(r.g.keptFiles)
+	svc.SetRetention(r.g.retention)
 	svc.SetMaxSyncPages(r.g.syncPages)
 	if err := svc.SetBulkMax(r.g.bulkMax); err != nil {
 		api.Close()
