@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -71,6 +72,7 @@ func openWindow(w cli.Window) error {
 	prefs := a.Preferences()
 	ui.Run(a, w.Service, ui.Options{Demo: w.Demo, APIURL: w.Config.BaseURL, TokenSource: w.TokenSource,
 		ReviewerSource: w.ReviewerSource, ActionLimit: w.Config.Timeout, Prefs: prefs, Built: built, Settled: settled,
+		Purge: func(ctx context.Context) error { _, err := w.Service.Purge(ctx, 0, false); return err },
 		SaveAPIURL: func(api string) {
 			if !w.Demo {
 				prefs.SetString(cli.PrefAPIURL, api)

@@ -50,6 +50,9 @@ type Options struct {
 	// window's start-up work (the first read of the cache, the first sync)
 	// has ended.
 	Settled func()
+	// Purge applies the cache's retention; the window runs it once a day
+	// (retention.go). nil: never.
+	Purge func(ctx context.Context) error
 }
 
 // Console is the main window's content and its screens.

@@ -36,6 +36,9 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 	defer c.Close()
 	a.Lifecycle().SetOnEnteredForeground(func() { go c.checkCache(ctx) })
 	go c.Watch(ctx)
+	if opts.Purge != nil {
+		go runDaily(ctx, time.After, purgeFirst, purgeEvery, purgeRetry, opts.Purge)
+	}
 	go func() {
 		// The strip's clock words (a circuit's retry time) move.
 		t := time.NewTicker(5 * time.Second)
