@@ -85,6 +85,12 @@ type Env struct {
 	// says whether it is a terminal (nil: Stdin is checked).
 	Stdin       io.Reader
 	Interactive func() bool
+	// Keyring removes the console's entries from the system's keyring for
+	// 'reviewer wipe' (nil: the console keeps nothing there).
+	Keyring Forgetter
+	// AppID is the console's app id (FyneApp.toml; "": DefaultAppID):
+	// 'reviewer wipe' removes its preferences and its demo's.
+	AppID string
 }
 
 const usage = `usage: reviewer [global flags] [command] [flags]
@@ -119,6 +125,10 @@ commands:
   purge [--older-than D] [--dry-run]
                                   remove from the cache the batches nobody touched for REVIEWER_RETENTION
                                   (720h) that nothing holds (no open action or note, no item that needs you)
+  wipe [--yes] [--export-outbox FILE]
+                                  remove the console's own files (the cache, its -wal and -shm, the window's
+                                  preferences) and its keyring entry; refuses with unsent actions or notes
+                                  unless --export-outbox first writes them with their keys
   demo-api [--addr 127.0.0.1:8001] [--batches N] [--items-per-batch K]
            [--reviewers-file FILE] [--reviewer NAME=TOKEN]... [--demo] [--api-version 1.0|1.1]
                                   serve the reference screening service
@@ -351,6 +361,8 @@ func (r *runner) run(args []string) (int, error) {
 		return r.teamCommand(cmd, cmdArgs)
 	case "purge": // forget.go
 		return r.purge(cmdArgs)
+	case "wipe": // wipe.go
+		return r.wipe(cmdArgs)
 	case "help":
 		fmt.Fprint(r.env.Stdout, usage)
 		return ExitOK, nil
