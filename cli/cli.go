@@ -441,6 +441,12 @@ func (r *runner) open() (*review.Service, func(), error) {
 		path = p
 	}
 	r.path = path
+	// Wider than private: said in words, and made private where it can be
+	// (a file that cannot be is Open's error to give).
+	warnings, _ := store.CheckPermissions(path)
+	for _, w := range warnings {
+		fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s\n", safetext.Line(w, safetext.Message))
+	}
 	opts := append([]store.Option{store.BusyTimeout(r.g.cacheWait)}, r.storeOpts...)
 	db, err := store.Open(path, opts...)
 	if ce := store.AsCacheError(err); ce != nil && ce.Problem == store.ProblemReadOnly && r.reading {
