@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"os/user"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -91,9 +92,12 @@ type Env struct {
 	// AppID is the console's app id (FyneApp.toml; "": DefaultAppID):
 	// 'reviewer wipe' removes its preferences and its demo's.
 	AppID string
+	// Meta is FyneApp.toml as main embedded it (reviewer --version).
+	Meta AppMeta
 }
 
 const usage = `usage: reviewer [global flags] [command] [flags]
+       reviewer --version              the version and the commit it was built from
 
 commands:
   (none)                          open the console window (--demo: on the built-in demo service,
@@ -239,7 +243,8 @@ func defaultReviewer(lookup func(string) (string, bool)) string {
 func OpensWindow(args []string) bool {
 	r := &runner{}
 	fs := r.flags("reviewer")
-	return fs.Parse(args) == nil && fs.NArg() == 0
+	version := fs.Bool("version", false, "")
+	return fs.Parse(args) == nil && fs.NArg() == 0 && !*version
 }
 
 // Run runs the command line and returns the exit status.
@@ -319,12 +324,18 @@ func (r *runner) run(args []string) (int, error) {
 		r.g.db = v
 	}
 	fs := r.flags("reviewer")
+	version := fs.Bool("version", false, "print the version and the commit, and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			r.help(fs)
 			return ExitOK, nil
 		}
 		return ExitUsage, usagef("%v", err)
+	}
+	if *version {
+		info, ok := debug.ReadBuildInfo()
+		fmt.Fprintln(r.env.Stdout, versionLine(r.env.Meta, info, ok))
+		return ExitOK, nil
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
