@@ -127,7 +127,11 @@ FYNE_TOOLS := fyne.io/tools/cmd/fyne@v1.7.4
 package: build
 	GOFLAGS= $(GO) install $(FYNE_TOOLS)
 	rm -f reviewer.tar.xz "TrustScreen Reviewer.tar.xz"
-	$$($(GO) env GOPATH)/bin/fyne package --os linux --executable $(BIN)
+	@# The packager counts Build up in FyneApp.toml on every run: the build
+	@# number is the project's to set (with Version), so it is put back.
+	cp FyneApp.toml bin/FyneApp.toml.kept
+	$$($(GO) env GOPATH)/bin/fyne package --os linux --executable $(BIN); status=$$?; \
+		cp bin/FyneApp.toml.kept FyneApp.toml; rm -f bin/FyneApp.toml.kept; exit $$status
 	mv "TrustScreen Reviewer.tar.xz" reviewer.tar.xz
 	PACKAGE_BUNDLE=$(CURDIR)/reviewer.tar.xz $(GO) test -count=1 -run Bundle .
 
