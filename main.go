@@ -4,6 +4,7 @@
 package main
 
 import (
+	_ "embed"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -17,6 +18,16 @@ import (
 	"github.com/trustscreen/reviewer/ui"
 )
 
+// fyneAppToml is the one place of the console's name, app id, version and
+// build (Fyne's packager reads it too).
+//
+//go:embed FyneApp.toml
+var fyneAppToml []byte
+
+// meta is FyneApp.toml, read once; a file that lacks a field fails the
+// build's tests (TestFyneAppTomlIsComplete), not a reviewer's start.
+var meta, _ = cli.ParseAppMeta(fyneAppToml)
+
 func main() {
 	if !cli.OpensWindow(os.Args[1:]) {
 		// Fyne's GLFW driver locks the main goroutine to the main thread in
@@ -26,7 +37,8 @@ func main() {
 		runtime.UnlockOSThread()
 	}
 	os.Exit(cli.Run(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Lookup: os.LookupEnv, Stdin: os.Stdin,
-		OpenWindow: openWindow, Saved: func(k string) string { return theApp(false).Preferences().String(k) }}))
+		OpenWindow: openWindow, Saved: func(k string) string { return theApp(false).Preferences().String(k) },
+		AppID: appID(), Meta: meta}))
 }
 
 var fyneApp fyne.App
@@ -35,7 +47,7 @@ var fyneApp fyne.App
 // keeps its preferences apart from real use (its own app id).
 func theApp(demo bool) fyne.App {
 	if fyneApp == nil {
-		id := "com.trustscreen.reviewer"
+		id := appID()
 		if demo {
 			id += ".demo"
 		}
@@ -43,6 +55,14 @@ func theApp(demo bool) fyne.App {
 		fyneApp.SetIcon(assets.WindowIcon)
 	}
 	return fyneApp
+}
+
+// appID is FyneApp.toml's app id; the demo's adds ".demo".
+func appID() string {
+	if meta.Details.ID == "" {
+		return cli.DefaultAppID
+	}
+	return meta.Details.ID
 }
 
 func openWindow(w cli.Window) error {

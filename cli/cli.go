@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"os/user"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -92,15 +93,22 @@ type Env struct {
 	// says whether it is a terminal (nil: Stdin is checked).
 	Stdin       io.Reader
 	Interactive func() bool
-	// Keyring keeps the token that login and the window's sign-in check
-	// (nil: the system's, under the app ID); TokenFile is where they
+	// Keyring keeps the token that login and the window's sign-in check,
+	// and loses every secret of the console in 'reviewer wipe' (nil: the
+	// system's, under the app ID); TokenFile is where they
 	// write it instead when asked to, as no keyring answers ("": the
 	// console's folder in the user's configuration folder).
 	Keyring   *keyring.Keyring
 	TokenFile string
+	// AppID is the console's app id (FyneApp.toml; "": DefaultAppID):
+	// 'reviewer wipe' removes its preferences and its demo's.
+	AppID string
+	// Meta is FyneApp.toml as main embedded it (reviewer --version).
+	Meta AppMeta
 }
 
 const usage = `usage: reviewer [global flags] [command] [flags]
+       reviewer --version              the version and the commit it was built from
 
 commands:
   (none)                          open the console window (--demo: on the built-in demo service,
@@ -134,6 +142,13 @@ commands:
   login [--to-file]               read the API token from standard input, check it, keep it in the keyring
                                   (--to-file: in a file only you can read, where no keyring answers)
   logout                          remove the token from the keyring (the cache stays)
+  purge [--older-than D] [--dry-run]
+                                  remove from the cache the batches nobody touched for REVIEWER_RETENTION
+                                  (720h) that nothing holds (no open action or note, no item that needs you)
+  wipe [--yes] [--export-outbox FILE]
+                                  remove the console's own files (the cache, its -wal and -shm, the window's
+                                  preferences) and its keyring entry; refuses with unsent actions or notes
+                                  unless --export-outbox first writes them with their keys
   demo-api [--addr 127.0.0.1:8001] [--batches N] [--items-per-batch K]
            [--reviewers-file FILE] [--reviewer NAME=TOKEN]... [--demo] [--api-version 1.0|1.1]
                                   serve the reference screening service
@@ -162,6 +177,7 @@ type globals struct {
 	bulkMax   int
 	cacheWait time.Duration
 	keptFiles time.Duration // REVIEWER_KEPT_FILE_RETENTION (0: the workflow's default)
+	retention time.Duration // REVIEWER_RETENTION (0: the workflow's default; forget.go)
 	syncPages int           // REVIEWER_SYNC_MAX_PAGES (0: the workflow's default)
 
 	// claimDwell is --claim-dwell ("": REVIEWER_CLAIM_DWELL, else 5s; claims.go).
@@ -186,7 +202,7 @@ const (
 )
 
 // scaleFromEnv reads REVIEWER_BULK_MAX, REVIEWER_CACHE_WAIT,
-// REVIEWER_KEPT_FILE_RETENTION and REVIEWER_SYNC_MAX_PAGES; flags
+// REVIEWER_KEPT_FILE_RETENTION, REVIEWER_RETENTION and REVIEWER_SYNC_MAX_PAGES; flags
 // override them, and checkScale checks what is in force.
 func (g *globals) scaleFromEnv(lookup func(string) (string, bool)) error {
 	g.bulkMax, g.cacheWait = review.DefaultBulkMax, store.DefaultBusyTimeout
@@ -211,6 +227,11 @@ func (g *globals) scaleFromEnv(lookup func(string) (string, bool)) error {
 		}
 		g.keptFiles = d
 	}
+	d, err := retentionFromEnv(lookup)
+	if err != nil {
+		return err
+	}
+	g.retention = d
 	if v, ok := lookup("REVIEWER_SYNC_MAX_PAGES"); ok && v != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n < 2 {
@@ -246,7 +267,8 @@ func defaultReviewer(lookup func(string) (string, bool)) string {
 func OpensWindow(args []string) bool {
 	r := &runner{}
 	fs := r.flags("reviewer")
-	return fs.Parse(args) == nil && fs.NArg() == 0
+	version := fs.Bool("version", false, "")
+	return fs.Parse(args) == nil && fs.NArg() == 0 && !*version
 }
 
 // Run runs the command line and returns the exit status.
@@ -338,12 +360,18 @@ func (r *runner) run(args []string) (int, error) {
 		r.g.db = v
 	}
 	fs := r.flags("reviewer")
+	version := fs.Bool("version", false, "print the version and the commit, and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			r.help(fs)
 			return ExitOK, nil
 		}
 		return ExitUsage, usagef("%v", err)
+	}
+	if *version {
+		info, ok := debug.ReadBuildInfo()
+		fmt.Fprintln(r.env.Stdout, versionLine(r.env.Meta, info, ok))
+		return ExitOK, nil
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
@@ -384,6 +412,10 @@ func (r *runner) run(args []string) (int, error) {
 		return r.logout(cmdArgs)
 	case "me", "claim", "release", "next", "note": // claims.go
 		return r.teamCommand(cmd, cmdArgs)
+	case "purge": // forget.go
+		return r.purge(cmdArgs)
+	case "wipe": // wipe.go
+		return r.wipe(cmdArgs)
 	case "help":
 		fmt.Fprint(r.env.Stdout, usage)
 		return ExitOK, nil
@@ -465,6 +497,12 @@ func (r *runner) open() (*review.Service, func(), error) {
 		path = p
 	}
 	r.path = path
+	// Wider than private: said in words, and made private where it can be
+	// (a file that cannot be is Open's error to give).
+	warnings, _ := store.CheckPermissions(path)
+	for _, w := range warnings {
+		fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s\n", safetext.Line(w, safetext.Message))
+	}
 	opts := append([]store.Option{store.BusyTimeout(r.g.cacheWait)}, r.storeOpts...)
 	db, err := store.Open(path, opts...)
 	if ce := store.AsCacheError(err); ce != nil && ce.Problem == store.ProblemReadOnly && r.reading {
@@ -496,6 +534,7 @@ func (r *runner) open() (*review.Service, func(), error) {
 		return nil, nil, err
 	}
 	svc.SetKeptFileRetention(r.g.keptFiles)
+	svc.SetRetention(r.g.retention)
 	svc.SetMaxSyncPages(r.g.syncPages)
 	svc.SetDocumentCache(r.g.docCache)
 	if err := svc.SetBulkMax(r.g.bulkMax); err != nil {

@@ -768,6 +768,7 @@ func (r *runner) window() (int, error) {
 		return ExitFailure, fmt.Errorf("this build has no window")
 	}
 	r.storeOpts = append(r.storeOpts, store.PageCache(windowPageCacheKiB))
+	r.tightenPreferences() // wipe.go
 	if r.g.demo {
 		dir, err := os.MkdirTemp("", "reviewer-demo-")
 		if err != nil {

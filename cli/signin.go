@@ -49,7 +49,7 @@ const (
 // keyringURL names, beside the token in the keyring, the API URL it was
 // checked at: a command or a window that no flag, variable or saved
 // preference points elsewhere goes there, not to the default URL.
-const keyringURL = "api-url"
+const keyringURL = keyring.URLName
 
 // signInTimeout bounds the check of a token: one cheap read, or two on a
 // 1.0 service (GET /v1/me answers 404, then a page of one batch).

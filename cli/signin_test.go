@@ -16,6 +16,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv("WIPE_HOLD_CACHE"); path != "" {
+		beTheOtherConsole(path) // wipe_test.go: this binary is another console with the cache open
+	}
 	// No test touches the keyring, or the configuration folder, of the
 	// person running it: the keyring is go-keyring's mock, and the
 	// configuration folder a fresh one.

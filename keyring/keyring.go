@@ -34,6 +34,12 @@ const AppID = "com.trustscreen.reviewer"
 // TokenName names the API token among the console's secrets.
 const TokenName = "api-token"
 
+// URLName names the API's address a token was checked at.
+const URLName = "api-url"
+
+// names are every secret the console keeps (Forget).
+var names = []string{TokenName, URLName}
+
 // ErrNotFound: the keyring answered, and holds no secret of that name.
 var ErrNotFound = errors.New("the keyring holds no such secret")
 
@@ -133,6 +139,17 @@ func (k *Keyring) Delete(name string) error {
 		return k.wrap(err)
 	}
 	return k.wrap(gokeyring.Delete(k.service, name))
+}
+
+// Forget removes every secret the console keeps ('reviewer wipe'); those
+// that are not there are no error.
+func (k *Keyring) Forget() error {
+	for _, n := range names {
+		if err := k.Delete(n); err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+	}
+	return nil
 }
 
 // wrap turns go-keyring's errors into this package's. Its messages never

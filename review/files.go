@@ -18,6 +18,9 @@ import (
 type fileSettings struct {
 	mu        sync.Mutex
 	retention time.Duration // 0: policy.DefaultKeptFileRetention
+	// batchRetention is how long a batch nobody touched stays (0:
+	// policy.DefaultRetention; retention.go).
+	batchRetention time.Duration
 }
 
 // SetKeptFileRetention sets how long the file of a failed replacement is

@@ -14,3 +14,8 @@ func (db *DB) PageCacheKiB(ctx context.Context) (int, error) {
 	err := db.db.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&n)
 	return -n, err
 }
+
+// QueryRow reads one row of a query into dest (tests only).
+func (db *DB) QueryRow(ctx context.Context, q string, dest ...any) error {
+	return db.db.QueryRowContext(ctx, q).Scan(dest...)
+}

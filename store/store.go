@@ -5,6 +5,8 @@
 // revisions, snoozes, saved views and bulk runs. A replacement's file is
 // kept while its action may send it, and after it failed for another try
 // (until discarded or its retention ends); its SHA-256 and size stay.
+// A batch nobody touched for the retention period, that nothing holds, is
+// forgotten with everything of its items but one audit line (retention.go).
 //
 // It knows SQL, not HTTP and not Fyne. The database, not a SELECT first,
 // enforces the rules that must survive two processes racing: one open action

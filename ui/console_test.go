@@ -707,3 +707,8 @@ func (f *fakeWorkflow) Document(_ context.Context, id string, version int) (revi
 func (f *fakeWorkflow) DocumentVersions(_ context.Context, id string) ([]review.DocumentVersion, error) {
 	return nil, &review.DocumentError{Problem: review.DocNotOffered, ItemID: id}
 }
+
+// The fake cache keeps nothing past its time: there is nothing to purge.
+func (f *fakeWorkflow) Purge(context.Context, time.Duration, bool) (review.Purged, error) {
+	return review.Purged{}, nil
+}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -95,6 +96,10 @@ func (s *screens) console(wf Workflow) {
 	}
 	ctx := c.ctx // the console's lifetime: closing the window or signing out ends the watching
 	go c.Watch(ctx)
+	go runDaily(ctx, time.After, purgeFirst, purgeEvery, purgeRetry, func(ctx context.Context) error {
+		_, err := wf.Purge(ctx, 0, false) // retention.go: REVIEWER_RETENTION
+		return err
+	})
 	go func() {
 		// The strip's clock words (a circuit's retry time) move.
 		t := time.NewTicker(5 * time.Second)

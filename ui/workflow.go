@@ -28,6 +28,8 @@ type Workflow interface {
 
 	// The items' documents (preview.go, viewer.go).
 	Documents
+	// Purge applies the cache's retention (retention.go: once a day).
+	Purge(ctx context.Context, olderThan time.Duration, dryRun bool) (review.Purged, error)
 
 	// Who reviews, and where the name came from.
 	Reviewer() string
