@@ -120,7 +120,7 @@ func TestForgettableFollowsPolicy(t *testing.T) {
 		t.Fatalf("%d batches left, want %d", left, len(cases)+1-len(want))
 	}
 	// Nothing of a removed item is left: not its row, action, file,
-	// attempt, note, snooze, run link or audit line.
+	// attempt, note, snooze, file version, run link or audit line.
 	for _, q := range []string{
 		`SELECT COUNT(*) FROM items WHERE batch_id NOT IN (SELECT id FROM batches)`,
 		`SELECT COUNT(*) FROM actions WHERE item_id NOT IN (SELECT id FROM items)`,
@@ -128,6 +128,7 @@ func TestForgettableFollowsPolicy(t *testing.T) {
 		`SELECT COUNT(*) FROM attempts WHERE item_id NOT IN (SELECT id FROM items)`,
 		`SELECT COUNT(*) FROM notes WHERE item_id NOT IN (SELECT id FROM items)`,
 		`SELECT COUNT(*) FROM snoozes WHERE item_id NOT IN (SELECT id FROM items)`,
+		`SELECT COUNT(*) FROM file_versions WHERE item_id NOT IN (SELECT id FROM items)`,
 		`SELECT COUNT(*) FROM bulk_run_actions WHERE action_id NOT IN (SELECT id FROM actions)`,
 		`SELECT COUNT(*) FROM audit WHERE item_id IS NOT NULL AND item_id NOT IN (SELECT id FROM items)`,
 		`SELECT COUNT(*) FROM retention_purge`,
@@ -186,6 +187,8 @@ func insertCase(t *testing.T, db *store.DB, b, it string, i int, c retentionCase
 	must(t, db.Exec(ctx, fmt.Sprintf(`INSERT INTO items(id, batch_id, kind, file_name, media_type, size_bytes, status, risk_score, recommendation, error_code, updated_at)
 		VALUES ('%s', '%s', 'selfie', 'a.jpg', 'image/jpeg', 1, '%s', %s, %s, %s, 0)`, it, b, c.status, score, rec, code)))
 	must(t, db.Exec(ctx, fmt.Sprintf(`INSERT INTO snoozes(item_id, until, reason, reviewer, created_at) VALUES ('%s', 0, 'later', 'ana', 0)`, it)))
+	must(t, db.Exec(ctx, fmt.Sprintf(`INSERT INTO file_versions(item_id, version, file_name, media_type, size_bytes, uploaded_at)
+		VALUES ('%s', 1, 'a.jpg', 'image/jpeg', 1, 0)`, it)))
 	must(t, db.Exec(ctx, fmt.Sprintf(`INSERT INTO attempts(item_id, operation, number, started_at, deadline, spent_before_ms, connect_timeout_ms,
 		request_timeout_ms, elapsed_ms, class) VALUES ('%s', 'get_item', 1, 0, 0, 0, 0, 0, 0, 'answered')`, it)))
 	if c.action != "" {
