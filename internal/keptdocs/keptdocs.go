@@ -399,6 +399,15 @@ func (s *Store) Has(itemID string, version int) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
+// KeptAt is when the kept copy of a version was kept (ok false: none).
+func (s *Store) KeptAt(itemID string, version int) (time.Time, bool) {
+	n, err := name(itemID, version)
+	if err != nil || !s.Has(itemID, version) {
+		return time.Time{}, false
+	}
+	return s.keptAt(filepath.Join(s.dir, n)), true
+}
+
 // Remove removes the kept copy of a version; none is not an error. It
 // reports whether there was one, and its size.
 func (s *Store) Remove(itemID string, version int) (bool, int64, error) {
