@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -126,7 +127,10 @@ func TestAvailableOfflineAndPreferences(t *testing.T) {
 	}
 
 	// Unticking removes the batch's.
-	c.apply(func() { c.win.Canvas().Overlays().Top().Hide(); c.win.Canvas().Overlays().Remove(c.win.Canvas().Overlays().Top()) })
+	press(c, fyne.KeyEscape, 0) // closes Preferences
+	if c.win.Canvas().Overlays().Top() != nil {
+		t.Fatal("Esc did not close Preferences")
+	}
 	c.apply(func() { test.Tap(check) })
 	c.Settle()
 	c.apply(func() { test.Tap(check) })
