@@ -302,3 +302,65 @@ func TestKeepFromA10Service(t *testing.T) {
 	_, err := e.svc.KeepBatch(context.Background(), batchOf(t, e, "itm_0001_01"), nil)
 	docErr(t, err, review.DocNotOffered)
 }
+
+// Keeping and reading kept documents writes nothing of them anywhere but
+// their encrypted files: not the audit, not the cache file, not a
+// temporary file (the folder holds only the kept files when it is done),
+// and the errors say nothing of them.
+func TestKeptDocumentsLeaveNothingBehind(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	e, _, _ := setupKept(t)
+	ctx := context.Background()
+	id := e.srv.FindCode("DECODE_FAILED")
+	batch := batchOf(t, e, id)
+	items, _ := e.svc.Items(ctx, store.ItemFilter{BatchID: batch})
+	auditOf := func() int {
+		n := 0
+		for _, it := range items {
+			d, err := e.svc.Item(ctx, it.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += len(d.Audit)
+		}
+		return n
+	}
+	before := auditOf()
+	// A damaged answer on the way: its error names no byte of it.
+	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultWrongType, Endpoint: screenapi.EPFile, Times: 1})
+	rep, err := e.svc.KeepBatch(ctx, batch, nil)
+	if err != nil || rep.Failed != 1 || len(rep.Problems) != 1 {
+		t.Fatalf("keep: %+v %v", rep, err)
+	}
+	if _, err := e.svc.KeepBatch(ctx, batch, nil); err != nil {
+		t.Fatal(err)
+	}
+	if auditOf() != before {
+		t.Fatal("keeping documents wrote to the audit")
+	}
+	doc, _, _ := e.srv.File(id, 1)
+	run := doc[len(doc)/2 : len(doc)/2+32]
+	if bytes.Contains([]byte(rep.Problems[0].Why), run) {
+		t.Fatal("a problem's words carry the document")
+	}
+	ents, _ := os.ReadDir(keptdocs.Dir(e.path))
+	for _, de := range ents {
+		if !bytes.HasSuffix([]byte(de.Name()), []byte(".kept")) {
+			t.Fatalf("left in the folder: %s", de.Name())
+		}
+		b, _ := os.ReadFile(keptdocs.Dir(e.path) + "/" + de.Name())
+		if bytes.Contains(b, run) {
+			t.Fatalf("%s holds the document in the clear", de.Name())
+		}
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("left in the temporary folder: %v", left)
+	}
+	e.db.Close()
+	for _, suffix := range []string{"", "-wal"} {
+		if b, err := os.ReadFile(e.path + suffix); err == nil && bytes.Contains(b, run) {
+			t.Fatalf("the cache file%s holds the document", suffix)
+		}
+	}
+}
