@@ -46,7 +46,7 @@ func (c *Console) keptDocs() KeptDocuments {
 // offlineCheck is "Available offline" on the open batch.
 type offlineCheck struct {
 	c     *Console
-	check *widget.Check
+	check *keyCheck // Space toggles it; the window's keys work on it (focus.go)
 	// UI goroutine only:
 	batch string // the batch it is about
 	busy  bool   // a keep or an unkeep runs
@@ -54,7 +54,7 @@ type offlineCheck struct {
 
 func newOfflineCheck(c *Console) *offlineCheck {
 	o := &offlineCheck{c: c}
-	o.check = widget.NewCheck("Available offline", o.changed)
+	o.check = newKeyCheck(c, "Available offline", o.changed)
 	o.check.Hide()
 	return o
 }

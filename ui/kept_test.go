@@ -126,14 +126,19 @@ func TestAvailableOfflineAndPreferences(t *testing.T) {
 		t.Fatalf("strip %q, checked %v", c.strip.pages.Text, check.Checked)
 	}
 
-	// Unticking removes the batch's.
+	// Unticking removes the batch's; from the keyboard, Space on the
+	// focused check ticks and unticks it.
 	press(c, fyne.KeyEscape, 0) // closes Preferences
 	if c.win.Canvas().Overlays().Top() != nil {
 		t.Fatal("Esc did not close Preferences")
 	}
-	c.apply(func() { test.Tap(check) })
+	c.apply(func() { c.win.Canvas().Focus(check) })
+	typeText(c, " ")
 	c.Settle()
-	c.apply(func() { test.Tap(check) })
+	if kb, _ := svc.BatchKept(ctx, batch); kb.Documents == 0 || !check.Checked {
+		t.Fatalf("Space did not keep the batch: %+v", kb)
+	}
+	typeText(c, " ")
 	c.Settle()
 	if kb, _ := svc.BatchKept(ctx, batch); kb.Documents != 0 || check.Checked || !strings.HasPrefix(c.strip.pages.Text, "Removed ") {
 		t.Fatalf("unticked: %+v, strip %q", kb, c.strip.pages.Text)
