@@ -134,6 +134,10 @@ commands:
                                   write items as CSV to a new file (--force: replace it)
   file ID [--version N] --out FILE [--force]
                                   write an item's document (the newest version by default) to a new file
+                                  (offline: from a copy kept for offline review)
+  keep BATCH                      keep a batch's documents for offline review, encrypted at rest
+                                  (REVIEWER_KEPT_DOCUMENT_RETENTION removes them, 336h by default)
+  unkeep BATCH                    remove a batch's kept documents
   me [--json]                     who the service says you are (offline: as last known)
   claim ID [--ttl 15m]            claim an item, or renew your claim (REVIEWER_CLAIM_TTL)
   release ID                      release your claim on an item
@@ -171,6 +175,8 @@ type globals struct {
 	docCache int64
 	// docLimits bound the decoding of a document (the window's preview).
 	docLimits document.Limits
+	// keptDocs is REVIEWER_KEPT_DOCUMENT_RETENTION (kept.go).
+	keptDocs time.Duration
 	// bulkMax is the largest bulk run confirmed without its count
 	// (REVIEWER_BULK_MAX); cacheWait how long a write waits for another
 	// process's (REVIEWER_CACHE_WAIT).
@@ -356,6 +362,9 @@ func (r *runner) run(args []string) (int, error) {
 	if err := r.g.documentCacheFromEnv(r.env.Lookup); err != nil { // documents.go
 		return ExitUsage, err
 	}
+	if err := r.g.keptRetentionFromEnv(r.env.Lookup); err != nil { // kept.go
+		return ExitUsage, err
+	}
 	if v, ok := r.env.Lookup("REVIEWER_DB"); ok {
 		r.g.db = v
 	}
@@ -402,6 +411,10 @@ func (r *runner) run(args []string) (int, error) {
 		return r.cancel(cmdArgs)
 	case "file": // documents.go
 		return r.file(cmdArgs)
+	case "keep": // kept.go
+		return r.keep(cmdArgs)
+	case "unkeep":
+		return r.unkeep(cmdArgs)
 	case "export":
 		return r.export(cmdArgs)
 	case "demo-api":
@@ -537,6 +550,7 @@ func (r *runner) open() (*review.Service, func(), error) {
 	svc.SetRetention(r.g.retention)
 	svc.SetMaxSyncPages(r.g.syncPages)
 	svc.SetDocumentCache(r.g.docCache)
+	r.keepDocuments(svc, path) // kept.go
 	if err := svc.SetBulkMax(r.g.bulkMax); err != nil {
 		api.Close()
 		db.Close()

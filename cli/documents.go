@@ -19,7 +19,8 @@ import (
 // temporary file in the same folder renamed into place; an existing file
 // is kept unless --force; a symbolic link, a named pipe or a device is
 // refused always; nothing is left behind when it fails. Offline, it
-// refuses in one line (no copy is kept yet). Against a 1.0 service it says
+// answers from a copy kept for offline review (kept.go), or refuses in one
+// line. Against a 1.0 service it says
 // that the service does not offer documents.
 
 // Ranges of REVIEWER_DOCUMENT_CACHE: room for one whole document, up to 4 GiB.

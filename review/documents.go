@@ -21,8 +21,8 @@ import (
 // recently used out first; they never reach the SQLite cache, a temporary
 // file, a log, an error message or the audit. Two asks for the same version
 // at once make one request. Where a document comes from when memory lacks
-// it is a chain: memory, then a kept copy (a later "keep for offline" adds
-// one behind the keptDocuments seam), then the service.
+// it is a chain: memory, then a kept copy (kept.go: a batch kept for
+// offline review, encrypted at rest), then the service.
 
 // DefaultDocumentCache is the default bound of the memory cache of
 // documents, in bytes (REVIEWER_DOCUMENT_CACHE).
@@ -251,7 +251,10 @@ func (s *Service) Document(ctx context.Context, itemID string, version int) (Doc
 // the budget of one call.
 func (s *Service) loadDocument(ctx context.Context, itemID string, version int, listedType string) (Document, error) {
 	if s.kept != nil {
-		if d, ok, err := s.kept.Load(ctx, itemID, version); err == nil && ok {
+		// A copy that does not open (another key, none, a moved file) is
+		// not kept: online the service is asked, offline it is "offline
+		// and not kept". One whose type is not the listed one is not used.
+		if d, ok, err := s.kept.Load(ctx, itemID, version); err == nil && ok && (listedType == "" || d.MediaType == listedType) {
 			return d, nil
 		}
 	}

@@ -142,6 +142,7 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	c.strip = newStatusStrip(opts.Demo, stripHandlers{sync: c.onSync, cancelSync: c.onCancelSync, preferences: func() { c.settings.show(c.win) },
 		shortcuts: c.showShortcuts, export: c.onExport, togglePanel: c.togglePanel, news: c.onNews})
 	c.strip.whoFrom = c.reviewerFrom
+	c.settings.keptDocuments = c.keptPreferences // kept.go
 	c.batches = newBatchList(c)
 	c.items = newItemTable(c)
 	c.panel = newItemPanel(c)

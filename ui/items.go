@@ -173,6 +173,7 @@ type itemTable struct {
 	needs   *keyCheck
 	count   *widget.Label
 	heading *widget.Label // which batch the items belong to
+	offline *offlineCheck // "Available offline" on it (kept.go)
 	rows    []review.ItemView
 	cols    []column
 	alts    map[string]string // a column's title → the sort key of the column merged into it (ageing.go)
@@ -248,7 +249,8 @@ func newItemTable(c *Console) *itemTable {
 	t.table.ExtendBaseWidget(t.table)
 	t.layoutColumns()
 	filters := container.NewBorder(nil, nil, t.needs, nil, container.NewGridWithColumns(2, t.status, t.code))
-	t.content = container.NewBorder(container.NewVBox(t.heading, filters), t.count, nil, nil, t.table)
+	t.offline = newOfflineCheck(c)
+	t.content = container.NewBorder(container.NewVBox(container.NewBorder(nil, nil, nil, t.offline.check, t.heading), filters), t.count, nil, nil, t.table)
 	return t
 }
 
@@ -272,6 +274,7 @@ func (t *itemTable) showHeading() {
 		text += " · view: " + shown(t.c.view.name)
 	}
 	t.heading.SetText(text)
+	t.offline.show(b.batchID())
 }
 
 // layoutColumns picks the columns that fit the table's width, dropping the

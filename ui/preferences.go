@@ -39,6 +39,9 @@ type Preferences struct {
 	// signOut removes the token and returns to the first-start screen
 	// (nil: the token comes from the environment, or the demo's).
 	signOut func()
+	// keptDocuments is the row on documents kept for offline review (nil,
+	// or it returns nil: none are kept by this workflow; kept.go).
+	keptDocuments func(f *dialogForm) *widget.FormItem
 }
 
 func newPreferences(opts Options, reviewer func() (string, bool), saved func(string)) *Preferences {
@@ -106,6 +109,11 @@ func (p *Preferences) show(win fyne.Window) {
 	items[2].HintText = "REVIEWER_API_TOKEN_FILE and REVIEWER_API_TOKEN win over the keyring; the token is never shown or saved here"
 	if p.signOut != nil {
 		items[2].HintText = "Sign out removes it from there and returns to the sign-in screen; the cache stays"
+	}
+	if p.keptDocuments != nil {
+		if it := p.keptDocuments(f); it != nil {
+			items = append(items, it)
+		}
 	}
 	save := f.defaultButton("Save (Enter)", func() {
 		if validateAPIURL(api.Text) != nil {
