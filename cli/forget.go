@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/trustscreen/reviewer/internal/safefile"
 	"strings"
 	"time"
 
@@ -19,7 +20,7 @@ import (
 const (
 	minRetention = time.Hour
 	maxRetention = 10 * 365 * 24 * time.Hour
-	minOlderThan = time.Second
+	minOlderThan = 0 // 0s: every kept document, every batch nothing holds
 )
 
 // retentionFromEnv reads REVIEWER_RETENTION (0: the default).
@@ -40,7 +41,8 @@ func retentionFromEnv(lookup func(string) (string, bool)) (time.Duration, error)
 
 func (r *runner) purge(args []string) (int, error) {
 	fs := r.flags("purge")
-	olderThan := fs.Duration("older-than", 0, "remove batches nobody touched for this long (default REVIEWER_RETENTION, 720h)")
+	olderThan := fs.Duration("older-than", 0, "remove batches nobody touched, and documents kept for offline review, older than this "+
+		"(default: REVIEWER_RETENTION, 720h, and REVIEWER_KEPT_DOCUMENT_RETENTION, 336h; 0s: every kept document)")
 	dryRun := fs.Bool("dry-run", false, "only say what would be removed")
 	if _, err := r.parse(fs, args, 0); err != nil {
 		return ExitUsage, err
@@ -54,11 +56,11 @@ func (r *runner) purge(args []string) (int, error) {
 		return exitFor(err), err
 	}
 	defer done()
-	keep := *olderThan
-	if keep == 0 {
-		keep = svc.Retention()
+	keep, age := svc.Retention(), time.Duration(-1) // each its own retention
+	if flagSet(fs, "older-than") {
+		keep, age = *olderThan, *olderThan
 	}
-	p, err := svc.Purge(ctx, keep, *dryRun)
+	p, err := svc.Purge(ctx, age, *dryRun)
 	if err != nil {
 		return exitFor(err), err
 	}
@@ -71,6 +73,7 @@ func (r *runner) purge(args []string) (int, error) {
 	if !*dryRun {
 		fmt.Fprintf(r.env.Stdout, "; %s of failed replacements past their retention deleted", plural(p.KeptFiles, "kept file", "kept files"))
 	}
+	fmt.Fprintf(r.env.Stdout, "; %s kept for offline review (%s)", plural(p.KeptDocuments.Count(), "document", "documents"), safefile.Size(p.KeptDocuments.Bytes))
 	fmt.Fprintln(r.env.Stdout, ".")
 	for _, b := range p.Batches {
 		fmt.Fprintf(r.env.Stdout, "  %s  %s  %s, untouched since %s\n", cell(b.ID), cell(b.CustomerRef), plural(b.Items, "item", "items"), b.TouchedAt.Local().Format("2006-01-02 15:04"))

@@ -4,8 +4,12 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/trustscreen/reviewer/internal/keptdocs"
+	"github.com/trustscreen/reviewer/keyring"
 )
 
 // ageCache makes every batch of the cache at path look untouched since
@@ -124,7 +128,6 @@ func TestPurgeRefusesABadPeriod(t *testing.T) {
 	}{
 		{"30s", []string{"purge"}},
 		{"thirty days", []string{"purge"}},
-		{"", []string{"purge", "--older-than", "0s"}},
 		{"", []string{"purge", "--older-than", "-1h"}},
 	} {
 		h.env["REVIEWER_RETENTION"] = c.env
@@ -132,5 +135,34 @@ func TestPurgeRefusesABadPeriod(t *testing.T) {
 		if !strings.Contains(errs, "REVIEWER_RETENTION") && !strings.Contains(errs, "--older-than") {
 			t.Fatalf("%v: %q", c, errs)
 		}
+	}
+}
+
+// purge applies the retention of the documents kept for offline review
+// too: a dry run names them and removes nothing; --older-than 0s removes
+// every kept document.
+func TestPurgeRemovesKeptDocuments(t *testing.T) {
+	keyring.MockInit()
+	h := newHarness(t)
+	h.want(0, "sync")
+	batch := batchOfItem(t, h, "itm_0001_01")
+	h.want(0, "keep", batch)
+	dir := keptdocs.Dir(h.env["REVIEWER_DB"])
+	files := func() int { ents, _ := os.ReadDir(dir); return len(ents) }
+	kept := files()
+	if kept == 0 {
+		t.Fatal("keep kept nothing")
+	}
+	// Within their retention (336h) and of a batch that needs the
+	// reviewer, nothing of them goes.
+	if out, _ := h.want(0, "purge"); !strings.Contains(out, "0 documents kept for offline review") || files() != kept {
+		t.Fatalf("purge at the retention: %q, %d of %d files left", out, files(), kept)
+	}
+	want := fmt.Sprintf("%d documents kept for offline review", kept)
+	if out, _ := h.want(0, "purge", "--older-than", "0s", "--dry-run"); !strings.Contains(out, want) || files() != kept {
+		t.Fatalf("dry run: %q, %d of %d files left", out, files(), kept)
+	}
+	if out, _ := h.want(0, "purge", "--older-than", "0s"); !strings.Contains(out, want) || files() != 0 {
+		t.Fatalf("purge --older-than 0s: %q, %d files left", out, files())
 	}
 }

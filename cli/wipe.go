@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/trustscreen/reviewer/internal/keptdocs"
 	"github.com/trustscreen/reviewer/keyring"
 	"io"
 	"io/fs"
@@ -66,6 +67,16 @@ func (r *runner) ownedFiles(cache string) (files, dirs []string, err error) {
 	if def, derr := store.DefaultPath(); derr == nil && filepath.Clean(def) == filepath.Clean(cache) {
 		dirs = append(dirs, filepath.Dir(cache)) // the console's own folder, not one the reviewer named
 	}
+	// The documents kept for offline review, and their key where no
+	// keyring answered (internal/keptdocs): every file in their folder is
+	// the console's.
+	if ents, err := os.ReadDir(keptdocs.Dir(cache)); err == nil {
+		for _, e := range ents {
+			files = append(files, filepath.Join(keptdocs.Dir(cache), e.Name()))
+		}
+		dirs = append(dirs, keptdocs.Dir(cache))
+	}
+	files = append(files, keptdocs.KeyFile(cache))
 	if tf := r.ownTokenFile(); tf != "" {
 		files = append(files, tf) // the token kept where no keyring answered (signin.go)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/trustscreen/reviewer/cli"
+	"github.com/trustscreen/reviewer/internal/keptdocs"
 	"github.com/trustscreen/reviewer/keyring"
 	"github.com/trustscreen/reviewer/store"
 )
@@ -54,6 +55,11 @@ func newWipeHarness(t *testing.T) *wipeHarness {
 		filepath.Join(fyne, "com.trustscreen.reviewer", "Documents", "hers.pdf"))
 	for _, f := range h.hers {
 		writeFile(t, f, "hers")
+	}
+	// Documents kept for offline review and their key file (keptdocs).
+	for _, p := range []string{keptdocs.Dir(cache) + "/itm_1.1", keptdocs.KeyFile(cache)} {
+		writeFile(t, p, "sealed")
+		h.ours = append(h.ours, p)
 	}
 	for _, id := range []string{"com.trustscreen.reviewer", "com.trustscreen.reviewer.demo"} {
 		p := filepath.Join(fyne, id, "preferences.json")

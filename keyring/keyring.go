@@ -37,8 +37,12 @@ const TokenName = "api-token"
 // URLName names the API's address a token was checked at.
 const URLName = "api-url"
 
+// DocumentsKeyName names the key of the documents kept for offline review
+// (internal/keptdocs).
+const DocumentsKeyName = "documents-key"
+
 // names are every secret the console keeps (Forget).
-var names = []string{TokenName, URLName}
+var names = []string{TokenName, URLName, DocumentsKeyName}
 
 // ErrNotFound: the keyring answered, and holds no secret of that name.
 var ErrNotFound = errors.New("the keyring holds no such secret")

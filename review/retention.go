@@ -38,8 +38,10 @@ type Purged struct {
 	// KeptFiles is how many files of failed replacements their own
 	// retention (REVIEWER_KEPT_FILE_RETENTION) deleted (not in a dry run).
 	KeptFiles int
-	// Kept documents (encrypted offline copies) will have their retention
-	// applied here, with their count, when the console keeps them.
+	// KeptDocuments are the documents kept for offline review that went
+	// (or would go, in a dry run): past their retention, or of a batch
+	// that no longer needs the reviewer (kept.go).
+	KeptDocuments PurgeReport
 }
 
 // Items is how many items the removed batches held.
@@ -51,24 +53,42 @@ func (p Purged) Items() int {
 	return n
 }
 
-// Purge applies the retention: the batches untouched for olderThan (0: the
-// configured Retention) that nothing holds are removed with their items'
-// actions, attempts and history (one audit line each), and the files of
-// failed replacements past their own retention are deleted. With dryRun
-// nothing changes: it says what would go.
+// Purge applies the cache's retention now: the batches nobody touched for
+// olderThan that nothing holds (removed with their items' history, one
+// audit line each), the kept files of failed replacements past their own
+// retention, and the documents kept for offline review older than
+// olderThan or of a batch that no longer needs the reviewer. A negative
+// olderThan applies each one's own setting (REVIEWER_RETENTION,
+// REVIEWER_KEPT_DOCUMENT_RETENTION); zero removes every kept document and
+// every batch nothing holds. A dry run changes nothing and says what would go.
 func (s *Service) Purge(ctx context.Context, olderThan time.Duration, dryRun bool) (Purged, error) {
-	if olderThan <= 0 {
-		olderThan = s.Retention()
+	batchAge, keptAge := olderThan, olderThan
+	if olderThan < 0 {
+		batchAge, keptAge = s.Retention(), s.KeptDocumentRetention()
 	}
 	now := s.now()
 	if dryRun {
-		b, err := s.db.Forgettable(ctx, now, olderThan)
-		return Purged{Batches: b}, err
+		b, err := s.db.Forgettable(ctx, now, batchAge)
+		if err != nil {
+			return Purged{Batches: b}, err
+		}
+		due, err := s.KeptDocumentsDue(ctx, now, keptAge)
+		rep := PurgeReport{Removed: due}
+		for _, d := range due {
+			rep.Bytes += d.Bytes
+		}
+		return Purged{Batches: b, KeptDocuments: rep}, err
 	}
-	b, err := s.db.Forget(ctx, now, olderThan, s.who())
+	// The kept documents first: a batch removed below leaves its kept
+	// copies without an item, which they would then outlive until the next run.
+	kept, err := s.PurgeKeptDocuments(ctx, now, keptAge)
 	if err != nil {
-		return Purged{Batches: b}, err
+		return Purged{KeptDocuments: kept}, err
+	}
+	b, err := s.db.Forget(ctx, now, batchAge, s.who())
+	if err != nil {
+		return Purged{Batches: b, KeptDocuments: kept}, err
 	}
 	n, err := s.db.PurgeKeptFiles(ctx, now.Add(-s.keptFileRetention()))
-	return Purged{Batches: b, KeptFiles: n}, err
+	return Purged{Batches: b, KeptFiles: n, KeptDocuments: kept}, err
 }

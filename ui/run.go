@@ -97,7 +97,7 @@ func (s *screens) console(wf Workflow) {
 	ctx := c.ctx // the console's lifetime: closing the window or signing out ends the watching
 	go c.Watch(ctx)
 	go runDaily(ctx, time.After, purgeFirst, purgeEvery, purgeRetry, func(ctx context.Context) error {
-		_, err := wf.Purge(ctx, 0, false) // retention.go: REVIEWER_RETENTION
+		_, err := wf.Purge(ctx, -1, false) // retention.go: each its own retention
 		return err
 	})
 	go func() {

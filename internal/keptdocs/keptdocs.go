@@ -47,7 +47,7 @@ import (
 )
 
 // KeyName names the key of kept documents among the console's secrets.
-const KeyName = "documents-key"
+const KeyName = keyring.DocumentsKeyName
 
 // MaxDocument is the largest document kept (the contract's file limit).
 const MaxDocument = 10 << 20
