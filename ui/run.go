@@ -31,7 +31,8 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 	// has opened the display: beside the regular style's, not after them.
 	loadFont(fyne.TextStyle{Bold: true})
 	<-fonts // before anything else measures text
-	w.Resize(fyne.NewSize(1280, 800))
+	// The size she left it at (windowstate.go).
+	w.Resize(keptWindowSize(opts.Prefs))
 	sc := &screens{win: w, opts: opts}
 	if wf != nil {
 		sc.console(wf)
@@ -39,6 +40,19 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 		sc.signIn("")
 	}
 	w.SetMaster()
+	// Closing the window quits (asking first when something has not gone
+	// out), or hides it to the tray when she chose so (tray.go).
+	w.SetCloseIntercept(func() {
+		switch c := sc.c; {
+		case c == nil:
+			w.Close()
+		case c.settings.hideToTray():
+			c.keepWindowState()
+			w.Hide()
+		default:
+			c.onQuit()
+		}
+	})
 	a.Lifecycle().SetOnEnteredForeground(func() {
 		if c := sc.c; c != nil {
 			go c.checkCache(c.ctx)
@@ -95,6 +109,7 @@ func (s *screens) console(wf Workflow) {
 	}
 	ctx := c.ctx // the console's lifetime: closing the window or signing out ends the watching
 	go c.Watch(ctx)
+	go c.syncOnSchedule(ctx) // background.go
 	go func() {
 		// The strip's clock words (a circuit's retry time) move.
 		t := time.NewTicker(5 * time.Second)
@@ -149,6 +164,9 @@ func (s *screens) signOut() {
 	}
 	s.c = nil
 	c.Close()
+	if t := s.opts.Tray; t != nil { // signed out: nothing to count or send
+		t.SetSystemTrayMenu(fyne.NewMenu("TrustScreen Reviewer", fyne.NewMenuItem("Show", s.win.Show)))
+	}
 	// Her claim goes back while the token still works, on this goroutine:
 	// the claim's state is the panel's (at most 2 s, on a service that hangs).
 	c.ReleaseClaims(2 * time.Second)
