@@ -59,7 +59,7 @@ type Options struct {
 	Documents      Documents
 	DocumentLimits document.Limits
 	// SyncEvery is the background sync's interval (REVIEWER_SYNC_EVERY;
-	// zero: DefaultSyncEvery); NotifyOff turns notifications off whatever
+	// zero: DefaultSyncEvery; negative: none); NotifyOff turns notifications off whatever
 	// Preferences say (REVIEWER_NOTIFY=off). Clock, when set, is the
 	// background sync's and the notifications' (tests); Notify sends a
 	// notification (nil: the app's SendNotification). Tray is the
@@ -175,7 +175,9 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	c.strip = newStatusStrip(opts.Demo, stripHandlers{sync: c.onSync, cancelSync: c.onCancelSync, preferences: func() { c.settings.show(c.win) },
 		shortcuts: c.showShortcuts, export: c.onExport, togglePanel: c.togglePanel, news: c.onNews})
 	c.strip.whoFrom = c.reviewerFrom
-	c.strip.nextSync = c.sched.syncWords
+	if opts.SyncEvery >= 0 {
+		c.strip.nextSync = c.sched.syncWords
+	}
 	c.batches = newBatchList(c)
 	c.items = newItemTable(c)
 	c.panel = newItemPanel(c)

@@ -109,7 +109,9 @@ func (s *screens) console(wf Workflow) {
 	}
 	ctx := c.ctx // the console's lifetime: closing the window or signing out ends the watching
 	go c.Watch(ctx)
-	go c.syncOnSchedule(ctx) // background.go
+	if s.opts.SyncEvery >= 0 { // negative: no background sync
+		go c.syncOnSchedule(ctx) // background.go
+	}
 	go func() {
 		// The strip's clock words (a circuit's retry time) move.
 		t := time.NewTicker(5 * time.Second)
