@@ -580,3 +580,37 @@ func TestTheWindowReopensAsSheLeftIt(t *testing.T) {
 		t.Fatalf("all batches: %q", c4.batches.batchID())
 	}
 }
+
+// Closing the window hides it to the tray only when she chose so and
+// there is a tray; otherwise it quits, asking first when something waits.
+func TestClosingHidesToTheTrayOnlyWhenChosen(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		tray, pref bool
+		hidden     bool
+	}{{"no tray, chosen before", false, true, false}, {"tray, not chosen", true, false, false}, {"tray, chosen", true, true, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}}
+			wf.status.Outbox = store.OutboxCount{Queued: 1}
+			opts := Options{}
+			if tc.tray {
+				opts.Tray = &fakeTray{}
+			}
+			c, _ := deskConsole(t, wf, opts)
+			if tc.pref {
+				c.settings.store().SetString(prefHideToTray, "on")
+			}
+			c.apply(func() { c.win.Show() })
+			sc := &screens{win: c.win, c: c}
+			c.apply(sc.onClose)
+			c.Settle()
+			asked := c.win.Canvas().Overlays().Top() != nil
+			if tc.hidden && (asked || c.ctx.Err() != nil) {
+				t.Fatalf("hid nothing: asked %v, closed %v", asked, c.ctx.Err() != nil)
+			}
+			if !tc.hidden && !asked {
+				t.Fatal("closing with a queued action did not ask")
+			}
+		})
+	}
+}

@@ -40,19 +40,7 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 		sc.signIn("")
 	}
 	w.SetMaster()
-	// Closing the window quits (asking first when something has not gone
-	// out), or hides it to the tray when she chose so (tray.go).
-	w.SetCloseIntercept(func() {
-		switch c := sc.c; {
-		case c == nil:
-			w.Close()
-		case c.settings.hideToTray():
-			c.keepWindowState()
-			w.Hide()
-		default:
-			c.onQuit()
-		}
-	})
+	w.SetCloseIntercept(sc.onClose)
 	a.Lifecycle().SetOnEnteredForeground(func() {
 		if c := sc.c; c != nil {
 			go c.checkCache(c.ctx)
@@ -141,6 +129,21 @@ func (s *screens) start(c *Console) {
 			c.Settle()
 			s.opts.Settled()
 		}()
+	}
+}
+
+// onClose is closing the window: it quits (asking first when something
+// has not gone out), or hides the window to the tray when she chose so
+// and there is one (tray.go).
+func (s *screens) onClose() {
+	switch c := s.c; {
+	case c == nil:
+		s.win.Close()
+	case c.settings.hideToTray():
+		c.keepWindowState()
+		s.win.Hide()
+	default:
+		c.onQuit()
 	}
 }
 
