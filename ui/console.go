@@ -159,9 +159,11 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	send := opts.Notify
 	if send == nil {
 		send = func(n *fyne.Notification) {
-			if a := fyne.CurrentApp(); a != nil {
-				a.SendNotification(n)
-			}
+			fyne.Do(func() { // a held line goes from the notifier's timer
+				if a := fyne.CurrentApp(); a != nil {
+					a.SendNotification(n)
+				}
+			})
 		}
 	}
 	c.notes = newNotifier(c.ctx, c.clock, send, c.notifyOn)

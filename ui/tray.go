@@ -97,7 +97,10 @@ func (c *Console) showTray() {
 func (c *Console) setTrayMenu() {
 	t := c.tray
 	t.set = true
-	t.app.SetSystemTrayMenu(trayMenu(t.model, c.clock.Now(), c.showWindow, c.onSync, c.autoFlush, c.onQuit))
+	// The tray's clicks come from the tray's own goroutine: each runs on
+	// the UI goroutine, as a key would.
+	ui := func(fn func()) func() { return func() { fyne.Do(func() { c.apply(fn) }) } }
+	t.app.SetSystemTrayMenu(trayMenu(t.model, c.clock.Now(), ui(c.showWindow), ui(c.onSync), ui(c.autoFlush), ui(c.onQuit)))
 }
 
 // trayConn takes the connection and the outbox into the tray's menu.
