@@ -339,8 +339,8 @@ func TestASyncWithNewWorkNotifies(t *testing.T) {
 			c.apply(c.onSync)
 			c.Settle()
 			const line = "2 new items need you in CUST-7049"
-			if c.strip.pages.Text != line+"." {
-				t.Fatalf("strip %q", c.strip.pages.Text)
+			if c.strip.news.Text != line+": show them" || !c.strip.news.Visible() {
+				t.Fatalf("strip's link %q", c.strip.news.Text)
 			}
 			select {
 			case s := <-sent:

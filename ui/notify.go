@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -167,7 +168,8 @@ func flushEndLine(fr review.FlushResult) string {
 }
 
 // announceNews notifies the items a sync brought that need the reviewer,
-// named by customer, and shows the same line in the strip.
+// named by customer; the strip's link to them says the same line
+// (newitems.go).
 func (c *Console) announceNews(ids []string) {
 	if len(ids) == 0 {
 		return
@@ -180,7 +182,13 @@ func (c *Console) announceNews(ids []string) {
 			return nil
 		}
 		line := newWorkLine(rows)
-		return func() { c.notifyLine(line) }
+		return func() {
+			if slices.Equal(c.strip.newIDs, ids) { // still the news the link shows
+				c.strip.news.SetText(line + map[bool]string{true: ": show it", false: ": show them"}[len(ids) == 1])
+				c.strip.row2.Refresh()
+			}
+			c.notes.post(line)
+		}
 	})
 }
 
