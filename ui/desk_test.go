@@ -371,6 +371,9 @@ func TestActionEndLines(t *testing.T) {
 	if s := flushEndLine(review.FlushResult{Done: 3, Unknown: 1, Failed: 2}); !strings.Contains(s, "3 actions did not go through: 1 ended unknown") || !strings.Contains(s, "2 refused") {
 		t.Errorf("flush: %q", s)
 	}
+	if s := runEndLine(review.RunProgress{Total: 9, Done: 7, Unknown: 2}); s != "Bulk action: 2 actions did not go through: 2 ended unknown (checked later with the same key)" {
+		t.Errorf("run: %q", s)
+	}
 	if s := flushEndLine(review.FlushResult{Done: 3}); s != "" {
 		t.Errorf("flush done: %q", s)
 	}

@@ -153,18 +153,23 @@ func actionEndLine(kind policy.ActionKind, item string, state policy.ActionState
 
 // flushEndLine says how many actions a flush left unknown or refused ("":
 // none).
-func flushEndLine(fr review.FlushResult) string {
+func flushEndLine(fr review.FlushResult) string { return endLine("Outbox", fr.Unknown, fr.Failed) }
+
+// runEndLine is flushEndLine for a bulk run.
+func runEndLine(p review.RunProgress) string { return endLine("Bulk action", p.Unknown, p.Failed) }
+
+func endLine(what string, unknown, failed int) string {
 	var parts []string
-	if fr.Unknown > 0 {
-		parts = append(parts, fmt.Sprintf("%d ended unknown (checked later with the same key)", fr.Unknown))
+	if unknown > 0 {
+		parts = append(parts, fmt.Sprintf("%d ended unknown (checked later with the same key)", unknown))
 	}
-	if fr.Failed > 0 {
-		parts = append(parts, fmt.Sprintf("%d refused by the service", fr.Failed))
+	if failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d refused by the service", failed))
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return "Outbox: " + plural(fr.Unknown+fr.Failed, "action") + " did not go through: " + strings.Join(parts, ", ")
+	return what + ": " + plural(unknown+failed, "action") + " did not go through: " + strings.Join(parts, ", ")
 }
 
 // announceNews notifies the items a sync brought that need the reviewer,
