@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/driver/desktop"
 
 	"github.com/trustscreen/reviewer/assets"
 	"github.com/trustscreen/reviewer/cli"
@@ -91,12 +92,15 @@ func openWindow(w cli.Window) error {
 	prefs := a.Preferences()
 	opts := ui.Options{Demo: w.Demo, APIURL: w.Config.BaseURL, TokenSource: w.TokenSource,
 		ReviewerSource: w.ReviewerSource, ActionLimit: w.Config.Timeout, Prefs: prefs, Built: built, Settled: settled,
-		DocumentLimits: w.DocumentLimits,
+		DocumentLimits: w.DocumentLimits, SyncEvery: w.Desk.SyncEvery, NotifyOff: w.Desk.NotifyOff,
 		SaveAPIURL: func(api string) {
 			if !w.Demo {
 				prefs.SetString(cli.PrefAPIURL, api)
 			}
 		}}
+	if d, ok := a.(desktop.App); ok && trayHost() {
+		opts.Tray = d // trayhost_*.go: only where a tray shows it
+	}
 	var wf ui.Workflow // nil: no token known, the window signs in first
 	if w.Service != nil {
 		wf = w.Service

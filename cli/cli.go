@@ -69,6 +69,8 @@ type Window struct {
 	SignIn *Session
 	// DocumentLimits bound the decoding of the items' documents.
 	DocumentLimits document.Limits
+	// Desk: the background sync and the notifications (desk.go).
+	Desk Desk
 }
 
 // Keys of the window's saved preferences. They apply when the window
@@ -188,6 +190,8 @@ type globals struct {
 
 	// claimDwell is --claim-dwell ("": REVIEWER_CLAIM_DWELL, else 5s; claims.go).
 	claimDwell string
+	// syncEvery is --sync-every ("": REVIEWER_SYNC_EVERY, else 5m; desk.go).
+	syncEvery string
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
@@ -198,6 +202,7 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.IntVar(&g.bulkMax, "bulk-max", g.bulkMax, "the largest bulk run confirmed without its count: a larger one needs --max N (REVIEWER_BULK_MAX)")
 	fs.DurationVar(&g.cacheWait, "cache-wait", g.cacheWait, "how long a write waits while another process writes to the cache (REVIEWER_CACHE_WAIT)")
 	fs.StringVar(&g.claimDwell, "claim-dwell", g.claimDwell, "how long the window waits on an item that needs you before it claims it, 1s to 10m (REVIEWER_CLAIM_DWELL, default 5s)")
+	fs.StringVar(&g.syncEvery, "sync-every", g.syncEvery, "how often the window syncs by itself, 1m to 24h, or off (REVIEWER_SYNC_EVERY, default 5m, give or take a tenth)")
 }
 
 // Ranges of the cache's and the bulk actions' numbers.

@@ -769,6 +769,10 @@ func (r *runner) window() (int, error) {
 	}
 	r.storeOpts = append(r.storeOpts, store.PageCache(windowPageCacheKiB))
 	r.tightenPreferences() // wipe.go
+	desk, err := r.desk()  // desk.go
+	if err != nil {
+		return ExitUsage, err
+	}
 	if r.g.demo {
 		dir, err := os.MkdirTemp("", "reviewer-demo-")
 		if err != nil {
@@ -793,7 +797,7 @@ func (r *runner) window() (int, error) {
 			return exitFor(err), err
 		}
 		defer done()
-		return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, Demo: true, TokenSource: r.tokenSource(), ReviewerSource: r.whoFrom, DocumentLimits: r.g.docLimits})
+		return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, Demo: true, TokenSource: r.tokenSource(), ReviewerSource: r.whoFrom, DocumentLimits: r.g.docLimits, Desk: desk})
 	}
 	// No token known (none in the environment, the keyring or the file
 	// written at sign-in): the window opens on its first-start screen,
@@ -806,7 +810,7 @@ func (r *runner) window() (int, error) {
 		// and signing in replaces it. Nobody reads a terminal here.
 		sess.note = err
 	}
-	w := Window{Config: r.g.cfg, SignIn: sess, ReviewerSource: r.whoFrom, DocumentLimits: r.g.docLimits}
+	w := Window{Config: r.g.cfg, SignIn: sess, ReviewerSource: r.whoFrom, DocumentLimits: r.g.docLimits, Desk: desk}
 	if sess.SignedIn() {
 		svc, err := sess.Open()
 		if err != nil {

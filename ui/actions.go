@@ -84,6 +84,9 @@ func (p *itemPanel) act(kind policy.ActionKind, label string, run func(ctx conte
 			if p.itemID == id {
 				p.renderMessage() // the wait is over, whatever comes next
 			}
+			if err == nil {
+				p.c.notifyLine(actionEndLine(kind, id, res.Action.State, res.Action.LastErrorCode)) // notify.go
+			}
 			if err != nil {
 				p.setNote(id, err)
 			} else if p.c.settings.autoAdvance() && p.itemID == id && res.Action.ID != 0 && !stopped {

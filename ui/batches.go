@@ -50,6 +50,9 @@ type batchList struct {
 	rows     []store.BatchSummary
 	ages     map[string]review.Aged // oldest waiting item per batch (newitems.go)
 	selected string
+	// restored: selected is the batch the window was left on
+	// (windowstate.go); the first read checks it is still listed.
+	restored bool
 	// opened is the open batch's row as last read, also while a search
 	// hides it (the items' heading names it).
 	opened store.BatchSummary
@@ -253,6 +256,12 @@ func (b *batchList) refresh() {
 				return
 			}
 			b.rows, b.ages = rows, ages
+			if b.restored {
+				b.restored = false
+				if b.index(b.selected) < 0 && !b.all.Checked {
+					b.selected = "" // gone from the list: the newest, as at a first start
+				}
+			}
 			if b.selected == "" && len(rows) > 0 {
 				b.selected = rows[0].ID
 				b.c.items.refresh()

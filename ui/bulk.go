@@ -52,6 +52,8 @@ type bulkScreen struct {
 	// form gives the dialog its keys (form.go): Enter confirms, Esc
 	// closes, Ctrl+Enter in a message confirms.
 	form *dialogForm
+	// onEnded, when set, hears how a run ended (notify.go).
+	onEnded func(review.RunProgress)
 
 	// ctx is the run's: cancelled by Stop or when the dialog closes, so
 	// that no further send starts (those under way end as the action
@@ -440,6 +442,9 @@ func (b *bulkScreen) showResult(run review.Run, res review.RunResult, err error)
 		text += ". " + sentence(err)
 	}
 	b.status.SetText(text)
+	if b.onEnded != nil {
+		b.onEnded(res.Progress)
+	}
 	b.bar.SetValue(float64(res.Progress.Settled() + res.Progress.Unknown))
 	if n := res.Progress.Queued; n > 0 {
 		b.undo.SetText(fmt.Sprintf("Cancel the %d not yet sent", n))
@@ -552,6 +557,9 @@ func (c *Console) onBulk(kind policy.ActionKind) {
 func (c *Console) showBulk(bw bulkWorkflow, p review.Plan) *bulkScreen {
 	b := newBulkScreen(bw, p)
 	b.apply = c.apply
+	// A notification when the run leaves actions unknown or refused (the
+	// dialog says it too).
+	b.onEnded = func(p review.RunProgress) { c.notes.post(runEndLine(p)) }
 	unlink := context.AfterFunc(c.ctx, b.cancel) // closing the window stops it too
 	f := b.form
 	f.win, f.c = c.win, c

@@ -58,6 +58,17 @@ type Options struct {
 	// the environment).
 	Documents      Documents
 	DocumentLimits document.Limits
+	// SyncEvery is the background sync's interval (REVIEWER_SYNC_EVERY;
+	// zero: DefaultSyncEvery; negative: none); NotifyOff turns notifications off whatever
+	// Preferences say (REVIEWER_NOTIFY=off). Clock, when set, is the
+	// background sync's and the notifications' (tests); Notify sends a
+	// notification (nil: the app's SendNotification). Tray is the
+	// system tray, when there is one (tray.go).
+	SyncEvery time.Duration
+	NotifyOff bool
+	Clock     Clock
+	Notify    func(*fyne.Notification)
+	Tray      TrayApp
 }
 
 // Console is the main window's content and its screens.
@@ -105,6 +116,14 @@ type Console struct {
 	syncAgain bool                // a first sync failed: the next probe that finds the API answering syncs (syncing.go)
 	// keyMods reads the modifier keys held (Shift+arrows, Ctrl-click).
 	keyMods func() fyne.KeyModifier
+	tray    *tray // nil: no system tray (tray.go)
+	// closeWindow, when set, closes the window in place of Close (tests).
+	closeWindow func()
+
+	// The background sync and the notifications (background.go, notify.go).
+	clock Clock
+	sched *schedule
+	notes *notifier
 
 	mu         sync.Mutex
 	syncCancel context.CancelFunc
@@ -132,6 +151,22 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	}
 	c := &Console{win: win, wf: wf, opts: opts, flights: map[string]*flight{}, version: -1, keyMods: currentModifiers}
 	c.ctx, c.stop = context.WithCancel(context.Background())
+	c.clock = opts.Clock
+	if c.clock == nil {
+		c.clock = systemClock{}
+	}
+	c.sched = newSchedule(opts.SyncEvery, c.clock.Now())
+	send := opts.Notify
+	if send == nil {
+		send = func(n *fyne.Notification) {
+			fyne.Do(func() { // a held line goes from the notifier's timer
+				if a := fyne.CurrentApp(); a != nil {
+					a.SendNotification(n)
+				}
+			})
+		}
+	}
+	c.notes = newNotifier(c.ctx, c.clock, send, c.notifyOn)
 	win.SetOnClosed(c.Close)
 	c.settings = newPreferences(opts, func() (string, bool) { return wf.Reviewer(), wf.ReviewerFromService() }, func(say string) {
 		if say != "" {
@@ -143,6 +178,9 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 		shortcuts: c.showShortcuts, export: c.onExport, togglePanel: c.togglePanel, news: c.onNews})
 	c.strip.whoFrom = c.reviewerFrom
 	c.settings.keptDocuments = c.keptPreferences // kept.go
+	if opts.SyncEvery >= 0 {
+		c.strip.nextSync = c.sched.syncWords
+	}
 	c.batches = newBatchList(c)
 	c.items = newItemTable(c)
 	c.panel = newItemPanel(c)
@@ -153,7 +191,9 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	main.Offset = 0.16
 	c.body = container.New(&widthWatch{on: c.onWidth}, main)
 	win.SetContent(container.NewBorder(c.strip, nil, nil, nil, c.body))
+	c.restoreWindowState() // windowstate.go
 	c.bindKeys()
+	c.showTray()
 	win.SetOnDropped(func(p fyne.Position, uris []fyne.URI) { c.apply(func() { c.onDropped(p, uris) }) })
 	return c
 }
@@ -238,6 +278,7 @@ func (c *Console) apply(fn func()) {
 // cache.
 func (c *Console) reload() {
 	c.refreshStrip()
+	c.trayNeeds() // tray.go
 	c.batches.refresh()
 	c.items.refresh()
 	c.panel.refresh()

@@ -38,12 +38,17 @@ type fakeWorkflow struct {
 	actionID  int64
 	resubmit  func(ctx context.Context, id string) (review.Result, error) // when set, Resubmit runs it
 	kept      map[string]string                                           // item -> the file a failed replacement kept
+	entered   chan string                                                 // when set, each call is sent on it too
 }
 
 func (f *fakeWorkflow) record(s string) {
 	f.mu.Lock()
 	f.calls = append(f.calls, s)
+	entered := f.entered
 	f.mu.Unlock()
+	if entered != nil {
+		entered <- s
+	}
 }
 
 func (f *fakeWorkflow) Calls() []string {
@@ -153,6 +158,17 @@ func (f *fakeWorkflow) Items(_ context.Context, flt store.ItemFilter) ([]review.
 		out = out[:flt.Limit]
 	}
 	return out, nil
+}
+func (f *fakeWorkflow) CountItems(ctx context.Context, flt store.ItemFilter) (int, error) {
+	flt.Limit, flt.Offset = 0, 0
+	rows, err := f.Items(ctx, flt)
+	n := 0
+	for _, r := range rows {
+		if !flt.NeedsAction || needsReviewer(r) {
+			n++
+		}
+	}
+	return n, err
 }
 func (f *fakeWorkflow) EachItem(ctx context.Context, flt store.ItemFilter, fn func(review.ItemView) error) error {
 	rows, err := f.Items(ctx, flt)

@@ -38,7 +38,8 @@ func TestTheNewsOfASyncIsALinkThatShowsExactlyThem(t *testing.T) {
 	wf.afterSync = append(append([]review.ItemView{}, wf.items...), fresh...)
 	c.apply(c.onSync)
 	c.Settle()
-	if !c.strip.news.Visible() || c.strip.news.Text != "2 new items need you: show them" {
+	// (The link names the customers once they are read: notify.go.)
+	if !c.strip.news.Visible() || c.strip.news.Text != "2 new items need you in CUST-7043 and CUST-7048: show them" {
 		t.Fatalf("news link: visible %v, %q", c.strip.news.Visible(), c.strip.news.Text)
 	}
 	if strings.Contains(c.strip.pages.Text, "Ctrl+1") {

@@ -15,6 +15,8 @@ const (
 	prefTheme       = "theme"        // system, light or dark
 	prefAutoAdvance = "auto_advance" // "off" to stay on an item after acting
 	prefLastFolder  = "last_folder"  // where the last replacement came from
+	prefNotify      = "notify"       // "off": no notifications (notify.go)
+	prefHideToTray  = "hide_to_tray" // "on": closing the window hides it to the tray (tray.go)
 )
 
 // themeChoices are the theme preference's values and their words.
@@ -42,11 +44,15 @@ type Preferences struct {
 	// keptDocuments is the row on documents kept for offline review (nil,
 	// or it returns nil: none are kept by this workflow; kept.go).
 	keptDocuments func(f *dialogForm) *widget.FormItem
+	// notifyEnvOff: REVIEWER_NOTIFY=off, which the setting cannot undo;
+	// hasTray: the system has a tray to hide the window to.
+	notifyEnvOff, hasTray bool
 }
 
 func newPreferences(opts Options, reviewer func() (string, bool), saved func(string)) *Preferences {
 	return &Preferences{kept: opts.Prefs, apiURL: opts.APIURL, tokenSource: opts.TokenSource,
-		reviewerSource: opts.ReviewerSource, saveAPIURL: opts.SaveAPIURL, reviewer: reviewer, saved: saved, signOut: opts.SignOut}
+		reviewerSource: opts.ReviewerSource, saveAPIURL: opts.SaveAPIURL, reviewer: reviewer, saved: saved, signOut: opts.SignOut,
+		notifyEnvOff: opts.NotifyOff, hasTray: opts.Tray != nil}
 }
 
 // store is where the preferences are kept.
@@ -90,6 +96,13 @@ func (p *Preferences) show(win fyne.Window) {
 	}
 	adv := f.check("After an action, go to the next item that needs me", nil)
 	adv.SetChecked(p.autoAdvance())
+	notify := f.check("Notify me of new work, and of actions that did not go through", nil)
+	notify.SetChecked(p.store().StringWithFallback(prefNotify, "on") != "off")
+	var hide *formCheck
+	if p.hasTray {
+		hide = f.check("Closing the window hides it to the tray", nil)
+		hide.SetChecked(p.hideToTray())
+	}
 	source := p.reviewerSource
 	if source == "" {
 		source = "the system user"
@@ -103,6 +116,15 @@ func (p *Preferences) show(win fyne.Window) {
 		widget.NewFormItem("API token", tok),
 		widget.NewFormItem("Theme", th),
 		widget.NewFormItem("Triage", adv),
+		widget.NewFormItem("Notifications", notify),
+	}
+	items[len(items)-1].HintText = "at most one a minute; the strip says the same line"
+	if p.notifyEnvOff {
+		notify.Disable()
+		items[len(items)-1].HintText = "off: REVIEWER_NOTIFY=off; the strip still says the line"
+	}
+	if hide != nil {
+		items = append(items, widget.NewFormItem("Tray", hide))
 	}
 	items[0].HintText = "from " + source + "; the audit trail names it. Not edited here: start with --reviewer NAME or set REVIEWER_NAME."
 	items[1].HintText = "applies at the next start; REVIEWER_API_URL or --api take precedence"
@@ -126,6 +148,7 @@ func (p *Preferences) show(win fyne.Window) {
 				theme = t.value
 			}
 		}
+		p.saveDesk(notify.Checked, hide != nil && hide.Checked)
 		p.save(api.Text, theme, adv.Checked)
 	})
 	api.OnChanged = func(s string) {
@@ -138,6 +161,22 @@ func (p *Preferences) show(win fyne.Window) {
 	api.OnChanged(api.Text)
 	f.show("Preferences", widget.NewForm(items...), []fyne.CanvasObject{f.cancelButton("Cancel (Esc)"), save}, 660)
 	api.cursorToEnd()
+}
+
+// hideToTray: closing the window hides it to the tray (only with a tray).
+func (p *Preferences) hideToTray() bool {
+	return p.hasTray && p.store().String(prefHideToTray) == "on"
+}
+
+// saveDesk keeps the notification and tray choices.
+func (p *Preferences) saveDesk(notify, hideToTray bool) {
+	kept := p.store()
+	if !p.notifyEnvOff {
+		kept.SetString(prefNotify, map[bool]string{true: "on", false: "off"}[notify])
+	}
+	if p.hasTray {
+		kept.SetString(prefHideToTray, map[bool]string{true: "on", false: "off"}[hideToTray])
+	}
 }
 
 // confirmSignOut asks before signing out: the token leaves the keyring,

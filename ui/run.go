@@ -32,7 +32,8 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 	// has opened the display: beside the regular style's, not after them.
 	loadFont(fyne.TextStyle{Bold: true})
 	<-fonts // before anything else measures text
-	w.Resize(fyne.NewSize(1280, 800))
+	// The size she left it at (windowstate.go).
+	w.Resize(keptWindowSize(opts.Prefs))
 	sc := &screens{win: w, opts: opts}
 	if wf != nil {
 		sc.console(wf)
@@ -40,6 +41,7 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 		sc.signIn("")
 	}
 	w.SetMaster()
+	w.SetCloseIntercept(sc.onClose)
 	a.Lifecycle().SetOnEnteredForeground(func() {
 		if c := sc.c; c != nil {
 			go c.checkCache(c.ctx)
@@ -100,6 +102,9 @@ func (s *screens) console(wf Workflow) {
 		_, err := wf.Purge(ctx, -1, false) // retention.go: each its own retention
 		return err
 	})
+	if s.opts.SyncEvery >= 0 { // negative: no background sync
+		go c.syncOnSchedule(ctx) // background.go
+	}
 	go func() {
 		// The strip's clock words (a circuit's retry time) move.
 		t := time.NewTicker(5 * time.Second)
@@ -132,6 +137,21 @@ func (s *screens) start(c *Console) {
 	}
 }
 
+// onClose is closing the window: it quits (asking first when something
+// has not gone out), or hides the window to the tray when she chose so
+// and there is one (tray.go).
+func (s *screens) onClose() {
+	switch c := s.c; {
+	case c == nil:
+		s.win.Close()
+	case c.settings.hideToTray():
+		c.keepWindowState()
+		s.win.Hide()
+	default:
+		c.onQuit()
+	}
+}
+
 // signIn shows the first-start screen, with a line said first ("": none).
 func (s *screens) signIn(say string) {
 	si := newSignInScreen(s.win, s.opts.SignIn, s.opts.SaveAPIURL, s.console)
@@ -154,6 +174,9 @@ func (s *screens) signOut() {
 	}
 	s.c = nil
 	c.Close()
+	if t := s.opts.Tray; t != nil { // signed out: nothing to count or send
+		t.SetSystemTrayMenu(fyne.NewMenu("TrustScreen Reviewer", fyne.NewMenuItem("Show", s.win.Show)))
+	}
 	// Her claim goes back while the token still works, on this goroutine:
 	// the claim's state is the panel's (at most 2 s, on a service that hangs).
 	c.ReleaseClaims(2 * time.Second)

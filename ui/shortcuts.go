@@ -97,7 +97,7 @@ func init() {
 		keyBinding{group: "Window", keys: "? or F1", what: "this sheet (in a text field, ? is typed: use F1)"},
 		keyBinding{group: "Window", keys: "Esc, Enter (in a dialog)", what: "close it; press its default button"},
 		keyBinding{group: "Window", keys: "Ctrl+Q", what: "quit", shortcuts: []fyne.Shortcut{ctrl(fyne.KeyQ)},
-			do: func(c *Console) { c.win.Close() }},
+			do: func(c *Console) { c.onQuit() }}, // tray.go: asks first when something has not gone out
 	)
 	for _, k := range viewerKeys[1:] { // viewer.go: keys of the viewer's own window
 		windowKeys = append(windowKeys, keyBinding{group: "Document", keys: k[0], what: k[1]})

@@ -38,6 +38,8 @@ type statusStrip struct {
 	newIDs   []string
 	row2     *fyne.Container
 	content  fyne.CanvasObject
+	// nextSync says when the next background sync is due (background.go).
+	nextSync func(review.Connectivity) string
 }
 
 // stripHandlers are what the strip's buttons and link do.
@@ -146,6 +148,11 @@ func (s *statusStrip) show(st review.Connectivity, reviewer string, now time.Tim
 		parts = append(parts, "rate limited until "+clock(st.RateLimitedUntil))
 	}
 	parts = append(parts, outboxWords(st.Outbox, now))
+	if s.nextSync != nil {
+		if w := s.nextSync(st); w != "" {
+			parts = append(parts, w)
+		}
+	}
 	s.synced.SetText(strings.Join(parts, " · "))
 	s.conn.Refresh()
 }
@@ -178,6 +185,10 @@ func outboxWords(o store.OutboxCount, now time.Time) string {
 
 // say shows a line of what just happened (a sync, a flush, an export).
 func (s *statusStrip) say(text string) { s.pages.SetText(text) }
+
+// notice says a line that is also a notification (notify.go), for systems
+// that show none.
+func (s *statusStrip) notice(line string) { s.say(fullStop(line)) }
 
 // running shows a sync under way, with its Cancel, or none.
 func (s *statusStrip) running(on bool) {

@@ -23,6 +23,7 @@ func (c *Console) refreshStrip() {
 		return func() {
 			if err == nil {
 				c.conn = st
+				c.trayConn(st) // tray.go
 			}
 			c.strip.show(c.conn, c.wf.Reviewer(), c.opts.Now())
 		}
@@ -32,6 +33,7 @@ func (c *Console) refreshStrip() {
 // showConnectivity keeps and draws what the connection is now.
 func (c *Console) showConnectivity(st review.Connectivity) {
 	c.conn = st
+	c.trayConn(st) // tray.go
 	c.strip.show(st, c.wf.Reviewer(), c.opts.Now())
 }
 
@@ -160,6 +162,8 @@ func (c *Console) autoFlush() {
 			if err == nil && len(fr.Results) > 0 {
 				c.strip.say(flushSummary(fr))
 				c.showRefused(fr) // outbox.go
+				// A notification (notify.go); the strip said it above.
+				c.notes.post(flushEndLine(fr))
 				c.reload()
 			}
 		}
@@ -197,6 +201,7 @@ func (c *Console) onSync() {
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.syncCancel = cancel
 	c.mu.Unlock()
+	c.sched.began() // background.go: the next one counts from its end
 	c.strip.running(true)
 	c.background(func(context.Context) func() {
 		p, err := c.wf.Sync(ctx, func(p review.SyncProgress) {
@@ -215,6 +220,7 @@ func (c *Console) onSync() {
 			c.syncCancel = nil
 			c.mu.Unlock()
 			cancel()
+			c.sched.ended(c.clock.Now())
 			c.strip.running(false)
 			switch {
 			case err == nil:
@@ -226,6 +232,8 @@ func (c *Console) onSync() {
 				}
 				c.strip.say(msg)
 				c.strip.showNews(p.NewItems) // newitems.go
+				c.announceNews(p.NewItems)   // notify.go
+				c.notes.post(flushEndLine(fr))
 			case policy.ErrorCode(err) == policy.CodeCancelled:
 				c.strip.say(fmt.Sprintf("Sync cancelled after %s.", plural(p.Pages, "page")))
 			default:

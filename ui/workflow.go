@@ -43,6 +43,9 @@ type Workflow interface {
 	// Batches and items.
 	Batches(ctx context.Context, search string, limit int) ([]store.BatchSummary, error)
 	Items(ctx context.Context, f store.ItemFilter) ([]review.ItemView, error)
+	// CountItems is how many items a listing holds (the tray's "needs my
+	// action").
+	CountItems(ctx context.Context, f store.ItemFilter) (int, error)
 	// EachItem hands over the rows of a listing one at a time, as read.
 	EachItem(ctx context.Context, f store.ItemFilter, fn func(review.ItemView) error) error
 	Item(ctx context.Context, id string) (review.Detail, error)
