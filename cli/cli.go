@@ -69,6 +69,9 @@ type Window struct {
 	SignIn *Session
 	// DocumentLimits bound the decoding of the items' documents.
 	DocumentLimits document.Limits
+	// Warnings are what opening the cache found wrong and put right
+	// (permissions wider than private), for the window to say.
+	Warnings []string
 	// Desk: the background sync and the notifications (desk.go).
 	Desk Desk
 }
@@ -306,9 +309,12 @@ func Run(args []string, env Env) int {
 }
 
 type runner struct {
-	env     Env
-	g       globals
-	whoFrom string // where the reviewer's name came from (the window shows it)
+	env Env
+	g   globals
+	// warnings are what opening the cache said (wider permissions made
+	// private): the window shows them, where nobody reads stderr.
+	warnings []string
+	whoFrom  string // where the reviewer's name came from (the window shows it)
 	// storeOpts are how open opens the cache: the window adds its own
 	// (windowPageCacheKiB, commands.go).
 	storeOpts []store.Option
@@ -519,7 +525,9 @@ func (r *runner) open() (*review.Service, func(), error) {
 	// (a file that cannot be is Open's error to give).
 	warnings, _ := store.CheckPermissions(path)
 	for _, w := range warnings {
-		fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s\n", safetext.Line(w, safetext.Message))
+		w = safetext.Line(w, safetext.Message)
+		fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s\n", w)
+		r.warnings = append(r.warnings, w)
 	}
 	opts := append([]store.Option{store.BusyTimeout(r.g.cacheWait)}, r.storeOpts...)
 	db, err := store.Open(path, opts...)

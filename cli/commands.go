@@ -797,7 +797,8 @@ func (r *runner) window() (int, error) {
 			return exitFor(err), err
 		}
 		defer done()
-		return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, Demo: true, TokenSource: r.tokenSource(), ReviewerSource: r.whoFrom, DocumentLimits: r.g.docLimits, Desk: desk})
+		return ExitOK, r.env.OpenWindow(Window{Service: svc, Config: r.g.cfg, Demo: true, TokenSource: r.tokenSource(), ReviewerSource: r.whoFrom,
+			DocumentLimits: r.g.docLimits, Desk: desk, Warnings: r.warnings})
 	}
 	// No token known (none in the environment, the keyring or the file
 	// written at sign-in): the window opens on its first-start screen,
@@ -818,6 +819,6 @@ func (r *runner) window() (int, error) {
 		}
 		w.Service, w.Config = svc, r.g.cfg
 	}
-	w.TokenSource = r.tokenSource()
+	w.TokenSource, w.Warnings = r.tokenSource(), r.warnings
 	return ExitOK, r.env.OpenWindow(w)
 }

@@ -61,3 +61,22 @@ func TestWindowMakesItsPreferencesPrivate(t *testing.T) {
 		}
 	}
 }
+
+// The window says what it found wrong with the cache's permissions, where
+// a reviewer who double-clicked it never sees stderr.
+func TestTheWindowIsToldOfAWiderCache(t *testing.T) {
+	h := newHarness(t)
+	h.want(0, "sync")
+	path := h.env["REVIEWER_DB"]
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got cli.Window
+	var out, errb strings.Builder
+	code := cli.Run(nil, cli.Env{Stdout: &out, Stderr: &errb,
+		Lookup:     func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
+		OpenWindow: func(w cli.Window) error { got = w; return nil }})
+	if code != 0 || len(got.Warnings) != 1 || !strings.Contains(got.Warnings[0], "was mode 0644 (others could read it): made 0600") {
+		t.Fatalf("window: exit %d, warnings %q: %s", code, got.Warnings, errb.String())
+	}
+}

@@ -14,6 +14,7 @@ package ui
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,6 +45,9 @@ type Options struct {
 	// Built, when set, is called once by Run on the UI goroutine when the
 	// window's content is built, before the window is shown.
 	Built func()
+	// Warnings are what opening the cache found wrong and put right
+	// (permissions wider than private): said once, in a dialog, at start.
+	Warnings []string
 	// Settled, when set, is called once, off the UI goroutine, when the
 	// window's start-up work (the first read of the cache, the first sync)
 	// has ended.
@@ -108,6 +112,7 @@ type Console struct {
 	uploadDlg *uploadDialog
 	viewer    *viewer // the document viewer last opened (viewer.go)
 	panelOff  bool
+	warned    bool // Options.Warnings were said
 	// panelAuto: the panel was hidden because the window is narrow (not by
 	// p); it comes back when the window is wide enough again.
 	panelAuto bool
@@ -211,7 +216,22 @@ func (c *Console) reviewerFrom() string {
 
 // Start reads what the cache holds, to show it. Run calls it, and starts
 // the first sync, once the window is mapped and drawn.
-func (c *Console) Start() { c.reload() }
+func (c *Console) Start() {
+	c.reload()
+	if len(c.opts.Warnings) > 0 && !c.warned {
+		c.warned = true
+		c.showWarnings()
+	}
+}
+
+// showWarnings says what opening the cache found wrong and put right: a
+// reviewer who started the console from a menu never sees its stderr.
+func (c *Console) showWarnings() {
+	f := newDialogForm(c.win, c)
+	f.focusFirst(f.defaultButton("OK (Enter)", f.hide))
+	text := strings.Join(c.opts.Warnings, "\n\n") + "\n\nThe cache holds customers' data: keep its folder private to you."
+	f.show("The cache was not private", wrapped(text), []fyne.CanvasObject{f.def}, 520)
+}
 
 // Close ends the window's lifetime: the background work it started is
 // cancelled. Closing the window calls it.

@@ -728,3 +728,25 @@ func (f *fakeWorkflow) DocumentVersions(_ context.Context, id string) ([]review.
 func (f *fakeWorkflow) Purge(context.Context, time.Duration, bool) (review.Purged, error) {
 	return review.Purged{}, nil
 }
+
+// What opening the cache found wrong (its permissions) is said in the
+// window once, at start: a reviewer who started it from a menu never
+// reads stderr.
+func TestTheWindowSaysTheCacheWasNotPrivate(t *testing.T) {
+	const w = "the cache file /home/ana/cache.db was mode 0644 (others could read it): made 0600"
+	c := newTestConsoleWith(t, &fakeWorkflow{}, Options{Warnings: []string{w}})
+	if c.win.Canvas().Overlays().Top() != nil {
+		t.Fatal("a dialog before the window started")
+	}
+	c.apply(c.Start)
+	c.Settle()
+	if got := dialogTexts(c); !strings.Contains(got, w) || !strings.Contains(got, "keep its folder private") {
+		t.Fatalf("the dialog says %q", got)
+	}
+	c.apply(c.win.Canvas().Overlays().Top().Hide)
+	c.apply(c.Start) // a later read of the cache says nothing again
+	c.Settle()
+	if c.win.Canvas().Overlays().Top() != nil {
+		t.Fatal("said twice")
+	}
+}
