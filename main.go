@@ -91,7 +91,7 @@ func openWindow(w cli.Window) error {
 	a := theApp(w.Demo)
 	prefs := a.Preferences()
 	opts := ui.Options{Demo: w.Demo, APIURL: w.Config.BaseURL, TokenSource: w.TokenSource,
-		ReviewerSource: w.ReviewerSource, ActionLimit: w.Config.Timeout, Prefs: prefs, Built: built, Settled: settled, Warnings: w.Warnings,
+		ReviewerSource: w.ReviewerSource, ActionLimit: w.Config.Timeout, Prefs: prefs, Built: built, Settled: settled, Warnings: w.Warnings, WipeAtExit: w.WipeAtExit,
 		DocumentLimits: w.DocumentLimits, SyncEvery: w.Desk.SyncEvery, NotifyOff: w.Desk.NotifyOff,
 		SaveAPIURL: func(api string) {
 			if !w.Demo {

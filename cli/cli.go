@@ -72,6 +72,9 @@ type Window struct {
 	// Warnings are what opening the cache found wrong and put right
 	// (permissions wider than private), for the window to say.
 	Warnings []string
+	// WipeAtExit asks that all local data be removed once the window has
+	// closed (Preferences' "Remove all local data"; nil in the demo).
+	WipeAtExit func()
 	// Desk: the background sync and the notifications (desk.go).
 	Desk Desk
 }
@@ -314,7 +317,10 @@ type runner struct {
 	// warnings are what opening the cache said (wider permissions made
 	// private): the window shows them, where nobody reads stderr.
 	warnings []string
-	whoFrom  string // where the reviewer's name came from (the window shows it)
+	// wipeAtExit asks for 'reviewer wipe' once the window has closed
+	// (commands.go).
+	wipeAtExit func()
+	whoFrom    string // where the reviewer's name came from (the window shows it)
 	// storeOpts are how open opens the cache: the window adds its own
 	// (windowPageCacheKiB, commands.go).
 	storeOpts []store.Option

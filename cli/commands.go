@@ -763,7 +763,19 @@ const windowPageCacheKiB = 512
 
 // window opens the console; with --demo, on the reference service
 // in-process on a free loopback port, with a throwaway cache and token.
+// When the reviewer chose "Remove all local data" in the window, it is
+// done once the window and its cache are closed (wipe.go).
 func (r *runner) window() (int, error) {
+	wipe := false
+	r.wipeAtExit = func() { wipe = true }
+	code, err := r.openWindow()
+	if err != nil || code != ExitOK || !wipe {
+		return code, err
+	}
+	return r.wipe([]string{"--yes"})
+}
+
+func (r *runner) openWindow() (int, error) {
 	if r.env.OpenWindow == nil {
 		return ExitFailure, fmt.Errorf("this build has no window")
 	}
@@ -819,6 +831,6 @@ func (r *runner) window() (int, error) {
 		}
 		w.Service, w.Config = svc, r.g.cfg
 	}
-	w.TokenSource, w.Warnings = r.tokenSource(), r.warnings
+	w.TokenSource, w.Warnings, w.WipeAtExit = r.tokenSource(), r.warnings, r.wipeAtExit
 	return ExitOK, r.env.OpenWindow(w)
 }

@@ -341,3 +341,43 @@ func (o *otherConsole) crash() {
 	o.cmd.Process.Kill()
 	o.cmd.Wait()
 }
+
+// "Remove all local data" in the window: the window asks, closes, and the
+// files go once the cache is closed; a window closed without asking
+// leaves everything.
+func TestTheWindowsRemoveAllLocalDataWipesAfterItCloses(t *testing.T) {
+	h := newHarness(t)
+	h.want(0, "sync")
+	cache := h.env["REVIEWER_DB"]
+	run := func(ask bool) int {
+		var out, errb strings.Builder
+		return cli.Run(nil, cli.Env{Stdout: &out, Stderr: &errb,
+			Lookup: func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
+			OpenWindow: func(w cli.Window) error {
+				if w.WipeAtExit == nil {
+					t.Fatal("the window is not offered the wipe")
+				}
+				if _, err := os.Stat(cache); err != nil {
+					t.Fatalf("the cache is gone while the window is open: %v", err)
+				}
+				if ask {
+					w.WipeAtExit()
+				}
+				return nil
+			}})
+	}
+	if code := run(false); code != 0 {
+		t.Fatalf("window: exit %d", code)
+	}
+	if _, err := os.Stat(cache); err != nil {
+		t.Fatalf("a window closed without asking removed the cache: %v", err)
+	}
+	if code := run(true); code != 0 {
+		t.Fatalf("window with the wipe: exit %d", code)
+	}
+	for _, f := range []string{cache, cache + "-wal", cache + "-shm"} {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Fatalf("%s is still there: %v", f, err)
+		}
+	}
+}

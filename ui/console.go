@@ -45,6 +45,10 @@ type Options struct {
 	// Built, when set, is called once by Run on the UI goroutine when the
 	// window's content is built, before the window is shown.
 	Built func()
+	// WipeAtExit, when set, asks the command line to remove all local
+	// data once the window has closed and the cache with it (wipe.go;
+	// nil: Preferences do not offer it).
+	WipeAtExit func()
 	// Warnings are what opening the cache found wrong and put right
 	// (permissions wider than private): said once, in a dialog, at start.
 	Warnings []string
@@ -183,6 +187,7 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 		shortcuts: c.showShortcuts, export: c.onExport, togglePanel: c.togglePanel, news: c.onNews})
 	c.strip.whoFrom = c.reviewerFrom
 	c.settings.keptDocuments = c.keptPreferences // kept.go
+	c.settings.localData = c.localDataRow        // wipe.go
 	if opts.SyncEvery >= 0 {
 		c.strip.nextSync = c.sched.syncWords
 	}

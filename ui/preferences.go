@@ -44,6 +44,9 @@ type Preferences struct {
 	// keptDocuments is the row on documents kept for offline review (nil,
 	// or it returns nil: none are kept by this workflow; kept.go).
 	keptDocuments func(f *dialogForm) *widget.FormItem
+	// localData is the row that removes all local data (nil, or it
+	// returns nil: not offered; wipe.go).
+	localData func(f *dialogForm) *widget.FormItem
 	// notifyEnvOff: REVIEWER_NOTIFY=off, which the setting cannot undo;
 	// hasTray: the system has a tray to hide the window to.
 	notifyEnvOff, hasTray bool
@@ -132,8 +135,11 @@ func (p *Preferences) show(win fyne.Window) {
 	if p.signOut != nil {
 		items[2].HintText = "Sign out removes it from there and returns to the sign-in screen; the cache stays"
 	}
-	if p.keptDocuments != nil {
-		if it := p.keptDocuments(f); it != nil {
+	for _, row := range []func(*dialogForm) *widget.FormItem{p.keptDocuments, p.localData} {
+		if row == nil {
+			continue
+		}
+		if it := row(f); it != nil {
 			items = append(items, it)
 		}
 	}
