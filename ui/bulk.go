@@ -524,9 +524,9 @@ func (b *bulkScreen) onUndo() {
 	}()
 }
 
-// onBulk plans a bulk action on every item in view and shows the plan.
+// onBulk plans a bulk action on the selected items, or every item in
+// view, and shows the plan.
 func (c *Console) onBulk(kind policy.ActionKind) {
-	bw := c.wf
 	if c.win.Canvas().Overlays().Top() != nil {
 		return
 	}
@@ -534,6 +534,13 @@ func (c *Console) onBulk(kind policy.ActionKind) {
 	if ids := c.multi.list(); len(ids) > 0 {
 		sel = review.Selection{IDs: ids}
 	}
+	c.planBulk(kind, sel)
+}
+
+// planBulk plans a bulk action on a selection off the UI goroutine, and
+// shows the plan (or why there is none).
+func (c *Console) planBulk(kind policy.ActionKind, sel review.Selection) {
+	bw := c.wf
 	c.background(func(ctx context.Context) func() {
 		var p review.Plan
 		var err error

@@ -106,24 +106,7 @@ func (b *bulkScreen) onQueueAgain() {
 
 // onBulkIDs plans a bulk action on these items and shows the plan.
 func (c *Console) onBulkIDs(kind policy.ActionKind, ids []string) {
-	bw := c.wf
-	sel := review.Selection{IDs: ids}
-	c.background(func(ctx context.Context) func() {
-		var p review.Plan
-		var err error
-		if kind == policy.ActionResubmit {
-			p, err = bw.PlanResubmit(ctx, sel)
-		} else {
-			p, err = bw.PlanRequestFiles(ctx, sel)
-		}
-		return func() {
-			if err != nil {
-				c.showError("No bulk plan", err)
-				return
-			}
-			c.showBulk(bw, p)
-		}
-	})
+	c.planBulk(kind, review.Selection{IDs: ids}) // bulk.go
 }
 
 // refusedWhy names the actions a flush found refused, grouped by why, in
