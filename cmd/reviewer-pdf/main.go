@@ -40,7 +40,7 @@ func main() {
 	cache := flag.String("cache", "", "a folder (0700) for the compiled renderer; empty: none")
 	asMiB := flag.Int("address-space-mib", 0, "RLIMIT_AS in MiB; 0: the memory limit plus room for the runtime and the compiled code")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "reviewer-pdf is the PDF renderer of TrustScreen Reviewer; the console runs it. Options:")
+		fmt.Fprintln(os.Stderr, "reviewer-pdf is the PDF renderer of TrustScreen Reviewer; the console runs it when a PDF is looked at. Options:")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
