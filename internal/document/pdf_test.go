@@ -255,3 +255,40 @@ exec cat >/dev/null`)
 		t.Fatalf("the renderer saw the environment: %d pages, %v", n, err)
 	}
 }
+
+// The console finds reviewer-pdf beside its own executable first (where
+// make build and the bundle put it), before REVIEWER_PDF_RENDERER: this
+// test binary, copied beside the built renderer, opens a PDF with a
+// Renderer that names a broken one.
+func TestTheRendererIsFoundBesideTheConsole(t *testing.T) {
+	if os.Getenv("REVIEWER_TEST_BESIDE") == "1" {
+		lim := fakeRenderer(t, "exit 3")
+		lim.RendererCache = os.Getenv("REVIEWER_TEST_CACHE")
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		d, err := Open(ctx, PDF, twoPagePDF(), lim)
+		if err != nil || d.Pages != 2 {
+			t.Fatalf("beside the console: %v", err)
+		}
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts the PDF renderer (seconds)")
+	}
+	helper := rendererHelper(t)
+	dir := t.TempDir()
+	for src, dst := range map[string]string{os.Args[0]: "console", helper: RendererName} {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, dst), b, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(filepath.Join(dir, "console"), "-test.run=^TestTheRendererIsFoundBesideTheConsole$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "REVIEWER_TEST_BESIDE=1", "REVIEWER_TEST_CACHE="+filepath.Join(helperDir, "cache"))
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
