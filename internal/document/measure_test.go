@@ -16,12 +16,12 @@ func TestMeasurePDFRenderer(t *testing.T) {
 		t.Skip("REVIEWER_MEASURE=1 measures the PDF renderer's start")
 	}
 	ctx := context.Background()
-	rss0 := rss("self", "VmRSS:")
-	t0 := time.Now()
 	lim := pdfLimits(t)
 	lim.RendererCache = os.Getenv("REVIEWER_MEASURE_CACHE")
 	forgetRenderer()
 	defer forgetRenderer()
+	rss0 := rss("self", "VmRSS:")
+	t0 := time.Now()
 	d, err := Open(ctx, PDF, twoPagePDF(), lim)
 	if err != nil {
 		t.Fatal(err)
