@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/trustscreen/reviewer/internal/document/pdfproto"
 )
 
 // The PDF tests run the real renderer: reviewer-pdf built once per test
@@ -290,5 +292,52 @@ func TestTheRendererIsFoundBesideTheConsole(t *testing.T) {
 	cmd.Env = append(os.Environ(), "REVIEWER_TEST_BESIDE=1", "REVIEWER_TEST_CACHE="+filepath.Join(helperDir, "cache"))
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS") {
 		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// A renderer that never answers is killed on the page's time limit, even
+// one that ignores its pipes; the next page starts a fresh one.
+func TestAHungRendererIsKilledOnTheTimeLimit(t *testing.T) {
+	forgetRenderer()
+	defer forgetRenderer()
+	lim := fakeRenderer(t, "echo 'reviewer-pdf 1 ready'; exec sleep 600")
+	lim.PDFTimeout = 300 * time.Millisecond
+	d := &Doc{MediaType: PDF, Pages: 1, pdf: twoPagePDF(), lim: lim}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := d.Page(ctx, 0); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("got %v", err)
+	}
+	renderer.mu.Lock()
+	c := renderer.child
+	renderer.mu.Unlock()
+	if c != nil {
+		t.Fatal("the hung renderer is kept")
+	}
+}
+
+// The renderer itself refuses what is not of the protocol: a request it
+// does not know ends it, and a PDF over the limit is refused unread.
+func TestTheRendererRefusesWhatIsNotOfItsProtocol(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the PDF renderer (seconds)")
+	}
+	lim := pdfLimits(t)
+	run := func(in string) (string, error) {
+		cmd := exec.Command(lim.Renderer, "-cache", lim.RendererCache)
+		cmd.Stdin = strings.NewReader(in)
+		out, err := cmd.Output()
+		return string(out), err
+	}
+	out, err := run("page 0 0 3\nabc" + "pages 3\n%PD" + "hello\n")
+	want := pdfproto.Ready + "\nerror badrequest\nerror unopenable\nerror badrequest\n"
+	var ee *exec.ExitError
+	if out != want || !errors.As(err, &ee) || ee.ExitCode() != 4 {
+		t.Fatalf("answered %q (%v), want %q and exit 4", out, err, want)
+	}
+	big := strings.Repeat("x", pdfproto.MaxInput+1)
+	out, err = run(fmt.Sprintf("pages %d\n%s", len(big), big))
+	if out != pdfproto.Ready+"\nerror toolarge\n" || err != nil {
+		t.Fatalf("answered %q (%v)", out, err)
 	}
 }
