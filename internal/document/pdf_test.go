@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -339,5 +340,41 @@ func TestTheRendererRefusesWhatIsNotOfItsProtocol(t *testing.T) {
 	out, err = run(fmt.Sprintf("pages %d\n%s", len(big), big))
 	if out != pdfproto.Ready+"\nerror toolarge\n" || err != nil {
 		t.Fatalf("answered %q (%v)", out, err)
+	}
+}
+
+// A reviewer who moves on cancels the page: the renderer finishes it
+// within its limit and is kept, so that the next PDF pays no new start.
+func TestACancelledPageKeepsTheRenderer(t *testing.T) {
+	forgetRenderer()
+	defer forgetRenderer()
+	dir := t.TempDir()
+	got, goOn := filepath.Join(dir, "got"), filepath.Join(dir, "go")
+	for _, p := range []string{got, goOn} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// It says when it has the request, waits to be let go, then answers
+	// it and, ahead of time, the next one.
+	lim := fakeRenderer(t, fmt.Sprintf(`echo 'reviewer-pdf 1 ready'; read req
+echo got > %s; read x < %s
+echo 'pages 1'; echo 'pages 2'; exec cat >/dev/null`, got, goOn))
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { _, err := pdfPages(ctx, []byte("%PDF-1.4"), lim); errc <- err }()
+	if _, err := os.ReadFile(got); err != nil { // blocks until the renderer has the request
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v", err)
+	}
+	if err := os.WriteFile(goOn, []byte("go\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n, err := pdfPages(context.Background(), []byte("%PDF-1.4"), lim)
+	if err != nil || n != 2 {
+		t.Fatalf("the next PDF: %d pages, %v (a fresh renderer would not answer)", n, err)
 	}
 }
