@@ -4,7 +4,9 @@
 //
 // Version 1, every header a line of at most MaxLine bytes:
 //
-//	child → parent, once ready:  "reviewer-pdf 1 ready"
+//	child → parent, once ready:  "reviewer-pdf 1 ready" (any other first
+//	                              line, or none, is a renderer that
+//	                              could not start)
 //	parent → child:              "pages <n>" then n bytes of PDF
 //	child → parent:              "pages <count>"
 //	parent → child:              "page <index> <max-pixels> <n>" then n bytes of PDF
