@@ -5,6 +5,9 @@
 
 GO      ?= go
 BIN     := bin/reviewer
+# The PDF renderer, a program of its own that the console runs when a PDF
+# is looked at (cmd/reviewer-pdf); it is found beside the console.
+PDFBIN  := bin/reviewer-pdf
 # Fyne (OpenGL, X11) and go-sqlite3 are cgo.
 DEB_BUILD := gcc pkg-config libgl1-mesa-dev xorg-dev
 # For screenshots: a virtual display, a screenshot tool, a way to press keys.
@@ -50,6 +53,7 @@ deps-bench: deps
 
 build: deps
 	$(GO) build -o $(BIN) .
+	$(GO) build -o $(PDFBIN) ./cmd/reviewer-pdf
 
 demo: build
 	./$(BIN) --demo
@@ -104,6 +108,7 @@ bench: deps-bench bench-build
 
 bench-build: deps
 	$(GO) build -o $(BIN) .
+	$(GO) build -o $(PDFBIN) ./cmd/reviewer-pdf
 	$(GO) build -o bin/floor-sync ./bench/floor/sync
 	$(GO) build -o bin/floor-window ./bench/floor/window
 	$(GO) build -o bin/perf ./bench/perf
@@ -118,7 +123,8 @@ bench-smoke: deps bench-build
 screenshot: deps-shot build
 	./scripts/screenshot.sh $(BIN) docs
 
-# A desktop bundle, reviewer.tar.xz (usr/local/bin/reviewer, its .desktop
+# A desktop bundle, reviewer.tar.xz (usr/local/bin/reviewer and
+# reviewer-pdf, added by scripts/bundle-renderer.sh, the console's .desktop
 # entry and icon, named by the app id, and a Makefile that installs them for
 # one user or for all), by Fyne's packager from FyneApp.toml, around the
 # binary of `make build` (the packager's own build would compile Fyne again
@@ -134,6 +140,7 @@ package: build
 	$$($(GO) env GOPATH)/bin/fyne package --os linux --executable $(BIN); status=$$?; \
 		cp bin/FyneApp.toml.kept FyneApp.toml; rm -f bin/FyneApp.toml.kept; exit $$status
 	mv "TrustScreen Reviewer.tar.xz" reviewer.tar.xz
+	./scripts/bundle-renderer.sh reviewer.tar.xz $(PDFBIN)
 	PACKAGE_BUNDLE=$(CURDIR)/reviewer.tar.xz $(GO) test -count=1 -run Bundle .
 
 clean:

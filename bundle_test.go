@@ -13,7 +13,7 @@ import (
 )
 
 // TestBundle unpacks the desktop bundle of `make package` and checks what
-// a desktop needs of it: the binary, its .desktop entry (name, command,
+// a desktop needs of it: the binary and its PDF renderer, its .desktop entry (name, command,
 // icon, named by the app id) and its icon, all as FyneApp.toml says, and
 // the Makefile that installs it for one user. It runs when the bundle is
 // there (PACKAGE_BUNDLE, else reviewer.tar.xz here; `make package` runs
@@ -48,6 +48,14 @@ func TestBundle(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(out), m.Details.Name+" "+m.Details.Version+" (build ") {
 		t.Fatalf("%s --version: %q %v", bin, out, err)
 	}
+	// The PDF renderer, beside the console (where the console looks).
+	pdfBin := filepath.Join(root, "usr", "local", "bin", "reviewer-pdf")
+	if fi, err := os.Stat(pdfBin); err != nil || fi.Mode().Perm()&0o111 == 0 {
+		t.Fatalf("the PDF renderer: %v %v", fi, err)
+	}
+	if out, err := exec.Command(pdfBin, "-h").CombinedOutput(); err != nil || !strings.Contains(string(out), "PDF renderer of "+m.Details.Name) {
+		t.Fatalf("%s -h: %q %v", pdfBin, out, err)
+	}
 	desktop := filepath.Join(root, "usr", "local", "share", "applications", id+".desktop")
 	entry := readDesktopEntry(t, desktop)
 	want := map[string]string{"Type": "Application", "Name": m.Details.Name, "Exec": "reviewer", "Icon": id,
@@ -80,7 +88,7 @@ func TestBundle(t *testing.T) {
 	if installed["Exec"] != filepath.Join(home, ".local", "bin", "reviewer") {
 		t.Fatalf("installed entry runs %q", installed["Exec"])
 	}
-	for _, p := range []string{filepath.Join(home, ".local", "bin", "reviewer"), filepath.Join(home, ".local", "share", "icons", id+".png")} {
+	for _, p := range []string{filepath.Join(home, ".local", "bin", "reviewer"), filepath.Join(home, ".local", "bin", "reviewer-pdf"), filepath.Join(home, ".local", "share", "icons", id+".png")} {
 		if _, err := os.Stat(p); err != nil {
 			t.Fatal(err)
 		}

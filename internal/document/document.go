@@ -8,8 +8,11 @@
 // small file that claims to be huge never allocates its claim. A damaged,
 // truncated or lying file returns an error (never a panic, never a partial
 // picture); nothing is written to disk. PDF pages are drawn by PDFium in
-// WebAssembly (pdf.go), loaded only when a PDF is first looked at, bounded
-// in time by the caller's context and in memory by the runtime's limit.
+// WebAssembly in a child process, the reviewer-pdf program (pdf.go; the
+// renderer itself is the pdfium package, which only that program links),
+// started only when a PDF is first looked at, bounded in time by the PDF
+// time limit and the caller's context (the child is killed) and in memory
+// by its address-space and WebAssembly limits.
 //
 // The package knows nothing of Fyne: the window scales pictures to its view
 // with Fit, off its UI goroutine; fuzzing and benchmarks run here.
@@ -60,6 +63,9 @@ type Limits struct {
 	// REVIEWER_PDF_RENDERER_CACHE ("off": none); by default in the user's
 	// cache folder.
 	RendererCache string
+	// Renderer is where the PDF renderer (reviewer-pdf) is when it is not
+	// beside the console's executable: REVIEWER_PDF_RENDERER.
+	Renderer string
 }
 
 // Defaults.
@@ -70,8 +76,6 @@ const (
 	// MaxBytes is the largest file the console takes from the service
 	// (the contract's limit), whatever it declared.
 	MaxBytes = 10 << 20
-	// pdfDPI is the resolution a PDF page is drawn at for 100 %.
-	pdfDPI = 150
 )
 
 // DefaultLimits are the limits with no environment.
@@ -111,6 +115,7 @@ func LimitsFrom(lookup func(string) (string, bool)) (Limits, error) {
 	default:
 		l.RendererCache = v
 	}
+	l.Renderer = strings.TrimSpace(getenv("REVIEWER_PDF_RENDERER"))
 	if v := strings.TrimSpace(getenv("REVIEWER_PDF_MEMORY_MIB")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 64 || n > 4096 {
@@ -160,6 +165,8 @@ const (
 	KindUnsupported
 	KindTimeout
 	KindRenderer
+	// KindNoRenderer: the PDF renderer is not installed.
+	KindNoRenderer
 )
 
 // Targets for errors.Is.
@@ -170,6 +177,7 @@ var (
 	ErrUnsupported = &Error{Kind: KindUnsupported}
 	ErrTimeout     = &Error{Kind: KindTimeout}
 	ErrRenderer    = &Error{Kind: KindRenderer}
+	ErrNoRenderer  = &Error{Kind: KindNoRenderer}
 )
 
 func failf(k Kind, format string, a ...any) error {

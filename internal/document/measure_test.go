@@ -2,6 +2,7 @@ package document
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -15,9 +16,13 @@ func TestMeasurePDFRenderer(t *testing.T) {
 		t.Skip("REVIEWER_MEASURE=1 measures the PDF renderer's start")
 	}
 	ctx := context.Background()
-	rss0 := rss(t)
+	lim := pdfLimits(t)
+	lim.RendererCache = os.Getenv("REVIEWER_MEASURE_CACHE")
+	forgetRenderer()
+	defer forgetRenderer()
+	rss0 := rss("self", "VmRSS:")
 	t0 := time.Now()
-	d, err := Open(ctx, PDF, twoPagePDF(), Limits{RendererCache: os.Getenv("REVIEWER_MEASURE_CACHE")})
+	d, err := Open(ctx, PDF, twoPagePDF(), lim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,18 +36,21 @@ func TestMeasurePDFRenderer(t *testing.T) {
 	if _, err := d.Page(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("first PDF opened (renderer start + page count) in %v; page 1 drawn in %v, page 2 in %v; RSS %s -> %s",
-		start.Round(time.Millisecond), page.Round(time.Millisecond), time.Since(t2).Round(time.Millisecond), rss0, rss(t))
+	renderer.mu.Lock()
+	pid := renderer.child.cmd.Process.Pid
+	renderer.mu.Unlock()
+	t.Logf("first PDF opened (renderer start + page count) in %v; page 1 drawn in %v, page 2 in %v; the console's RSS %s -> %s; the renderer's peak RSS %s",
+		start.Round(time.Millisecond), page.Round(time.Millisecond), time.Since(t2).Round(time.Millisecond), rss0, rss("self", "VmRSS:"), rss(fmt.Sprint(pid), "VmHWM:"))
 }
 
-func rss(t *testing.T) string {
-	b, err := os.ReadFile("/proc/self/status")
+func rss(pid, field string) string {
+	b, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
 		return "?"
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "VmRSS:") {
-			return strings.TrimSpace(strings.TrimPrefix(l, "VmRSS:"))
+		if strings.HasPrefix(l, field) {
+			return strings.TrimSpace(strings.TrimPrefix(l, field))
 		}
 	}
 	return "?"

@@ -1,52 +1,171 @@
 package document
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"image"
 	"io"
 	"math"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"sync"
+	"syscall"
+	"time"
 
-	"github.com/klippa-app/go-pdfium"
-	"github.com/klippa-app/go-pdfium/references"
-	"github.com/klippa-app/go-pdfium/requests"
-	"github.com/klippa-app/go-pdfium/webassembly"
-	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
-	"github.com/tetratelabs/wazero/experimental"
+	"github.com/trustscreen/reviewer/internal/document/pdfproto"
 )
 
-// The PDF renderer: PDFium compiled to WebAssembly, run by wazero (no
-// system package, no cgo). It is started the first time a PDF is looked at
-// (compiling the module takes seconds and tens of MB, which a session that
-// shows no PDF never pays), then kept for the process. Its memory is
-// bounded by the runtime's page limit, and each call by a context: when
-// the context ends, the instance is killed (the runtime closes the module
-// on its context) and a fresh one is made for the next call.
+// The PDF renderer is a program of its own, reviewer-pdf (cmd/reviewer-pdf:
+// PDFium in WebAssembly), so that the console's binary does not carry its
+// 14 MB of code into every window. It is started the first time a PDF is
+// looked at, then kept for the process, and talked to on its stdin and
+// stdout (pdfproto). Each page is drawn under the PDF time limit: when it
+// passes, the child is killed and a fresh one is started for the next
+// page. A crash, an early end or an answer outside the protocol is a
+// damaged or unreadable PDF, and the child is dropped. It gets no
+// environment (the API token stays here), no file but its compiled-code
+// cache folder, and answers at most what was asked: a page within the
+// pixel limit.
+
+// RendererName is the PDF renderer's executable.
+const RendererName = "reviewer-pdf"
+
+// rendererStartLimit bounds the renderer's start when no caller waits any
+// more (compiling PDFium without its cache takes some 30 s on a loaded
+// machine).
+const rendererStartLimit = 3 * time.Minute
+
 var renderer struct {
 	mu       sync.Mutex
-	pool     pdfium.Pool
+	child    *child
 	starting chan struct{} // closed when the start in flight ends
 	err      error         // why the last start failed
+	// busy holds the one exchange in flight: the child answers one
+	// request at a time.
+	busy chan struct{}
 }
 
-// pdfiumPool starts the renderer once: callers wait for the one start in
-// flight (or their ctx), and a failed start is tried again on the next PDF.
-func pdfiumPool(ctx context.Context, lim Limits) (pdfium.Pool, error) {
-	renderer.mu.Lock()
-	if p := renderer.pool; p != nil {
-		renderer.mu.Unlock()
-		return p, nil
+func init() { renderer.busy = make(chan struct{}, 1) }
+
+// child is one running renderer.
+type child struct {
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Reader
+	gone chan struct{} // closed when the process has ended
+	kill sync.Once
+}
+
+func (c *child) stop() {
+	c.kill.Do(func() {
+		c.in.Close()
+		c.cmd.Process.Kill()
+	})
+}
+
+func (c *child) ended() bool {
+	select {
+	case <-c.gone:
+		return true
+	default:
+		return false
 	}
+}
+
+// rendererPath finds reviewer-pdf: beside the console's own executable,
+// then at REVIEWER_PDF_RENDERER (Limits.Renderer). "" when it is neither.
+func rendererPath(lim Limits) string {
+	if exe, err := os.Executable(); err == nil {
+		if p := filepath.Join(filepath.Dir(exe), RendererName); isProgram(p) {
+			return p
+		}
+	}
+	if lim.Renderer != "" && isProgram(lim.Renderer) {
+		return lim.Renderer
+	}
+	return ""
+}
+
+func isProgram(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+var errNoRenderer = failf(KindNoRenderer, "PDF pages cannot be shown: the PDF renderer (%s) is not installed", RendererName)
+
+// startChild runs the renderer and waits for its ready line.
+func startChild(path string, lim Limits) (*child, error) {
+	args := []string{"-memory-mib", strconv.Itoa(lim.PDFMemoryMiB)}
+	if lim.RendererCache != "" {
+		args = append(args, "-cache", lim.RendererCache)
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Env = []string{} // nothing of the console's environment, its token least of all
+	cmd.Dir = "/"
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // it ends with the console
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c := &child{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 256<<10), gone: make(chan struct{})}
+	go func() { cmd.Wait(); close(c.gone) }()
+	ready := make(chan error, 1)
+	go func() {
+		line, err := pdfproto.ReadLine(c.out)
+		if err == nil && line != pdfproto.Ready {
+			err = errors.New("it did not start")
+		}
+		ready <- err
+	}()
+	t := time.NewTimer(rendererStartLimit)
+	defer t.Stop()
+	select {
+	case err = <-ready:
+	case <-t.C:
+		err = errors.New("it took too long to start")
+	}
+	if err != nil {
+		c.stop()
+		if err == io.EOF {
+			err = errors.New("it ended at its start")
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+// runningChild returns the renderer, starting it once: callers wait for the
+// one start in flight (or their ctx), and a failed start is tried again on
+// the next PDF.
+func runningChild(ctx context.Context, lim Limits) (*child, error) {
+	renderer.mu.Lock()
+	if c := renderer.child; c != nil && !c.ended() {
+		renderer.mu.Unlock()
+		return c, nil
+	}
+	renderer.child = nil
 	if renderer.starting == nil {
+		path := rendererPath(lim)
+		if path == "" {
+			renderer.mu.Unlock()
+			return nil, errNoRenderer
+		}
 		ch := make(chan struct{})
 		renderer.starting = ch
 		go func() {
-			p, err := startRenderer(lim)
+			c, err := startChild(path, lim)
 			renderer.mu.Lock()
-			renderer.pool, renderer.err, renderer.starting = p, err, nil
+			renderer.child, renderer.err, renderer.starting = c, err, nil
 			renderer.mu.Unlock()
 			close(ch)
 		}()
@@ -56,38 +175,25 @@ func pdfiumPool(ctx context.Context, lim Limits) (pdfium.Pool, error) {
 	select {
 	case <-ch:
 		renderer.mu.Lock()
-		p, err := renderer.pool, renderer.err
+		c, err := renderer.child, renderer.err
 		renderer.mu.Unlock()
-		if p == nil {
+		if c == nil {
 			return nil, failf(KindRenderer, "The PDF renderer could not start: %v", err)
 		}
-		return p, nil
+		return c, nil
 	case <-ctx.Done():
 		return nil, ctxError(ctx) // the start goes on, for the next PDF
 	}
 }
 
-func startRenderer(lim Limits) (pdfium.Pool, error) {
-	rc := wazero.NewRuntimeConfig()
-	if lim.RendererCache != "" && privateDir(lim.RendererCache) {
-		// Compiled once, then loaded: seconds and a few hundred MB of
-		// compiling saved on every later start.
-		if cache, err := wazero.NewCompilationCacheWithDir(lim.RendererCache); err == nil {
-			rc = rc.WithCompilationCache(cache)
-		}
+// drop forgets c (killed) so that the next PDF starts a fresh renderer.
+func drop(c *child) {
+	c.stop()
+	renderer.mu.Lock()
+	if renderer.child == c {
+		renderer.child = nil
 	}
-	return webassembly.Init(webassembly.Config{
-		MinIdle: 0, MaxIdle: 1, MaxTotal: 2,
-		RuntimeConfig: rc.
-			// PDFium's setjmp/longjmp are WebAssembly exceptions.
-			WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
-			WithMemoryLimitPages(uint32(lim.PDFMemoryMiB) * 16). // 64 KiB pages
-			WithCloseOnContextDone(true),
-		// No file system at all (the library's default mounts "/"): the
-		// document is handed over as bytes.
-		FSConfig: wazero.NewFSConfig(),
-		Stdout:   io.Discard, Stderr: io.Discard,
-	})
+	renderer.mu.Unlock()
 }
 
 func ctxError(ctx context.Context) error {
@@ -97,104 +203,137 @@ func ctxError(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// withInstance runs fn on a renderer instance under ctx and the PDF time
-// limit; when either ends first, the instance is killed so that a hostile
-// PDF cannot keep the CPU.
-func withInstance(ctx context.Context, lim Limits, fn func(pdfium.Pdfium) error) error {
-	pool, err := pdfiumPool(ctx, lim)
-	if err != nil {
-		return err
+var errUnreadable = failf(KindDamaged, "The file is damaged or unreadable: the PDF renderer stopped on it.")
+
+// exchange runs one request on the renderer under ctx and the PDF time
+// limit. When the limit or ctx's deadline passes first, the child is
+// killed so that a hostile PDF cannot keep the CPU; when ctx is cancelled
+// (the reviewer moved on), the page is left to finish, within the limit,
+// so that the next PDF does not pay a new start.
+func exchange(ctx context.Context, lim Limits, fn func(c *child) error) error {
+	if err := ctx.Err(); err != nil {
+		return ctxError(ctx)
 	}
-	ctx, cancel := context.WithTimeout(ctx, lim.PDFTimeout)
-	defer cancel()
-	inst, err := pool.GetInstanceWithContext(ctx)
+	select {
+	case renderer.busy <- struct{}{}:
+	case <-ctx.Done():
+		return ctxError(ctx)
+	}
+	c, err := runningChild(ctx, lim)
 	if err != nil {
-		if ctx.Err() != nil {
-			return ctxError(ctx)
-		}
-		return failf(KindRenderer, "The PDF renderer is not available.")
+		<-renderer.busy
+		return err
 	}
 	done := make(chan error, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- failf(KindDamaged, "The file is damaged: the PDF renderer gave up on it.")
-			}
-		}()
-		done <- fn(inst)
-	}()
+	go func() { done <- fn(c) }()
+	limit := time.NewTimer(lim.PDFTimeout)
+	finish := func(err error) error {
+		limit.Stop()
+		if _, refused := AsError(err); err != nil && !refused {
+			// The pipe broke, the child died, or it answered garbage.
+			drop(c)
+			err = errUnreadable
+		}
+		<-renderer.busy
+		return err
+	}
 	select {
 	case err := <-done:
-		inst.Close()
-		return err
+		return finish(err)
+	case <-limit.C:
+		drop(c)
+		<-done // the pipes are closed: the exchange ends
+		<-renderer.busy
+		return failf(KindTimeout, "Refused: the PDF took too long to draw.")
 	case <-ctx.Done():
-		inst.Kill()
-		<-done // the module is closed: the call returns with an error
-		return ctxError(ctx)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			drop(c)
+			<-done
+			<-renderer.busy
+			return ctxError(ctx)
+		}
+		go func() {
+			select {
+			case err := <-done:
+				finish(err)
+			case <-limit.C:
+				drop(c)
+				<-done
+				<-renderer.busy
+			}
+		}()
+		return ctx.Err()
 	}
 }
 
-func openPDF(inst pdfium.Pdfium, data []byte) (references.FPDF_DOCUMENT, func(), error) {
-	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
-	if err != nil {
-		return "", nil, failf(KindDamaged, "The file is damaged: it cannot be opened as a PDF.")
+// refusal maps an "error" line of the renderer to the reviewer's words;
+// any other line is garbage.
+func refusal(line string, page int) error {
+	switch pdfproto.ErrorKind(line) {
+	case pdfproto.KindUnopenable:
+		return failf(KindDamaged, "The file is damaged: it cannot be opened as a PDF.")
+	case pdfproto.KindNoPages:
+		return failf(KindDamaged, "The file is damaged: the PDF has no page.")
+	case pdfproto.KindNoSize:
+		return failf(KindDamaged, "The file is damaged: page %d has no size.", page+1)
+	case pdfproto.KindUndrawable:
+		return failf(KindDamaged, "The file is damaged: page %d cannot be drawn.", page+1)
+	case pdfproto.KindTooLarge:
+		return failf(KindTooLarge, "Refused: the file is over 10 MiB.")
 	}
-	return doc.Document, func() { inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document}) }, nil
+	return pdfproto.ErrGarbage
 }
 
 // pdfPages counts a PDF's pages; a PDF with none is damaged.
 func pdfPages(ctx context.Context, data []byte, lim Limits) (int, error) {
 	var n int
-	err := withInstance(ctx, lim, func(inst pdfium.Pdfium) error {
-		doc, closeDoc, err := openPDF(inst, data)
+	err := exchange(ctx, lim, func(c *child) error {
+		if err := pdfproto.WritePages(c.in, data); err != nil {
+			return err
+		}
+		line, err := pdfproto.ReadLine(c.out)
 		if err != nil {
 			return err
 		}
-		defer closeDoc()
-		c, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc})
-		if err != nil || c.PageCount < 1 {
+		f, err := pdfproto.Fields(line, "pages", 1, math.MaxInt32)
+		if err != nil {
+			return refusal(line, 0)
+		}
+		if f[0] < 1 {
 			return failf(KindDamaged, "The file is damaged: the PDF has no page.")
 		}
-		n = c.PageCount
+		n = int(f[0])
 		return nil
 	})
 	return n, err
 }
 
 // pdfPage draws page i at 150 dpi, smaller when that would exceed the pixel
-// limit or 8192 pixels a side, into a picture of the process's own memory.
+// limit or 8192 pixels a side. The child may answer no more than that: a
+// larger size is garbage, refused before anything is allocated.
 func pdfPage(ctx context.Context, data []byte, i int, lim Limits) (image.Image, error) {
 	var out *image.RGBA
-	err := withInstance(ctx, lim, func(inst pdfium.Pdfium) error {
-		doc, closeDoc, err := openPDF(inst, data)
+	err := exchange(ctx, lim, func(c *child) error {
+		if err := pdfproto.WritePage(c.in, i, lim.MaxPixels, data); err != nil {
+			return err
+		}
+		line, err := pdfproto.ReadLine(c.out)
 		if err != nil {
 			return err
 		}
-		defer closeDoc()
-		size, err := inst.GetPageSize(&requests.GetPageSize{Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}}})
-		if err != nil || !(size.Width > 0) || !(size.Height > 0) || math.IsInf(size.Width, 0) || math.IsInf(size.Height, 0) {
-			return failf(KindDamaged, "The file is damaged: page %d has no size.", i+1)
-		}
-		w, h := size.Width*pdfDPI/72, size.Height*pdfDPI/72 // points to pixels
-		scale := 1.0
-		if px := w * h; px > float64(lim.MaxPixels) {
-			scale = math.Sqrt(float64(lim.MaxPixels) / px)
-		}
-		scale = math.Min(scale, math.Min(8192/w, 8192/h))
-		pw, ph := max(1, int(w*scale)), max(1, int(h*scale))
-		r, err := inst.RenderPageInPixels(&requests.RenderPageInPixels{
-			Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}}, Width: pw, Height: ph})
+		f, err := pdfproto.Fields(line, "page", 2, maxPageSide)
 		if err != nil {
-			return failf(KindDamaged, "The file is damaged: page %d cannot be drawn.", i+1)
+			return refusal(line, i)
 		}
-		defer r.Cleanup()
-		img := r.Result.Image
-		if img == nil {
-			return failf(KindDamaged, "The file is damaged: page %d cannot be drawn.", i+1)
+		w, h := int(f[0]), int(f[1])
+		if w < 1 || h < 1 || int64(w)*int64(h) > lim.MaxPixels {
+			return pdfproto.ErrGarbage
 		}
-		// The picture lives in the module's memory until Cleanup: copy it.
-		out = image.NewRGBA(img.Bounds())
-		copy(out.Pix, img.Pix)
+		img := image.NewRGBA(image.Rect(0, 0, w, h))
+		if _, err := io.ReadFull(c.out, img.Pix); err != nil {
+			return err
+		}
+		out = img
 		return nil
 	})
 	if err != nil {
@@ -203,20 +342,14 @@ func pdfPage(ctx context.Context, data []byte, i int, lim Limits) (image.Image, 
 	return out, nil
 }
 
-// RendererStarted reports whether the PDF renderer has been started (the
+// maxPageSide is the most pixels a drawn page has on a side (with one for
+// the renderer's rounding).
+const maxPageSide = 8192 + 1
+
+// RendererStarted reports whether the PDF renderer is running (the
 // window's start must not pay for it).
 func RendererStarted() bool {
 	renderer.mu.Lock()
 	defer renderer.mu.Unlock()
-	return renderer.pool != nil
-}
-
-// privateDir makes dir (0700) and reports whether only this user may write
-// to it: the renderer runs the machine code it finds there.
-func privateDir(dir string) bool {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return false
-	}
-	fi, err := os.Stat(dir)
-	return err == nil && fi.IsDir() && fi.Mode().Perm()&0o022 == 0
+	return renderer.child != nil && !renderer.child.ended()
 }

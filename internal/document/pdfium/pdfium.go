@@ -1,0 +1,267 @@
+// Package pdfium draws PDF pages with PDFium compiled to WebAssembly, run
+// by wazero (no system package, no cgo), and serves them on the protocol of
+// pdfproto. Only the PDF renderer's own executable (cmd/reviewer-pdf)
+// imports it: its bindings and the runtime are some 14 MB of code that
+// would otherwise be resident in every console window, PDF or not.
+//
+// The renderer has no file system (the library's default mounts "/"; the
+// document is handed over as bytes), its WebAssembly memory is capped, and
+// it reads nothing from disk but its own compiled-code cache folder.
+package pdfium
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"image"
+	"io"
+	"math"
+	"os"
+	"time"
+
+	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/references"
+	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/klippa-app/go-pdfium/webassembly"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/trustscreen/reviewer/internal/document/pdfproto"
+)
+
+// DPI is the resolution a page is drawn at for 100 %.
+const DPI = 150
+
+// MaxSide is the most pixels a drawn page has on a side.
+const MaxSide = 8192
+
+// Config is what the renderer needs at its start.
+type Config struct {
+	// MemoryMiB caps the WebAssembly memory.
+	MemoryMiB int
+	// CacheDir keeps the compiled machine code between runs ("" none);
+	// used only when it is a folder no other user may write to.
+	CacheDir string
+}
+
+// Renderer is one started PDFium instance.
+type Renderer struct {
+	pool pdfium.Pool
+	inst pdfium.Pdfium
+}
+
+// Start compiles (or loads from the cache folder) and starts PDFium.
+func Start(cfg Config) (*Renderer, error) {
+	if cfg.MemoryMiB <= 0 {
+		return nil, errors.New("no memory limit")
+	}
+	rc := wazero.NewRuntimeConfig()
+	if cfg.CacheDir != "" && privateDir(cfg.CacheDir) {
+		// Compiled once, then loaded: seconds and a few hundred MB of
+		// compiling saved on every later start.
+		if cache, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir); err == nil {
+			rc = rc.WithCompilationCache(cache)
+		}
+	}
+	pool, err := webassembly.Init(webassembly.Config{
+		MinIdle: 1, MaxIdle: 1, MaxTotal: 1,
+		RuntimeConfig: rc.
+			// PDFium's setjmp/longjmp are WebAssembly exceptions.
+			WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
+			WithMemoryLimitPages(uint32(cfg.MemoryMiB) * 16), // 64 KiB pages
+		// No file system at all: the document is handed over as bytes.
+		FSConfig: wazero.NewFSConfig(),
+		Stdout:   io.Discard, Stderr: io.Discard,
+	})
+	if err != nil {
+		return nil, err
+	}
+	inst, err := pool.GetInstance(time.Minute)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &Renderer{pool: pool, inst: inst}, nil
+}
+
+// Close ends the renderer.
+func (r *Renderer) Close() {
+	r.inst.Close()
+	r.pool.Close()
+}
+
+// refusal is a kind of pdfproto's, for a document the renderer refuses.
+type refusal string
+
+func (k refusal) Error() string { return string(k) }
+
+func (r *Renderer) open(data []byte) (references.FPDF_DOCUMENT, func(), error) {
+	doc, err := r.inst.OpenDocument(&requests.OpenDocument{File: &data})
+	if err != nil {
+		return "", nil, refusal(pdfproto.KindUnopenable)
+	}
+	return doc.Document, func() { r.inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document}) }, nil
+}
+
+// Pages counts a PDF's pages; a PDF with none is refused.
+func (r *Renderer) Pages(data []byte) (int, error) {
+	doc, closeDoc, err := r.open(data)
+	if err != nil {
+		return 0, err
+	}
+	defer closeDoc()
+	c, err := r.inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc})
+	if err != nil || c.PageCount < 1 {
+		return 0, refusal(pdfproto.KindNoPages)
+	}
+	return c.PageCount, nil
+}
+
+// Page draws page i at 150 dpi, smaller when that would exceed maxPixels
+// or MaxSide pixels a side.
+func (r *Renderer) Page(data []byte, i int, maxPixels int64) (*image.RGBA, error) {
+	doc, closeDoc, err := r.open(data)
+	if err != nil {
+		return nil, err
+	}
+	defer closeDoc()
+	page := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}}
+	size, err := r.inst.GetPageSize(&requests.GetPageSize{Page: page})
+	if err != nil || !(size.Width > 0) || !(size.Height > 0) || math.IsInf(size.Width, 0) || math.IsInf(size.Height, 0) {
+		return nil, refusal(pdfproto.KindNoSize)
+	}
+	pw, ph := PixelSize(size.Width, size.Height, maxPixels)
+	res, err := r.inst.RenderPageInPixels(&requests.RenderPageInPixels{Page: page, Width: pw, Height: ph})
+	if err != nil {
+		return nil, refusal(pdfproto.KindUndrawable)
+	}
+	defer res.Cleanup()
+	img := res.Result.Image
+	// PDFium rounds the size it was asked for (620 × 874 for 875): no
+	// larger, never empty.
+	if img == nil {
+		return nil, refusal(pdfproto.KindUndrawable)
+	}
+	w, h := img.Bounds().Dx(), img.Bounds().Dy()
+	if w < 1 || h < 1 || w > pw+1 || h > ph+1 || int64(w)*int64(h) > maxPixels {
+		return nil, refusal(pdfproto.KindUndrawable)
+	}
+	// The picture lives in the module's memory until Cleanup: copy it.
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		copy(out.Pix[y*out.Stride:y*out.Stride+w*4], img.Pix[img.PixOffset(img.Rect.Min.X, img.Rect.Min.Y+y):])
+	}
+	return out, nil
+}
+
+// PixelSize is a page of w × h points drawn at DPI, scaled down to within
+// maxPixels and MaxSide a side.
+func PixelSize(w, h float64, maxPixels int64) (int, int) {
+	w, h = w*DPI/72, h*DPI/72 // points to pixels
+	scale := 1.0
+	if px := w * h; px > float64(maxPixels) {
+		scale = math.Sqrt(float64(maxPixels) / px)
+	}
+	scale = math.Min(scale, math.Min(MaxSide/w, MaxSide/h))
+	return max(1, int(w*scale)), max(1, int(h*scale))
+}
+
+// Serve answers requests from in on out until in ends (the console is
+// gone or done with the renderer). Each request's PDF is read whole into
+// memory (at most pdfproto.MaxInput bytes) and dropped after the answer;
+// nothing is written anywhere but out. A request that is not of the
+// protocol ends the service with an error: the console starts a fresh
+// renderer.
+func Serve(r *Renderer, in io.Reader, out io.Writer) error {
+	br := bufio.NewReaderSize(in, 64<<10)
+	bw := bufio.NewWriterSize(out, 256<<10)
+	if _, err := fmt.Fprintln(bw, pdfproto.Ready); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	for {
+		line, err := pdfproto.ReadLine(br)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var data []byte
+		var f []int64
+		if f, err = pdfproto.Fields(line, "pages", 1, math.MaxInt32); err == nil {
+			if data, err = body(br, bw, f[0]); err != nil {
+				return err
+			}
+			if data != nil {
+				n, err := r.Pages(data)
+				answer(bw, err, func() { fmt.Fprintf(bw, "pages %d\n", n) })
+			}
+		} else if f, err = pdfproto.Fields(line, "page", 3, math.MaxInt64); err == nil {
+			if data, err = body(br, bw, f[2]); err != nil {
+				return err
+			}
+			if data != nil {
+				if f[0] > math.MaxInt32 || f[1] < 1 {
+					answer(bw, refusal(pdfproto.KindBadRequest), nil)
+				} else {
+					img, err := r.Page(data, int(f[0]), f[1])
+					answer(bw, err, func() {
+						b := img.Bounds()
+						fmt.Fprintf(bw, "page %d %d\n", b.Dx(), b.Dy())
+						bw.Write(img.Pix)
+					})
+				}
+			}
+		} else {
+			fmt.Fprintf(bw, "error %s\n", pdfproto.KindBadRequest)
+			bw.Flush()
+			return fmt.Errorf("not a request of the protocol")
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+	}
+}
+
+// body reads a request's n bytes of PDF; over the limit, it reads and drops
+// them, answers the refusal and returns nil.
+func body(br *bufio.Reader, bw *bufio.Writer, n int64) ([]byte, error) {
+	if n > pdfproto.MaxInput {
+		if _, err := io.CopyN(io.Discard, br, n); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(bw, "error %s\n", pdfproto.KindTooLarge)
+		return nil, nil
+	}
+	data := make([]byte, n)
+	if _, err := io.ReadFull(br, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+func answer(bw *bufio.Writer, err error, ok func()) {
+	var k refusal
+	switch {
+	case err == nil:
+		ok()
+	case errors.As(err, &k):
+		fmt.Fprintf(bw, "error %s\n", string(k))
+	default:
+		fmt.Fprintf(bw, "error %s\n", pdfproto.KindUndrawable)
+	}
+}
+
+// privateDir makes dir (0700) and reports whether only this user may write
+// to it: the renderer runs the machine code it finds there.
+func privateDir(dir string) bool {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return false
+	}
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir() && fi.Mode().Perm()&0o022 == 0
+}
