@@ -1,14 +1,20 @@
 package ui
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/screenapi"
 )
 
 // The line in the document's place ("Loading the document…", or why it
@@ -47,5 +53,90 @@ func TestTheDocumentsLineReadsAcrossThePanel(t *testing.T) {
 		if strings.Contains(pv.line.Text, "\n") {
 			t.Fatalf("%s: %q", id, pv.line.Text)
 		}
+	}
+}
+
+// Two reviewers on one reference service: after ben's upload of a file
+// that the service cannot read, the item needs a reviewer again, and
+// ana's next sync in the window says so: whether she had the item in view
+// or not, and when her own note on it (a claim, the note, a read of the
+// item: each answer written to her cache) brought the change in first.
+func TestBensChangeIsNewsInAnasWindow(t *testing.T) {
+	for _, mode := range []string{"away", "looking", "noting"} {
+		t.Run(mode, func(t *testing.T) {
+			srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Reviewers: screenapi.DemoReviewers()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(srv.Close)
+			toks := map[string]string{}
+			for _, r := range screenapi.DemoReviewers() {
+				toks[r.Name] = r.Token
+			}
+			ana, ben := realReviewer(t, srv, "ana", toks["ana"]), realReviewer(t, srv, "ben", toks["ben"])
+			t.Setenv("LANG", "en_US.UTF-8")
+			a := test.NewTempApp(t)
+			w := test.NewTempWindow(t, nil)
+			w.Resize(fyne.NewSize(1280, 800))
+			c := NewConsole(w, ana, Options{Prefs: a.Preferences(), Documents: ana})
+			ft := &fakeTimers{c: c}
+			c.panel.team.after = ft.after
+			c.apply(c.reload)
+			c.Settle()
+			t.Cleanup(func() { c.Settle(); c.Close() })
+			ctx := context.Background()
+
+			id := srv.FindCode("DECODE_FAILED")
+			if res, err := ben.RequestFile(ctx, id, "Please send a sharper photo."); err != nil || res.Action.State != policy.ActionDone {
+				t.Fatalf("ben's file request: %+v %v", res, err)
+			}
+			c.apply(c.onSync)
+			c.Settle()
+			if c.strip.news.Visible() {
+				t.Fatalf("news after ben's request: %q", c.strip.news.Text)
+			}
+			if mode != "away" { // ana has the item on screen, waiting for its file
+				c.apply(func() { c.batches.all.SetChecked(true) })
+				c.Settle()
+				row := -1
+				c.apply(func() {
+					for i, r := range c.items.rows {
+						if r.ID == id {
+							row = i
+						}
+					}
+				})
+				if row < 0 {
+					t.Fatalf("%s is not listed", id)
+				}
+				c.apply(func() { c.items.move(row - c.items.row) })
+				c.Settle()
+				if c.panel.itemID != id {
+					t.Fatalf("ana is on %q, not %s", c.panel.itemID, id)
+				}
+			}
+			srv.Script(id, screenapi.Outcome{Code: "DECODE_FAILED"})
+			if res, err := ben.Replace(ctx, id, "scan.png", cardPNG(t, 30, 20, blue)); err != nil || res.Action.State != policy.ActionDone {
+				t.Fatalf("ben's upload: %+v %v", res, err)
+			}
+			// What the window does between syncs while she looks: the
+			// claims' timers run out, the panel is drawn again.
+			ft.fire(ana.ClaimDwell())
+			c.apply(c.reload)
+			c.Settle()
+			if mode == "noting" {
+				test.Type(c.panel.team.entry, "The customer says the new scan is on its way.")
+				test.Tap(c.panel.team.add)
+				c.Settle()
+				if n := srv.Arrivals(screenapi.EPNote); n != 1 {
+					t.Fatalf("%d notes arrived", n)
+				}
+			}
+			c.apply(c.onSync)
+			c.Settle()
+			if !c.strip.news.Visible() || c.strip.news.Text != "1 new item needs you: show it" || fmt.Sprint(c.strip.newIDs) != fmt.Sprint([]string{id}) {
+				t.Fatalf("after ben's upload came back unreadable: news visible %v %q %v, want %s", c.strip.news.Visible(), c.strip.news.Text, c.strip.newIDs, id)
+			}
+		})
 	}
 }
