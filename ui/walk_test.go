@@ -140,3 +140,32 @@ func TestBensChangeIsNewsInAnasWindow(t *testing.T) {
 		})
 	}
 }
+
+// With no widget focused (the window as it opens), the keys that jump in
+// the items work as the sheet says, as they do once the table has the
+// focus: the window's own key handler knew only ↑, ↓ and Enter.
+func TestTheJumpKeysWorkBeforeTheTableHasTheFocus(t *testing.T) {
+	var rows []review.ItemView
+	for i := range 40 {
+		rows = append(rows, errorItem(fmt.Sprintf("itm_%02d", i), "DECODE_FAILED"))
+	}
+	c := newTestConsole(t, &fakeWorkflow{items: rows})
+	if f := c.win.Canvas().Focused(); f != nil {
+		t.Fatalf("focused at start: %T", f)
+	}
+	at := func() int {
+		var r int
+		c.apply(func() { r = c.items.row })
+		return r
+	}
+	for _, step := range []struct {
+		key  fyne.KeyName
+		want int
+	}{{fyne.KeyEnd, 39}, {fyne.KeyHome, 0}, {fyne.KeyPageDown, 15}, {fyne.KeyPageUp, 0}, {fyne.KeyDown, 1}} {
+		c.apply(func() { pressOn(c.win, step.key) })
+		c.Settle()
+		if got := at(); got != step.want || c.panel.itemID != rows[step.want].ID {
+			t.Fatalf("%s: row %d (panel on %q), want %d", step.key, got, c.panel.itemID, step.want)
+		}
+	}
+}
