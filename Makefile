@@ -8,9 +8,9 @@ BIN     := bin/reviewer
 # Fyne (OpenGL, X11) and go-sqlite3 are cgo.
 DEB_BUILD := gcc pkg-config libgl1-mesa-dev xorg-dev
 # For screenshots: a virtual display, a screenshot tool, a way to press keys.
-DEB_SHOT  := xvfb imagemagick xdotool x11-utils
+DEB_SHOT  := xvfb imagemagick xdotool x11-utils jq
 # For the keyboard walk: the screenshot tools, and what reads its results.
-DEB_WALK  := $(DEB_SHOT) jq sqlite3
+DEB_WALK  := $(DEB_SHOT) sqlite3
 # For the performance suite: the sqlite3 shell (the listing's peer), a
 # virtual display and xev (the window's figures).
 DEB_BENCH := sqlite3 xvfb x11-utils
