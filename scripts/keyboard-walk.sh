@@ -61,6 +61,21 @@ waitfor() {
 # settle: the window draws what a key did (software GL, 2 loaded cores).
 settle() { sleep "${WALK_SETTLE:-1.5}"; }
 key() { xdotool key --delay 120 "$@"; }
+# opens KEY...: presses keys that open a dialog, and waits until the screen
+# shows something new (the dialog drawn) before anything is typed into it;
+# letters typed too early would reach the window, where they are commands.
+screen() { import -window root -depth 8 rgb:- | md5sum; }
+opens() {
+	local was end
+	was=$(screen)
+	key "$@"
+	end=$((SECONDS + limit))
+	until [ "$(screen)" != "$was" ]; do
+		[ $SECONDS -lt $end ] || fail "waited ${limit}s for $* to open a dialog"
+		sleep 0.2
+	done
+	settle
+}
 typed() { xdotool type --delay 40 "$1"; }
 
 Xvfb "$display" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
@@ -114,15 +129,13 @@ for line in "${todo[@]}"; do
 	what=${line#* }
 	settle
 	if [ "$what" = resubmit ]; then
-		key r
-		settle
+		opens r
 		shot "resubmit-$id"
 		key Return
 		done_resubmit() { item "$1" | jq -e '[.actions[] | select(.kind == "resubmit" and .state == "done")] | length == 1'; }
 		waitfor "the re-submission of $id" done_resubmit "$id"
 	else
-		key f
-		settle
+		opens f
 		key ctrl+a # the prefilled message goes; hers is typed
 		typed "$message1"
 		key Return # a new line, not a send
@@ -144,7 +157,7 @@ other=$(cli items --json | jq -r --arg b "$batch" '[.[] | select(.batch_id != $b
 [ "$other" != null ] || fail "no other batch with an item to snooze"
 customer=$(jq -r .customer_ref <<<"$other")
 snooze_id=$(jq -r .id <<<"$other")
-key ctrl+f
+opens ctrl+f # the search box takes the focus
 typed "$customer"
 settle
 shot "search-$customer"
@@ -157,8 +170,7 @@ for _ in $(seq "$row"); do key Down; done
 settle
 shot "search-opened-$snooze_id"
 reason="customer on holiday until Monday"
-key ctrl+shift+z
-settle
+opens ctrl+shift+z
 typed "$reason"
 key Tab Right # the day after the first one offered
 settle
@@ -174,8 +186,7 @@ shot snoozed
 view="Mine to do"
 key ctrl+1
 settle
-key ctrl+shift+v
-settle
+opens ctrl+shift+v
 typed "$view"
 shot save-view
 key Return
