@@ -188,3 +188,29 @@ func TestAKeyOnAHeldItemIsAnsweredInView(t *testing.T) {
 		t.Fatalf("the strip says %q, want who holds it (%q)", s, want)
 	}
 }
+
+// r, f or u on an item where that action is not offered says why, in the
+// strip, and opens nothing: the keys did nothing at all before, and a new
+// reviewer took them for broken.
+func TestAKeyWhoseActionIsNotOfferedSaysWhy(t *testing.T) {
+	c := newTestConsole(t, &fakeWorkflow{items: []review.ItemView{
+		scoredItem("itm_1", 20, policy.RecommendForward), errorItem("itm_2", "CLASSIFIER_TIMEOUT"),
+	}})
+	for _, k := range []struct {
+		row  int
+		key  string
+		want string
+	}{{0, "r", "nothing to re-submit"}, {0, "f", "a new file is requested only for an item in error"}, {1, "u", "re-submit it instead"}} {
+		c.apply(func() { c.items.move(k.row - c.items.row) })
+		c.Settle()
+		c.apply(func() { c.strip.say("") })
+		c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), k.key) })
+		c.Settle()
+		if top := c.win.Canvas().Overlays().Top(); top != nil {
+			t.Fatalf("%s opened a dialog", k.key)
+		}
+		if s := c.strip.pages.Text; !strings.Contains(s, k.want) {
+			t.Fatalf("%s on row %d: the strip says %q, want %q", k.key, k.row, s, k.want)
+		}
+	}
+}
