@@ -11,7 +11,9 @@ PDFBIN  := bin/reviewer-pdf
 # Fyne (OpenGL, X11) and go-sqlite3 are cgo.
 DEB_BUILD := gcc pkg-config libgl1-mesa-dev xorg-dev
 # For screenshots: a virtual display, a screenshot tool, a way to press keys.
-DEB_SHOT  := xvfb imagemagick xdotool x11-utils
+DEB_SHOT  := xvfb imagemagick xdotool x11-utils jq
+# For the keyboard walk: the screenshot tools, and what reads its results.
+DEB_WALK  := $(DEB_SHOT) sqlite3
 # For the performance suite: the sqlite3 shell (the listing's peer), a
 # virtual display and xev (the window's figures).
 DEB_BENCH := sqlite3 xvfb x11-utils
@@ -29,7 +31,7 @@ export CGO_ENABLED := 1
 # programs of `make bench` included, is built without it.
 export GOFLAGS := $(strip $(GOFLAGS) -tags=no_emoji)
 
-.PHONY: deps deps-shot deps-bench build demo test fuzz bench bench-build bench-smoke reliability screenshot package vet fmt-check clean
+.PHONY: deps deps-shot deps-bench build demo test fuzz bench bench-build bench-smoke reliability screenshot walk package vet fmt-check clean
 
 # Installs the Debian packages that are not there yet (as root, or with sudo).
 define apt_install
@@ -122,6 +124,15 @@ bench-smoke: deps bench-build
 
 screenshot: deps-shot build
 	./scripts/screenshot.sh $(BIN) docs
+
+# The keyboard-only walk (scripts/keyboard-walk.sh): a batch triaged, a
+# search, a file request, a snooze and a saved view with keys alone, in the
+# real window under Xvfb against demo-api, then checked through the command
+# line; a screenshot per step in WALK_SHOTS (default: a new temporary folder).
+WALK_SHOTS ?=
+walk: deps build
+	$(call apt_install,$(DEB_WALK))
+	./scripts/keyboard-walk.sh $(BIN) $(WALK_SHOTS)
 
 # A desktop bundle, reviewer.tar.xz (usr/local/bin/reviewer and
 # reviewer-pdf, added by scripts/bundle-renderer.sh, the console's .desktop

@@ -126,7 +126,7 @@ func (s *Service) claimOutcome(ctx context.Context, itemID, op string, it policy
 		if it.Claim != nil {
 			detail = "until " + policy.UntilText(it.Claim.ExpiresAt, s.now())
 		}
-		return it, s.db.ApplyItem(rctx, it, s.who(), op+": done", detail)
+		return it, s.applyAnswered(rctx, it, s.who(), op+": done", detail)
 	}
 	if client.IsNotOffered(err) {
 		s.setVersion(rctx, "1.0")
@@ -136,7 +136,7 @@ func (s *Service) claimOutcome(ctx context.Context, itemID, op string, it policy
 	var detail string
 	err = s.explainConflict(rctx, &apply, &detail, itemID, 0, time.Time{}, err)
 	if apply != nil {
-		if aerr := s.db.ApplyItem(rctx, *apply, s.who(), op+": refused by the API: "+string(policy.ErrorCode(err)), detail); aerr != nil {
+		if aerr := s.applyAnswered(rctx, *apply, s.who(), op+": refused by the API: "+string(policy.ErrorCode(err)), detail); aerr != nil {
 			return policy.Item{}, aerr
 		}
 		return *apply, err

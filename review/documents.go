@@ -184,7 +184,7 @@ func (s *Service) readVersions(ctx context.Context, itemID string) ([]store.File
 	if err != nil {
 		return nil, s.documentError(itemID, 0, err)
 	}
-	if err := s.db.ApplyItem(ctx, it, s.who(), "", ""); err != nil {
+	if err := s.applyAnswered(ctx, it, s.who(), "", ""); err != nil {
 		return nil, err
 	}
 	return s.db.FileVersions(ctx, itemID)

@@ -89,7 +89,7 @@ func (s *Service) sendNote(ctx context.Context, id int64) (NoteResult, error) {
 		// not carry: read it, so the reviewer's next action does not meet
 		// ITEM_CHANGED over their own note. Best effort; a sync does it too.
 		if it, _, err := s.api.GetItem(opCtx, n.ItemID); err == nil && it.ID == n.ItemID {
-			_ = s.db.ApplyItem(rctx, it, s.who(), "", "")
+			_ = s.applyAnswered(rctx, it, s.who(), "", "")
 		}
 	}
 	return NoteResult{Note: done, Err: callErr}, nil

@@ -77,6 +77,7 @@ type Service struct {
 	files     fileSettings                                           // files of failed replacements (files.go)
 	docs      docCache                                               // documents in memory (documents.go)
 	kept      keptDocuments                                          // kept copies of documents (documents.go; nil: none)
+	news      noticed                                                // items answers outside a sync made need the reviewer (news.go)
 }
 
 // New builds the workflow.

@@ -165,6 +165,9 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 	if before != nil && p.Changed > 0 {
 		p.NewItems = newlyNeeding(before, s.needsYou(ctx))
 	}
+	if !lastSync.IsZero() { // news.go: what answers outside the sync brought
+		p.NewItems = s.withNoticed(ctx, p.NewItems)
+	}
 	return p, nil
 }
 

@@ -115,7 +115,7 @@ func (p *itemPanel) onStopWaiting() {
 // onResubmit asks first: a re-submission is a paid re-run. The dialog's
 // default button confirms, so r then Enter does it.
 func (p *itemPanel) onResubmit() {
-	if !p.ready() || p.c.flight(p.itemID) != nil || policy.CanResubmit(p.situation()) != nil {
+	if !p.ready() || p.c.flight(p.itemID) != nil || p.refused(policy.CanResubmit(p.situation())) {
 		return
 	}
 	if p.team.refuseHeld("re-submitting") { // claims.go: who holds it and until when, not the confirmation
@@ -148,7 +148,7 @@ func (c *Console) confirm(title, text, action string, yes func()) {
 // code. An empty message is refused here: what is sent is what was on
 // screen.
 func (p *itemPanel) onRequestFile() {
-	if !p.ready() || p.c.flight(p.itemID) != nil || policy.CanRequestFile(p.situation()) != nil {
+	if !p.ready() || p.c.flight(p.itemID) != nil || p.refused(policy.CanRequestFile(p.situation())) {
 		return
 	}
 	if p.team.refuseHeld("requesting a file") { // claims.go: who holds it and until when, not the confirmation
@@ -226,6 +226,17 @@ var uploadExts = []string{".jpg", ".jpeg", ".png", ".webp", ".pdf", ".JPG", ".JP
 // before anything is sent.
 func (p *itemPanel) onUpload() { p.openUpload("") }
 
+// refused says in the strip why the action of a key (r, f, u, or a file
+// dropped) is not offered on the shown item, in the policy's words, and
+// reports whether it is not: a key that did nothing looked broken.
+func (p *itemPanel) refused(err error) bool {
+	if err == nil {
+		return false
+	}
+	p.c.strip.say(sentence(err))
+	return true
+}
+
 // onUploadAgain sends again the file a failed replacement kept (the
 // service ran nothing): a new intent with a new key, no new file needed.
 func (p *itemPanel) onUploadAgain() {
@@ -238,7 +249,7 @@ func (p *itemPanel) onUploadAgain() {
 }
 
 func (p *itemPanel) openUpload(path string) {
-	if !p.ready() || p.c.flight(p.itemID) != nil || policy.CanReplace(p.situation()) != nil {
+	if !p.ready() || p.c.flight(p.itemID) != nil || p.refused(policy.CanReplace(p.situation())) {
 		return
 	}
 	if p.team.refuseHeld("uploading a file") { // claims.go: who holds it and until when, not the confirmation

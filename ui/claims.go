@@ -430,6 +430,10 @@ func (v *teamView) refuseHeld(what string) bool {
 	p.renderMessage()
 	if p.c.panelOff {
 		dialog.ShowInformation(who, p.note, p.c.win)
+	} else {
+		// The panel's message may sit below the document, out of view:
+		// the strip says it too, so that the key is answered where seen.
+		p.c.strip.say(p.note)
 	}
 	return true
 }

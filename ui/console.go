@@ -435,12 +435,10 @@ func (c *Console) onKey(ev *fyne.KeyEvent) {
 		return
 	}
 	switch ev.Name {
-	case fyne.KeyUp:
-		c.items.move(-1)
-	case fyne.KeyDown:
-		c.items.move(1)
-	case fyne.KeyReturn, fyne.KeyEnter:
-		c.items.open()
+	case fyne.KeyUp, fyne.KeyDown, fyne.KeyPageUp, fyne.KeyPageDown, fyne.KeyHome, fyne.KeyEnd, fyne.KeyReturn, fyne.KeyEnter:
+		// The items' keys, whatever has the focus (none, as the window
+		// opens): the table's own handler, Shift+↑/↓ and the jumps too.
+		c.items.onKey(ev)
 	case fyne.KeyEscape:
 		c.panel.onStopWaiting()
 	case fyne.KeyF5:

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/internal/document"
@@ -78,7 +79,11 @@ func newPreview(c *Console) *preview {
 	p.img.ScaleMode = canvas.ImageScaleSmooth
 	p.img.Hide()
 	p.line.Hide()
-	p.content = newDocArea(container.NewStack(p.img, container.NewCenter(p.line)), previewHeight, p.openViewer)
+	// The line spans the area and sits in its middle: centred at its least
+	// width, a wrapping label is one letter wide, a column of letters.
+	p.line.Alignment = fyne.TextAlignCenter
+	line := container.NewVBox(layout.NewSpacer(), p.line, layout.NewSpacer())
+	p.content = newDocArea(container.NewStack(p.img, line), previewHeight, p.openViewer)
 	p.content.Hide()
 	return p
 }

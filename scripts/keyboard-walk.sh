@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# The keyboard-only walk: a new reviewer triages the newest batch, searches
+# for another customer, requests a file, snoozes an item and saves a view,
+# with xdotool's key and type only (no mouse; the window is focused once at
+# the start), in the real window under Xvfb, against `reviewer demo-api
+# --demo` (ana) with a cache in a temporary folder. Afterwards the command
+# line reads the cache and checks that each step did what was intended:
+# every item of the batch acted on, the file request's message exactly as
+# typed, the snooze with its reason, the view with its name and filters,
+# an empty outbox. Exits non-zero when a check fails. A screenshot of each
+# step goes into the folder given (default: a new temporary folder), and
+# the script says where.
+#
+#   scripts/keyboard-walk.sh [bin/reviewer] [shots-folder]
+#
+# WALK_DISPLAY picks the Xvfb display number (default: the first free one
+# from 141); WALK_TIMEOUT bounds each wait for the window's work (seconds,
+# default 60: software GL on a loaded machine is slow).
+set -euo pipefail
+bin=$(realpath "${1:-bin/reviewer}")
+out=${2:-$(mktemp -d "${TMPDIR:-/tmp}/keyboard-walk.XXXXXX")}
+mkdir -p "$out"
+out=$(realpath "$out")
+limit=${WALK_TIMEOUT:-60}
+work=$(mktemp -d "${TMPDIR:-/tmp}/keyboard-walk-cache.XXXXXX")
+
+n=${WALK_DISPLAY:-141}
+if [ -z "${WALK_DISPLAY:-}" ]; then
+	while [ -e "/tmp/.X$n-lock" ] || [ -e "/tmp/.X11-unix/X$n" ]; do n=$((n + 1)); done
+fi
+display=:$n
+
+xvfb="" api="" app=""
+cleanup() {
+	for p in $app $api $xvfb; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() { echo "keyboard walk: FAILED: $*" >&2; echo "keyboard walk: screenshots in $out" >&2; exit 1; }
+step=0
+shot() { # shot NAME: the whole screen, numbered in the order of the walk
+	step=$((step + 1))
+	local f
+	f=$(printf '%s/%02d-%s.png' "$out" "$step" "$1")
+	import -window root "$f"
+	echo "  shot $f"
+}
+# waitfor DESCRIPTION COMMAND...: runs COMMAND until it succeeds, at most
+# $limit seconds (a condition on the cache, not a guess at a duration).
+waitfor() {
+	local what=$1
+	shift
+	local end=$((SECONDS + limit))
+	until "$@" >/dev/null 2>&1; do
+		[ $SECONDS -lt $end ] || fail "waited ${limit}s for $what"
+		sleep 0.2
+	done
+}
+# settle: the window draws what a key did (software GL, 2 loaded cores).
+settle() { sleep "${WALK_SETTLE:-1.5}"; }
+key() { xdotool key --delay 120 "$@"; }
+# opens KEY...: presses keys that open a dialog, and waits until the screen
+# shows something new (the dialog drawn) before anything is typed into it;
+# letters typed too early would reach the window, where they are commands.
+screen() { import -window root -depth 8 rgb:- | md5sum; }
+opens() {
+	local was end
+	was=$(screen)
+	key "$@"
+	end=$((SECONDS + limit))
+	until [ "$(screen)" != "$was" ]; do
+		[ $SECONDS -lt $end ] || fail "waited ${limit}s for $* to open a dialog"
+		sleep 0.2
+	done
+	settle
+}
+typed() { xdotool type --delay 40 "$1"; }
+
+Xvfb "$display" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+xvfb=$!
+export DISPLAY=$display
+for _ in $(seq 100); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
+xdpyinfo >/dev/null 2>&1 || fail "Xvfb did not start on $display"
+
+# The reference service on a free loopback port, with ana and ben.
+"$bin" demo-api --demo --addr 127.0.0.1:0 >"$work/api.log" 2>&1 &
+api=$!
+url=""
+for _ in $(seq 100); do
+	url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$work/api.log" | head -1 || true)
+	[ -n "$url" ] && break
+	sleep 0.1
+done
+[ -n "$url" ] || fail "demo-api did not start: $(cat "$work/api.log")"
+
+export REVIEWER_API_URL=$url REVIEWER_API_TOKEN=demo-token-ana-0001 REVIEWER_DB=$work/ana.db
+unset REVIEWER_API_TOKEN_FILE REVIEWER_NAME
+cli() { "$bin" "$@"; }
+item() { cli item "$1" --json; }
+
+echo "keyboard walk on $display against $url, cache $REVIEWER_DB"
+"$bin" >"$work/window.log" 2>&1 &
+app=$!
+win=$(timeout "$limit" xdotool search --sync --onlyvisible --name "TrustScreen Reviewer" | head -1) || fail "no window"
+xdotool windowfocus --sync "$win" # the one focus the walk allows
+
+# The window's first sync fills the cache; the newest batch is opened.
+batch_ready() { [ "$(cli items --json | jq 'length')" -gt 0 ]; }
+waitfor "the first sync" batch_ready
+batch=$(cli items --json | jq -r 'max_by(.batch_id) | .batch_id')
+cli items --batch "$batch" --json >"$work/batch.json"
+settle
+shot batch-opened
+
+# 1. The whole batch, from its first row: r then Enter re-submits, f asks
+# for a new file; after each, the selection moves by itself to the next
+# item that needs her (the default preference).
+first=$(jq '[.[].next_action] | map(. == "resubmit" or . == "request_file") | index(true)' "$work/batch.json")
+[ "$first" != null ] || fail "batch $batch has nothing to do"
+for _ in $(seq "$first"); do key Down; done
+message1="Dear customer, we cannot open the file you sent."
+message2="Please send the back of your card as a JPEG or a PDF."
+mapfile -t todo < <(jq -r '.[] | select(.next_action == "resubmit" or .next_action == "request_file") | "\(.id) \(.next_action)"' "$work/batch.json")
+requested=""
+for line in "${todo[@]}"; do
+	id=${line% *}
+	what=${line#* }
+	settle
+	if [ "$what" = resubmit ]; then
+		opens r
+		shot "resubmit-$id"
+		key Return
+		done_resubmit() { item "$1" | jq -e '[.actions[] | select(.kind == "resubmit" and .state == "done")] | length == 1'; }
+		waitfor "the re-submission of $id" done_resubmit "$id"
+	else
+		opens f
+		key ctrl+a # the prefilled message goes; hers is typed
+		typed "$message1"
+		key Return # a new line, not a send
+		typed "$message2"
+		settle
+		shot "file-request-$id"
+		key ctrl+Return
+		done_request() { item "$1" | jq -e '[.actions[] | select(.kind == "file_request" and .state == "done")] | length == 1'; }
+		waitfor "the file request of $id" done_request "$id"
+		requested=$id
+	fi
+done
+settle
+shot batch-done
+
+# 2. A search: Ctrl+F, a customer, Enter opens its batch with the focus on
+# its items (↓ moves there at once).
+other=$(cli items --json | jq -r --arg b "$batch" '[.[] | select(.batch_id != $b and .next_action == "request_file")] | first')
+[ "$other" != null ] || fail "no other batch with an item to snooze"
+customer=$(jq -r .customer_ref <<<"$other")
+snooze_id=$(jq -r .id <<<"$other")
+opens ctrl+f # the search box takes the focus
+typed "$customer"
+settle
+shot "search-$customer"
+key Return
+settle
+# 3. A snooze, on the item of that batch that waits for a new file: its row.
+row=$(cli items --batch "$(jq -r .batch_id <<<"$other")" --json | jq --arg id "$snooze_id" 'map(.id) | index($id)')
+key Home
+for _ in $(seq "$row"); do key Down; done
+settle
+shot "search-opened-$snooze_id"
+reason="customer on holiday until Monday"
+opens ctrl+shift+z
+typed "$reason"
+key Tab Right # the day after the first one offered
+settle
+shot "snooze-$snooze_id"
+key Return
+snoozed() { item "$1" | jq -e --arg r "$2" '[.audit[] | select((.event | startswith("snoozed until")) and .detail == $r)] | length == 1'; }
+waitfor "the snooze of $snooze_id" snoozed "$snooze_id" "$reason"
+settle
+shot snoozed
+
+# 4. A saved view: Ctrl+1 (needs my action, oldest first), then
+# Ctrl+Shift+V and a name.
+view="Mine to do"
+key ctrl+1
+settle
+opens ctrl+shift+v
+typed "$view"
+shot save-view
+key Return
+saved() { [ "$(sqlite3 -readonly "$REVIEWER_DB" "SELECT count(*) FROM saved_views WHERE name = '$view'")" = 1 ]; }
+waitfor "the saved view" saved
+settle
+shot view-saved
+
+# The checks, through the command line.
+errors=0
+check() { # check DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	if "$@" >/dev/null 2>&1; then echo "  ok   $what"; else echo "  FAIL $what" >&2; errors=$((errors + 1)); fi
+}
+echo "checks:"
+for line in "${todo[@]}"; do
+	id=${line% *}
+	what=${line#* }
+	if [ "$what" = resubmit ]; then
+		check "$id re-submitted once, done" done_resubmit "$id"
+	else
+		check "$id has one file request, done" done_request "$id"
+	fi
+done
+others_untouched() { cli items --batch "$batch" --json | jq -e '[.[] | select(.next_action == "resubmit" or .next_action == "request_file")] | length == 0'; }
+check "nothing left to do in $batch" others_untouched
+exact_message() { item "$1" | jq -e --arg m "$message1"$'\n'"$message2" '[.actions[] | select(.kind == "file_request")][0].message == $m'; }
+[ -n "$requested" ] && check "the file request's message exactly as typed (no blank line, no tab)" exact_message "$requested"
+check "$snooze_id snoozed with the reason \"$reason\"" snoozed "$snooze_id" "$reason"
+view_spec() { [ "$(sqlite3 -readonly "$REVIEWER_DB" "SELECT spec FROM saved_views WHERE name = '$view'")" = '{"needs_action":true,"sort_by":"since"}' ]; }
+check "the view \"$view\" saved with needs-my-action, oldest first" view_spec
+outbox_empty() { [ "$(cli outbox --json | jq 'length')" = 0 ]; }
+check "the outbox is empty" outbox_empty
+
+echo "keyboard walk: screenshots in $out"
+[ "$errors" -eq 0 ] || fail "$errors checks failed"
+echo "keyboard walk: passed"
