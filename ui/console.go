@@ -103,10 +103,6 @@ type Console struct {
 	ctx  context.Context
 	stop context.CancelFunc
 	jobs jobs // background work, for Settle
-	// applyMu serialises widget updates. Fyne's driver runs them all on
-	// its one UI goroutine anyway; the headless test driver runs them on
-	// the calling goroutine, so without this two could overlap there.
-	applyMu sync.Mutex
 
 	// UI goroutine only:
 	flights   map[string]*flight
@@ -159,6 +155,11 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 		opts.Documents = wf
 	}
 	c := &Console{win: win, wf: wf, opts: opts, flights: map[string]*flight{}, version: -1, keyMods: currentModifiers}
+	// Building the console is one widget update: background work it
+	// starts applies its result after (Fyne's driver runs both on its one
+	// goroutine; the test driver runs fyne.Do on the caller's).
+	widgetMu.Lock()
+	defer widgetMu.Unlock()
 	c.ctx, c.stop = context.WithCancel(context.Background())
 	c.clock = opts.Clock
 	if c.clock == nil {
@@ -293,9 +294,15 @@ func (c *Console) background(work func(ctx context.Context) func()) {
 	}()
 }
 
+// widgetMu serialises every widget update of the package, whichever
+// screen it is for. Fyne's driver runs them all on its one goroutine; its
+// test driver runs fyne.Do on the caller's goroutine, and Fyne's own caches
+// (text measures, renderers) are shared by every window.
+var widgetMu sync.Mutex
+
 func (c *Console) apply(fn func()) {
-	c.applyMu.Lock()
-	defer c.applyMu.Unlock()
+	widgetMu.Lock()
+	defer widgetMu.Unlock()
 	fn()
 }
 

@@ -81,15 +81,13 @@ type signInScreen struct {
 	// afterCheck, when set, is called once a check's outcome is shown
 	// (tests).
 	afterCheck func()
-	// applyMu serialises the screen's widget updates, as Console.apply
-	// does: Fyne's driver runs them on its one goroutine, the test driver
-	// on the caller's.
-	applyMu sync.Mutex
 }
 
+// apply runs a widget update of the screen, one at a time with every
+// other of the package (widgetMu, console.go).
 func (s *signInScreen) apply(fn func()) {
-	s.applyMu.Lock()
-	defer s.applyMu.Unlock()
+	widgetMu.Lock()
+	defer widgetMu.Unlock()
 	fn()
 }
 

@@ -317,7 +317,7 @@ func TestSignOutReturnsToTheFirstStartScreen(t *testing.T) {
 		t.Fatalf("sync once signed in: %v", err)
 	}
 	// Preferences offers Sign out, beside where the token comes from.
-	c.settings.show(r.win)
+	c.apply(func() { c.settings.show(r.win) })
 	found := false
 	var walk func(o fyne.CanvasObject)
 	walk = func(o fyne.CanvasObject) {
@@ -336,9 +336,12 @@ func TestSignOutReturnsToTheFirstStartScreen(t *testing.T) {
 			}
 		}
 	}
-	for _, o := range r.win.Canvas().Overlays().List() {
-		walk(o)
-	}
+	c.Settle() // the kept documents' row fills in off the UI goroutine
+	c.apply(func() {
+		for _, o := range r.win.Canvas().Overlays().List() {
+			walk(o)
+		}
+	})
 	if !found {
 		t.Fatal("Preferences offers no Sign out")
 	}
@@ -420,7 +423,7 @@ func TestSignInWithoutKeyringOffersAFile(t *testing.T) {
 // remove: Preferences says where it comes from and offers no Sign out.
 func TestPreferencesOfferNoSignOutForAnEnvironmentToken(t *testing.T) {
 	c := newTestConsoleWith(t, &fakeWorkflow{}, Options{TokenSource: "the environment (REVIEWER_API_TOKEN)"})
-	c.settings.show(c.win)
+	c.apply(func() { c.settings.show(c.win) })
 	var texts []string
 	var walk func(o fyne.CanvasObject)
 	walk = func(o fyne.CanvasObject) {
