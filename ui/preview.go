@@ -66,7 +66,18 @@ type preview struct {
 	img     *canvas.Image
 	line    *widget.Label
 	content *docArea
+
+	// first is the item the window showed by itself as it opened; its
+	// document loads only once the reviewer moves to an item or presses
+	// v (armed): a document is loaded when it is looked at, not because
+	// the window started (docs/performance.md: the window's memory).
+	first string
+	armed bool
 }
+
+// notArmed is the line in place of the document of the item the window
+// opened on.
+const notArmed = "The document shows when you move to an item, or press v."
 
 func newPreview(c *Console) *preview {
 	lim := c.opts.DocumentLimits
@@ -112,6 +123,16 @@ func (p *preview) show(id string) {
 	if p.src == nil {
 		p.setLine("refused", noDocuments)
 		return
+	}
+	if !p.armed {
+		if p.first == "" {
+			p.first = id
+		}
+		if id == p.first {
+			p.setLine("waiting", notArmed)
+			return
+		}
+		p.armed = true
 	}
 	p.setLine("loading", "Loading the document…")
 	gen := p.gen
@@ -236,7 +257,20 @@ func (p *preview) openViewer() {
 		}
 		return
 	}
+	p.arm()
 	openViewer(p.c, p.src, p.lim, p.itemID)
+}
+
+// arm loads documents from now on, the shown item's first.
+func (p *preview) arm() {
+	if p.armed {
+		return
+	}
+	p.armed = true
+	if p.state == "waiting" {
+		p.state = ""
+		p.show(p.itemID)
+	}
 }
 
 // docArea is a fixed-height area that opens the viewer on a double click,

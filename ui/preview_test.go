@@ -117,6 +117,7 @@ func docConsole(t *testing.T, docs Documents, items ...review.ItemView) *Console
 		opts.Documents = docs
 	}
 	c := newTestConsoleWith(t, wf, opts)
+	c.apply(c.panel.preview.arm) // as moving to an item, or v, does
 	c.Settle()
 	return c
 }
@@ -385,6 +386,7 @@ func TestAReplacementShowsItsNewFileAndADoubleClickOpensTheViewer(t *testing.T) 
 	docs.add("itm_1", "image/png", cardPNG(t, 300, 200, blue), review.DocumentVersion{})
 	wf := &fakeWorkflow{items: []review.ItemView{errorItem("itm_1", "DECODE_FAILED")}}
 	c := newTestConsoleWith(t, wf, Options{Documents: docs})
+	c.apply(c.panel.preview.arm) // as v does
 	c.Settle()
 	pv := c.panel.preview
 	if pv.state != "shown" || !near(colourAt(pv.shown, 0.8, 0.5), blue) {
@@ -433,4 +435,31 @@ func TestTheViewerStartsFromThePreviewsDecodedFile(t *testing.T) {
 	if s.doc != c.panel.preview.doc {
 		t.Fatal("decoded again")
 	}
+}
+
+// The item the window opens on shows no document until the reviewer moves
+// to an item or presses v: nothing is fetched or decoded because the
+// window started.
+func TestTheFirstItemsDocumentWaitsUntilSheLooks(t *testing.T) {
+	docs := newFakeDocs()
+	docs.add("itm_1", "image/png", cardPNG(t, 300, 200, blue), review.DocumentVersion{})
+	docs.add("itm_2", "image/png", cardPNG(t, 300, 200, red), review.DocumentVersion{})
+	c := newTestConsoleWith(t, &fakeWorkflow{items: []review.ItemView{errorItem("itm_1", "DECODE_FAILED"), errorItem("itm_2", "DECODE_FAILED")}},
+		Options{Documents: docs})
+	c.Settle()
+	pv := c.panel.preview
+	if pv.itemID != "itm_1" || pv.state != "waiting" || pv.line.Text != notArmed || nFetches(docs) != 0 {
+		t.Fatalf("at start: item %q state %q line %q, %d fetches", pv.itemID, pv.state, pv.line.Text, nFetches(docs))
+	}
+	c.apply(func() { c.items.move(1) })
+	c.Settle()
+	if pv.itemID != "itm_2" || pv.state != "shown" || nFetches(docs) != 1 {
+		t.Fatalf("after a move: item %q state %q, %d fetches", pv.itemID, pv.state, nFetches(docs))
+	}
+}
+
+func nFetches(f *fakeDocs) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.fetches
 }

@@ -1,5 +1,7 @@
 // Command sync is the floor of `reviewer sync`: the least a program can do
-// to copy the same pages of batches from the service into SQLite. Plain
+// to copy the same pages of batches from the service into SQLite (with
+// each item's file versions, which contract 1.1 lists and the console
+// keeps). Plain
 // net/http and encoding/json, mattn/go-sqlite3 in WAL mode, one transaction
 // and prepared statements per page, no validation, no Fyne. The performance
 // suite (bench/perf) runs it side by side with the reviewer.
@@ -27,7 +29,10 @@ CREATE TABLE IF NOT EXISTS items (id TEXT PRIMARY KEY, batch_id TEXT NOT NULL, k
 	file_name TEXT NOT NULL, media_type TEXT NOT NULL, size_bytes INTEGER NOT NULL, status TEXT NOT NULL,
 	risk_score INTEGER, recommendation TEXT, layers TEXT, error_code TEXT, error_message TEXT,
 	attempt INTEGER NOT NULL, updated_at INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS items_batch ON items(batch_id, id);`
+CREATE INDEX IF NOT EXISTS items_batch ON items(batch_id, id);
+CREATE TABLE IF NOT EXISTS file_versions (item_id TEXT NOT NULL, version INTEGER NOT NULL, file_name TEXT NOT NULL,
+	media_type TEXT NOT NULL, size_bytes INTEGER NOT NULL, uploaded_at INTEGER NOT NULL,
+	PRIMARY KEY (item_id, version)) WITHOUT ROWID;`
 
 type item struct {
 	ID             string          `json:"id"`
@@ -44,6 +49,15 @@ type item struct {
 	ErrorMessage   *string         `json:"error_message"`
 	Attempt        int             `json:"attempt"`
 	UpdatedAt      time.Time       `json:"updated_at"`
+	// Contract 1.1: the customer's documents, which the console keeps a
+	// list of (and the result it recorded for each).
+	FileVersions []struct {
+		Version    int       `json:"version"`
+		FileName   string    `json:"file_name"`
+		MediaType  string    `json:"media_type"`
+		SizeBytes  int64     `json:"size_bytes"`
+		UploadedAt time.Time `json:"uploaded_at"`
+	} `json:"file_versions"`
 }
 
 type page struct {
@@ -133,6 +147,11 @@ func write(ctx context.Context, db *sql.DB, p *page) (int, error) {
 		return 0, err
 	}
 	defer is.Close()
+	fs, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO file_versions VALUES (?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return 0, err
+	}
+	defer fs.Close()
 	n := 0
 	for _, b := range p.Batches {
 		if _, err := bs.ExecContext(ctx, b.ID, b.CustomerRef, b.CreatedAt.UnixMilli(), b.UpdatedAt.UnixMilli()); err != nil {
@@ -147,6 +166,11 @@ func write(ctx context.Context, db *sql.DB, p *page) (int, error) {
 				it.Status, it.RiskScore, it.Recommendation, layers, it.ErrorCode, it.ErrorMessage, it.Attempt,
 				it.UpdatedAt.UnixMilli()); err != nil {
 				return n, err
+			}
+			for _, f := range it.FileVersions {
+				if _, err := fs.ExecContext(ctx, it.ID, f.Version, f.FileName, f.MediaType, f.SizeBytes, f.UploadedAt.UnixMilli()); err != nil {
+					return n, err
+				}
 			}
 			n++
 		}
