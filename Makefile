@@ -105,8 +105,10 @@ reliability: deps
 # against its floor or peer in the same run; exits non-zero when a median
 # misses its target. Then the store's own benchmarks.
 bench: deps-bench bench-build
-	./bin/perf -batches $(BENCH_BATCHES) -runs $(BENCH_RUNS) -display $(BENCH_DISPLAY)
-	$(GO) test -run '^$$' -bench . -benchtime 20x ./store/
+	@status=0; ./bin/perf -batches $(BENCH_BATCHES) -runs $(BENCH_RUNS) -display $(BENCH_DISPLAY) || status=$$?; \
+	$(GO) test -run '^$$' -bench . -benchtime 20x ./store/ && \
+	echo "the viewer's first view of a 10 MiB JPEG (5200x3900 to 1240x700), against the standard library's decode and scale:" && \
+	$(GO) test -run '^$$' -bench 'FirstView' -benchtime 5x ./internal/document/ && exit $$status
 
 bench-build: deps
 	$(GO) build -o $(BIN) .
