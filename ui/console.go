@@ -200,12 +200,18 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	c.right.Offset = rightOffset
 	main := container.NewHSplit(c.batches.content, c.right)
 	main.Offset = 0.16
-	c.body = container.New(&widthWatch{on: c.onWidth}, main)
+	// The window is laid out several times while it is built, at widths
+	// that are not yet its own (its least size, then the size it had):
+	// hiding and showing the panel for each cost a fifth of the window's
+	// start. Only the widths after the build count.
+	building := true
+	c.body = container.New(&widthWatch{on: c.onWidth, ready: func() bool { return !building }}, main)
 	win.SetContent(container.NewBorder(c.strip, nil, nil, nil, c.body))
 	c.restoreWindowState() // windowstate.go
 	c.bindKeys()
 	c.showTray()
 	win.SetOnDropped(func(p fyne.Position, uris []fyne.URI) { c.apply(func() { c.onDropped(p, uris) }) })
+	building = false
 	return c
 }
 
@@ -352,9 +358,10 @@ func (c *Console) onWidth(w float32) {
 const narrowSay = "The window is narrow: the item panel is hidden (p shows it)."
 
 // widthWatch lays its objects out as a stack and reports its width when
-// it changes.
+// it changes, once ready says the widths count (nil: always).
 type widthWatch struct {
 	on    func(float32)
+	ready func() bool
 	width float32
 }
 
@@ -363,7 +370,7 @@ func (l *widthWatch) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 		o.Resize(size)
 		o.Move(fyne.NewPos(0, 0))
 	}
-	if size.Width != l.width && size.Width > 0 {
+	if size.Width != l.width && size.Width > 0 && (l.ready == nil || l.ready()) {
 		l.width = size.Width
 		l.on(size.Width)
 	}
