@@ -112,7 +112,8 @@ type Console struct {
 	uploadDlg *uploadDialog
 	viewer    *viewer // the document viewer last opened (viewer.go)
 	panelOff  bool
-	warned    bool // Options.Warnings were said
+	warned    bool          // Options.Warnings were said
+	views     []review.View // the saved views, as last read (views.go)
 	// panelAuto: the panel was hidden because the window is narrow (not by
 	// p); it comes back when the window is wide enough again.
 	panelAuto bool
@@ -315,6 +316,7 @@ func (c *Console) apply(fn func()) {
 // reload refreshes the strip, the batches, the items and the panel from the
 // cache.
 func (c *Console) reload() {
+	c.refreshViews() // views.go: the shortcut sheet lists them
 	c.refreshStrip()
 	c.trayNeeds() // tray.go
 	c.batches.refresh()

@@ -25,6 +25,7 @@ import (
 // package review against the reference service.
 type fakeWorkflow struct {
 	mu        sync.Mutex
+	views     []review.View // the saved views, in order
 	filters   []store.ItemFilter
 	items     []review.ItemView
 	status    review.Connectivity
@@ -275,7 +276,11 @@ func (f *fakeWorkflow) Snooze(_ context.Context, id string, _ time.Time, _ strin
 	f.record("snooze " + id)
 	return nil
 }
-func (f *fakeWorkflow) Views(context.Context) ([]review.View, error) { return nil, nil }
+func (f *fakeWorkflow) Views(context.Context) ([]review.View, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.views, nil
+}
 func (f *fakeWorkflow) SaveView(context.Context, string, review.ViewFilter) error {
 	f.record("save view")
 	return nil
@@ -748,5 +753,20 @@ func TestTheWindowSaysTheCacheWasNotPrivate(t *testing.T) {
 	c.Settle()
 	if c.win.Canvas().Overlays().Top() != nil {
 		t.Fatal("said twice")
+	}
+}
+
+// The shortcut sheet lists the saved views by their Ctrl+N, so that a
+// reviewer finds in the window which key applies which view.
+func TestTheSheetListsTheSavedViews(t *testing.T) {
+	wf := &fakeWorkflow{views: []review.View{{Name: "Needs my action, oldest first"}, {Name: "Overdue"}, {Name: "Mine to do"}}}
+	c := newTestConsole(t, wf)
+	c.apply(c.showShortcuts)
+	c.Settle()
+	txt := dialogTexts(c)
+	for _, want := range []string{`the view "Mine to do"`, `the view "Overdue"`, "listed under this group"} {
+		if !strings.Contains(txt, want) {
+			t.Fatalf("the sheet does not say %q:\n%s", want, txt)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
@@ -9,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
 )
 
 // keyBinding is one line of the shortcut sheet. When it has shortcuts
@@ -46,7 +49,7 @@ func viewKeys() []keyBinding {
 			do: func(c *Console) { c.onView(i) }}
 	}
 	// One line on the sheet for the nine of them.
-	out[0].keys, out[0].what = "Ctrl+1 … Ctrl+9", "apply the saved view of that number (Preferences lists them)"
+	out[0].keys, out[0].what = "Ctrl+1 … Ctrl+9", "apply the saved view of that number (listed under this group)"
 	return out
 }
 
@@ -146,6 +149,12 @@ func (c *Console) showShortcuts() {
 	if c.win.Canvas().Overlays().Top() != nil {
 		return
 	}
+	c.shortcutSheet(c.views)
+}
+
+// shortcutSheet shows every key, grouped, with the saved views under
+// Views by their Ctrl+N.
+func (c *Console) shortcutSheet(views []review.View) {
 	box := container.NewVBox()
 	for _, g := range keyGroups {
 		head := widget.NewLabel(g)
@@ -159,6 +168,16 @@ func (c *Console) showShortcuts() {
 			}
 			grid.Add(newKeyLabel(k.keys))
 			grid.Add(wrapped(k.what))
+		}
+		if g == "Views" {
+			for i, v := range views {
+				if i >= 9 {
+					grid.Add(newKeyLabel("(no key)"))
+				} else {
+					grid.Add(newKeyLabel(fmt.Sprintf("Ctrl+%d", i+1)))
+				}
+				grid.Add(wrapped("the view \"" + v.Name + "\""))
+			}
 		}
 		box.Add(grid)
 	}

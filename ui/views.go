@@ -147,3 +147,16 @@ func snoozedView() (review.View, store.ItemFilter) {
 	f.Snoozed = true
 	return v, f
 }
+
+// refreshViews reads the saved views off the UI goroutine, for the
+// shortcut sheet, which lists them by their Ctrl+N.
+func (c *Console) refreshViews() {
+	vw := c.wf
+	c.background(func(ctx context.Context) func() {
+		views, err := vw.Views(ctx)
+		if err != nil {
+			return nil // the last list read stays
+		}
+		return func() { c.views = views }
+	})
+}
