@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"testing"
 	"time"
-
-	"github.com/trustscreen/reviewer/policy"
-	"github.com/trustscreen/reviewer/screenapi"
 )
 
 // An answer outside a sync (here ana's claim) that brings ben's change
@@ -16,23 +13,7 @@ import (
 func TestNewsBroughtInByAClaimIsToldByTheNextSync(t *testing.T) {
 	tm := setupTeam(t, "")
 	ctx := context.Background()
-	id := tm.srv.FindCode("DECODE_FAILED")
-	if id == "" {
-		t.Fatal("no item needing a new file")
-	}
-	if res, err := tm.ben.svc.RequestFile(ctx, id, "Please send a sharper photo."); err != nil || res.Action.State != policy.ActionDone {
-		t.Fatalf("ben's file request: %+v %v", res, err)
-	}
-	tm.clk.Add(time.Second)
-	if p, err := tm.ana.svc.Sync(ctx, nil); err != nil || len(p.NewItems) != 0 {
-		t.Fatalf("ana's sync after ben's request: %+v %v", p, err)
-	}
-	tm.srv.Script(id, screenapi.Outcome{Code: "DECODE_FAILED"})
-	tm.clk.Add(time.Second)
-	if res, err := tm.ben.svc.Replace(ctx, id, "scan.png", []byte("\x89PNG\r\n\x1a\nimage")); err != nil || res.Action.State != policy.ActionDone {
-		t.Fatalf("ben's upload: %+v %v", res, err)
-	}
-	tm.clk.Add(time.Second)
+	id := bensUnreadableUpload(t, tm)
 	// Ana claims the item (she writes a note on it): the claim's answer
 	// carries the item as it is now, unreadable again.
 	if _, err := tm.ana.svc.Claim(ctx, id, 0); err != nil {
