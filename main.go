@@ -85,9 +85,13 @@ func openWindow(w cli.Window) error {
 	// Starting leaves garbage behind (the fonts' parse tables, the first
 	// rows read), and the heap holds its freed pages for minutes before
 	// the runtime's scavenger returns them. Once the first read and sync
-	// are over, collect once and return them to the system: about 3 MB of
-	// the idle window's resident memory (docs/performance.md).
-	settled := debug.FreeOSMemory
+	// are over, collect once and return them to the system (about 3 MB of
+	// the idle window's resident memory), and the C heap's too
+	// (trimCHeap; docs/performance.md).
+	settled := func() {
+		debug.FreeOSMemory()
+		trimCHeap()
+	}
 	a := theApp(w.Demo)
 	prefs := a.Preferences()
 	opts := ui.Options{Demo: w.Demo, APIURL: w.Config.BaseURL, TokenSource: w.TokenSource,

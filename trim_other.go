@@ -1,0 +1,6 @@
+//go:build !linux || android || musl
+
+package main
+
+// trimCHeap does nothing where the C library is not glibc (trim_glibc.go).
+func trimCHeap() {}
