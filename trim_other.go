@@ -1,4 +1,4 @@
-//go:build !linux || android || musl
+//go:build !linux || !cgo || android
 
 package main
 
