@@ -65,15 +65,22 @@ func (b Bands) Of(it Item) (band Band, ok bool) {
 	if !it.Checked() {
 		return "", false
 	}
-	switch s := *it.RiskScore; {
+	return b.OfScore(*it.RiskScore), true
+}
+
+// OfScore is the band of a risk score. Only a score the service gave a
+// checked answer has a band: callers ask Of for an item, and OfScore only
+// for a score recorded with the status scored.
+func (b Bands) OfScore(s int) Band {
+	switch {
 	case s >= b.Critical:
-		return BandCritical, true
+		return BandCritical
 	case s >= b.High:
-		return BandHigh, true
+		return BandHigh
 	case s >= b.Medium:
-		return BandMedium, true
+		return BandMedium
 	}
-	return BandLow, true
+	return BandLow
 }
 
 // AgeLevel is how an item's wait in its status compares to the thresholds.

@@ -49,6 +49,7 @@ type Document struct {
 type DocumentResult struct {
 	Status       policy.Status
 	Score        *int
+	Band         policy.Band // the score's band; "" unless scored with a score
 	Code         policy.Code
 	ReportedCode string
 	When         time.Time
@@ -160,11 +161,16 @@ func (s *Service) DocumentVersions(ctx context.Context, itemID string) ([]Docume
 			return nil, err
 		}
 	}
+	bands := s.Triage().Bands
 	out := make([]DocumentVersion, 0, len(vs))
 	for _, v := range vs {
+		r := DocumentResult{Status: v.Result.Status, Score: v.Result.RiskScore, Code: v.Result.ErrorCode,
+			ReportedCode: v.Result.ReportedCode, When: v.Result.RecordedAt}
+		if r.Status == policy.StatusScored && r.Score != nil {
+			r.Band = bands.OfScore(*r.Score)
+		}
 		out = append(out, DocumentVersion{Version: v.Version, FileName: v.FileName, MediaType: v.MediaType,
-			SizeBytes: v.SizeBytes, When: v.UploadedAt, Recorded: DocumentResult{Status: v.Result.Status,
-				Score: v.Result.RiskScore, Code: v.Result.ErrorCode, ReportedCode: v.Result.ReportedCode, When: v.Result.RecordedAt}})
+			SizeBytes: v.SizeBytes, When: v.UploadedAt, Recorded: r})
 	}
 	return out, nil
 }

@@ -57,6 +57,10 @@ func TestDocumentsAndTheirRecordedResults(t *testing.T) {
 	if r := vs[1].Recorded; r.Status != policy.StatusScored || r.Score == nil || r.Code != "" || r.When.IsZero() || vs[1].FileName != "rescan.jpg" {
 		t.Fatalf("the replacement's result: %+v", vs[1])
 	}
+	// Its band, as the triage settings place its score; the error has none.
+	if r := vs[1].Recorded; r.Band != policy.DefaultBands().OfScore(*r.Score) || r.Band == "" || vs[0].Recorded.Band != "" {
+		t.Fatalf("bands: %q (score %d), first %q", r.Band, *r.Score, vs[0].Recorded.Band)
+	}
 	doc, err = e.svc.Document(ctx, id, 0)
 	if err != nil || doc.Version != 2 || !bytes.Equal(doc.Data, upload) {
 		t.Fatalf("newest after: %v, version %d", err, doc.Version)

@@ -250,9 +250,9 @@ func twoVersions(t *testing.T) *fakeDocs {
 	score := 87
 	sent := time.Date(2026, 3, 2, 10, 4, 0, 0, time.Local)
 	docs.add("itm_1", "image/png", cardPNG(t, 600, 400, blue), review.DocumentVersion{MediaType: "image/png", When: sent,
-		Recorded: review.DocumentResult{Status: policy.StatusError, Code: "DECODE_FAILED", Score: &score, When: sent.Add(time.Minute)}})
+		Recorded: review.DocumentResult{Status: policy.StatusError, Code: "DECODE_FAILED", Score: &score, Band: policy.BandCritical, When: sent.Add(time.Minute)}})
 	docs.add("itm_1", "image/png", cardPNG(t, 600, 400, red), review.DocumentVersion{MediaType: "image/png", When: sent.Add(time.Hour),
-		Recorded: review.DocumentResult{Status: policy.StatusScored, Score: &score, When: sent.Add(time.Hour + time.Minute)}})
+		Recorded: review.DocumentResult{Status: policy.StatusScored, Score: &score, Band: policy.BandCritical, When: sent.Add(time.Hour + time.Minute)}})
 	return docs
 }
 
@@ -278,10 +278,10 @@ func TestTheViewerPutsTheFirstFileBesideTheReplacementLocked(t *testing.T) {
 	}
 	// Under each: status, then score or code, and when. An error shows its
 	// code and never a score, even one the record carries.
-	if got := l.result.Text; !strings.HasPrefix(got, "Result: error, DECODE_FAILED, at 2 Mar 10:05") || strings.Contains(got, "87") {
+	if got := l.result.Text; !strings.HasPrefix(got, "Result: error, DECODE_FAILED, at 2 Mar 10:05") || strings.Contains(got, "87") || strings.Contains(got, "critical") {
 		t.Fatalf("first: %q", got)
 	}
-	if got := r.result.Text; got != "Result: scored, score 87, at 2 Mar 11:05." {
+	if got := r.result.Text; got != "Result: scored, score 87 · critical, at 2 Mar 11:05." {
 		t.Fatalf("latest: %q", got)
 	}
 	// The pictures: the first file is blue, the replacement red.
@@ -307,6 +307,12 @@ func TestTheViewerPutsTheFirstFileBesideTheReplacementLocked(t *testing.T) {
 	if r.view.zoom != 0 || l.view.zoom == 0 {
 		t.Fatalf("fit: %+v %+v", l.view, r.view)
 	}
+	// Locked again, the line says each side's turn, not only the active one's.
+	typeOn(v.win, "l")
+	if got := v.status.Text; !strings.Contains(got, "turned: left 90°, right 180°") {
+		t.Fatalf("locked with two turns: %q", got)
+	}
+	typeOn(v.win, "l")
 	// The rotation is the view's: the bytes are the same.
 	if l.full.Bounds().Dx() != 600 || r.full.Bounds().Dx() != 600 {
 		t.Fatal("the page changed")

@@ -257,7 +257,11 @@ func (v *viewer) sayState() {
 	} else {
 		b.WriteString(strconv.Itoa(int(math.Round(s.view.zoom*100))) + " %")
 	}
-	if s.view.turns != 0 {
+	if len(v.sides) > 1 && v.locked && v.sides[0].view.turns != v.sides[1].view.turns {
+		// Locked after turning one side: both turn together from there,
+		// each from its own angle.
+		b.WriteString(", turned: left " + strconv.Itoa(v.sides[0].view.turns*90) + "°, right " + strconv.Itoa(v.sides[1].view.turns*90) + "°")
+	} else if s.view.turns != 0 {
 		b.WriteString(", turned " + strconv.Itoa(s.view.turns*90) + "°")
 	}
 	b.WriteString(". Keys: + − 0 1, arrows, ] [ rotate, PgUp PgDn pages, c version, Esc closes.")
@@ -550,6 +554,9 @@ func versionResult(ver review.DocumentVersion) string {
 	case policy.StatusScored:
 		if r.Score != nil {
 			b.WriteString(", score " + strconv.Itoa(*r.Score))
+			if word, _ := bandLook(r.Band); word != "" {
+				b.WriteString(" · " + word)
+			}
 		}
 	case policy.StatusError, policy.StatusInvalid:
 		if r.Code != "" {
