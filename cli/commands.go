@@ -18,6 +18,7 @@ import (
 	"github.com/trustscreen/reviewer/client"
 	"github.com/trustscreen/reviewer/internal/safefile"
 	"github.com/trustscreen/reviewer/internal/safetext"
+	"github.com/trustscreen/reviewer/keyring"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/screenapi"
@@ -804,6 +805,9 @@ func (r *runner) openWindow() (int, error) {
 		r.printDemoReviewers(srv.URL(), pair[1:])
 		r.g.cfg.BaseURL, r.g.cfg.Token, r.g.cfg.TokenFile = srv.URL(), client.Secret(tok), ""
 		r.g.db = filepath.Join(dir, "cache.db")
+		// The throwaway cache's documents key goes with it: never into,
+		// nor out of, the system keyring that real use keeps its key in.
+		r.env.Keyring = keyring.InMemory(keyring.AppID + ".demo")
 		svc, done, err := r.open()
 		if err != nil {
 			return exitFor(err), err

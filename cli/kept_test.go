@@ -152,3 +152,50 @@ func TestBadKeptRetentionIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// The demo's throwaway cache keeps its documents under a key that lives
+// and dies with it: it neither takes the system keyring's key (real
+// use's) nor leaves one there.
+func TestTheDemoKeepsItsDocumentsKeyInMemory(t *testing.T) {
+	keyring.MockInit()
+	system := keyring.New(keyring.AppID)
+	const realKey = "real-use-key-that-the-demo-must-not-take="
+	if err := system.Set(keyring.DocumentsKeyName, realKey); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t)
+	var place string
+	var keepErr error
+	var out, errb bytes.Buffer
+	code := cli.Run([]string{"--demo"}, cli.Env{Stdout: &out, Stderr: &errb,
+		Lookup: func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
+		OpenWindow: func(w cli.Window) error {
+			ctx := context.Background()
+			if _, err := w.Service.Sync(ctx, nil); err != nil {
+				return err
+			}
+			batches, err := w.Service.Batches(ctx, "", 1)
+			if err != nil || len(batches) == 0 {
+				return errors.New("no demo batches")
+			}
+			_, keepErr = w.Service.KeepBatch(ctx, batches[0].ID, nil)
+			use, err := w.Service.KeptDocumentsUse()
+			place = use.KeyPlace
+			if err == nil && use.Count == 0 {
+				err = errors.New("nothing kept")
+			}
+			return err
+		}})
+	if code != 0 || keepErr != nil {
+		t.Fatalf("demo: exit %d, keep %v: %s", code, keepErr, errb.String())
+	}
+	if !strings.Contains(place, "memory only") {
+		t.Fatalf("the demo's key place: %q", place)
+	}
+	if v, err := system.Get(keyring.DocumentsKeyName); err != nil || v != realKey {
+		t.Fatalf("the system keyring's key after the demo: %q, %v", v, err)
+	}
+	if _, err := keyring.New(keyring.AppID + ".demo").Get(keyring.DocumentsKeyName); !errors.Is(err, keyring.ErrNotFound) {
+		t.Fatalf("the demo left a key in the system keyring: %v", err)
+	}
+}

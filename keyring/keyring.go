@@ -67,14 +67,29 @@ func IsUnavailable(err error) bool {
 // Keyring is the console's secrets under one service name.
 type Keyring struct {
 	service string
+	// mem, when set, holds the secrets in this process instead of the
+	// system's keyring (InMemory), under memMu.
+	mem   map[string]string
+	memMu sync.Mutex
 }
 
 // New returns the secrets kept under service (AppID in the console; a
 // test uses a name of its own).
 func New(service string) *Keyring { return &Keyring{service: service} }
 
+// InMemory returns secrets that live in this process only and go with
+// it: the demo's, whose cache is thrown away when its window closes, so
+// that its secrets neither reach nor take the system keyring's.
+func InMemory(service string) *Keyring {
+	return &Keyring{service: service, mem: map[string]string{}}
+}
+
 // Service is the service name the secrets are kept under.
 func (k *Keyring) Service() string { return k.service }
+
+// InProcess reports whether the secrets live in this process only
+// (InMemory).
+func (k *Keyring) InProcess() bool { return k.mem != nil }
 
 // mu serialises the calls: go-keyring's providers keep no lock of their
 // own (its mock is a bare map), and a Secret Service that asks the person
@@ -109,6 +124,15 @@ func reachable() error {
 // Get returns the named secret: ErrNotFound when the keyring holds none,
 // an *UnavailableError when no keyring answered.
 func (k *Keyring) Get(name string) (string, error) {
+	if k.mem != nil {
+		k.memMu.Lock()
+		defer k.memMu.Unlock()
+		v, ok := k.mem[name]
+		if !ok {
+			return "", ErrNotFound
+		}
+		return v, nil
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if err := reachable(); err != nil {
@@ -126,6 +150,12 @@ func (k *Keyring) Set(name, secret string) error {
 	if secret == "" {
 		return fmt.Errorf("keyring: an empty secret for %q", name)
 	}
+	if k.mem != nil {
+		k.memMu.Lock()
+		defer k.memMu.Unlock()
+		k.mem[name] = secret
+		return nil
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if err := reachable(); err != nil {
@@ -137,6 +167,15 @@ func (k *Keyring) Set(name, secret string) error {
 // Delete removes the named secret. Removing one that is not there is
 // ErrNotFound, so that a caller can say "there was nothing to remove".
 func (k *Keyring) Delete(name string) error {
+	if k.mem != nil {
+		k.memMu.Lock()
+		defer k.memMu.Unlock()
+		if _, ok := k.mem[name]; !ok {
+			return ErrNotFound
+		}
+		delete(k.mem, name)
+		return nil
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if err := reachable(); err != nil {

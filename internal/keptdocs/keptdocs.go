@@ -130,12 +130,17 @@ func (s *Store) Folder() string { return s.dir }
 func (s *Store) KeyPlace() string {
 	_, origin, err := s.loadKey(false)
 	switch {
+	case origin == KeyInKeyring && s.secrets.InProcess():
+		return "their key is in this program's memory only, and goes when it ends"
 	case origin == KeyInKeyring:
 		return "their key is in the system keyring (" + s.secrets.Service() + ", " + KeyName + ")"
 	case origin == KeyInFile:
 		return "their key is in the file " + s.keyFile + " (only you can read it), as no keyring answers"
 	case err != nil && keyring.IsUnavailable(err):
 		return "no key yet; as no keyring answers, keeping a document puts its key in the file " + s.keyFile + " (only you can read it)"
+	}
+	if s.secrets.InProcess() {
+		return "no key yet: keeping a document puts one in this program's memory only"
 	}
 	return "no key yet: keeping a document puts one in the system keyring"
 }
