@@ -102,6 +102,10 @@ type Store struct {
 	mu     sync.Mutex
 	key    []byte
 	origin KeyOrigin
+	// beforeLock and beforeMake, when set, are called after a first look
+	// found no key, and just before a new key is made (tests: they hold
+	// two stores at those moments).
+	beforeLock, beforeMake func()
 }
 
 // KeyOrigin is where the key is kept.
@@ -154,39 +158,42 @@ func (s *Store) loadKey(create bool) ([]byte, KeyOrigin, error) {
 	if s.key != nil {
 		return s.key, s.origin, nil
 	}
-	v, err := s.secrets.Get(KeyName)
-	switch {
-	case err == nil:
-		k, derr := base64.StdEncoding.DecodeString(v)
-		if derr != nil || len(k) != keySize {
-			// Not a key this console made: refuse it rather than replace
-			// it (what it opened stays readable by whoever made it).
-			return nil, KeyNone, fmt.Errorf("the keyring's %s is not a key of %d bytes", KeyName, keySize)
-		}
-		s.key, s.origin = k, KeyInKeyring
-		return k, KeyInKeyring, nil
-	case errors.Is(err, keyring.ErrNotFound), keyring.IsUnavailable(err):
-	default:
-		return nil, KeyNone, err
-	}
-	unavailable := err
-	if k, ferr := s.readKeyFile(); ferr == nil {
-		s.key, s.origin = k, KeyInFile
-		return k, KeyInFile, nil
-	} else if !errors.Is(ferr, fs.ErrNotExist) {
-		return nil, KeyNone, ferr
+	k, origin, unavailable, err := s.findKey()
+	if err != nil || k != nil {
+		return k, origin, err
 	}
 	if !create {
-		if keyring.IsUnavailable(unavailable) {
+		if unavailable != nil {
 			return nil, KeyNone, unavailable
 		}
 		return nil, KeyNone, errNoKey
 	}
-	k := make([]byte, keySize)
+	// The first key is made under the folder's lock, and looked for again
+	// under it: two consoles on one cache keeping their first documents at
+	// once would otherwise each make one, and the copies kept under the
+	// key the other replaced would read "not kept".
+	if err := s.folder(); err != nil {
+		return nil, KeyNone, err
+	}
+	if s.beforeLock != nil {
+		s.beforeLock()
+	}
+	unlock, err := lockFolder(s.dir)
+	if err != nil {
+		return nil, KeyNone, fmt.Errorf("the folder of kept documents could not be locked: %w", err)
+	}
+	defer unlock()
+	if k, origin, unavailable, err = s.findKey(); err != nil || k != nil {
+		return k, origin, err
+	}
+	if s.beforeMake != nil {
+		s.beforeMake()
+	}
+	k = make([]byte, keySize)
 	if _, err := rand.Read(k); err != nil {
 		return nil, KeyNone, err
 	}
-	if !keyring.IsUnavailable(unavailable) {
+	if unavailable == nil {
 		if err := s.secrets.Set(KeyName, base64.StdEncoding.EncodeToString(k)); err == nil {
 			s.key, s.origin = k, KeyInKeyring
 			return k, KeyInKeyring, nil
@@ -205,6 +212,35 @@ func (s *Store) loadKey(create bool) ([]byte, KeyOrigin, error) {
 	}
 	s.key, s.origin = k, KeyInFile
 	return k, KeyInFile, nil
+}
+
+// findKey looks for the key, the keyring's first, then the file's (under
+// s.mu). A key found is remembered. Neither there: nil, and unavailable
+// says whether that was because no keyring answered.
+func (s *Store) findKey() (key []byte, origin KeyOrigin, unavailable, err error) {
+	v, err := s.secrets.Get(KeyName)
+	switch {
+	case err == nil:
+		k, derr := base64.StdEncoding.DecodeString(v)
+		if derr != nil || len(k) != keySize {
+			// Not a key this console made: refuse it rather than replace
+			// it (what it opened stays readable by whoever made it).
+			return nil, KeyNone, nil, fmt.Errorf("the keyring's %s is not a key of %d bytes", KeyName, keySize)
+		}
+		s.key, s.origin = k, KeyInKeyring
+		return k, KeyInKeyring, nil, nil
+	case keyring.IsUnavailable(err):
+		unavailable = err
+	case !errors.Is(err, keyring.ErrNotFound):
+		return nil, KeyNone, nil, err
+	}
+	if k, ferr := s.readKeyFile(); ferr == nil {
+		s.key, s.origin = k, KeyInFile
+		return k, KeyInFile, nil, nil
+	} else if !errors.Is(ferr, fs.ErrNotExist) {
+		return nil, KeyNone, nil, ferr
+	}
+	return nil, KeyNone, unavailable, nil
 }
 
 var errNoKey = errors.New("no key: nothing was kept with this console's key")
