@@ -5,6 +5,7 @@
 package jpegscale
 
 import (
+	"encoding/binary"
 	"io"
 )
 
@@ -54,18 +55,52 @@ func (d *decoder) ensureNBits(n int32) error {
 			}
 			return err
 		}
-		d.bits.a = d.bits.a<<8 | uint32(c)
+		d.bits.a = d.bits.a<<8 | uint64(c)
 		d.bits.n += 8
-		if d.bits.m == 0 {
-			d.bits.m = 1 << 7
-		} else {
-			d.bits.m <<= 8
-		}
 		if d.bits.n >= n {
 			break
 		}
 	}
 	return nil
+}
+
+// refill moves bytes from d.bytes to d.bits, up to 57 or more bits held,
+// while no 0xFF is among them: a stuffed 0xFF 0x00 or a marker is left to
+// ensureNBits, byte by byte, as the standard library reads them. The bits
+// taken are the ones ensureNBits would take later, so the result is the
+// same; only the number of calls changes.
+func (d *decoder) refill() {
+	i, j := d.bytes.i, d.bytes.j
+	a, n := d.bits.a, d.bits.n
+	if n > 56 || i == j {
+		return
+	}
+	if i+8 <= j {
+		v := binary.BigEndian.Uint64(d.bytes.buf[i:])
+		// A byte of v is 0xFF when that byte of ^v is zero.
+		if x := ^v; (x-0x0101010101010101)&^x&0x8080808080808080 == 0 {
+			k := min(7, (64-n)/8)
+			a = a<<(8*uint(k)) | v>>(64-8*uint(k))
+			n += 8 * k
+			i += int(k)
+		}
+	}
+	for n <= 56 && i < j {
+		c := d.bytes.buf[i]
+		if c == 0xff {
+			break
+		}
+		a = a<<8 | uint64(c)
+		n += 8
+		i++
+	}
+	if i != d.bytes.i {
+		d.bytes.i = i
+		// As after readByteStuffedByte of a plain byte: readFull may give
+		// the last one back.
+		d.bytes.nUnreadable = 1
+		d.bits.a, d.bits.n = a, n
+	}
 }
 
 // receiveExtend is the composition of RECEIVE and EXTEND, specified in section
@@ -77,7 +112,6 @@ func (d *decoder) receiveExtend(t uint8) (int32, error) {
 		}
 	}
 	d.bits.n -= int32(t)
-	d.bits.m >>= t
 	s := int32(1) << t
 	x := int32(d.bits.a>>uint8(d.bits.n)) & (s - 1)
 	if x < s>>1 {
@@ -195,7 +229,6 @@ func (d *decoder) decodeHuffman(h *huffman) (uint8, error) {
 	if v := h.lut[(d.bits.a>>uint32(d.bits.n-lutSize))&0xff]; v != 0 {
 		n := (v & 0xff) - 1
 		d.bits.n -= int32(n)
-		d.bits.m >>= n
 		return uint8(v >> 8), nil
 	}
 
@@ -206,11 +239,10 @@ slowPath:
 				return 0, err
 			}
 		}
-		if d.bits.a&d.bits.m != 0 {
+		if d.bits.a>>uint32(d.bits.n-1)&1 != 0 {
 			code |= 1
 		}
 		d.bits.n--
-		d.bits.m >>= 1
 		if code <= h.maxCodes[i] {
 			return h.vals[h.valsIndices[i]+code-h.minCodes[i]], nil
 		}
@@ -225,9 +257,8 @@ func (d *decoder) decodeBit() (bool, error) {
 			return false, err
 		}
 	}
-	ret := d.bits.a&d.bits.m != 0
+	ret := d.bits.a>>uint32(d.bits.n-1)&1 != 0
 	d.bits.n--
-	d.bits.m >>= 1
 	return ret, nil
 }
 
@@ -237,9 +268,8 @@ func (d *decoder) decodeBits(n int32) (uint32, error) {
 			return 0, err
 		}
 	}
-	ret := d.bits.a >> uint32(d.bits.n-n)
+	ret := uint32(d.bits.a >> uint32(d.bits.n-n))
 	ret &= (1 << uint32(n)) - 1
 	d.bits.n -= n
-	d.bits.m >>= uint32(n)
 	return ret, nil
 }

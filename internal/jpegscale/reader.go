@@ -93,10 +93,10 @@ type Reader interface {
 
 // bits holds the unprocessed bits that have been taken from the byte-stream.
 // The n least significant bits of a form the unread bits, to be read in MSB to
-// LSB order.
+// LSB order. (The standard library keeps 32 bits and a mask; this fork keeps
+// up to 64, refilled several bytes at a time by refill.)
 type bits struct {
-	a uint32 // accumulator.
-	m uint32 // mask. m==1<<(n-1) when n>0, with m==0 when n==0.
+	a uint64 // accumulator.
 	n int32  // the number of unread bits in a.
 }
 
@@ -189,7 +189,6 @@ func (d *decoder) unreadByteStuffedByte() {
 	if d.bits.n >= 8 {
 		d.bits.a >>= 8
 		d.bits.n -= 8
-		d.bits.m >>= 8
 	}
 }
 

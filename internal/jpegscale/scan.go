@@ -270,9 +270,20 @@ func (d *decoder) processSOS(n int) error {
 							// Decode the AC coefficients, as specified in section F.2.2.2.
 							huff := &d.huff[acTable][scan[i].ta]
 							for ; zig <= zigEnd; zig++ {
-								value, err := d.decodeHuffman(huff)
-								if err != nil {
-									return err
+								if d.bits.n < 32 {
+									d.refill()
+								}
+								var value uint8
+								if v := huff.lut[(d.bits.a>>uint32(d.bits.n-lutSize))&(1<<lutSize-1)]; d.bits.n >= 32 && v != 0 {
+									// The fast path: a short code, and 16 bits
+									// or more left for its value.
+									d.bits.n -= int32(v&0xff) - 1
+									value = uint8(v >> 8)
+								} else {
+									var err error
+									if value, err = d.decodeHuffman(huff); err != nil {
+										return err
+									}
 								}
 								val0 := value >> 4
 								val1 := value & 0x0f
@@ -281,9 +292,20 @@ func (d *decoder) processSOS(n int) error {
 									if zig > zigEnd {
 										break
 									}
-									ac, err := d.receiveExtend(val1)
-									if err != nil {
-										return err
+									var ac int32
+									if t := int32(val1); d.bits.n >= t {
+										// receiveExtend, inline.
+										d.bits.n -= t
+										s := int32(1) << t
+										ac = int32(d.bits.a>>uint32(d.bits.n)) & (s - 1)
+										if ac < s>>1 {
+											ac += ((-1) << t) + 1
+										}
+									} else {
+										var err error
+										if ac, err = d.receiveExtend(val1); err != nil {
+											return err
+										}
 									}
 									b[unzig[zig]] = ac << al
 								} else {
