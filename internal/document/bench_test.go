@@ -32,18 +32,18 @@ var bigJPEG = sync.OnceValue(func() []byte {
 const viewW, viewH = 1240, 700
 
 // BenchmarkFirstView is what opening the viewer on a 10 MiB JPEG costs
-// before its first view is drawn: check, size check, decode, fit.
+// before its first view is drawn: check, size check, decode (reduced to
+// the view), fit.
 func BenchmarkFirstView(b *testing.B) {
 	data := bigJPEG()
 	b.SetBytes(int64(len(data)))
 	b.ReportMetric(float64(len(data))/(1<<20), "MiB")
 	for b.Loop() {
-		d, err := Open(context.Background(), JPEG, data, Limits{})
+		d, err := OpenView(context.Background(), JPEG, data, Limits{}, viewW, viewH)
 		if err != nil {
 			b.Fatal(err)
 		}
-		p, _ := d.Page(context.Background(), 0)
-		if _, err := Fit(context.Background(), p, viewW, viewH); err != nil {
+		if _, err := d.View(context.Background(), 0, viewW, viewH); err != nil {
 			b.Fatal(err)
 		}
 	}
