@@ -471,7 +471,7 @@ func (d *Doc) View(ctx context.Context, i, w, h int) (*image.RGBA, error) {
 	if d.full != nil && i == 0 {
 		fw, fh := FitSize(d.w, d.h, w, h)
 		if b := d.img.Bounds(); b.Dx() >= fw && b.Dy() >= fh {
-			return Fit(ctx, d.img, w, h)
+			return scaleTo(ctx, d.img, fw, fh)
 		}
 	}
 	p, err := d.Page(ctx, i)
