@@ -291,7 +291,7 @@ func FuzzDecodeMatchesStandardLibrary(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		cfg, err := jpeg.DecodeConfig(bytes.NewReader(b))
-		if err == nil && cfg.Width*cfg.Height > 1<<22 {
+		if err == nil && cfg.Width*cfg.Height > 1<<18 {
 			return // a decode of this size is the limit's business, not this test's
 		}
 		sameAsStandard(t, "input", b)
@@ -303,7 +303,7 @@ func FuzzDecodeMatchesStandardLibrary(f *testing.F) {
 			}
 			if err == nil {
 				want := image.Rect(0, 0, (cfg.Width+denom-1)/denom, (cfg.Height+denom-1)/denom)
-				if m.Bounds() != want {
+				if m.Bounds() != want && !(want.Empty() && m.Bounds().Empty()) {
 					t.Fatalf("1/%d: %v, want %v", denom, m.Bounds(), want)
 				}
 			}

@@ -27,6 +27,9 @@ type huffman struct {
 	// are 1 plus the code length, or 0 if the value is too large to fit in
 	// lutSize bits.
 	lut [1 << lutSize]uint16
+	// fast decodes a short code and its value bits in one look-up
+	// (buildFast).
+	fast [1 << fastBits]uint32
 	// vals are the decoded values, sorted by their encoding.
 	vals [maxNCodes]uint8
 	// minCodes[i] is the minimum code of length i, or -1 if there are no
@@ -201,8 +204,52 @@ func (d *decoder) processDHT(n int) error {
 			}
 			c <<= 1
 		}
+		h.buildFast(&nCodes)
 	}
 	return nil
+}
+
+// fastBits is the look-ahead of the tables that decode a code and the
+// value bits after it in one step.
+const fastBits = 11
+
+// buildFast fills h.fast: for every fastBits-bit look-ahead that starts
+// with a whole code and, if its symbol has a value (an AC coefficient of
+// size s), its s value bits too, the number of bits they take (low 5
+// bits), the symbol (next 8) and the coefficient (high 16). Zero: decode
+// the slow way. A table whose codes overflow (a damaged file) gets no
+// fast entries, so that it decodes exactly as the standard library does.
+func (h *huffman) buildFast(nCodes *[maxCodeLength]int32) {
+	clear(h.fast[:])
+	var code, x uint32
+	for i := range nCodes {
+		code <<= 1
+		for j := int32(0); j < nCodes[i]; j++ {
+			if code >= 1<<(i+1) {
+				clear(h.fast[:])
+				return
+			}
+			l := uint32(i + 1)
+			sym := h.vals[x]
+			size := uint32(sym & 0x0f)
+			if l+size <= fastBits {
+				for v := uint32(0); v < 1<<size; v++ {
+					coef := int32(v)
+					if size > 0 && coef < 1<<(size-1) {
+						coef += (-1 << size) + 1
+					}
+					e := uint32(l+size) | uint32(sym)<<5 | uint32(uint16(int16(coef)))<<16
+					free := fastBits - l - size
+					base := (code<<size | v) << free
+					for k := uint32(0); k < 1<<free; k++ {
+						h.fast[base|k] = e
+					}
+				}
+			}
+			code++
+			x++
+		}
+	}
 }
 
 // decodeHuffman returns the next Huffman-coded value from the bit-stream,

@@ -273,6 +273,23 @@ func (d *decoder) processSOS(n int) error {
 								if d.bits.n < 32 {
 									d.refill()
 								}
+								if d.bits.n >= 32 {
+									// The fastest path: a short code and its
+									// coefficient in one look-up.
+									if e := huff.fast[(d.bits.a>>uint32(d.bits.n-fastBits))&(1<<fastBits-1)]; e != 0 && e>>5&0x0f != 0 {
+										zig += int32(e >> 9 & 0x0f)
+										if zig > zigEnd {
+											// Past the band: as the standard
+											// library, the code is read, not
+											// the value.
+											d.bits.n -= int32(e&31) - int32(e>>5&0x0f)
+											break
+										}
+										d.bits.n -= int32(e & 31)
+										b[unzig[zig]] = int32(int16(e>>16)) << al
+										continue
+									}
+								}
 								var value uint8
 								if v := huff.lut[(d.bits.a>>uint32(d.bits.n-lutSize))&(1<<lutSize-1)]; d.bits.n >= 32 && v != 0 {
 									// The fast path: a short code, and 16 bits
