@@ -56,6 +56,9 @@ func corpus(t testing.TB) map[string][]byte {
 		{"photo-250x131-q100", photo(250, 131), 100},
 		{"photo-250x131-q10", photo(250, 131), 10},
 		{"gray-101x37", grayOf(photo(101, 37)), 85},
+		// Over pipelineMinMCUs: reconstructed on a second goroutine.
+		{"photo-720x480", photo(720, 480), 90},
+		{"gray-1100x1000", grayOf(photo(1100, 1000)), 80},
 	} {
 		var b bytes.Buffer
 		if err := jpeg.Encode(&b, m.img, &jpeg.Options{Quality: m.q}); err != nil {

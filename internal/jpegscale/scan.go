@@ -6,6 +6,7 @@ package jpegscale
 
 import (
 	"image"
+	"runtime"
 )
 
 // makeImg allocates and initializes the destination image.
@@ -175,6 +176,15 @@ func (d *decoder) processSOS(n int) error {
 				d.progCoeffs[compIndex] = make([]block, mxx*myy*d.comp[compIndex].h*d.comp[compIndex].v)
 			}
 		}
+	}
+
+	// A large sequential scan reconstructs its blocks (dequantization,
+	// inverse DCT, store) on a second goroutine while this one decodes the
+	// entropy-coded data: two cores, nearly half the time.
+	var pipe *pipeline
+	if !d.progressive && mxx*myy >= pipelineMinMCUs && runtime.GOMAXPROCS(0) > 1 {
+		pipe = d.startPipeline()
+		defer pipe.finish()
 	}
 
 	d.bits = bits{}
@@ -356,6 +366,10 @@ func (d *decoder) processSOS(n int) error {
 						// SOS markers are processed.
 						continue
 					}
+					if pipe != nil {
+						pipe.add(&b, bx, by, compIndex)
+						continue
+					}
 					if err := d.reconstructBlock(&b, bx, by, int(compIndex)); err != nil {
 						return err
 					}
@@ -385,8 +399,14 @@ func (d *decoder) processSOS(n int) error {
 				d.eobRun = 0
 			}
 		} // for mx
+		if pipe != nil {
+			pipe.flush()
+		}
 	} // for my
 
+	if pipe != nil {
+		return pipe.finish()
+	}
 	return nil
 }
 
