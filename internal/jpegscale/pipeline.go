@@ -1,7 +1,5 @@
 package jpegscale
 
-import "fmt"
-
 // pipelineMinMCUs is the least number of MCUs a scan must have for its
 // blocks to be reconstructed on a second goroutine (below, the hand-over
 // costs more than it saves).
@@ -19,6 +17,7 @@ type pipeline struct {
 	done     chan error
 	finished bool
 	err      error
+	panicked any // a panic of the reconstruction, for finish
 }
 
 type pendingBlock struct {
@@ -38,10 +37,11 @@ func (d *decoder) startPipeline() *pipeline {
 func (p *pipeline) run() {
 	var err error
 	defer func() {
-		// A panic here would not reach the caller's recover (another
-		// goroutine): it is the decode's error instead.
+		// A panic here would crash the program (the caller's recover is
+		// on another goroutine): it is handed to finish, which panics
+		// with it on the caller's goroutine, as a decode on one would.
 		if r := recover(); r != nil {
-			err = FormatError(fmt.Sprint("reconstruction failed: ", r))
+			p.panicked = r
 			for batch := range p.work {
 				p.free <- batch[:0]
 			}
@@ -83,5 +83,8 @@ func (p *pipeline) finish() error {
 	p.flush()
 	close(p.work)
 	p.err = <-p.done
+	if p.panicked != nil {
+		panic(p.panicked)
+	}
 	return p.err
 }
