@@ -167,6 +167,11 @@ func TestDecodeIsTheStandardLibrarys(t *testing.T) {
 			decoded++
 		}
 	}
+	// Every scan reconstructed on the second goroutine, small ones too.
+	defer setPipelineMin(1)()
+	for name, b := range c {
+		sameAsStandard(t, name+" (pipelined)", b)
+	}
 	// The corpus is not all errors: most of it decodes.
 	if decoded < 35 {
 		t.Fatalf("only %d of %d inputs decode", decoded, len(c))
@@ -292,6 +297,7 @@ func FuzzDecodeMatchesStandardLibrary(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	defer setPipelineMin(1)()
 	f.Fuzz(func(t *testing.T, b []byte) {
 		cfg, err := jpeg.DecodeConfig(bytes.NewReader(b))
 		if err == nil && cfg.Width*cfg.Height > 1<<18 {
@@ -349,4 +355,11 @@ func decodeScaledNamed(t *testing.T, name string, b []byte, denom int) (image.Im
 		}
 	}()
 	return DecodeScaled(bytes.NewReader(b), denom)
+}
+
+// setPipelineMin sets pipelineMinMCUs and returns its restore.
+func setPipelineMin(n int) func() {
+	old := pipelineMinMCUs
+	pipelineMinMCUs = n
+	return func() { pipelineMinMCUs = old }
 }

@@ -2,8 +2,9 @@ package jpegscale
 
 // pipelineMinMCUs is the least number of MCUs a scan must have for its
 // blocks to be reconstructed on a second goroutine (below, the hand-over
-// costs more than it saves).
-const pipelineMinMCUs = 1024
+// costs more than it saves). A variable for the tests, which set it to 1
+// so that every scan of the corpus and of the fuzzer is pipelined too.
+var pipelineMinMCUs = 1024
 
 // pipeline hands a scan's decoded blocks, a row of MCUs at a time, to a
 // goroutine that reconstructs them into the image. Each block goes to its
