@@ -14,8 +14,17 @@
 //     pixels (the inverse DCT integrated over each output pixel), so the
 //     result is close to the full decode box-averaged by denom. The full
 //     picture is never allocated.
+//     Subsampled chroma is reduced less when it can be (4:2:0 at 1/2 is
+//     decoded as 4:4:4), so that colour keeps its resolution.
 //   - The entropy decoder keeps 64 bits at hand and refills them several
-//     bytes at a time while no 0xFF (a stuffed byte or a marker) is near.
+//     bytes at a time while no 0xFF (a stuffed byte or a marker) is near,
+//     and decodes a short AC code and its coefficient in one look-up of
+//     an 11-bit table (built only for a well-formed code set).
+//   - A large sequential scan reconstructs its blocks (dequantization,
+//     inverse DCT, store) on a second goroutine while the first decodes
+//     the entropy-coded data (pipeline.go).
+//   - Left out: the encoder, and image.RegisterFormat (image/jpeg stays
+//     the registered "jpeg"); image/internal/imageutil is image/draw.
 //
 // Decode (denom 1) gives the standard library's pixels exactly, and the
 // same answer (an error or none) on every input: the package's tests and
