@@ -200,7 +200,8 @@ func (p *preview) setLine(state, text string) {
 }
 
 // loadFirstView fetches, checks, decodes and scales one version's first
-// page: all of it off the UI goroutine, all of it stopped by ctx.
+// page: all of it off the UI goroutine, all of it stopped by ctx. A large
+// JPEG is decoded reduced (document.OpenView).
 func loadFirstView(ctx context.Context, src Documents, lim document.Limits, id string, version, w, h int) (*image.RGBA, *document.Doc, int, error) {
 	f, err := src.Document(ctx, id, version)
 	if err != nil {
@@ -209,15 +210,14 @@ func loadFirstView(ctx context.Context, src Documents, lim document.Limits, id s
 	if err := ctx.Err(); err != nil {
 		return nil, nil, 0, err
 	}
-	d, err := document.Open(ctx, f.MediaType, f.Data, lim)
+	// Opened for the viewer's size, which covers the panel's: a large
+	// JPEG is decoded reduced once, and the viewer opened on it starts
+	// from the same decode.
+	d, err := document.OpenView(ctx, f.MediaType, f.Data, lim, max(w, int(viewerSize.Width)), max(h, int(viewerSize.Height)))
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	page, err := d.Page(ctx, 0)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	img, err := document.Fit(ctx, page, w, h)
+	img, err := d.View(ctx, 0, w, h)
 	return img, d, f.Version, err
 }
 

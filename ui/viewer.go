@@ -67,7 +67,10 @@ type side struct {
 	state   string // "loading", "shown", "refused"
 	doc     *document.Doc
 	page    int
-	full    image.Image // the page at full size
+	pw, ph  float64     // the page's size in its own pixels
+	full    image.Image // the page at full size, once decoded
+	reduced image.Image // a large JPEG's reduced decode, until full comes
+	asked   bool        // the full size was asked for (needFull)
 	fit     *image.RGBA // the page scaled to the window, for fit and below
 	view    view
 	raster  *canvas.Raster
@@ -172,6 +175,7 @@ func (v *viewer) each(fn func(*side)) {
 	for i, s := range v.sides {
 		if v.locked || i == v.active {
 			fn(s)
+			s.needFull()
 			s.raster.Refresh()
 		}
 	}
@@ -275,7 +279,7 @@ func (s *side) load(idx int) {
 	if s.cancel != nil {
 		s.cancel()
 	}
-	s.idx, s.page, s.doc, s.full, s.fit = idx, 0, nil, nil, nil
+	s.idx, s.page, s.doc, s.full, s.reduced, s.fit, s.asked = idx, 0, nil, nil, nil, nil, false
 	s.gen++
 	gen := s.gen
 	ver := v.versions[idx]
@@ -286,7 +290,7 @@ func (s *side) load(idx int) {
 	s.cancel = cancel
 	known := v.c.panel.preview.decoded(v.itemID, ver.Version) // nil: fetch
 	v.c.background(func(context.Context) func() {
-		doc, full, fit, err := loadSide(ctx, v.src, v.lim, v.itemID, ver.Version, 0, known)
+		doc, base, isFull, fit, err := loadSide(ctx, v.src, v.lim, v.itemID, ver.Version, 0, known)
 		return func() {
 			if gen != s.gen {
 				return
@@ -300,37 +304,51 @@ func (s *side) load(idx int) {
 				return
 			}
 			s.doc = doc
-			s.showPage(full, fit)
+			s.showPage(base, isFull, fit)
 		}
 	})
 }
 
-// loadSide fetches and opens a version (unless doc is given), and draws
-// page i full size and scaled to the window.
-func loadSide(ctx context.Context, src Documents, lim document.Limits, itemID string, version, i int, doc *document.Doc) (*document.Doc, image.Image, *image.RGBA, error) {
+// loadSide fetches and opens a version (unless doc is given) for the
+// window's size, and draws page i: its base picture (a large JPEG's
+// reduced decode, isFull false, or the page at full size) and the page
+// scaled to the window.
+func loadSide(ctx context.Context, src Documents, lim document.Limits, itemID string, version, i int, doc *document.Doc) (_ *document.Doc, base image.Image, isFull bool, _ *image.RGBA, _ error) {
+	w, h := int(viewerSize.Width), int(viewerSize.Height)
 	if doc == nil {
 		f, err := src.Document(ctx, itemID, version)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, false, nil, err
 		}
-		if doc, err = document.Open(ctx, f.MediaType, f.Data, lim); err != nil {
-			return nil, nil, nil, err
+		if doc, err = document.OpenView(ctx, f.MediaType, f.Data, lim, w, h); err != nil {
+			return nil, nil, false, nil, err
 		}
 	}
-	full, err := doc.Page(ctx, i)
+	base, isFull, err := doc.Base(ctx, i)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, false, nil, err
 	}
-	fit, err := document.Fit(ctx, full, int(viewerSize.Width), int(viewerSize.Height))
+	fit, err := doc.View(ctx, i, w, h)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, false, nil, err
 	}
-	return doc, full, fit, nil
+	return doc, base, isFull, fit, nil
 }
 
-func (s *side) showPage(full image.Image, fit *image.RGBA) {
-	s.full, s.fit, s.state = full, fit, "shown"
+func (s *side) showPage(base image.Image, isFull bool, fit *image.RGBA) {
+	s.full, s.reduced, s.fit, s.state = nil, nil, fit, "shown"
+	if isFull {
+		s.full = base
+	} else {
+		s.reduced = base
+	}
+	b := base.Bounds()
+	s.pw, s.ph = float64(b.Dx()), float64(b.Dy())
+	if w, h := s.doc.Size(); w > 0 && s.page == 0 {
+		s.pw, s.ph = float64(w), float64(h)
+	}
 	s.centre()
+	s.needFull()
 	s.line.Hide()
 	if s.doc != nil && s.doc.Pages > 1 {
 		s.title.SetText(versionTitle(s.v.versions[s.idx], s.idx, len(s.v.versions)) + " · page " + strconv.Itoa(s.page+1) + " of " + strconv.Itoa(s.doc.Pages))
@@ -372,7 +390,7 @@ func (s *side) turnPage(d int) {
 	s.cancel = cancel
 	s.setLine("loading", "Drawing page "+strconv.Itoa(p+1)+"…")
 	s.v.c.background(func(context.Context) func() {
-		_, full, fit, err := loadSide(ctx, nil, s.v.lim, "", 0, p, doc)
+		_, base, isFull, fit, err := loadSide(ctx, nil, s.v.lim, "", 0, p, doc)
 		return func() {
 			if gen != s.gen {
 				return
@@ -385,17 +403,51 @@ func (s *side) turnPage(d int) {
 				}
 				return
 			}
-			s.showPage(full, fit)
+			s.showPage(base, isFull, fit)
+		}
+	})
+}
+
+// needFull asks for the page at full size, off the UI goroutine, when the
+// zoom in force shows more than the reduced decode holds (100 %, or
+// zoomed past it); the reduced picture is drawn, upscaled, until it comes.
+// The full size is decoded once, kept in the document, and only when
+// asked: the first view never waits for it.
+func (s *side) needFull() {
+	if s.full != nil || s.reduced == nil || s.asked || s.doc == nil || s.pw == 0 {
+		return
+	}
+	sz := s.raster.Size()
+	z := s.scale(float64(sz.Width), float64(sz.Height)) * float64(s.v.win.Canvas().Scale())
+	if z <= float64(s.reduced.Bounds().Dx())/s.pw*1.001 {
+		return
+	}
+	s.asked = true
+	gen, doc, page, ctx := s.gen, s.doc, s.page, s.v.ctx
+	s.v.c.background(func(context.Context) func() {
+		full, err := doc.Page(ctx, page)
+		return func() {
+			if gen != s.gen {
+				return
+			}
+			if err != nil {
+				s.asked = false
+				if !errors.Is(err, context.Canceled) {
+					s.v.say(documentLine(err))
+				}
+				return
+			}
+			s.full, s.reduced = full, nil
+			s.raster.Refresh()
 		}
 	})
 }
 
 func (s *side) size() (float64, float64) {
-	if s.full == nil {
+	if s.full == nil && s.reduced == nil {
 		return 0, 0
 	}
-	b := s.full.Bounds()
-	return float64(b.Dx()), float64(b.Dy())
+	return s.pw, s.ph
 }
 
 func (s *side) centre() {
@@ -421,7 +473,7 @@ func (s *side) scale(w, h float64) float64 {
 // zoomBy zooms by f from the zoom in force (fit included), within 1 % and
 // 3200 %.
 func (s *side) zoomBy(f float64) {
-	if s.full == nil {
+	if s.full == nil && s.reduced == nil {
 		return
 	}
 	sz := s.raster.Size()
@@ -432,7 +484,7 @@ func (s *side) zoomBy(f float64) {
 // pan moves the picture by dx, dy screen units (the page moves with the
 // pointer, whatever the turn).
 func (s *side) pan(dx, dy float64) {
-	if s.full == nil {
+	if s.full == nil && s.reduced == nil {
 		return
 	}
 	sz := s.raster.Size()
@@ -467,7 +519,7 @@ func (s *side) draw(w, h int) image.Image {
 	for i := 0; i < len(out.Pix); i += 4 {
 		out.Pix[i], out.Pix[i+1], out.Pix[i+2], out.Pix[i+3] = viewerBackground.R, viewerBackground.G, viewerBackground.B, 255
 	}
-	if s.full == nil || s.state != "shown" || w == 0 || h == 0 {
+	if (s.full == nil && s.reduced == nil) || s.state != "shown" || w == 0 || h == 0 {
 		return out
 	}
 	// The raster draws in device pixels; zoom is per device pixel too.
@@ -479,6 +531,12 @@ func (s *side) draw(w, h int) image.Image {
 	iw, _ := s.size()
 	src := s.full
 	k := 1.0 // page pixels to src pixels
+	if src == nil {
+		// The full size is on its way (needFull): the reduced decode,
+		// upscaled meanwhile, never a blank.
+		src = s.reduced
+		k = float64(src.Bounds().Dx()) / iw
+	}
 	if s.fit != nil && iw > 0 && float64(s.fit.Bounds().Dx())/iw >= z*0.999 {
 		src = s.fit
 		k = float64(s.fit.Bounds().Dx()) / iw

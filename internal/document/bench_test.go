@@ -32,18 +32,18 @@ var bigJPEG = sync.OnceValue(func() []byte {
 const viewW, viewH = 1240, 700
 
 // BenchmarkFirstView is what opening the viewer on a 10 MiB JPEG costs
-// before its first view is drawn: check, size check, decode, fit.
+// before its first view is drawn: check, size check, decode (reduced to
+// the view), fit.
 func BenchmarkFirstView(b *testing.B) {
 	data := bigJPEG()
 	b.SetBytes(int64(len(data)))
 	b.ReportMetric(float64(len(data))/(1<<20), "MiB")
 	for b.Loop() {
-		d, err := Open(context.Background(), JPEG, data, Limits{})
+		d, err := OpenView(context.Background(), JPEG, data, Limits{}, viewW, viewH)
 		if err != nil {
 			b.Fatal(err)
 		}
-		p, _ := d.Page(context.Background(), 0)
-		if _, err := Fit(context.Background(), p, viewW, viewH); err != nil {
+		if _, err := d.View(context.Background(), 0, viewW, viewH); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -85,16 +85,32 @@ func BenchmarkFitFloor(b *testing.B) {
 }
 
 // BenchmarkFirstViewDecoded is opening the viewer on the 10 MiB JPEG the
-// panel already shows: the preview's decoded document is scaled to the
-// window, nothing is fetched or decoded again.
+// panel already shows: the preview's decoded document (reduced for the
+// viewer's size) is scaled to the window, nothing is fetched or decoded
+// again.
 func BenchmarkFirstViewDecoded(b *testing.B) {
-	d, err := Open(context.Background(), JPEG, bigJPEG(), Limits{})
+	d, err := OpenView(context.Background(), JPEG, bigJPEG(), Limits{}, viewW, viewH)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		p, _ := d.Page(context.Background(), 0)
-		if _, err := Fit(context.Background(), p, viewW, viewH); err != nil {
+		if _, err := d.View(context.Background(), 0, viewW, viewH); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFullResolution is a document opened reduced and then shown at
+// 100 %: the reduced open and the whole decode (the fork's; the standard
+// library's alone is most of BenchmarkFirstViewFloor).
+func BenchmarkFullResolution(b *testing.B) {
+	data := bigJPEG()
+	for b.Loop() {
+		d, err := OpenView(context.Background(), JPEG, data, Limits{}, viewW, viewH)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := d.Page(context.Background(), 0); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -14,8 +14,14 @@
 // time limit and the caller's context (the child is killed) and in memory
 // by its address-space and WebAssembly limits.
 //
+// A JPEG opened for a view (OpenView) much smaller than itself is decoded
+// at 1/2, 1/4 or 1/8 of its size (the jpegscale package), the largest
+// reduction that still covers the view, so that the first view of a
+// 20-megapixel photo costs a fraction of a full decode. The full
+// resolution is decoded when it is first asked for (Page), once, and kept.
+//
 // The package knows nothing of Fyne: the window scales pictures to its view
-// with Fit, off its UI goroutine; fuzzing and benchmarks run here.
+// with Fit or View, off its UI goroutine; fuzzing and benchmarks run here.
 package document
 
 import (
@@ -30,9 +36,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/image/webp"
+
+	"github.com/trustscreen/reviewer/internal/jpegscale"
 )
 
 // The media types the console shows.
@@ -266,14 +276,29 @@ func safeType(s string) string {
 	return b.String()
 }
 
-// Doc is a checked document: an image decoded, or a PDF whose pages are
-// drawn when asked for.
+// Doc is a checked document: an image decoded (whole, or reduced for a
+// view with its full resolution decoded on demand), or a PDF whose pages
+// are drawn when asked for.
 type Doc struct {
 	MediaType string
 	Pages     int
-	img       image.Image
+	img       image.Image // the image as Open decoded it
+	scale     int         // img's reduction: 1 (whole), 2, 4 or 8
+	w, h      int         // the image's size
+	full      *fullDecode // the whole image, when img is reduced
 	pdf       []byte
 	lim       Limits
+}
+
+// fullDecode is the one decode of a reduced image at full resolution:
+// started by the first caller that needs it, waited for by the others.
+type fullDecode struct {
+	once    sync.Once
+	done    chan struct{}
+	data    []byte // until decoded
+	img     image.Image
+	err     error
+	decodes atomic.Int32 // how many times it ran (tests: once)
 }
 
 // Open checks and decodes a document. For an image it decodes the whole
@@ -282,6 +307,17 @@ type Doc struct {
 // bounds the work that can be bounded (the PDF renderer); an image's
 // decode is bounded by the byte and pixel limits.
 func Open(ctx context.Context, declared string, data []byte, lim Limits) (*Doc, error) {
+	return OpenView(ctx, declared, data, lim, 0, 0)
+}
+
+// OpenView is Open for a first view of viewW × viewH pixels: a JPEG at
+// least twice as large as the picture fitted to that view is decoded at
+// the largest reduction (1/2, 1/4, 1/8) whose result still covers it, so
+// that fitting it only shrinks. Its full resolution is decoded when Page
+// asks for it. The checks and refusals are Open's, all of them before any
+// decode; a damaged file is refused here, whatever the scale (the whole
+// entropy-coded data is read at every scale). A view of 0 × 0 is Open.
+func OpenView(ctx context.Context, declared string, data []byte, lim Limits, viewW, viewH int) (*Doc, error) {
 	lim = lim.withDefaults()
 	t, err := Check(declared, data)
 	if err != nil {
@@ -294,16 +330,37 @@ func Open(ctx context.Context, declared string, data []byte, lim Limits) (*Doc, 
 		}
 		return &Doc{MediaType: t, Pages: n, pdf: data, lim: lim}, nil
 	}
-	img, err := decodeImage(t, data, lim)
+	img, w, h, scale, err := decodeImage(t, data, lim, viewW, viewH)
 	if err != nil {
 		return nil, err
 	}
-	return &Doc{MediaType: t, Pages: 1, img: img, lim: lim}, nil
+	d := &Doc{MediaType: t, Pages: 1, img: img, scale: scale, w: w, h: h, lim: lim}
+	if scale > 1 {
+		d.full = &fullDecode{done: make(chan struct{}), data: data}
+	}
+	return d, nil
+}
+
+// reduction is the largest denominator (8, 4, 2; else 1) at which a w × h
+// picture still covers its fit to viewW × viewH.
+func reduction(w, h, viewW, viewH int) int {
+	fw, fh := FitSize(w, h, viewW, viewH)
+	if fw == 0 {
+		return 1
+	}
+	for _, d := range []int{8, 4, 2} {
+		if (w+d-1)/d >= fw && (h+d-1)/d >= fh {
+			return d
+		}
+	}
+	return 1
 }
 
 // decodeImage decodes an image whose type is checked, refusing one whose
-// declared dimensions exceed the limit before any pixel is allocated.
-func decodeImage(t string, data []byte, lim Limits) (img image.Image, err error) {
+// declared dimensions exceed the limit before any pixel is allocated. A
+// JPEG is decoded reduced for a view of viewW × viewH (0 × 0: whole); the
+// scale is returned with the image's full size.
+func decodeImage(t string, data []byte, lim Limits, viewW, viewH int) (img image.Image, w, h, scale int, err error) {
 	defer func() {
 		// A decoder bug on hostile bytes is a damaged file, not a
 		// crashed window.
@@ -313,10 +370,11 @@ func decodeImage(t string, data []byte, lim Limits) (img image.Image, err error)
 	}()
 	var cfg image.Config
 	var decode func(*bytes.Reader) (image.Image, error)
+	scale = 1
 	switch t {
 	case JPEG:
 		cfg, err = jpeg.DecodeConfig(bytes.NewReader(data))
-		decode = func(r *bytes.Reader) (image.Image, error) { return jpeg.Decode(r) }
+		decode = func(r *bytes.Reader) (image.Image, error) { return jpegscale.DecodeScaled(r, scale) }
 	case PNG:
 		cfg, err = png.DecodeConfig(bytes.NewReader(data))
 		decode = func(r *bytes.Reader) (image.Image, error) { return png.Decode(r) }
@@ -324,23 +382,26 @@ func decodeImage(t string, data []byte, lim Limits) (img image.Image, err error)
 		cfg, err = webp.DecodeConfig(bytes.NewReader(data))
 		decode = func(r *bytes.Reader) (image.Image, error) { return webp.Decode(r) }
 	default:
-		return nil, failf(KindUnsupported, "The console cannot show this kind of file.")
+		return nil, 0, 0, 0, failf(KindUnsupported, "The console cannot show this kind of file.")
 	}
 	if err != nil {
-		return nil, failf(KindDamaged, "The file is damaged: its header cannot be read (%s).", plainType(t))
+		return nil, 0, 0, 0, failf(KindDamaged, "The file is damaged: its header cannot be read (%s).", plainType(t))
 	}
 	if err := checkSize(cfg.Width, cfg.Height, lim); err != nil {
-		return nil, err
+		return nil, 0, 0, 0, err
+	}
+	if t == JPEG {
+		scale = reduction(cfg.Width, cfg.Height, viewW, viewH)
 	}
 	img, err = decode(bytes.NewReader(data))
 	if err != nil {
-		return nil, failf(KindDamaged, "The file is damaged: %s that cannot be decoded whole.", plainType(t))
+		return nil, 0, 0, 0, failf(KindDamaged, "The file is damaged: %s that cannot be decoded whole.", plainType(t))
 	}
 	b := img.Bounds()
-	if b.Dx() != cfg.Width || b.Dy() != cfg.Height {
-		return nil, failf(KindDamaged, "The file is damaged: its size is not the one its header says.")
+	if b.Dx() != (cfg.Width+scale-1)/scale || b.Dy() != (cfg.Height+scale-1)/scale {
+		return nil, 0, 0, 0, failf(KindDamaged, "The file is damaged: its size is not the one its header says.")
 	}
-	return img, nil
+	return img, cfg.Width, cfg.Height, scale, nil
 }
 
 func checkSize(w, h int, lim Limits) error {
@@ -356,10 +417,15 @@ func checkSize(w, h int, lim Limits) error {
 
 // Page returns page i (0 first) at full resolution: the image itself, or a
 // PDF page drawn at 150 dpi (within MaxPixels). For a PDF the page is drawn
-// under the PDF time limit and ctx.
+// under the PDF time limit and ctx. An image opened reduced is decoded
+// whole on the first call (once: a second caller waits for the first
+// decode, which goes on when ctx ends, for the next caller) and kept.
 func (d *Doc) Page(ctx context.Context, i int) (image.Image, error) {
 	if i < 0 || i >= d.Pages {
 		return nil, fmt.Errorf("page %d of %d: %w", i+1, d.Pages, ErrUnsupported)
+	}
+	if d.full != nil {
+		return d.full.wait(ctx, d)
 	}
 	if d.img != nil {
 		return d.img, nil
@@ -367,13 +433,64 @@ func (d *Doc) Page(ctx context.Context, i int) (image.Image, error) {
 	return pdfPage(ctx, d.pdf, i, d.lim)
 }
 
-// Size is the pixel size of an image (0, 0 for a PDF until a page is drawn).
+func (f *fullDecode) wait(ctx context.Context, d *Doc) (image.Image, error) {
+	f.once.Do(func() {
+		go func() {
+			defer close(f.done)
+			f.decodes.Add(1)
+			img, _, _, _, err := decodeImage(d.MediaType, f.data, d.lim, 0, 0)
+			f.img, f.err, f.data = img, err, nil
+		}()
+	})
+	select {
+	case <-f.done:
+		return f.img, f.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Base is page i as a window first draws it, and whether it is the full
+// resolution: an image opened reduced gives its reduced picture until the
+// full one is decoded (Page), without waiting; anything else is Page.
+func (d *Doc) Base(ctx context.Context, i int) (image.Image, bool, error) {
+	if d.full != nil && i == 0 {
+		select {
+		case <-d.full.done:
+		default:
+			return d.img, false, nil
+		}
+	}
+	img, err := d.Page(ctx, i)
+	return img, err == nil, err
+}
+
+// View is page i fitted to w × h (Fit): drawn from the reduced image when
+// it covers the fit, else from the full resolution.
+func (d *Doc) View(ctx context.Context, i, w, h int) (*image.RGBA, error) {
+	if d.full != nil && i == 0 {
+		fw, fh := FitSize(d.w, d.h, w, h)
+		if b := d.img.Bounds(); b.Dx() >= fw && b.Dy() >= fh {
+			return scaleTo(ctx, d.img, fw, fh)
+		}
+	}
+	p, err := d.Page(ctx, i)
+	if err != nil {
+		return nil, err
+	}
+	return Fit(ctx, p, w, h)
+}
+
+// Scale is the reduction an image was opened at: 1 (whole), 2, 4 or 8.
+func (d *Doc) Scale() int { return max(1, d.scale) }
+
+// Size is the pixel size of an image at full resolution (0, 0 for a PDF
+// until a page is drawn).
 func (d *Doc) Size() (int, int) {
 	if d.img == nil {
 		return 0, 0
 	}
-	b := d.img.Bounds()
-	return b.Dx(), b.Dy()
+	return d.w, d.h
 }
 
 // errorsAs is a helper for callers: the document's refusal, if err is one.

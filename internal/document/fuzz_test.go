@@ -72,14 +72,31 @@ func FuzzOpen(f *testing.F) {
 			return
 		}
 		d, err := Open(context.Background(), typ, data, lim)
+		// Opened for a small view (a JPEG reduced), the same answer.
+		r, rerr := OpenView(context.Background(), typ, data, lim, 16, 16)
+		if (err == nil) != (rerr == nil) {
+			t.Fatalf("opened whole: %v; for a view: %v", err, rerr)
+		}
 		if err != nil {
 			if _, ok := AsError(err); !ok {
 				t.Fatalf("not a document error: %v", err)
+			}
+			if _, ok := AsError(rerr); !ok {
+				t.Fatalf("not a document error: %v", rerr)
 			}
 			if errors.Is(err, ErrMismatch) {
 				t.Fatalf("mismatch after Check passed: %v", err)
 			}
 			return
+		}
+		if v, err := r.View(context.Background(), 0, 16, 16); err != nil || v.Bounds().Dx() > 16 || v.Bounds().Dy() > 16 {
+			t.Fatalf("view: %v", err)
+		}
+		if rw, rh := r.Size(); rw*rh > 0 {
+			rp, err := r.Page(context.Background(), 0)
+			if w, h := d.Size(); err != nil || rp.Bounds().Dx() != w || rp.Bounds().Dy() != h || rw != w || rh != h {
+				t.Fatalf("the full resolution of a reduced open: %v", err)
+			}
 		}
 		w, h := d.Size()
 		if int64(w)*int64(h) > lim.MaxPixels || w <= 0 || h <= 0 {

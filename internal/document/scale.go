@@ -38,6 +38,13 @@ const taps = 3
 func Fit(ctx context.Context, img image.Image, maxW, maxH int) (*image.RGBA, error) {
 	b := img.Bounds()
 	tw, th := FitSize(b.Dx(), b.Dy(), maxW, maxH)
+	return scaleTo(ctx, img, tw, th)
+}
+
+// scaleTo is Fit to tw × th exactly (a reduced decode is scaled to the
+// size the whole picture fits to).
+func scaleTo(ctx context.Context, img image.Image, tw, th int) (*image.RGBA, error) {
+	b := img.Bounds()
 	if tw == 0 {
 		return image.NewRGBA(image.Rect(0, 0, 0, 0)), nil
 	}

@@ -1,0 +1,170 @@
+package document
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/jpeg"
+	"math/rand"
+	"reflect"
+	"sync"
+	"testing"
+)
+
+// noisyCard is a w × h card with sensor noise, as a JPEG at quality 90.
+func noisyCard(t testing.TB, w, h int) []byte {
+	m := card(w, h)
+	r := rand.New(rand.NewSource(int64(w + h)))
+	for i := range m.Pix {
+		if i%4 != 3 {
+			m.Pix[i] = uint8(min(255, max(0, int(m.Pix[i])+r.Intn(40)-20)))
+		}
+	}
+	return encJPEG(t, m, 90)
+}
+
+func TestAReducedFirstViewCoversTheView(t *testing.T) {
+	ctx := context.Background()
+	data := noisyCard(t, 2000, 1500)
+	for _, tc := range []struct {
+		viewW, viewH, scale int
+	}{
+		{400, 300, 4},   // 1/4 is 500 × 375; 1/8 (250 × 188) would not cover it
+		{240, 180, 8},   // 1/8 covers 240 × 180
+		{900, 900, 2},   // the fit is 900 × 675: 1/2 is 1000 × 750
+		{1200, 1000, 1}, // the fit is 1200 × 900: only the whole covers it
+		{0, 0, 1},       // Open
+	} {
+		d, err := OpenView(ctx, JPEG, data, Limits{}, tc.viewW, tc.viewH)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Scale() != tc.scale {
+			t.Fatalf("%d×%d: opened at 1/%d, want 1/%d", tc.viewW, tc.viewH, d.Scale(), tc.scale)
+		}
+		if w, h := d.Size(); w != 2000 || h != 1500 {
+			t.Fatalf("size %d×%d", w, h)
+		}
+		base, full, err := d.Base(ctx, 0)
+		if err != nil || full != (tc.scale == 1) {
+			t.Fatalf("base: full %v, %v", full, err)
+		}
+		if tc.viewW == 0 {
+			continue
+		}
+		fw, fh := FitSize(2000, 1500, tc.viewW, tc.viewH)
+		if b := base.Bounds(); b.Dx() < fw || b.Dy() < fh {
+			t.Fatalf("%d×%d: the reduced picture %v does not cover the fit %d×%d", tc.viewW, tc.viewH, b, fw, fh)
+		}
+		v, err := d.View(ctx, 0, tc.viewW, tc.viewH)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := v.Bounds(); b.Dx() != fw || b.Dy() != fh {
+			t.Fatalf("view %v, want %d×%d", b, fw, fh)
+		}
+		// It is the picture the whole decode gives, fitted: the card's
+		// colours where they are.
+		std, _ := jpeg.Decode(bytes.NewReader(data))
+		want, _ := Fit(ctx, std, tc.viewW, tc.viewH)
+		if d := meanDiff(v, want); d > 6 {
+			t.Fatalf("%d×%d: the reduced view differs from the whole one's by %.1f a channel on average", tc.viewW, tc.viewH, d)
+		}
+		if d.full != nil && d.full.decodes.Load() != 0 {
+			t.Fatal("the full resolution was decoded for the first view")
+		}
+	}
+}
+
+func meanDiff(a, b *image.RGBA) float64 {
+	var s, n float64
+	for i := range a.Pix {
+		if i%4 == 3 {
+			continue
+		}
+		d := float64(a.Pix[i]) - float64(b.Pix[i])
+		if d < 0 {
+			d = -d
+		}
+		s += d
+		n++
+	}
+	return s / n
+}
+
+func TestTheFullResolutionIsDecodedOnDemandAndOnce(t *testing.T) {
+	ctx := context.Background()
+	data := noisyCard(t, 1600, 1200)
+	d, err := OpenView(ctx, JPEG, data, Limits{}, 300, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Scale() == 1 || d.full.decodes.Load() != 0 {
+		t.Fatalf("opened at 1/%d, %d full decodes", d.Scale(), d.full.decodes.Load())
+	}
+	// A caller that gives up does not stop the decode, nor start a second.
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := d.Page(gone, 0); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled wait: %v", err)
+	}
+	const callers = 8
+	pages := make([]image.Image, callers)
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, err := d.Page(ctx, 0)
+			if err != nil {
+				t.Error(err)
+			}
+			pages[i] = p
+		}()
+	}
+	wg.Wait()
+	if n := d.full.decodes.Load(); n != 1 {
+		t.Fatalf("%d full decodes, want 1", n)
+	}
+	std, err := jpeg.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		if p != pages[0] {
+			t.Fatal("the callers got different pictures")
+		}
+	}
+	if !reflect.DeepEqual(pages[0], std) {
+		t.Fatal("the full resolution is not the standard library's decode")
+	}
+	base, full, err := d.Base(ctx, 0)
+	if err != nil || !full || base != pages[0] {
+		t.Fatalf("after the decode, the base is full %v (%v)", full, err)
+	}
+}
+
+func TestAReducedOpenRefusesWhatOpenRefuses(t *testing.T) {
+	ctx := context.Background()
+	j := noisyCard(t, 800, 600)
+	// The megapixel limit, from the header, before any decode.
+	if _, err := OpenView(ctx, JPEG, j, Limits{MaxPixels: 400_000}, 100, 100); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("over the limit: %v", err)
+	}
+	// Damaged: cut, and its entropy data broken.
+	for _, bad := range [][]byte{j[:len(j)/2], j[:len(j)-100]} {
+		if d, err := OpenView(ctx, JPEG, bad, Limits{}, 100, 100); err == nil || d != nil || !errors.Is(err, ErrDamaged) {
+			t.Fatalf("a cut JPEG of %d bytes opened reduced: %v", len(bad), err)
+		}
+	}
+	// A lying type.
+	if _, err := OpenView(ctx, PNG, j, Limits{}, 100, 100); !errors.Is(err, ErrMismatch) {
+		t.Fatalf("mismatch: %v", err)
+	}
+	// A PNG is opened whole, whatever the view.
+	d, err := OpenView(ctx, PNG, encPNG(t, card(400, 300)), Limits{}, 50, 50)
+	if err != nil || d.Scale() != 1 {
+		t.Fatalf("png: %v", err)
+	}
+}

@@ -1,0 +1,34 @@
+// Package jpegscale decodes JPEG images, whole or at 1/2, 1/4 or 1/8 of
+// their size, for a viewer that must show a 20-megapixel photo of an
+// identity document in a window a twentieth of its size, quickly.
+//
+// It is a fork of Go's image/jpeg decoder (Go 1.26; the encoder is left
+// out), under Go's BSD licence (the LICENSE file here). The standard
+// library only decodes at full size, and most of its time goes to reading
+// the entropy-coded bits one byte at a time. What this fork changes:
+//
+//   - DecodeScaled decodes at 1/denom of the size (denom 2, 4 or 8), as
+//     libjpeg's scaled decoding does: each 8 × 8 block of coefficients
+//     gives 4 × 4, 2 × 2 or 1 × 1 pixels, with chroma subsampling and
+//     progressive images. A reduced block is the average of the block's
+//     pixels (the inverse DCT integrated over each output pixel), so the
+//     result is close to the full decode box-averaged by denom. The full
+//     picture is never allocated.
+//     Subsampled chroma is reduced less when it can be (4:2:0 at 1/2 is
+//     decoded as 4:4:4), so that colour keeps its resolution.
+//   - The entropy decoder keeps 64 bits at hand and refills them several
+//     bytes at a time while no 0xFF (a stuffed byte or a marker) is near,
+//     and decodes a short AC code and its coefficient in one look-up of
+//     an 11-bit table (built only for a well-formed code set).
+//   - A large sequential scan reconstructs its blocks (dequantization,
+//     inverse DCT, store) on a second goroutine while the first decodes
+//     the entropy-coded data (pipeline.go).
+//   - Left out: the encoder, and image.RegisterFormat (image/jpeg stays
+//     the registered "jpeg"); image/internal/imageutil is image/draw.
+//
+// Decode (denom 1) gives the standard library's pixels exactly, and the
+// same answer (an error or none) on every input: the package's tests and
+// its fuzz target compare the two. The decoder is as hardened as the
+// standard library's, no more: a caller that decodes hostile bytes checks
+// DecodeConfig's size before decoding and recovers from a panic.
+package jpegscale
