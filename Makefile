@@ -84,7 +84,7 @@ FUZZTIME ?= 10000x
 FUZZ_TARGETS := \
 	./client/:FuzzBatchPageDecoder ./client/:FuzzItemDecoder ./client/:FuzzErrorBody ./client/:FuzzRetryAfter ./client/:FuzzDocumentType \
 	./policy/:FuzzCheckFile ./internal/safetext/:FuzzCSVCell ./internal/safetext/:FuzzLine \
-	./internal/document/:FuzzOpen
+	./internal/document/:FuzzOpen ./internal/jpegscale/:FuzzDecodeMatchesStandardLibrary
 fuzz: deps
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
@@ -108,7 +108,8 @@ bench: deps-bench bench-build
 	@status=0; ./bin/perf -batches $(BENCH_BATCHES) -runs $(BENCH_RUNS) -display $(BENCH_DISPLAY) || status=$$?; \
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./store/ && \
 	echo "the viewer's first view of a 10 MiB JPEG (5200x3900 to 1240x700), against the standard library's decode and scale:" && \
-	$(GO) test -run '^$$' -bench 'FirstView' -benchtime 5x ./internal/document/ && exit $$status
+	$(GO) test -run '^$$' -bench 'FirstView|FullResolution' -benchtime 5x -count 5 ./internal/document/ | tee bin/firstview.txt && \
+	./scripts/firstview-check.sh bin/firstview.txt || status=1; exit $$status
 
 bench-build: deps
 	$(GO) build -o $(BIN) .

@@ -1,0 +1,21 @@
+#!/bin/sh
+# firstview-check.sh FILE: the viewer's first view of a 10 MiB JPEG against
+# its target, from `go test -bench FirstView -count 5` output: the median
+# of BenchmarkFirstView under FIRSTVIEW_TARGET_MS (300), and beside it the
+# floor's (the standard library's decode and scale of the same file).
+# Exits 1 when the median misses.
+set -eu
+f=$1
+target=${FIRSTVIEW_TARGET_MS:-300}
+median() { grep "^Benchmark$1-" "$f" | awk '{print $3}' | sort -n | awk '{v[NR]=$1} END{if (NR==0) exit 1; print v[int((NR+1)/2)]}'; }
+ours=$(median FirstView) || { echo "first view: no BenchmarkFirstView runs in $f"; exit 1; }
+floor=$(median FirstViewFloor) || floor=0
+ms() { awk -v n="$1" 'BEGIN{printf "%.0f", n/1e6}'; }
+ratio=$(awk -v a="$ours" -v b="$floor" 'BEGIN{if (b>0) printf "%.2fx", a/b; else print "-"}')
+line="first view of a 10 MiB JPEG: $(ms "$ours") ms (median of 5), floor $(ms "$floor") ms, $ratio; target < $target ms"
+if awk -v a="$ours" -v t="$target" 'BEGIN{exit !(a < t*1e6)}'; then
+	echo "$line: ok"
+else
+	echo "$line: MISSED"
+	exit 1
+fi
