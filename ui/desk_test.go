@@ -584,6 +584,33 @@ func TestTheWindowReopensAsSheLeftIt(t *testing.T) {
 	}
 }
 
+// The state is kept as she works, not only when she quits: a window that
+// is killed reopens on the batch and filters of its last reload.
+func TestTheWindowStateIsKeptWithoutAQuit(t *testing.T) {
+	wf := twoBatches()
+	c, _ := deskConsole(t, wf, Options{})
+	prefs := c.settings.store()
+	c.apply(func() { c.batches.list.Select(c.batches.index("bat_43")) })
+	c.Settle()
+	c.apply(func() {
+		c.items.status.SetSelectedIndex(2) // errors
+		c.win.Resize(fyne.NewSize(1100, 700))
+	})
+	c.Settle()
+	c.apply(c.reload) // what the next sync does
+	c.Settle()
+	if got := keptWindowSize(prefs); got != fyne.NewSize(1100, 700) {
+		t.Fatalf("size kept %v", got)
+	}
+	c2 := NewConsole(test.NewTempWindow(t, nil), wf, Options{Prefs: prefs})
+	t.Cleanup(c2.Close)
+	c2.apply(c2.reload)
+	c2.Settle()
+	if c2.batches.batchID() != "bat_43" || c2.items.status.SelectedIndex() != 2 {
+		t.Fatalf("reopened on %q, status %d", c2.batches.batchID(), c2.items.status.SelectedIndex())
+	}
+}
+
 // Closing the window hides it to the tray only when she chose so and
 // there is a tray; otherwise it quits, asking first when something waits.
 func TestClosingHidesToTheTrayOnlyWhenChosen(t *testing.T) {

@@ -11,8 +11,8 @@ import (
 // The window reopens as the reviewer left it: its size, the item panel's
 // width (the split's offset), the batch she had open (or all batches), the
 // filters and the sort. They are kept in the window's preferences (the
-// demo keeps its own) when she quits or hides the window to the tray, and
-// read when the window is built. A list of ids (the news of a sync) is
+// demo keeps its own) as she works (keepWindowState), and read when the
+// window is built. A list of ids (the news of a sync) is
 // not kept: it is news only once.
 
 // Preference keys of the window's state.
@@ -40,17 +40,25 @@ func keptWindowSize(p fyne.Preferences) fyne.Size {
 }
 
 // keepWindowState keeps the window's size, the panel's width, and the
-// batch, filters and sort in force.
+// batch, filters and sort in force. It runs at every reload (a change of
+// view, a sync, an action) as well as on quit, so that a window that is
+// killed, or a session that ends without a quit, reopens as she last
+// worked in it; only what changed is written.
 func (c *Console) keepWindowState() {
 	p := c.settings.store()
+	setFloat := func(k string, v float64) {
+		if p.Float(k) != v {
+			p.SetFloat(k, v)
+		}
+	}
 	if sz := c.win.Canvas().Size(); sz.Width >= minKeptSize.Width && sz.Height >= minKeptSize.Height {
-		p.SetFloat(prefWindowWidth, float64(sz.Width))
-		p.SetFloat(prefWindowHeight, float64(sz.Height))
+		setFloat(prefWindowWidth, float64(sz.Width))
+		setFloat(prefWindowHeight, float64(sz.Height))
 	}
 	if !c.panelOff && c.right.Offset > 0 && c.right.Offset < 1 {
-		p.SetFloat(prefPanelOffset, c.right.Offset)
+		setFloat(prefPanelOffset, c.right.Offset)
 	}
-	if b, err := json.Marshal(c.currentView()); err == nil {
+	if b, err := json.Marshal(c.currentView()); err == nil && p.String(prefLastView) != string(b) {
 		p.SetString(prefLastView, string(b))
 	}
 }
