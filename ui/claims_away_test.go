@@ -135,8 +135,8 @@ func TestHerInputKeepsRenewingTheDwellClaim(t *testing.T) {
 	inputs := []func(){
 		func() { nudgeKey(c) },
 		func() { c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "z") }); c.Settle() },
-		// A click on her row (Table.Tapped selects it).
-		func() { c.apply(func() { c.items.table.Select(widget.TableCellID{Row: 1, Col: 0}) }); c.Settle() },
+		// A click on another cell of her row (Table.Tapped selects it).
+		func() { c.apply(func() { c.items.table.Select(widget.TableCellID{Row: 1, Col: 1}) }); c.Settle() },
 		func() { nudgeKey(c) },
 	}
 	for i, input := range inputs { // an hour with her at the window
@@ -156,6 +156,49 @@ func TestHerInputKeepsRenewingTheDwellClaim(t *testing.T) {
 	}
 	if got := callsWith(wf, "claim itm_2"); len(got) != 1+len(inputs)+1 || !contains(wf.Calls(), "release itm_2") {
 		t.Fatalf("after her last input: %d claims, calls %v", len(got), wf.Calls())
+	}
+}
+
+// What the window does by itself is not her input: a sync that takes the
+// item she was on out of the list moves the window to another row, and
+// that row is not claimed while she is away. A click on a row is her
+// input: she is back, and stays the dwell again.
+func TestAMoveTheWindowMakesIsNotHerInput(t *testing.T) {
+	clk := &awayClock{t: time.Now()}
+	wf := newTeamFake(errorItem("itm_1", "CLASSIFIER_TIMEOUT"), errorItem("itm_2", "DECODE_FAILED"))
+	wf.now = clk.now
+	c, ft := newAwayConsole(t, wf, clk, nil)
+	v := c.panel.team
+	c.apply(func() { c.items.move(1) })
+	c.Settle()
+	ft.fire(5 * time.Second)
+	for v.held["itm_2"] != nil && len(callsWith(wf, "claim")) < 10 {
+		later(clk, ft, v.renewAfterFor("itm_2"))
+	}
+	if !contains(wf.Calls(), "release itm_2") {
+		t.Fatalf("away: %v", wf.Calls())
+	}
+	// Another reviewer dealt with itm_2: the next sync drops it.
+	wf.mu.Lock()
+	wf.items = wf.items[:1]
+	wf.mu.Unlock()
+	c.apply(c.reload)
+	c.Settle()
+	if c.panel.itemID != "itm_1" {
+		t.Fatalf("the window shows %q", c.panel.itemID)
+	}
+	ft.fire(5 * time.Second)
+	if got := callsWith(wf, "claim itm_1"); len(got) != 0 {
+		t.Fatalf("a row the window moved to while she was away was claimed: %v", wf.Calls())
+	}
+	// She clicks her row: back, and the item is hers after the dwell.
+	c.apply(func() { c.items.table.Select(widget.TableCellID{Row: 0, Col: 1}) })
+	c.Settle()
+	if len(callsWith(wf, "claim itm_1")) != 0 || ft.live() != 1 {
+		t.Fatalf("the click: calls %v, %d timers", wf.Calls(), ft.live())
+	}
+	if n := ft.fire(5 * time.Second); n != 1 || !contains(wf.Calls(), "claim itm_1") {
+		t.Fatalf("the dwell after the click: %d fired, calls %v", n, wf.Calls())
 	}
 }
 
@@ -213,13 +256,7 @@ func TestOutOfTheForegroundCountsAsAway(t *testing.T) {
 	wf.now = clk.now
 	c, ft := newAwayConsole(t, wf, clk, docs)
 	v := c.panel.team
-	sc := &screens{win: c.win, c: c}
-	lc := fyne.CurrentApp().Lifecycle()
-	sc.watchForeground(lc)
-	hooks := lc.(interface {
-		OnEnteredForeground() func()
-		OnExitedForeground() func()
-	})
+	hooks := watchedForeground(c)
 	c.apply(func() { c.items.move(1) })
 	c.Settle()
 	if n := ft.fire(5 * time.Second); n != 1 || !contains(wf.Calls(), "claim itm_1") {
@@ -325,4 +362,79 @@ func TestTheReleaseAfterAwayReachesTheService(t *testing.T) {
 	if srv.ClaimOf(id) != "ben" || !strings.HasPrefix(v.claim.Text, "Ben is on this") {
 		t.Fatalf("back: held by %q, claim line %q", srv.ClaimOf(id), v.claim.Text)
 	}
+}
+
+// Each of her inputs counts: one input a minute before the away time
+// passes keeps the claim at the renewal that would have let it go.
+func TestEachOfHerInputsKeepsTheClaim(t *testing.T) {
+	for _, in := range []struct {
+		name  string
+		input func(c *Console, hooks foregroundHooks)
+	}{
+		{"a key", func(c *Console, _ foregroundHooks) { key(c)(&fyne.KeyEvent{Name: fyne.KeyLeft}) }},
+		{"a letter", func(c *Console, _ foregroundHooks) { test.TypeOnCanvas(c.win.Canvas(), "z") }},
+		{"a shortcut", func(c *Console, _ foregroundHooks) {
+			c.win.Canvas().(fyne.Shortcutable).TypedShortcut(ctrl(fyne.KeyF))
+		}},
+		{"a click on her row", func(c *Console, _ foregroundHooks) { c.items.table.Select(widget.TableCellID{Row: 1, Col: 1}) }},
+		{"a button of the panel", func(c *Console, _ foregroundHooks) { test.Tap(c.panel.request) }},
+		{"the search", func(c *Console, _ foregroundHooks) { test.Type(c.batches.search, "itm_1") }},
+		{"a key in the viewer", func(c *Console, _ foregroundHooks) { pressOn(c.viewer.win, fyne.KeyLeft) }},
+		{"a letter in the viewer", func(c *Console, _ foregroundHooks) { typeOn(c.viewer.win, "+") }},
+		{"a drag in the viewer", func(c *Console, _ foregroundHooks) {
+			c.viewer.sides[0].area.Dragged(&fyne.DragEvent{Dragged: fyne.Delta{DX: 5}})
+		}},
+		{"the wheel in the viewer", func(c *Console, _ foregroundHooks) {
+			c.viewer.sides[0].area.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.Delta{DY: 10}})
+		}},
+		{"the window back in the foreground", func(c *Console, hooks foregroundHooks) {
+			hooks.OnExitedForeground()()
+			hooks.OnEnteredForeground()()
+		}},
+	} {
+		t.Run(in.name, func(t *testing.T) {
+			clk := &awayClock{t: time.Now()}
+			wf := newTeamFake(errorItem("itm_0", "CLASSIFIER_TIMEOUT"), errorItem("itm_1", "DECODE_FAILED"))
+			wf.now = clk.now
+			c, ft := newAwayConsole(t, wf, clk, twoVersions(t))
+			v := c.panel.team
+			hooks := watchedForeground(c)
+			c.apply(func() { c.items.move(1) })
+			c.Settle()
+			ft.fire(5 * time.Second)
+			c.apply(func() { typeOn(c.win, "v") })
+			c.Settle()
+			if c.viewer == nil || len(c.viewer.sides) == 0 || !contains(wf.Calls(), "claim itm_1") {
+				t.Fatalf("viewer %v, calls %v", c.viewer != nil, wf.Calls())
+			}
+			later(clk, ft, v.renewAfterFor("itm_1"))
+			d := v.renewAfterFor("itm_1")
+			clk.add(d - time.Minute)
+			if in.name == "the window back in the foreground" {
+				in.input(c, hooks) // the hooks take the window's lock themselves
+			} else {
+				c.apply(func() { in.input(c, hooks) })
+			}
+			c.Settle()
+			clk.add(time.Minute)
+			if n := ft.fire(d); n != 1 || len(callsWith(wf, "claim itm_1")) != 3 || contains(wf.Calls(), "release itm_1") {
+				t.Fatalf("%s a minute before the away time: %d fired, calls %v", in.name, n, wf.Calls())
+			}
+		})
+	}
+}
+
+// foregroundHooks are the callbacks the window set on the app's lifecycle.
+type foregroundHooks interface {
+	OnEnteredForeground() func()
+	OnExitedForeground() func()
+}
+
+// watchedForeground sets the window's foreground hooks on the test app's
+// lifecycle, as Run does, and returns them.
+func watchedForeground(c *Console) foregroundHooks {
+	sc := &screens{win: c.win, c: c}
+	lc := fyne.CurrentApp().Lifecycle()
+	sc.watchForeground(lc)
+	return lc.(foregroundHooks)
 }
