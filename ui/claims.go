@@ -27,6 +27,8 @@ import (
 // claim is renewed at half its length while she stays, and released when
 // she moves on, unless her action on the item is still open (queued,
 // sending, unknown): then it is kept and renewed until the action ends.
+// A claim held only because she stays on the item is let go when she is
+// away, at its next renewal (claims_away.go: REVIEWER_CLAIM_AWAY, 15 min).
 // Closing the window releases the claims it holds but those (best effort:
 // expiry covers a crash). An item another reviewer holds says "Ben is on
 // this until 10:19" in its row and in the panel, with its action buttons
