@@ -364,3 +364,45 @@ func TestClaimDwellIsConfigured(t *testing.T) {
 		t.Fatalf("REVIEWER_CLAIM_DWELL=1h: %s", errs)
 	}
 }
+
+// The time away after which the window lets go of a claim held only by
+// looking is a setting too: --claim-away wins over REVIEWER_CLAIM_AWAY, the
+// default is 15 min, and a value out of its range stops the program naming
+// where it came from.
+func TestClaimAwayIsConfigured(t *testing.T) {
+	h := newHarness(t)
+	var got cli.Window
+	run := func(want int, args ...string) string {
+		t.Helper()
+		var out, errb bytes.Buffer
+		code := cli.Run(args, cli.Env{Stdout: &out, Stderr: &errb,
+			Lookup:     func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
+			Saved:      func(string) string { return "" },
+			OpenWindow: func(w cli.Window) error { got = w; return nil }})
+		if code != want {
+			t.Fatalf("%v: exit %d, want %d: %s", args, code, want, errb.String())
+		}
+		return errb.String()
+	}
+	if run(0); got.Service.ClaimAway() != 15*time.Minute {
+		t.Fatalf("default away %v", got.Service.ClaimAway())
+	}
+	h.env["REVIEWER_CLAIM_AWAY"] = "30m"
+	if run(0); got.Service.ClaimAway() != 30*time.Minute {
+		t.Fatalf("REVIEWER_CLAIM_AWAY=30m: %v", got.Service.ClaimAway())
+	}
+	if run(0, "--claim-away", "2h"); got.Service.ClaimAway() != 2*time.Hour {
+		t.Fatalf("--claim-away 2h: %v", got.Service.ClaimAway())
+	}
+	if errs := run(2, "--claim-away", "30s"); !strings.Contains(errs, "--claim-away") {
+		t.Fatalf("--claim-away 30s: %s", errs)
+	}
+	h.env["REVIEWER_CLAIM_AWAY"] = "9h"
+	if errs := run(2, "items"); !strings.Contains(errs, "REVIEWER_CLAIM_AWAY") {
+		t.Fatalf("REVIEWER_CLAIM_AWAY=9h: %s", errs)
+	}
+	delete(h.env, "REVIEWER_CLAIM_AWAY")
+	if help, _ := h.want(0, "-h"); !strings.Contains(help, "-claim-away") || !strings.Contains(help, "REVIEWER_CLAIM_AWAY") {
+		t.Fatalf("the help does not say --claim-away: %s", help)
+	}
+}

@@ -196,6 +196,8 @@ type globals struct {
 
 	// claimDwell is --claim-dwell ("": REVIEWER_CLAIM_DWELL, else 5s; claims.go).
 	claimDwell string
+	// claimAway is --claim-away ("": REVIEWER_CLAIM_AWAY, else 15m; claims.go).
+	claimAway string
 	// syncEvery is --sync-every ("": REVIEWER_SYNC_EVERY, else 5m; desk.go).
 	syncEvery string
 }
@@ -208,6 +210,7 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.IntVar(&g.bulkMax, "bulk-max", g.bulkMax, "the largest bulk run confirmed without its count: a larger one needs --max N (REVIEWER_BULK_MAX)")
 	fs.DurationVar(&g.cacheWait, "cache-wait", g.cacheWait, "how long a write waits while another process writes to the cache (REVIEWER_CACHE_WAIT)")
 	fs.StringVar(&g.claimDwell, "claim-dwell", g.claimDwell, "how long the window waits on an item that needs you before it claims it, 1s to 10m (REVIEWER_CLAIM_DWELL, default 5s)")
+	fs.StringVar(&g.claimAway, "claim-away", g.claimAway, "how long you give the window no input (or leave it in the background) before it lets go of an item it claimed because you stayed on it, 1m to 8h (REVIEWER_CLAIM_AWAY, default 15m)")
 	fs.StringVar(&g.syncEvery, "sync-every", g.syncEvery, "how often the window syncs by itself, 1m to 24h, or off (REVIEWER_SYNC_EVERY, default 5m, give or take a tenth)")
 }
 

@@ -104,7 +104,11 @@ func UntilText(end, now time.Time) string {
 // such an item for the dwell (REVIEWER_CLAIM_DWELL, 5 s). It is released
 // when she moves on, unless she has an open action on the item (queued,
 // sending, unknown): the item is hers while her intent is open, so the
-// claim is kept and renewed until the action ends.
+// claim is kept and renewed until the action ends. A claim held only
+// because she looks at the item is also released when she is away (no
+// input for REVIEWER_CLAIM_AWAY, 15 min, or the window out of the
+// foreground that long): a window left open over lunch does not keep the
+// item from the others.
 
 // Dwell numbers: how long the reviewer stays on an item that needs her
 // before the window claims it for her.
@@ -126,6 +130,27 @@ func ParseClaimDwell(v string) (time.Duration, error) {
 	return d, nil
 }
 
+// Away numbers: how long the reviewer gives the window none of her input
+// (or leaves it out of the foreground) before a claim held only because
+// she looks at an item is let go.
+const (
+	DefaultClaimAway = 15 * time.Minute
+	MinClaimAway     = time.Minute
+	MaxClaimAway     = 8 * time.Hour
+)
+
+// ParseClaimAway reads REVIEWER_CLAIM_AWAY (Go syntax: 15m), 1m to 8h.
+func ParseClaimAway(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		return 0, Errorf(CodeInvalidInput, "%q is not a Go duration such as 15m", v)
+	}
+	if d < MinClaimAway || d > MaxClaimAway {
+		return 0, Errorf(CodeInvalidInput, "the time away before a claim is let go is from %v to %v; %v is not allowed", MinClaimAway, MaxClaimAway, d)
+	}
+	return d, nil
+}
+
 // ClaimSituation is what the window knows of one item when it decides
 // about the reviewer's claim on it.
 type ClaimSituation struct {
@@ -138,6 +163,9 @@ type ClaimSituation struct {
 	Dwelled       bool        // she has stayed on it for the dwell (Shown only)
 	Acting        bool        // she acts on it now (re-submit, file request, upload)
 	Writing       bool        // she writes a note on it now
+	// Away: she has given the window none of her input for the away time,
+	// or the window has been out of the foreground that long.
+	Away bool
 }
 
 // ClaimMove is what to do with the claim on an item.
@@ -176,10 +204,12 @@ func DecideClaim(s ClaimSituation) ClaimMove {
 			return ClaimRelease // nothing left for her to do
 		}
 		return ClaimLeave
-	case s.Shown && (s.Writing || s.Dwelled || s.HeldByMe):
+	case s.Shown && s.Writing:
+		return ClaimHold
+	case s.Shown && (s.Dwelled || s.HeldByMe) && !s.Away:
 		return ClaimHold
 	case s.HeldByMe:
-		return ClaimRelease // she moved on
+		return ClaimRelease // she moved on, or she is away from the item she looked at
 	}
 	return ClaimLeave
 }

@@ -137,6 +137,21 @@ func TestDecideClaimFollowsTheWork(t *testing.T) {
 		{"another reviewer holds it, she acts", S{Offered: true, NeedsReviewer: true, Shown: true, Acting: true, HeldByOther: true}, leave},
 		{"a 1.0 service", S{NeedsReviewer: true, Shown: true, Dwelled: true, Acting: true}, leave},
 		{"an item she neither holds nor is on", S{Offered: true, NeedsReviewer: true}, leave},
+		// Away: a claim held only because she looks at the item is let go;
+		// one kept for her open action, or while she acts or writes, is not.
+		{"away on the item she holds by dwelling", S{Offered: true, NeedsReviewer: true, Shown: true, Dwelled: true, HeldByMe: true, Away: true}, release},
+		{"away on the item she holds, the dwell not counted", S{Offered: true, NeedsReviewer: true, Shown: true, HeldByMe: true, Away: true}, release},
+		{"away on an item she dwelled on and does not hold", S{Offered: true, NeedsReviewer: true, Shown: true, Dwelled: true, Away: true}, leave},
+		{"away on an item with nothing to do that she holds", S{Offered: true, Shown: true, Dwelled: true, HeldByMe: true, Away: true}, release},
+		{"away with her action queued on the item she is on", S{Offered: true, NeedsReviewer: true, Shown: true, Dwelled: true, HeldByMe: true, OpenAction: policy.ActionQueued, Away: true}, hold},
+		{"away with her action sending, moved on", S{Offered: true, HeldByMe: true, OpenAction: policy.ActionSending, Away: true}, hold},
+		{"away with her action unknown", S{Offered: true, NeedsReviewer: true, Shown: true, HeldByMe: true, OpenAction: policy.ActionUnknown, Away: true}, hold},
+		{"away while she acts", S{Offered: true, NeedsReviewer: true, Shown: true, Acting: true, Away: true}, hold},
+		{"away while she writes a note", S{Offered: true, NeedsReviewer: true, Shown: true, Writing: true, HeldByMe: true, Away: true}, hold},
+		{"away, her action refused, the item still needs her", S{Offered: true, NeedsReviewer: true, Shown: true, HeldByMe: true, OpenAction: policy.ActionFailed, Away: true}, release},
+		{"away, another reviewer holds it", S{Offered: true, NeedsReviewer: true, Shown: true, Dwelled: true, HeldByOther: true, Away: true}, leave},
+		{"away, an item she neither holds nor is on", S{Offered: true, NeedsReviewer: true, Away: true}, leave},
+		{"away, a 1.0 service", S{NeedsReviewer: true, Shown: true, Dwelled: true, HeldByMe: true, Away: true}, leave},
 	} {
 		if got := policy.DecideClaim(c.s); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
@@ -152,5 +167,25 @@ func TestParseClaimDwell(t *testing.T) {
 		if _, err := policy.ParseClaimDwell(v); policy.ErrorCode(err) != policy.CodeInvalidInput {
 			t.Errorf("%q: %v", v, err)
 		}
+	}
+}
+
+func TestParseClaimAway(t *testing.T) {
+	for _, ok := range []struct {
+		in   string
+		want time.Duration
+	}{{" 15m ", 15 * time.Minute}, {"1m", time.Minute}, {"60s", time.Minute}, {"8h", 8 * time.Hour}, {"90m", 90 * time.Minute}} {
+		if d, err := policy.ParseClaimAway(ok.in); err != nil || d != ok.want {
+			t.Errorf("ParseClaimAway(%q) = %v, %v; want %v", ok.in, d, err, ok.want)
+		}
+	}
+	for _, bad := range []string{"", "0s", "59s", "-15m", "8h0m1s", "9h", "15", "lunch"} {
+		d, err := policy.ParseClaimAway(bad)
+		if policy.ErrorCode(err) != policy.CodeInvalidInput {
+			t.Errorf("ParseClaimAway(%q) = %v, %v: it must be refused as invalid input", bad, d, err)
+		}
+	}
+	if policy.DefaultClaimAway != 15*time.Minute {
+		t.Errorf("the default away time is %v, want 15m", policy.DefaultClaimAway)
 	}
 }

@@ -45,6 +45,26 @@ func (s *Service) ClaimDwell() time.Duration {
 	return s.team.claimDwell
 }
 
+// SetClaimAway sets how long the reviewer gives the window none of her
+// input (or leaves it out of the foreground) before a claim held only
+// because she looks at an item is let go (REVIEWER_CLAIM_AWAY; 15 min).
+func (s *Service) SetClaimAway(d time.Duration) {
+	s.team.mu.Lock()
+	defer s.team.mu.Unlock()
+	s.team.claimAway = d
+}
+
+// ClaimAway is how long the reviewer is gone before the window lets go
+// of a claim held only because she looks at an item (policy.DecideClaim).
+func (s *Service) ClaimAway() time.Duration {
+	s.team.mu.Lock()
+	defer s.team.mu.Unlock()
+	if s.team.claimAway == 0 {
+		return policy.DefaultClaimAway
+	}
+	return s.team.claimAway
+}
+
 // claimSentence names who holds an item until when, with the date when the
 // claim does not end today (policy.UntilText).
 func claimSentence(c policy.Claim, now time.Time) string {

@@ -24,6 +24,7 @@ type teamState struct {
 	identified      bool // GET /v1/me answered (or was not offered) in this process
 	claimTTL        time.Duration
 	claimDwell      time.Duration // 0: policy.DefaultClaimDwell
+	claimAway       time.Duration // 0: policy.DefaultClaimAway
 	afterNoteIntent func(store.NoteRow)
 	afterNoteCall   func(store.NoteRow)
 }

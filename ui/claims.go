@@ -27,6 +27,8 @@ import (
 // claim is renewed at half its length while she stays, and released when
 // she moves on, unless her action on the item is still open (queued,
 // sending, unknown): then it is kept and renewed until the action ends.
+// A claim held only because she stays on the item is let go when she is
+// away, at its next renewal (claims_away.go: REVIEWER_CLAIM_AWAY, 15 min).
 // Closing the window releases the claims it holds but those (best effort:
 // expiry covers a crash). An item another reviewer holds says "Ben is on
 // this until 10:19" in its row and in the panel, with its action buttons
@@ -59,7 +61,9 @@ type teamView struct {
 	dwelled   bool                  // she stayed on shown for the dwell
 	dwellGen  int
 	stopDwell func()
-	said      string // what the last claim or Next said (offline, not offered)
+	lastInput time.Time // when she last gave the window her input (claims_away.go)
+	outSince  time.Time // when the window left the foreground; zero while in it
+	said      string    // what the last claim or Next said (offline, not offered, let go)
 	saidItem  string
 }
 
@@ -71,7 +75,8 @@ type heldClaim struct {
 
 func newTeamView(p *itemPanel) *teamView {
 	v := &teamView{p: p, claim: wrapped(""), notes: wrapped(""),
-		held: map[string]*heldClaim{}, claiming: map[string]bool{}, failed: map[string]bool{}}
+		held: map[string]*heldClaim{}, claiming: map[string]bool{}, failed: map[string]bool{},
+		lastInput: p.c.opts.Now()} // opening the window is her doing
 	v.after = func(d time.Duration, f func()) func() {
 		t := time.AfterFunc(d, func() { fyne.Do(func() { v.p.c.apply(f) }) })
 		return func() { t.Stop() }
@@ -188,27 +193,40 @@ func (v *teamView) opened(d review.Detail) {
 	if d.ID != v.shown {
 		v.shown, v.dwelled = d.ID, false
 		delete(v.failed, d.ID)
-		v.dwellGen++
-		if v.stopDwell != nil {
-			v.stopDwell()
-			v.stopDwell = nil
-		}
 		if v.started {
-			id, gen := d.ID, v.dwellGen
-			v.stopDwell = v.after(v.p.c.wf.ClaimDwell(), func() {
-				if v.dwellGen != gen || v.shown != id {
-					return // she moved on before the dwell ended
-				}
-				v.dwelled = true
-				if v.p.ready() && v.p.detail.ID == id {
-					v.decide(v.p.detail, claimLooking)
-				}
-			})
+			v.startDwell(d.ID)
+		} else {
+			v.stopDwelling()
 		}
 		v.started = true
 	}
 	v.decide(d, claimLooking)
 	v.recheckOthers(d.ID)
+}
+
+// startDwell starts the dwell on item id afresh: once it ends with her
+// still on it, the item is looked at again.
+func (v *teamView) startDwell(id string) {
+	v.stopDwelling()
+	gen := v.dwellGen
+	v.stopDwell = v.after(v.p.c.wf.ClaimDwell(), func() {
+		if v.dwellGen != gen || v.shown != id {
+			return // she moved on before the dwell ended
+		}
+		v.dwelled = true
+		if v.p.ready() && v.p.detail.ID == id {
+			v.decide(v.p.detail, claimLooking)
+		}
+	})
+}
+
+// stopDwelling stops the dwell under way, if any.
+func (v *teamView) stopDwelling() {
+	v.dwellGen++
+	if v.stopDwell != nil {
+		v.stopDwell()
+		v.stopDwell = nil
+	}
 }
 
 // situation is what policy.DecideClaim weighs for item d.
@@ -230,6 +248,7 @@ func (v *teamView) situation(d review.Detail, work claimWork) policy.ClaimSituat
 		Dwelled:       shown && v.dwelled,
 		Acting:        work == claimActing,
 		Writing:       work == claimWriting,
+		Away:          v.away(now), // claims_away.go
 	}
 }
 
@@ -247,6 +266,12 @@ func (v *teamView) decide(d review.Detail, work claimWork) {
 			v.claimItem(d.ID)
 		}
 	case policy.ClaimRelease:
+		if present := sit; sit.Away && sit.Shown {
+			present.Away = false
+			if policy.DecideClaim(present) == policy.ClaimHold {
+				v.saidItem, v.said = d.ID, awaySaid(v.p.c.wf.ClaimAway()) // she is away, not done
+			}
+		}
 		v.release(d.ID)
 	default:
 		if sit.HeldByOther {

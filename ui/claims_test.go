@@ -28,6 +28,9 @@ type teamFake struct {
 	next    review.NextResult
 	// claimErr, when set, is what every claim meets (offline).
 	claimErr error
+	// now, when set, is the clock a claim's end is counted from (the
+	// console's Options.Now in a test that moves time).
+	now func() time.Time
 }
 
 func (f *teamFake) setClaim(id string, c *policy.Claim) policy.Item {
@@ -45,12 +48,15 @@ func (f *teamFake) setClaim(id string, c *policy.Claim) policy.Item {
 func (f *teamFake) Claim(_ context.Context, id string, ttl time.Duration) (policy.Item, error) {
 	f.record("claim " + id)
 	f.mu.Lock()
-	err := f.claimErr
+	err, now := f.claimErr, f.now
 	f.mu.Unlock()
 	if err != nil {
 		return policy.Item{}, err
 	}
-	return f.setClaim(id, &policy.Claim{Reviewer: "ana", ExpiresAt: time.Now().Add(f.ClaimTTL())}), nil
+	if now == nil {
+		now = time.Now
+	}
+	return f.setClaim(id, &policy.Claim{Reviewer: "ana", ExpiresAt: now().Add(f.ClaimTTL())}), nil
 }
 func (f *teamFake) Release(_ context.Context, id string) (policy.Item, error) {
 	f.record("release " + id)

@@ -120,6 +120,8 @@ type Console struct {
 	flushing  bool
 	conn      review.Connectivity // the last read of the connection (syncing.go)
 	syncAgain bool                // a first sync failed: the next probe that finds the API answering syncs (syncing.go)
+	// applyingResult: a background result is being applied (background).
+	applyingResult bool
 	// keyMods reads the modifier keys held (Shift+arrows, Ctrl-click).
 	keyMods func() fyne.KeyModifier
 	tray    *tray // nil: no system tray (tray.go)
@@ -296,7 +298,15 @@ func (c *Console) background(work func(ctx context.Context) func()) {
 		defer c.jobs.done()
 		apply := work(c.ctx)
 		if apply != nil {
-			fyne.DoAndWait(func() { c.apply(apply) })
+			fyne.DoAndWait(func() {
+				c.apply(func() {
+					// What a result does (a reload keeping the row) is
+					// never the reviewer's input (claims_away.go).
+					c.applyingResult = true
+					defer func() { c.applyingResult = false }()
+					apply()
+				})
+			})
 		}
 	}()
 }
@@ -417,10 +427,11 @@ func (c *Console) bindKeys() {
 	for _, k := range windowKeys {
 		for _, sc := range k.shortcuts {
 			do := k.do
-			cv.AddShortcut(sc, func(fyne.Shortcut) { do(c) })
+			cv.AddShortcut(sc, func(fyne.Shortcut) { c.sawInput(); do(c) })
 		}
 	}
 	c.addSelectShortcuts() // select.go: the table's clicks with modifiers
+	c.watchInput()         // claims_away.go: her input, for the claims
 }
 
 func (c *Console) focusSearch() {
@@ -433,6 +444,7 @@ func (c *Console) focusSearch() {
 // focused). Behind a dialog the triage keys do nothing: Escape closes it
 // and Enter presses its default button.
 func (c *Console) onKey(ev *fyne.KeyEvent) {
+	c.sawInput() // claims_away.go
 	cv := c.win.Canvas()
 	if top := cv.Overlays().Top(); top != nil {
 		switch ev.Name {
@@ -467,6 +479,7 @@ func (c *Console) onKey(ev *fyne.KeyEvent) {
 
 // onRune: the one-key commands (see windowKeys).
 func (c *Console) onRune(r rune) {
+	c.sawInput() // claims_away.go
 	if c.win.Canvas().Overlays().Top() != nil {
 		return
 	}

@@ -253,6 +253,10 @@ func (f *fakeWorkflow) ClaimTTL() time.Duration { return 15 * time.Minute }
 
 // ClaimDwell: the window's claims wait on a test's own clock (claims_test.go).
 func (f *fakeWorkflow) ClaimDwell() time.Duration { return 5 * time.Second }
+
+// ClaimAway: the default, on the console's clock (Options.Now).
+func (f *fakeWorkflow) ClaimAway() time.Duration { return 15 * time.Minute }
+
 func (f *fakeWorkflow) Claim(_ context.Context, id string, _ time.Duration) (policy.Item, error) {
 	f.record("claim " + id)
 	return policy.Item{}, policy.Errorf(policy.CodeNotFound, "this service offers no claims")

@@ -42,11 +42,7 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 	}
 	w.SetMaster()
 	w.SetCloseIntercept(sc.onClose)
-	a.Lifecycle().SetOnEnteredForeground(func() {
-		if c := sc.c; c != nil {
-			go c.checkCache(c.ctx)
-		}
-	})
+	sc.watchForeground(a.Lifecycle())
 	// What the cache holds is read, and the sync starts, once the window
 	// is mapped and drawn (Show draws it before the event loop starts):
 	// both run in the background anyway, and would otherwise take
@@ -121,6 +117,23 @@ func (s *screens) console(wf Workflow) {
 	if s.started {
 		s.start(c)
 	}
+}
+
+// watchForeground looks at the cache again whenever the window comes back
+// to the foreground, and tells the console's claims when it leaves and
+// comes back (claims_away.go: out of the foreground counts towards away).
+func (s *screens) watchForeground(lc fyne.Lifecycle) {
+	lc.SetOnEnteredForeground(func() {
+		if c := s.c; c != nil {
+			c.apply(func() { c.foreground(true) })
+			go c.checkCache(c.ctx)
+		}
+	})
+	lc.SetOnExitedForeground(func() {
+		if c := s.c; c != nil {
+			c.apply(func() { c.foreground(false) })
+		}
+	})
 }
 
 // start reads the cache into a console and syncs; after the first start's

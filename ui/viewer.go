@@ -153,9 +153,11 @@ func (v *viewer) newSide(i int) *side {
 	s.title.TextStyle.Bold = true
 	s.raster = canvas.NewRaster(s.draw)
 	s.area = newDragArea(container.NewStack(s.raster, container.NewCenter(s.line)), func(dx, dy float32) {
+		v.c.sawInput() // claims_away.go
 		v.activate(i)
 		v.each(func(t *side) { t.pan(float64(dx), float64(dy)) })
 	}, func(dy float32) {
+		v.c.sawInput()
 		v.activate(i)
 		f := math.Pow(1.1, float64(dy)/10)
 		v.each(func(t *side) { t.zoomBy(f) })
@@ -190,6 +192,7 @@ func (v *viewer) activate(i int) {
 }
 
 func (v *viewer) onKey(ev *fyne.KeyEvent) {
+	v.c.sawInput() // claims_away.go
 	switch ev.Name {
 	case fyne.KeyEscape:
 		v.win.Close()
@@ -209,6 +212,7 @@ func (v *viewer) onKey(ev *fyne.KeyEvent) {
 }
 
 func (v *viewer) onRune(r rune) {
+	v.c.sawInput()
 	switch r {
 	case '+', '=':
 		v.each(func(s *side) { s.zoomBy(1.25) })

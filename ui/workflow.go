@@ -74,6 +74,10 @@ type Workflow interface {
 	// ClaimDwell is how long the reviewer stays on an item that needs her
 	// before the window claims it (REVIEWER_CLAIM_DWELL).
 	ClaimDwell() time.Duration
+	// ClaimAway is how long she gives the window none of her input (or
+	// leaves it out of the foreground) before a claim held only because
+	// she looks at an item is let go (REVIEWER_CLAIM_AWAY).
+	ClaimAway() time.Duration
 
 	// Bulk runs (bulk.go; the bulk dialog needs only these).
 	PlanResubmit(ctx context.Context, sel review.Selection) (review.Plan, error)
