@@ -326,7 +326,12 @@ func (b *batchList) index(id string) int {
 	return -1
 }
 
-func (b *batchList) onSelected(id widget.ListItemID) { b.open(id) }
+func (b *batchList) onSelected(id widget.ListItemID) {
+	if !b.c.applyingResult { // a refresh keeping the open batch is not her doing
+		b.c.sawInput() // claims_away.go
+	}
+	b.open(id)
+}
 
 // open shows the batch at row id.
 func (b *batchList) open(id int) {

@@ -14,8 +14,8 @@ import (
 // (policy.ClaimSituation.Away). The renewal at half the claim's length then
 // releases that claim instead of renewing it; a claim kept for her open
 // action (queued, sending, unknown) is kept as before. Her input is the
-// keys, letters and shortcuts that reach the console, a row she selects
-// (by key or pointer), the panel's buttons and note, the search, the
+// keys, letters and shortcuts that reach the console, a row or a batch she
+// selects (by key or pointer), the panel's buttons and note, the search, the
 // viewer's keys, drags and wheel, and the window coming back to the
 // foreground. When she comes back, the dwell starts afresh on the item she
 // is on: she stays the dwell again before it is claimed again. Times are

@@ -377,6 +377,9 @@ func TestEachOfHerInputsKeepsTheClaim(t *testing.T) {
 			c.win.Canvas().(fyne.Shortcutable).TypedShortcut(ctrl(fyne.KeyF))
 		}},
 		{"a click on her row", func(c *Console, _ foregroundHooks) { c.items.table.Select(widget.TableCellID{Row: 1, Col: 1}) }},
+		{"a click on her batch", func(c *Console, _ foregroundHooks) {
+			c.batches.list.OnSelected(c.batches.index(c.batches.batchID()))
+		}},
 		{"a button of the panel", func(c *Console, _ foregroundHooks) { test.Tap(c.panel.request) }},
 		{"the search", func(c *Console, _ foregroundHooks) { test.Type(c.batches.search, "itm_1") }},
 		{"a key in the viewer", func(c *Console, _ foregroundHooks) { pressOn(c.viewer.win, fyne.KeyLeft) }},
