@@ -103,23 +103,39 @@ func newTeamView(p *itemPanel) *teamView {
 // holderText is the sentence for another reviewer's claim, with the date
 // when the claim does not end on now's day (policy.UntilText).
 func holderText(c policy.Claim, now time.Time) string {
+	return fmt.Sprintf("%s is on this until %s", holderName(c), policy.UntilText(c.ExpiresAt, now))
+}
+
+// holderName is the reviewer holding a claim, capitalised.
+func holderName(c policy.Claim) string {
 	name := c.Reviewer
 	if r, n := utf8.DecodeRuneInString(name); n > 0 {
 		name = string(unicode.ToUpper(r)) + name[n:]
 	}
-	return fmt.Sprintf("%s is on this until %s", name, policy.UntilText(c.ExpiresAt, now))
+	return name
 }
 
-// withHolder adds another reviewer's claim to a row's status.
+// withHolder adds another reviewer's claim to a row's status, in a few
+// words ("held by Ben"): the status column is narrow. Until when is in the
+// cell's tooltip (holderHint), the panel and the strip.
 func withHolder(v review.ItemView, text string, imp widget.Importance) (string, widget.Importance) {
 	if v.Holder == nil {
 		return text, imp
+	}
+	return text + " · held by " + holderName(*v.Holder), widget.WarningImportance
+}
+
+// holderHint is the held row's status cell's tooltip: the whole sentence
+// ("" when nobody else holds the item).
+func holderHint(v review.ItemView) string {
+	if v.Holder == nil {
+		return ""
 	}
 	now := v.At // the workflow's clock when the row was read
 	if now.IsZero() {
 		now = time.Now()
 	}
-	return text + " · " + holderText(*v.Holder, now), widget.WarningImportance
+	return holderText(*v.Holder, now)
 }
 
 // render draws the claim and the notes; at the end of itemPanel.render, so

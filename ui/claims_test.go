@@ -198,8 +198,8 @@ func TestAnItemHeldByAnotherReviewerHasItsActionsOff(t *testing.T) {
 	if !strings.Contains(c.panel.why.Text, want) || c.panel.team.claim.Text != want {
 		t.Fatalf("why %q claim %q", c.panel.why.Text, c.panel.team.claim.Text)
 	}
-	if st := c.cell(0, c.col(t, "Status")); !strings.Contains(st.Text, want) || st.Importance != widget.WarningImportance {
-		t.Fatalf("row status %q", st.Text)
+	if st := c.tipCell(0, c.col(t, "Status")); !strings.HasSuffix(st.Text, " · held by Ben") || st.hint != want || st.Importance != widget.WarningImportance {
+		t.Fatalf("row status %q, tooltip %q", st.Text, st.hint)
 	}
 	if got := callsWith(wf, "claim"); len(got) != 0 {
 		t.Fatalf("an item someone else holds was claimed: %v", got)
@@ -257,8 +257,8 @@ func TestAClaimEndingTomorrowShowsItsDate(t *testing.T) {
 	if got := c.panel.team.claim.Text; !strings.HasPrefix(got, want) || !strings.HasSuffix(got, clock) {
 		t.Fatalf("panel %q, want %q ... %q", got, want, clock)
 	}
-	if st := c.cell(0, c.col(t, "Status")); !strings.Contains(st.Text, want) || !strings.Contains(st.Text, clock) {
-		t.Fatalf("row status %q, want %q ... %q", st.Text, want, clock)
+	if st := c.tipCell(0, c.col(t, "Status")); !strings.HasPrefix(st.hint, want) || !strings.HasSuffix(st.hint, clock) {
+		t.Fatalf("row status's tooltip %q, want %q ... %q", st.hint, want, clock)
 	}
 }
 
@@ -662,5 +662,17 @@ func TestAClaimThatFailsIsNotTriedAgainAndAgain(t *testing.T) {
 	c.Settle()
 	if got := callsWith(wf, "claim"); len(got) != 2 {
 		t.Fatalf("her note did not try again: %v", got)
+	}
+}
+
+// A held row says who holds it in a few words, so that the status and its
+// age stay whole in the narrow column; until when is the panel's.
+func TestAHeldRowNamesTheHolderShortly(t *testing.T) {
+	held := errorItem("itm_1", "CLASSIFIER_TIMEOUT")
+	held.Holder = &policy.Claim{Reviewer: "ben", ExpiresAt: time.Now().Add(10 * time.Minute)}
+	text, imp := statusCell(held)
+	plain, _ := statusCell(errorItem("itm_1", "CLASSIFIER_TIMEOUT"))
+	if text != plain+" · held by Ben" || imp != widget.WarningImportance {
+		t.Fatalf("held row %q (%v), plain %q", text, imp, plain)
 	}
 }

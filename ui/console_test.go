@@ -354,10 +354,13 @@ func newTestConsoleWith(t *testing.T, wf *fakeWorkflow, opts Options) *Console {
 }
 
 // cell renders a table cell the way the table does.
-func (c *Console) cell(row, col int) *widget.Label {
+func (c *Console) cell(row, col int) *widget.Label { return &c.tipCell(row, col).Label }
+
+// tipCell is a cell with its tooltip (hint).
+func (c *Console) tipCell(row, col int) *tipLabel {
 	l := newTipLabel("")
 	c.items.updateCell(widget.TableCellID{Row: row, Col: col}, l)
-	return &l.Label
+	return l
 }
 
 func (c *Console) col(t *testing.T, title string) int {

@@ -76,7 +76,7 @@ var allColumns = []column{
 
 func statusCell(v review.ItemView) (string, widget.Importance) {
 	text, imp := statusLook(v.Item)
-	return withHolder(v, text, imp) // claims.go: "Ben is on this until 10:19"
+	return withHolder(v, text, imp) // claims.go: "held by Ben"
 }
 
 // statusFilter lists the status filter's choices in the rows' words.
@@ -478,6 +478,9 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	}
 	text = t.c.selectionMark(id.Row, id.Col, text) // select.go
 	l.hint = ""
+	if col.title == "Status" {
+		l.hint = holderHint(v) // claims.go: "Ben is on this until 10:19"
+	}
 	if col.title == "File" {
 		if cut := t.fileCell(text, col.width); cut != text {
 			l.hint, text = text, cut
