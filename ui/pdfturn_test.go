@@ -1,0 +1,139 @@
+package ui
+
+import (
+	"image"
+	"image/color"
+	"os"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/trustscreen/reviewer/internal/document"
+	"github.com/trustscreen/reviewer/internal/document/pdftest"
+	"github.com/trustscreen/reviewer/review"
+)
+
+// The viewer's PDF pages, drawn by the real renderer: reviewer-pdf built
+// once for the test binary (pdftest, shared with internal/document's
+// tests) and started, once, by the first PDF the window shows. Its first
+// start takes seconds (PDFium is compiled); each test waits on the
+// console's background work (Settle), however long that takes, never on
+// a time.
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pdftest.Cleanup()
+	os.Exit(code)
+}
+
+// pdfConsole is a console on docs whose PDFs the real renderer draws.
+func pdfConsole(t *testing.T, docs Documents, items ...review.ItemView) *Console {
+	t.Helper()
+	lim := document.DefaultLimits()
+	lim.Renderer, lim.RendererCache = pdftest.Renderer(t)
+	c := newTestConsoleWith(t, &fakeWorkflow{items: items}, Options{Documents: docs, DocumentLimits: lim})
+	c.apply(c.panel.preview.arm) // as moving to an item, or v, does
+	c.Settle()
+	return c
+}
+
+var (
+	pdfBlue  = color.RGBA{0, 0, 255, 255} // page 1's square
+	pdfRed   = color.RGBA{255, 0, 0, 255} // page 2's
+	pdfWhite = color.RGBA{255, 255, 255, 255}
+)
+
+// pageOf says which page of pdftest.TwoPagePDF a picture of it is: its
+// lower left quarter is blue on page 1, red on page 2, and its upper
+// right white on both.
+func pageOf(img image.Image) int {
+	if img == nil || !near(colourAt(img, 0.75, 0.25), pdfWhite) {
+		return 0
+	}
+	switch c := colourAt(img, 0.25, 0.75); {
+	case near(c, pdfBlue):
+		return 1
+	case near(c, pdfRed):
+		return 2
+	}
+	return 0
+}
+
+// onScreen counts the pixels of the viewer's window, as drawn, that are
+// near c.
+func onScreen(v *viewer, c color.RGBA) int {
+	img := v.win.Canvas().Capture()
+	b, n := img.Bounds(), 0
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			if near(color.RGBAModel.Convert(img.At(x, y)).(color.RGBA), c) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// key presses k on the viewer as the UI goroutine would: one widget
+// update at a time.
+func (v *viewer) key(k fyne.KeyName) { v.c.apply(func() { v.onKey(&fyne.KeyEvent{Name: k}) }) }
+
+// wantPage checks that side s shows page want of two: its title, its
+// picture at full size and as the raster draws it.
+func wantPage(t *testing.T, s *side, want int) {
+	t.Helper()
+	var title string
+	var full, drawn int
+	s.v.c.apply(func() {
+		title, full, drawn = s.title.Text, pageOf(s.full), pageOf(s.draw(300, 424))
+	})
+	if s.state != "shown" || s.page != want-1 || full != want || drawn != want ||
+		!strings.HasSuffix(title, " · page "+string(rune('0'+want))+" of 2") {
+		t.Fatalf("want page %d: state %q (%q), page %d, title %q, the picture is page %d, drawn page %d",
+			want, s.state, s.line.Text, s.page+1, title, full, drawn)
+	}
+}
+
+func pdfDocs() *fakeDocs {
+	docs := newFakeDocs()
+	docs.add("itm_1", document.PDF, pdftest.TwoPagePDF(), review.DocumentVersion{MediaType: document.PDF})
+	return docs
+}
+
+// The viewer opens a two-page PDF on page 1, drawn; Page Down shows page
+// 2 and stays there at the end; Page Up comes back to page 1.
+func TestTheViewerTurnsAPDFsPages(t *testing.T) {
+	c := pdfConsole(t, pdfDocs(), errorItem("itm_1", "DECODE_FAILED"))
+	pv := c.panel.preview
+	if pv.state != "shown" || pv.pages != 2 || pageOf(pv.shown) != 1 {
+		t.Fatalf("the panel: state %q (%q), %d pages", pv.state, pv.line.Text, pv.pages)
+	}
+	c.apply(func() { typeOn(c.win, "v") })
+	c.Settle()
+	v := c.viewer
+	if v == nil || len(v.sides) != 1 {
+		t.Fatalf("viewer %+v", v)
+	}
+	s := v.sides[0]
+	wantPage(t, s, 1)
+	if blue, red := onScreen(v, pdfBlue), onScreen(v, pdfRed); blue < 1000 || red != 0 {
+		t.Fatalf("page 1 on screen: %d blue pixels, %d red", blue, red)
+	}
+
+	v.key(fyne.KeyPageDown)
+	c.Settle()
+	wantPage(t, s, 2)
+	if blue, red := onScreen(v, pdfBlue), onScreen(v, pdfRed); red < 1000 || blue != 0 {
+		t.Fatalf("page 2 on screen: %d blue pixels, %d red", blue, red)
+	}
+	v.key(fyne.KeyPageDown) // there is no page 3
+	c.Settle()
+	wantPage(t, s, 2)
+	v.key(fyne.KeyPageUp)
+	c.Settle()
+	wantPage(t, s, 1)
+	if blue, red := onScreen(v, pdfBlue), onScreen(v, pdfRed); blue < 1000 || red != 0 {
+		t.Fatalf("page 1 again on screen: %d blue pixels, %d red", blue, red)
+	}
+}
