@@ -137,3 +137,57 @@ func TestTheViewerTurnsAPDFsPages(t *testing.T) {
 		t.Fatalf("page 1 again on screen: %d blue pixels, %d red", blue, red)
 	}
 }
+
+// Turning pages faster than they are drawn ends on the page asked for
+// last: a page still being drawn when another is asked for is never shown
+// after it, and a turn asked for while the PDF's first page is still
+// loading is not lost.
+func TestTheLastPageAskedForIsTheOneShown(t *testing.T) {
+	docs := pdfDocs()
+	docs.add("itm_2", document.PDF, pdftest.TwoPagePDF(), review.DocumentVersion{MediaType: document.PDF})
+	c := pdfConsole(t, docs, errorItem("itm_1", "DECODE_FAILED")) // the panel's PDF starts the renderer
+	if pv := c.panel.preview; pv.state != "shown" {
+		t.Fatalf("the panel: %q (%q)", pv.state, pv.line.Text)
+	}
+	c.apply(func() { typeOn(c.win, "v") })
+	c.Settle()
+	v := c.viewer
+	s := v.sides[0]
+	wantPage(t, s, 1)
+
+	// Page 2 is asked for, then page 1 while page 2 is being drawn (the
+	// two keys in one turn of the UI goroutine: page 2's picture cannot
+	// have come back in between).
+	c.apply(func() {
+		v.onKey(&fyne.KeyEvent{Name: fyne.KeyPageDown})
+		if s.state != "loading" || !strings.Contains(s.line.Text, "Drawing page 2") {
+			t.Errorf("while page 2 is drawn: %q %q", s.state, s.line.Text)
+		}
+		v.onKey(&fyne.KeyEvent{Name: fyne.KeyPageUp})
+	})
+	c.Settle()
+	wantPage(t, s, 1)
+	// Down, up, down: page 2.
+	c.apply(func() {
+		for _, k := range []fyne.KeyName{fyne.KeyPageDown, fyne.KeyPageUp, fyne.KeyPageDown} {
+			v.onKey(&fyne.KeyEvent{Name: k})
+		}
+	})
+	c.Settle()
+	wantPage(t, s, 2)
+
+	// A viewer on another item, whose file is still on its way: Page
+	// Down then is page 2 once the PDF is open.
+	gate := make(chan struct{})
+	docs.mu.Lock()
+	docs.gates["itm_2"] = gate
+	docs.started = make(chan string, 100) // only the viewer's fetches from here
+	docs.mu.Unlock()
+	c.apply(func() { v = openViewer(c, docs, c.panel.preview.lim, "itm_2") })
+	waitFor(t, docs, "itm_2")
+	s = v.sides[0]
+	v.key(fyne.KeyPageDown)
+	close(gate)
+	c.Settle()
+	wantPage(t, s, 2)
+}

@@ -67,6 +67,7 @@ type side struct {
 	state   string // "loading", "shown", "refused"
 	doc     *document.Doc
 	page    int
+	turns   []int       // pages turned while the file still loads (-1, +1)
 	full    image.Image // the page at full size
 	fit     *image.RGBA // the page scaled to the window, for fit and below
 	view    view
@@ -271,7 +272,7 @@ func (s *side) load(idx int) {
 	if s.cancel != nil {
 		s.cancel()
 	}
-	s.idx, s.page, s.doc, s.full, s.fit = idx, 0, nil, nil, nil
+	s.idx, s.page, s.doc, s.full, s.fit, s.turns = idx, 0, nil, nil, nil, nil
 	s.gen++
 	gen := s.gen
 	ver := v.versions[idx]
@@ -296,6 +297,18 @@ func (s *side) load(idx int) {
 				return
 			}
 			s.doc = doc
+			// Pages turned while it loaded (the renderer's first start
+			// takes seconds): the page asked for last is drawn, not the
+			// first.
+			p := 0
+			for _, d := range s.turns {
+				p = min(max(p+d, 0), doc.Pages-1)
+			}
+			s.turns = nil
+			if p != 0 {
+				s.drawPage(p)
+				return
+			}
 			s.showPage(full, fit)
 		}
 	})
@@ -350,7 +363,12 @@ func (s *side) nextVersion() {
 }
 
 // turnPage draws the previous or next page of a PDF, off the UI goroutine.
+// While the file still loads, the turn is kept for when it is open.
 func (s *side) turnPage(d int) {
+	if s.doc == nil && s.state == "loading" {
+		s.turns = append(s.turns, d)
+		return
+	}
 	if s.doc == nil || s.doc.Pages < 2 {
 		return
 	}
@@ -358,6 +376,12 @@ func (s *side) turnPage(d int) {
 	if p < 0 || p >= s.doc.Pages {
 		return
 	}
+	s.drawPage(p)
+}
+
+// drawPage draws page p of the side's PDF off the UI goroutine; a newer
+// page or version drops it.
+func (s *side) drawPage(p int) {
 	if s.cancel != nil {
 		s.cancel()
 	}
