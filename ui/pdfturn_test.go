@@ -191,3 +191,74 @@ func TestTheLastPageAskedForIsTheOneShown(t *testing.T) {
 	c.Settle()
 	wantPage(t, s, 2)
 }
+
+// Side by side, Page Up and Page Down follow the lock as zoom, pan and
+// rotation do: locked, they turn both sides; unlocked, the side chosen
+// with s. An image beside a PDF has no page to turn and stays as it is.
+func TestPagesFollowTheLockSideBySide(t *testing.T) {
+	docs := newFakeDocs()
+	pdf := review.DocumentVersion{MediaType: document.PDF}
+	docs.add("itm_1", document.PDF, pdftest.TwoPagePDF(), pdf)
+	docs.add("itm_1", document.PDF, pdftest.TwoPagePDF(), pdf)
+	docs.add("itm_2", "image/png", cardPNG(t, 600, 400, blue), review.DocumentVersion{MediaType: "image/png"})
+	docs.add("itm_2", document.PDF, pdftest.TwoPagePDF(), pdf)
+	c := pdfConsole(t, docs, errorItem("itm_1", "DECODE_FAILED"), errorItem("itm_2", "DECODE_FAILED"))
+	c.apply(func() { typeOn(c.win, "v") })
+	c.Settle()
+	v := c.viewer
+	if len(v.sides) != 2 {
+		t.Fatalf("%d sides", len(v.sides))
+	}
+	l, r := v.sides[0], v.sides[1]
+	wantPage(t, l, 1)
+	wantPage(t, r, 1)
+	if locked, _, _ := strings.Cut(v.status.Text, "(l unlocks)"); !strings.Contains(locked, "pages") {
+		t.Errorf("the locked line does not say that the pages move both sides: %q", v.status.Text)
+	}
+	step := func(runes string, k fyne.KeyName, left, right int) {
+		t.Helper()
+		c.apply(func() { typeOn(v.win, runes) })
+		v.key(k)
+		c.Settle()
+		wantPage(t, l, left)
+		wantPage(t, r, right)
+	}
+	step("", fyne.KeyPageDown, 2, 2)  // locked: both
+	step("l", fyne.KeyPageUp, 1, 2)   // unlocked: the left side, active
+	step("", fyne.KeyPageDown, 2, 2)  // the left again
+	step("s", fyne.KeyPageUp, 2, 1)   // s: the right side
+	step("l", fyne.KeyPageDown, 2, 2) // locked again: the left is at its end
+	step("", fyne.KeyPageUp, 1, 1)
+	c.apply(func() { pressOn(v.win, fyne.KeyEscape) })
+
+	// An image beside a PDF.
+	c.apply(func() { c.items.move(1) })
+	c.Settle()
+	c.apply(func() { typeOn(c.win, "v") })
+	c.Settle()
+	v = c.viewer
+	l, r = v.sides[0], v.sides[1]
+	img := l.full
+	image := func() {
+		t.Helper()
+		if l.state != "shown" || l.full != img || !near(colourAt(l.full, 0.8, 0.5), blue) || l.line.Visible() {
+			t.Fatalf("the image side: %q (%q)", l.state, l.line.Text)
+		}
+	}
+	image()
+	wantPage(t, r, 1)
+	c.apply(func() { v.onKey(&fyne.KeyEvent{Name: fyne.KeyPageDown}) }) // locked
+	c.Settle()
+	image()
+	wantPage(t, r, 2)
+	c.apply(func() { typeOn(v.win, "l") }) // unlocked, the image active
+	v.key(fyne.KeyPageUp)
+	c.Settle()
+	image()
+	wantPage(t, r, 2)
+	c.apply(func() { typeOn(v.win, "s") })
+	v.key(fyne.KeyPageUp)
+	c.Settle()
+	image()
+	wantPage(t, r, 1)
+}

@@ -21,8 +21,8 @@ import (
 
 // The viewer: a window of its own with the document large, and for an item
 // with two or more versions, two of them side by side (the first file and
-// the latest, until the reviewer picks others), zoom, pan and rotation
-// locked together until unlocked. Rotation and zoom are how the picture is
+// the latest, until the reviewer picks others), zoom, pan, rotation and
+// PDF pages locked together until unlocked. Rotation and zoom are how the picture is
 // drawn, never a change to the file. Everything works from the keyboard
 // (viewerKeys, also on the shortcut sheet).
 var viewerKeys = [][2]string{
@@ -246,7 +246,7 @@ func (v *viewer) sayState() {
 	var b strings.Builder
 	if len(v.sides) > 1 {
 		if v.locked {
-			b.WriteString("Locked: zoom, pan and rotation move both sides (l unlocks).")
+			b.WriteString("Locked: zoom, pan, rotation and pages move both sides (l unlocks).")
 		} else {
 			b.WriteString("Unlocked: the keys move the " + []string{"left", "right"}[v.active] + " side (s switches, l locks).")
 		}
