@@ -4,6 +4,8 @@ import (
 	"image"
 	"image/color"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -261,4 +263,70 @@ func TestPagesFollowTheLockSideBySide(t *testing.T) {
 	c.Settle()
 	image()
 	wantPage(t, r, 1)
+}
+
+// Without the renderer, a PDF is one plain line, in the panel and in the
+// viewer, where Page Down does nothing; the rest of the console works:
+// the next item's image shows, in the panel and in the viewer.
+func TestAMissingRendererIsOneLineAndTheConsoleWorks(t *testing.T) {
+	if os.Getenv("REVIEWER_TEST_NO_RENDERER") != "1" {
+		// The renderer, once a PDF started it, runs for the whole process
+		// whatever the limits say: this runs in a test binary of its own,
+		// where no PDF has been opened.
+		cmd := exec.Command(os.Args[0], "-test.run=^TestAMissingRendererIsOneLineAndTheConsoleWorks$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "REVIEWER_TEST_NO_RENDERER=1")
+		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS: TestAMissingRenderer") {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return
+	}
+	const line = "PDF pages cannot be shown: the PDF renderer (reviewer-pdf) is not installed"
+	docs := pdfDocs()
+	docs.add("itm_2", "image/png", cardPNG(t, 600, 400, blue), review.DocumentVersion{MediaType: "image/png"})
+	lim := document.DefaultLimits()
+	lim.Renderer = filepath.Join(t.TempDir(), "no-such-"+document.RendererName)
+	c := newTestConsoleWith(t, &fakeWorkflow{items: []review.ItemView{errorItem("itm_1", "DECODE_FAILED"), errorItem("itm_2", "DECODE_FAILED")}},
+		Options{Documents: docs, DocumentLimits: lim})
+	c.apply(c.panel.preview.arm)
+	c.Settle()
+	pv := c.panel.preview
+	if pv.state != "refused" || pv.line.Text != line || pv.img.Visible() || pv.pages != 0 {
+		t.Fatalf("the panel: %q %q, picture %v", pv.state, pv.line.Text, pv.img.Visible())
+	}
+
+	c.apply(func() { typeOn(c.win, "v") })
+	c.Settle()
+	v := c.viewer
+	s := v.sides[0]
+	if s.state != "refused" || s.line.Text != line || !s.line.Visible() || s.full != nil {
+		t.Fatalf("the viewer: %q %q", s.state, s.line.Text)
+	}
+	v.key(fyne.KeyPageDown)
+	c.Settle()
+	if s.state != "refused" || s.line.Text != line || s.page != 0 || len(s.turns) != 0 {
+		t.Fatalf("after Page Down: %q %q, page %d", s.state, s.line.Text, s.page+1)
+	}
+	var drawn image.Image
+	c.apply(func() { drawn = s.draw(60, 60) })
+	if !near(colourAt(drawn, 0.5, 0.5), viewerBackground) || onScreen(v, pdfBlue) != 0 {
+		t.Fatal("a PDF that cannot be drawn shows a picture")
+	}
+	c.apply(func() { pressOn(v.win, fyne.KeyEscape) })
+	if c.viewer != nil {
+		t.Fatal("Esc did not close the viewer")
+	}
+
+	c.apply(func() { c.items.move(1) })
+	c.Settle()
+	if pv.itemID != "itm_2" || pv.state != "shown" || !near(colourAt(pv.shown, 0.8, 0.5), blue) {
+		t.Fatalf("the next item's image: %q %q", pv.state, pv.line.Text)
+	}
+	c.apply(func() { typeOn(c.win, "v") })
+	c.Settle()
+	if s := c.viewer.sides[0]; s.state != "shown" || !near(colourAt(s.full, 0.8, 0.5), blue) {
+		t.Fatalf("the viewer on the image: %q %q", s.state, s.line.Text)
+	}
+	if document.RendererStarted() {
+		t.Fatal("a renderer runs")
+	}
 }
