@@ -1,17 +1,23 @@
 package ui
 
 import (
+	"bufio"
+	"fmt"
 	"image"
 	"image/color"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 
 	"github.com/trustscreen/reviewer/internal/document"
+	"github.com/trustscreen/reviewer/internal/document/pdfproto"
 	"github.com/trustscreen/reviewer/internal/document/pdftest"
 	"github.com/trustscreen/reviewer/review"
 )
@@ -269,15 +275,7 @@ func TestPagesFollowTheLockSideBySide(t *testing.T) {
 // viewer, where Page Down does nothing; the rest of the console works:
 // the next item's image shows, in the panel and in the viewer.
 func TestAMissingRendererIsOneLineAndTheConsoleWorks(t *testing.T) {
-	if os.Getenv("REVIEWER_TEST_NO_RENDERER") != "1" {
-		// The renderer, once a PDF started it, runs for the whole process
-		// whatever the limits say: this runs in a test binary of its own,
-		// where no PDF has been opened.
-		cmd := exec.Command(os.Args[0], "-test.run=^TestAMissingRendererIsOneLineAndTheConsoleWorks$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), "REVIEWER_TEST_NO_RENDERER=1")
-		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS: TestAMissingRenderer") {
-			t.Fatalf("%v\n%s", err, out)
-		}
+	if !inOwnProcess(t) { // where no PDF has started the renderer
 		return
 	}
 	const line = "PDF pages cannot be shown: the PDF renderer (reviewer-pdf) is not installed"
@@ -330,3 +328,165 @@ func TestAMissingRendererIsOneLineAndTheConsoleWorks(t *testing.T) {
 		t.Fatal("a renderer runs")
 	}
 }
+
+// inOwnProcess runs the test again in a test binary of its own, with env,
+// and reports whether this is that run: the renderer, once a PDF started
+// it, runs for the whole process whatever the limits say, so a test that
+// needs another renderer (none, or one it holds) cannot share one.
+func inOwnProcess(t *testing.T, env ...string) bool {
+	t.Helper()
+	if os.Getenv("REVIEWER_TEST_OWN_PROCESS") == t.Name() {
+		if document.RendererStarted() {
+			t.Fatal("a renderer runs already")
+		}
+		return true
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v", "-test.timeout=5m")
+	cmd.Env = append(append(os.Environ(), "REVIEWER_TEST_OWN_PROCESS="+t.Name()), env...)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return false
+}
+
+// pageGate is the real renderer behind a relay in the test: each
+// drawn page comes back to the console only when the test lets it, so
+// that a page is, for as long as the test needs, still being drawn.
+type pageGate struct {
+	held    chan int      // a page is drawn and held: its width
+	release chan struct{} // lets it go
+}
+
+// gatedRenderer writes a renderer (a shell script) that runs the real one
+// with its answers sent to a relay in this process, and starts the relay.
+func gatedRenderer(t *testing.T, real string) (string, *pageGate) {
+	t.Helper()
+	dir := t.TempDir()
+	out, back := filepath.Join(dir, "answers"), filepath.Join(dir, "let-through")
+	for _, p := range []string{out, back} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := filepath.Join(dir, document.RendererName)
+	// (An asynchronous command's stdin is /dev/null unless given: fd 3
+	// carries the console's requests to it.)
+	body := fmt.Sprintf("#!/bin/sh\nexec 3<&0\n'%s' \"$@\" <&3 >'%s' 3<&- &\nexec cat '%s' 3<&-\n", real, out, back)
+	if err := os.WriteFile(script, []byte(body), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	h := &pageGate{held: make(chan int), release: make(chan struct{})}
+	go func() {
+		// Each opens when the script's side does: the renderer's start.
+		o, err := os.Open(out)
+		if err != nil {
+			return
+		}
+		b, err := os.OpenFile(back, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		r := bufio.NewReaderSize(o, 1<<20)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			msg := []byte(line)
+			if f, err := pdfproto.Fields(strings.TrimSuffix(line, "\n"), "page", 2, 1<<14); err == nil {
+				px := make([]byte, f[0]*f[1]*4)
+				if _, err := io.ReadFull(r, px); err != nil {
+					return
+				}
+				msg = append(msg, px...)
+				h.held <- int(f[0])
+				<-h.release
+			}
+			if _, err := b.Write(msg); err != nil {
+				return
+			}
+		}
+	}()
+	return script, h
+}
+
+// drawn waits until the renderer has drawn a page and holds it.
+func (h *pageGate) drawn(t *testing.T) {
+	t.Helper()
+	select {
+	case <-h.held:
+	case <-time.After(rendererWait): // the renderer's first start, on a loaded machine, under -race
+		t.Fatal("the renderer drew no page")
+	}
+}
+
+// pass lets the held page go, and waits for the next page drawn and lets
+// it go too, n times over.
+func (h *pageGate) pass(t *testing.T, n int) {
+	t.Helper()
+	for i := range n + 1 {
+		if i > 0 {
+			h.drawn(t)
+		}
+		select {
+		case h.release <- struct{}{}:
+		case <-time.After(rendererWait):
+			t.Fatal("no page is held")
+		}
+	}
+}
+
+// A page asked for while the one before it is still being drawn is the
+// one shown: the earlier page, drawn after she asked for the later one,
+// never replaces it.
+func TestAPageStillBeingDrawnNeverReplacesTheOneAskedForAfter(t *testing.T) {
+	bin, cache := pdftest.Renderer(t)
+	if !inOwnProcess(t, "REVIEWER_TEST_RENDERER="+bin, "REVIEWER_TEST_RENDERER_CACHE="+cache) {
+		return
+	}
+	lim := document.DefaultLimits()
+	lim.RendererCache = os.Getenv("REVIEWER_TEST_RENDERER_CACHE")
+	var h *pageGate
+	lim.Renderer, h = gatedRenderer(t, os.Getenv("REVIEWER_TEST_RENDERER"))
+	c := newTestConsoleWith(t, &fakeWorkflow{items: []review.ItemView{errorItem("itm_1", "DECODE_FAILED")}},
+		Options{Documents: pdfDocs(), DocumentLimits: lim})
+	c.apply(c.panel.preview.arm) // the panel's page 1
+	h.drawn(t)
+	h.pass(t, 0)
+	c.Settle()
+	c.apply(func() { typeOn(c.win, "v") }) // the viewer's page 1
+	h.drawn(t)
+	h.pass(t, 0)
+	c.Settle()
+	v := c.viewer
+	s := v.sides[0]
+	wantPage(t, s, 1)
+
+	// Page 2 is drawn, and held on its way back; she asks for page 1.
+	v.key(fyne.KeyPageDown)
+	h.drawn(t)
+	if s.state != "loading" || !strings.Contains(s.line.Text, "Drawing page 2") {
+		t.Fatalf("while page 2 is drawn: %q %q", s.state, s.line.Text)
+	}
+	v.key(fyne.KeyPageUp)
+	h.pass(t, 1) // page 2 comes back, late; then page 1
+	c.Settle()
+	wantPage(t, s, 1)
+
+	// And the other way: page 1 on its way back while she asked for 2.
+	v.key(fyne.KeyPageDown)
+	h.drawn(t)
+	h.pass(t, 0) // page 2
+	c.Settle()
+	wantPage(t, s, 2)
+	v.key(fyne.KeyPageUp)
+	h.drawn(t)
+	v.key(fyne.KeyPageDown)
+	h.pass(t, 1)
+	c.Settle()
+	wantPage(t, s, 2)
+}
+
+// rendererWait is the longest wait for a page: the renderer's first start
+// (PDFium compiled) on two loaded cores, under -race.
+const rendererWait = 3 * time.Minute
