@@ -275,7 +275,7 @@ func TestPagesFollowTheLockSideBySide(t *testing.T) {
 // viewer, where Page Down does nothing; the rest of the console works:
 // the next item's image shows, in the panel and in the viewer.
 func TestAMissingRendererIsOneLineAndTheConsoleWorks(t *testing.T) {
-	if !inOwnProcess(t) { // where no PDF has started the renderer
+	if !inOwnProcess(t, nil) { // where no PDF has started the renderer
 		return
 	}
 	const line = "PDF pages cannot be shown: the PDF renderer (reviewer-pdf) is not installed"
@@ -329,11 +329,12 @@ func TestAMissingRendererIsOneLineAndTheConsoleWorks(t *testing.T) {
 	}
 }
 
-// inOwnProcess runs the test again in a test binary of its own, with env,
-// and reports whether this is that run: the renderer, once a PDF started
+// inOwnProcess runs the test again in a test binary of its own, with the
+// environment env gives (asked in this run only), and reports whether
+// this is that run: the renderer, once a PDF started
 // it, runs for the whole process whatever the limits say, so a test that
 // needs another renderer (none, or one it holds) cannot share one.
-func inOwnProcess(t *testing.T, env ...string) bool {
+func inOwnProcess(t *testing.T, env func() []string) bool {
 	t.Helper()
 	if os.Getenv("REVIEWER_TEST_OWN_PROCESS") == t.Name() {
 		if document.RendererStarted() {
@@ -342,7 +343,10 @@ func inOwnProcess(t *testing.T, env ...string) bool {
 		return true
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v", "-test.timeout=5m")
-	cmd.Env = append(append(os.Environ(), "REVIEWER_TEST_OWN_PROCESS="+t.Name()), env...)
+	cmd.Env = append(os.Environ(), "REVIEWER_TEST_OWN_PROCESS="+t.Name())
+	if env != nil {
+		cmd.Env = append(cmd.Env, env()...)
+	}
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -440,8 +444,10 @@ func (h *pageGate) pass(t *testing.T, n int) {
 // one shown: the earlier page, drawn after she asked for the later one,
 // never replaces it.
 func TestAPageStillBeingDrawnNeverReplacesTheOneAskedForAfter(t *testing.T) {
-	bin, cache := pdftest.Renderer(t)
-	if !inOwnProcess(t, "REVIEWER_TEST_RENDERER="+bin, "REVIEWER_TEST_RENDERER_CACHE="+cache) {
+	if !inOwnProcess(t, func() []string { // the renderer this binary built, and its compiled code
+		bin, cache := pdftest.Renderer(t)
+		return []string{"REVIEWER_TEST_RENDERER=" + bin, "REVIEWER_TEST_RENDERER_CACHE=" + cache}
+	}) {
 		return
 	}
 	lim := document.DefaultLimits()
