@@ -415,10 +415,15 @@ func gatedRenderer(t *testing.T, real string) (string, *pageGate) {
 }
 
 // drawn waits until the renderer has drawn a page and holds it.
-func (h *pageGate) drawn(t *testing.T) {
+// The console's work ending first means that no page was asked for.
+func (h *pageGate) drawn(t *testing.T, c *Console) {
 	t.Helper()
+	settled := make(chan struct{})
+	go func() { c.Settle(); close(settled) }()
 	select {
 	case <-h.held:
+	case <-settled:
+		t.Fatal("no page was asked for")
 	case <-time.After(rendererWait): // the renderer's first start, on a loaded machine, under -race
 		t.Fatal("the renderer drew no page")
 	}
@@ -426,11 +431,11 @@ func (h *pageGate) drawn(t *testing.T) {
 
 // pass lets the held page go, and waits for the next page drawn and lets
 // it go too, n times over.
-func (h *pageGate) pass(t *testing.T, n int) {
+func (h *pageGate) pass(t *testing.T, c *Console, n int) {
 	t.Helper()
 	for i := range n + 1 {
 		if i > 0 {
-			h.drawn(t)
+			h.drawn(t, c)
 		}
 		select {
 		case h.release <- struct{}{}:
@@ -457,12 +462,12 @@ func TestAPageStillBeingDrawnNeverReplacesTheOneAskedForAfter(t *testing.T) {
 	c := newTestConsoleWith(t, &fakeWorkflow{items: []review.ItemView{errorItem("itm_1", "DECODE_FAILED")}},
 		Options{Documents: pdfDocs(), DocumentLimits: lim})
 	c.apply(c.panel.preview.arm) // the panel's page 1
-	h.drawn(t)
-	h.pass(t, 0)
+	h.drawn(t, c)
+	h.pass(t, c, 0)
 	c.Settle()
 	c.apply(func() { typeOn(c.win, "v") }) // the viewer's page 1
-	h.drawn(t)
-	h.pass(t, 0)
+	h.drawn(t, c)
+	h.pass(t, c, 0)
 	c.Settle()
 	v := c.viewer
 	s := v.sides[0]
@@ -470,25 +475,25 @@ func TestAPageStillBeingDrawnNeverReplacesTheOneAskedForAfter(t *testing.T) {
 
 	// Page 2 is drawn, and held on its way back; she asks for page 1.
 	v.key(fyne.KeyPageDown)
-	h.drawn(t)
+	h.drawn(t, c)
 	if s.state != "loading" || !strings.Contains(s.line.Text, "Drawing page 2") {
 		t.Fatalf("while page 2 is drawn: %q %q", s.state, s.line.Text)
 	}
 	v.key(fyne.KeyPageUp)
-	h.pass(t, 1) // page 2 comes back, late; then page 1
+	h.pass(t, c, 1) // page 2 comes back, late; then page 1
 	c.Settle()
 	wantPage(t, s, 1)
 
 	// And the other way: page 1 on its way back while she asked for 2.
 	v.key(fyne.KeyPageDown)
-	h.drawn(t)
-	h.pass(t, 0) // page 2
+	h.drawn(t, c)
+	h.pass(t, c, 0) // page 2
 	c.Settle()
 	wantPage(t, s, 2)
 	v.key(fyne.KeyPageUp)
-	h.drawn(t)
+	h.drawn(t, c)
 	v.key(fyne.KeyPageDown)
-	h.pass(t, 1)
+	h.pass(t, c, 1)
 	c.Settle()
 	wantPage(t, s, 2)
 }
