@@ -331,9 +331,9 @@ func TestAMissingRendererIsOneLineAndTheConsoleWorks(t *testing.T) {
 
 // inOwnProcess runs the test again in a test binary of its own, with the
 // environment env gives (asked in this run only), and reports whether
-// this is that run: the renderer, once a PDF started
-// it, runs for the whole process whatever the limits say, so a test that
-// needs another renderer (none, or one it holds) cannot share one.
+// this is that run: the renderer, once a PDF started it, runs for the
+// whole process whatever the limits say, so a test that needs another
+// renderer (none, or one it holds) cannot share the process.
 func inOwnProcess(t *testing.T, env func() []string) bool {
 	t.Helper()
 	if os.Getenv("REVIEWER_TEST_OWN_PROCESS") == t.Name() {
