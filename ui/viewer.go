@@ -21,8 +21,8 @@ import (
 
 // The viewer: a window of its own with the document large, and for an item
 // with two or more versions, two of them side by side (the first file and
-// the latest, until the reviewer picks others), zoom, pan and rotation
-// locked together until unlocked. Rotation and zoom are how the picture is
+// the latest, until the reviewer picks others), zoom, pan, rotation and
+// PDF pages locked together until unlocked. Rotation and zoom are how the picture is
 // drawn, never a change to the file. Everything works from the keyboard
 // (viewerKeys, also on the shortcut sheet).
 var viewerKeys = [][2]string{
@@ -71,6 +71,7 @@ type side struct {
 	full    image.Image // the page at full size, once decoded
 	reduced image.Image // a large JPEG's reduced decode, until full comes
 	asked   bool        // the full size was asked for (needFull)
+	turns   []int       // pages turned while the file still loads (-1, +1)
 	fit     *image.RGBA // the page scaled to the window, for fit and below
 	view    view
 	raster  *canvas.Raster
@@ -253,7 +254,7 @@ func (v *viewer) sayState() {
 	var b strings.Builder
 	if len(v.sides) > 1 {
 		if v.locked {
-			b.WriteString("Locked: zoom, pan and rotation move both sides (l unlocks).")
+			b.WriteString("Locked: zoom, pan, rotation and pages move both sides (l unlocks).")
 		} else {
 			b.WriteString("Unlocked: the keys move the " + []string{"left", "right"}[v.active] + " side (s switches, l locks).")
 		}
@@ -283,7 +284,7 @@ func (s *side) load(idx int) {
 	if s.cancel != nil {
 		s.cancel()
 	}
-	s.idx, s.page, s.doc, s.full, s.reduced, s.fit, s.asked = idx, 0, nil, nil, nil, nil, false
+	s.idx, s.page, s.doc, s.full, s.reduced, s.fit, s.asked, s.turns = idx, 0, nil, nil, nil, nil, false, nil
 	s.gen++
 	gen := s.gen
 	ver := v.versions[idx]
@@ -308,6 +309,18 @@ func (s *side) load(idx int) {
 				return
 			}
 			s.doc = doc
+			// Pages turned while it loaded (the renderer's first start
+			// takes seconds): the page asked for last is drawn, not the
+			// first.
+			p := 0
+			for _, d := range s.turns {
+				p = min(max(p+d, 0), doc.Pages-1)
+			}
+			s.turns = nil
+			if p != 0 {
+				s.drawPage(p)
+				return
+			}
 			s.showPage(base, isFull, fit)
 		}
 	})
@@ -332,7 +345,14 @@ func loadSide(ctx context.Context, src Documents, lim document.Limits, itemID st
 	if err != nil {
 		return nil, nil, false, nil, err
 	}
-	fit, err := doc.View(ctx, i, w, h)
+	var fit *image.RGBA
+	if isFull {
+		// The page itself (a PDF's drawn page, a whole image): scaled
+		// from it, not drawn again by View.
+		fit, err = document.Fit(ctx, base, w, h)
+	} else {
+		fit, err = doc.View(ctx, i, w, h)
+	}
 	if err != nil {
 		return nil, nil, false, nil, err
 	}
@@ -376,7 +396,12 @@ func (s *side) nextVersion() {
 }
 
 // turnPage draws the previous or next page of a PDF, off the UI goroutine.
+// While the file still loads, the turn is kept for when it is open.
 func (s *side) turnPage(d int) {
+	if s.doc == nil && s.state == "loading" {
+		s.turns = append(s.turns, d)
+		return
+	}
 	if s.doc == nil || s.doc.Pages < 2 {
 		return
 	}
@@ -384,6 +409,12 @@ func (s *side) turnPage(d int) {
 	if p < 0 || p >= s.doc.Pages {
 		return
 	}
+	s.drawPage(p)
+}
+
+// drawPage draws page p of the side's PDF off the UI goroutine; a newer
+// page or version drops it.
+func (s *side) drawPage(p int) {
 	if s.cancel != nil {
 		s.cancel()
 	}

@@ -8,49 +8,36 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/trustscreen/reviewer/internal/document/pdfproto"
+	"github.com/trustscreen/reviewer/internal/document/pdftest"
 )
 
 // The PDF tests run the real renderer: reviewer-pdf built once per test
-// binary (with the shared build cache) into a folder removed at the end.
-var (
-	helperOnce sync.Once
-	helperDir  string
-	helperBin  string
-	helperErr  error
-)
+// binary (with the shared build cache) into a folder removed at the end
+// (pdftest, which the window's tests share).
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if helperDir != "" {
-		os.RemoveAll(helperDir)
-	}
+	pdftest.Cleanup()
 	os.Exit(code)
 }
 
 // rendererHelper builds cmd/reviewer-pdf (once) and returns its path.
 func rendererHelper(t testing.TB) string {
 	t.Helper()
-	helperOnce.Do(func() {
-		helperDir, helperErr = os.MkdirTemp("", "reviewer-pdf-test-")
-		if helperErr != nil {
-			return
-		}
-		helperBin = filepath.Join(helperDir, RendererName)
-		cmd := exec.Command("go", "build", "-o", helperBin, "github.com/trustscreen/reviewer/cmd/reviewer-pdf")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			helperErr = fmt.Errorf("go build reviewer-pdf: %v: %s", err, out)
-		}
-	})
-	if helperErr != nil {
-		t.Fatal(helperErr)
-	}
-	return helperBin
+	bin, _ := pdftest.Renderer(t)
+	return bin
+}
+
+// rendererCache is the compiled-code cache the test binary's runs share.
+func rendererCache(t testing.TB) string {
+	t.Helper()
+	_, cache := pdftest.Renderer(t)
+	return cache
 }
 
 // pdfLimits are the default limits with the built renderer and a private
@@ -58,7 +45,7 @@ func rendererHelper(t testing.TB) string {
 func pdfLimits(t testing.TB) Limits {
 	l := DefaultLimits()
 	l.Renderer = rendererHelper(t)
-	l.RendererCache = filepath.Join(helperDir, "cache")
+	l.RendererCache = rendererCache(t)
 	return l
 }
 
@@ -290,7 +277,7 @@ func TestTheRendererIsFoundBesideTheConsole(t *testing.T) {
 		}
 	}
 	cmd := exec.Command(filepath.Join(dir, "console"), "-test.run=^TestTheRendererIsFoundBesideTheConsole$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), "REVIEWER_TEST_BESIDE=1", "REVIEWER_TEST_CACHE="+filepath.Join(helperDir, "cache"))
+	cmd.Env = append(os.Environ(), "REVIEWER_TEST_BESIDE=1", "REVIEWER_TEST_CACHE="+rendererCache(t))
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS") {
 		t.Fatalf("%v\n%s", err, out)
 	}

@@ -2,14 +2,14 @@ package document
 
 import (
 	"bytes"
-	"fmt"
 	"hash/crc32"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"image/png"
-	"strings"
 	"testing"
+
+	"github.com/trustscreen/reviewer/internal/document/pdftest"
 )
 
 // Samples made in Go: no binary blob is committed but the fuzz corpus.
@@ -69,31 +69,4 @@ var webp1x1 = []byte("RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f\x00\x00\x
 
 // twoPagePDF is a valid PDF of two A6 pages: page 1 has a blue square,
 // page 2 a red one, each at the page's lower left quarter.
-func twoPagePDF() []byte {
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 298 420] /Contents 5 0 R >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 298 420] /Contents 6 0 R >>",
-		stream("0 0 1 rg 0 0 149 210 re f"),
-		stream("1 0 0 rg 0 0 149 210 re f"),
-	}
-	var b strings.Builder
-	b.WriteString("%PDF-1.4\n")
-	offs := make([]int, len(objs))
-	for i, o := range objs {
-		offs[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	x := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, o := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, x)
-	return []byte(b.String())
-}
-
-func stream(s string) string {
-	return fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(s), s)
-}
+func twoPagePDF() []byte { return pdftest.TwoPagePDF() }
