@@ -305,7 +305,8 @@ type fullDecode struct {
 // picture (after DecodeConfig says its size is within the limit); for a
 // PDF it loads the renderer (the first time) and counts the pages. ctx
 // bounds the work that can be bounded (the PDF renderer); an image's
-// decode is bounded by the byte and pixel limits.
+// decode is bounded by the byte and pixel limits (and a JPEG's by its
+// decoder's limit of 256 scans: jpegscale).
 func Open(ctx context.Context, declared string, data []byte, lim Limits) (*Doc, error) {
 	return OpenView(ctx, declared, data, lim, 0, 0)
 }

@@ -168,3 +168,37 @@ func TestAReducedOpenRefusesWhatOpenRefuses(t *testing.T) {
 		t.Fatalf("png: %v", err)
 	}
 }
+
+// manyScansJPEG: a progressive gray JPEG of w × h with n AC scans of a
+// few bytes each, every one a pass over all the picture's blocks.
+func manyScansJPEG(w, h, n int) []byte {
+	var b bytes.Buffer
+	b.Write([]byte{0xFF, 0xD8, 0xFF, 0xDB, 0, 67, 0})
+	b.Write(bytes.Repeat([]byte{1}, 64))
+	b.Write([]byte{0xFF, 0xC2, 0, 11, 8, byte(h >> 8), byte(h), byte(w >> 8), byte(w), 1, 1, 0x11, 0})
+	b.Write([]byte{0xFF, 0xC4, 0, 20, 0x10, 1})
+	b.Write(make([]byte, 15))
+	b.WriteByte(0xE0)
+	codes := (((w+7)/8)*((h+7)/8) + 1<<14 - 1) >> 14
+	data := make([]byte, (codes*15+7)/8+1)
+	for range n {
+		b.Write([]byte{0xFF, 0xDA, 0, 8, 1, 1, 0x00, 1, 63, 0})
+		b.Write(data)
+	}
+	b.Write([]byte{0xFF, 0xD9})
+	return b.Bytes()
+}
+
+// A small hostile JPEG does not keep a core busy for minutes: a 4
+// megapixel picture of 2,000 empty scans (30 kB; a 10 MiB file holds
+// hundreds of thousands) is refused as damaged, at the first view and at
+// full resolution, instead of being decoded scan after scan.
+func TestAJPEGOfThousandsOfScansIsRefused(t *testing.T) {
+	data := manyScansJPEG(2000, 2000, 2000)
+	for _, view := range [][2]int{{0, 0}, {400, 300}} {
+		d, err := OpenView(context.Background(), JPEG, data, Limits{}, view[0], view[1])
+		if !errors.Is(err, ErrDamaged) || d != nil {
+			t.Fatalf("%d scans, %d bytes, opened for %v: %v", 2000, len(data), view, err)
+		}
+	}
+}

@@ -23,12 +23,17 @@
 //   - A large sequential scan reconstructs its blocks (dequantization,
 //     inverse DCT, store) on a second goroutine while the first decodes
 //     the entropy-coded data (pipeline.go).
+//   - A JPEG of more than 256 scans (maxScans) is refused when its 257th
+//     scan starts: each scan is a pass over the picture's blocks, and a
+//     few bytes make one, so that with no limit a small hostile file
+//     takes minutes of a core (the standard library decodes them all).
 //   - Left out: the encoder, and image.RegisterFormat (image/jpeg stays
 //     the registered "jpeg"); image/internal/imageutil is image/draw.
 //
 // Decode (denom 1) gives the standard library's pixels exactly, and the
-// same answer (an error or none) on every input: the package's tests and
-// its fuzz target compare the two. The decoder is as hardened as the
-// standard library's, no more: a caller that decodes hostile bytes checks
-// DecodeConfig's size before decoding and recovers from a panic.
+// same answer (an error or none) on every input of up to 256 scans: the
+// package's tests and its fuzz target compare the two. The decoder is as
+// hardened as the standard library's, and bounded in scans: a caller that
+// decodes hostile bytes checks DecodeConfig's size before decoding and
+// recovers from a panic.
 package jpegscale

@@ -132,6 +132,8 @@ type decoder struct {
 
 	ri    int // Restart Interval.
 	nComp int
+	// scans counts the SOS markers met: more than maxScans is refused.
+	scans int
 
 	// As per section 4.5, there are four modes of operation (selected by the
 	// SOF? markers): sequential DCT, progressive DCT, lossless and
@@ -626,6 +628,9 @@ func (d *decoder) decode(r io.Reader, configOnly bool) (image.Image, error) {
 			if configOnly {
 				return nil, nil
 			}
+			if d.scans++; d.scans > maxScans {
+				return nil, errTooManyScans
+			}
 			err = d.processSOS(n)
 		case driMarker:
 			if configOnly {
@@ -777,6 +782,19 @@ func Decode(r io.Reader) (image.Image, error) {
 	var d decoder
 	return d.decode(r, false)
 }
+
+// maxScans is the most scans (SOS markers) a JPEG may have. Every scan
+// is a pass over all the blocks of its components, and a progressive AC
+// scan that is one end-of-band run after another takes a few bytes: with
+// no limit, a file of a few hundred kilobytes keeps a core busy for
+// minutes, and the 10 MiB a document may weigh, for hours (the standard
+// library has no limit). Encoders write about 10 scans (libjpeg's
+// progressive script); 256 is nvImageCodec's default, set after cure53's
+// audit of libjpeg-turbo for the same attack.
+const maxScans = 256
+
+// errTooManyScans refuses a JPEG of more than maxScans scans.
+var errTooManyScans = UnsupportedError("more than " + strconv.Itoa(maxScans) + " scans")
 
 // DecodeScaled reads a JPEG image from r and returns it at 1/denom of its
 // size (denom 1, 2, 4 or 8): ceil(width/denom) × ceil(height/denom) pixels,
