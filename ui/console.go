@@ -332,7 +332,7 @@ func (c *Console) reload() {
 	c.batches.refresh()
 	c.items.refresh()
 	c.panel.refresh()
-	c.keepWindowState() // windowstate.go: a kill reopens as she worked
+	c.keepWindowStateSoon() // windowstate.go: a kill reopens as she worked
 }
 
 // showError shows a headline, with the raw text under Details; Enter or

@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
+	"sync"
 
 	"fyne.io/fyne/v2"
 
@@ -40,26 +42,76 @@ func keptWindowSize(p fyne.Preferences) fyne.Size {
 }
 
 // keepWindowState keeps the window's size, the panel's width, and the
-// batch, filters and sort in force. It runs at every reload (a change of
-// view, a sync, an action) as well as on quit, so that a window that is
-// killed, or a session that ends without a quit, reopens as she last
-// worked in it; only what changed is written.
-func (c *Console) keepWindowState() {
+// batch, filters and sort in force, now (on quit, or when the window
+// hides to the tray).
+func (c *Console) keepWindowState() { c.windowState().write(c.settings.store()) }
+
+// keepWindowStateSoon keeps them as she works: at every reload (a change
+// of view, a sync, an action), so that a window that is killed, or a
+// session that ends without a quit, reopens as she last worked in it.
+// Only what changed is written, off the UI goroutine: Fyne writes and
+// syncs its preferences file at each change.
+func (c *Console) keepWindowStateSoon() {
 	p := c.settings.store()
+	st := c.windowState()
+	if !st.differs(p) {
+		return
+	}
+	c.background(func(context.Context) func() {
+		windowStateMu.Lock()
+		defer windowStateMu.Unlock()
+		st.write(p)
+		return nil
+	})
+}
+
+// windowStateMu keeps two writes of the window's state from interleaving.
+var windowStateMu sync.Mutex
+
+// windowState is what keepWindowState keeps; a zero field is not kept.
+type windowState struct {
+	size   fyne.Size
+	offset float64
+	view   string // JSON of review.ViewFilter
+}
+
+// windowState reads the window's state (on the UI goroutine).
+func (c *Console) windowState() windowState {
+	var st windowState
+	if sz := c.win.Canvas().Size(); sz.Width >= minKeptSize.Width && sz.Height >= minKeptSize.Height {
+		st.size = sz
+	}
+	if !c.panelOff && c.right.Offset > 0 && c.right.Offset < 1 {
+		st.offset = c.right.Offset
+	}
+	if b, err := json.Marshal(c.currentView()); err == nil {
+		st.view = string(b)
+	}
+	return st
+}
+
+func (st windowState) differs(p fyne.Preferences) bool {
+	return (st.size != fyne.Size{} && (p.Float(prefWindowWidth) != float64(st.size.Width) || p.Float(prefWindowHeight) != float64(st.size.Height))) ||
+		(st.offset != 0 && p.Float(prefPanelOffset) != st.offset) ||
+		(st.view != "" && p.String(prefLastView) != st.view)
+}
+
+// write keeps what changed.
+func (st windowState) write(p fyne.Preferences) {
 	setFloat := func(k string, v float64) {
 		if p.Float(k) != v {
 			p.SetFloat(k, v)
 		}
 	}
-	if sz := c.win.Canvas().Size(); sz.Width >= minKeptSize.Width && sz.Height >= minKeptSize.Height {
-		setFloat(prefWindowWidth, float64(sz.Width))
-		setFloat(prefWindowHeight, float64(sz.Height))
+	if st.size != (fyne.Size{}) {
+		setFloat(prefWindowWidth, float64(st.size.Width))
+		setFloat(prefWindowHeight, float64(st.size.Height))
 	}
-	if !c.panelOff && c.right.Offset > 0 && c.right.Offset < 1 {
-		setFloat(prefPanelOffset, c.right.Offset)
+	if st.offset != 0 {
+		setFloat(prefPanelOffset, st.offset)
 	}
-	if b, err := json.Marshal(c.currentView()); err == nil && p.String(prefLastView) != string(b) {
-		p.SetString(prefLastView, string(b))
+	if st.view != "" && p.String(prefLastView) != st.view {
+		p.SetString(prefLastView, st.view)
 	}
 }
 
