@@ -68,9 +68,20 @@ func (b Bands) Of(it Item) (band Band, ok bool) {
 	return b.OfScore(*it.RiskScore), true
 }
 
+// OfRecorded is the band of a result recorded for a file version (the
+// history keeps its status and score, not its recommendation): a score
+// recorded with the status scored has one; an error, an invalid answer or
+// a missing score has none ("").
+func (b Bands) OfRecorded(st Status, score *int) Band {
+	if st != StatusScored || score == nil {
+		return ""
+	}
+	return b.OfScore(*score)
+}
+
 // OfScore is the band of a risk score. Only a score the service gave a
-// checked answer has a band: callers ask Of for an item, and OfScore only
-// for a score recorded with the status scored.
+// checked answer has a band: callers ask Of for an item, and OfRecorded
+// for a version's recorded result.
 func (b Bands) OfScore(s int) Band {
 	switch {
 	case s >= b.Critical:

@@ -152,3 +152,26 @@ func TestAgoSaysTheColumnsAge(t *testing.T) {
 		}
 	}
 }
+
+// A recorded result has a band only when it was scored with a score.
+func TestBandOfARecordedResult(t *testing.T) {
+	def := policy.DefaultBands()
+	s := func(v int) *int { return &v }
+	for _, tt := range []struct {
+		st    policy.Status
+		score *int
+		want  policy.Band
+	}{
+		{policy.StatusScored, s(39), policy.BandLow},
+		{policy.StatusScored, s(85), policy.BandCritical},
+		{policy.StatusScored, nil, ""},
+		{policy.StatusError, s(90), ""},
+		{policy.StatusInvalid, s(90), ""},
+		{policy.StatusPending, nil, ""},
+		{policy.StatusAwaitingFile, s(10), ""},
+	} {
+		if got := def.OfRecorded(tt.st, tt.score); got != tt.want {
+			t.Errorf("%s %v: %q, want %q", tt.st, tt.score, got, tt.want)
+		}
+	}
+}

@@ -166,9 +166,7 @@ func (s *Service) DocumentVersions(ctx context.Context, itemID string) ([]Docume
 	for _, v := range vs {
 		r := DocumentResult{Status: v.Result.Status, Score: v.Result.RiskScore, Code: v.Result.ErrorCode,
 			ReportedCode: v.Result.ReportedCode, When: v.Result.RecordedAt}
-		if r.Status == policy.StatusScored && r.Score != nil {
-			r.Band = bands.OfScore(*r.Score)
-		}
+		r.Band = bands.OfRecorded(r.Status, r.Score)
 		out = append(out, DocumentVersion{Version: v.Version, FileName: v.FileName, MediaType: v.MediaType,
 			SizeBytes: v.SizeBytes, When: v.UploadedAt, Recorded: r})
 	}
