@@ -7,7 +7,7 @@
 set -eu
 f=$1
 target=${FIRSTVIEW_TARGET_MS:-300}
-median() { grep "^Benchmark$1-" "$f" | awk '{print $3}' | sort -n | awk '{v[NR]=$1} END{if (NR==0) exit 1; print v[int((NR+1)/2)]}'; }
+median() { grep -E "^Benchmark$1(-[0-9]+)?[[:space:]]" "$f" | awk '{print $3}' | sort -n | awk '{v[NR]=$1} END{if (NR==0) exit 1; print v[int((NR+1)/2)]}'; }
 ours=$(median FirstView) || { echo "first view: no BenchmarkFirstView runs in $f"; exit 1; }
 floor=$(median FirstViewFloor) || floor=0
 ms() { awk -v n="$1" 'BEGIN{printf "%.0f", n/1e6}'; }
