@@ -2,5 +2,5 @@
 
 package main
 
-// trimCHeap does nothing where the C library is not glibc (trim_cgo.go).
+// trimCHeap does nothing without cgo, or off Linux (trim_cgo.go).
 func trimCHeap() {}
