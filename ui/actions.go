@@ -275,9 +275,13 @@ type uploadDialog struct {
 	// The path's check runs off the UI goroutine (a typed path may name a
 	// slow disk or a named pipe). checks counts the box's changes, so that
 	// the answer for an older text is dropped; checked is the path whose
-	// check passed (Upload sends only that one).
-	checks  int
-	checked string
+	// check passed (Upload sends only that one). checking is the path
+	// being checked, and enter that she pressed Enter on it meanwhile: it
+	// uploads when its check passes.
+	checks   int
+	checked  string
+	checking string
+	enter    bool
 }
 
 // uploadCost is what the upload dialog says an upload costs.
@@ -297,6 +301,13 @@ func newUploadDialog(c *Console, path string, upload func(string)) *uploadDialog
 		upload(p)
 	})
 	ud.path.OnChanged = func(s string) { ud.check(c, strings.TrimSpace(s)) }
+	f.whileOff = func() {
+		// Enter typed right after the path, before its check answered:
+		// kept for that path, not lost (nor typed into the box next).
+		if p := strings.TrimSpace(ud.path.Text); p != "" && p == ud.checking {
+			ud.enter = true
+		}
+	}
 	browse := f.button("Browse…", func() { c.browse(ud.path) })
 	cancel := f.cancelButton("Cancel (Esc)")
 	body := container.NewVBox(widget.NewLabel("The file the customer sent (JPEG, PNG, WebP or PDF, at most 10 MiB):"),
@@ -318,27 +329,36 @@ func newUploadDialog(c *Console, path string, upload func(string)) *uploadDialog
 func (ud *uploadDialog) check(c *Console, p string) {
 	ud.checks++
 	n := ud.checks
-	ud.checked = ""
+	ud.checked, ud.checking, ud.enter = "", p, false
 	ud.upload.Disable()
 	setOrHide(ud.why, "") // empty: the placeholder says what to do
 	if p == "" {
 		return
 	}
 	c.background(func(context.Context) func() {
-		err := checkPath(p)
+		err := pathCheck(p)
 		return func() {
 			if n != ud.checks {
 				return // the box changed meanwhile: its own check answers
 			}
+			enter := ud.enter
+			ud.checking, ud.enter = "", false
 			if err != nil {
 				setOrHide(ud.why, capitalize(err.Error()))
 				return
 			}
 			ud.checked = p
 			ud.upload.Enable()
+			if enter {
+				ud.form.submit()
+			}
 		}
 	})
 }
+
+// pathCheck is checkPath (a test holds it to see Enter pressed while it
+// runs).
+var pathCheck = checkPath
 
 // checkPath says, before any upload, what is wrong with a path. It may
 // wait on the disk: never call it on the UI goroutine. A named pipe, a

@@ -35,6 +35,9 @@ type dialogForm struct {
 
 	first fyne.Focusable
 	def   *formButton // pressed by Enter in a field (nil: none)
+	// whileOff, when set, runs on Enter while def is off (the upload
+	// dialog remembers it until its path's check answers).
+	whileOff func()
 	// onClosed runs whenever the dialog closes.
 	onClosed func()
 
@@ -125,8 +128,13 @@ func (f *dialogForm) cancelButton(text string) *formButton {
 	return f.button(text, f.cancel)
 }
 
-// submit presses the default button, if it is on.
+// submit presses the default button, if it is on; when it is off,
+// whileOff (if set) is told that Enter was pressed.
 func (f *dialogForm) submit() {
+	if f.def != nil && f.def.Disabled() && !f.def.Hidden && f.whileOff != nil {
+		f.whileOff()
+		return
+	}
 	if f.def == nil || f.def.Disabled() || f.def.Hidden || f.def.OnTapped == nil {
 		return
 	}

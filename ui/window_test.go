@@ -763,6 +763,49 @@ func TestTheUploadDialogTakesATypedPathAndExplainsARefusal(t *testing.T) {
 	}
 }
 
+// Enter pressed right after typing a path, while its check still runs
+// off the UI goroutine, uploads once the check passes: it is not lost
+// (the keys typed next went into the box). A path that fails its check
+// is not uploaded, Enter or not.
+func TestEnterWhileThePathIsCheckedUploadsOnceItPasses(t *testing.T) {
+	dir := t.TempDir()
+	jpg, txt := filepath.Join(dir, "new.jpg"), filepath.Join(dir, "note.jpg")
+	if err := os.WriteFile(jpg, []byte("\xFF\xD8\xFF\xE0rest"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(txt, []byte("this is not a photo\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	pathCheck = func(p string) error { <-release; return checkPath(p) }
+	t.Cleanup(func() { pathCheck = checkPath })
+	for _, tc := range []struct {
+		path  string
+		calls int
+	}{{txt, 0}, {jpg, 1}} {
+		release = make(chan struct{})
+		wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}}
+		c := newTestConsole(t, wf)
+		c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "u") })
+		ud := c.uploadDlg
+		if ud == nil {
+			t.Fatal("the upload dialog did not open")
+		}
+		c.apply(func() {
+			ud.path.SetText(tc.path)
+			ud.path.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) // before the check answers
+		})
+		close(release)
+		c.Settle()
+		if got := wf.Calls(); len(got) != tc.calls {
+			t.Fatalf("%s: calls %v, want %d", filepath.Base(tc.path), got, tc.calls)
+		}
+		if open := c.uploadDlg != nil; open != (tc.calls == 0) {
+			t.Fatalf("%s: dialog open %v", filepath.Base(tc.path), open)
+		}
+	}
+}
+
 // A named pipe typed or dropped into the upload dialog never freezes the
 // window: its path is checked off the UI goroutine, and refused without
 // being opened (opening a FIFO waits for a writer that never comes).
