@@ -114,8 +114,9 @@ func ageImportance(l policy.AgeLevel) widget.Importance {
 }
 
 // statusAgeCell is the status with the age after it ("✗ error · 6 d ·
-// overdue"), before any claim by another reviewer; the cell takes the
-// stronger of the two colours (an age only ever warns, never passes).
+// overdue"); the cell takes the stronger of the two colours (an age only
+// ever warns, never passes). Another reviewer's claim is the Action
+// cell's (actionCell).
 func statusAgeCell(v review.ItemView) (string, widget.Importance) {
 	text, imp := statusLook(v.Item)
 	if age, aimp := ageCell(v); v.Age != "" {
@@ -124,7 +125,7 @@ func statusAgeCell(v review.ItemView) (string, widget.Importance) {
 			imp = aimp
 		}
 	}
-	return withHolder(v, text, imp) // claims.go
+	return text, imp
 }
 
 func severity(imp widget.Importance) int {

@@ -115,17 +115,12 @@ func holderName(c policy.Claim) string {
 	return name
 }
 
-// withHolder adds another reviewer's claim to a row's status, in a few
-// words ("held by Ben"): the status column is narrow. Until when is in the
-// cell's tooltip (holderHint), the panel and the strip.
-func withHolder(v review.ItemView, text string, imp widget.Importance) (string, widget.Importance) {
-	if v.Holder == nil {
-		return text, imp
-	}
-	return text + " · held by " + holderName(*v.Holder), widget.WarningImportance
-}
+// holderCell is another reviewer's claim in a row's Action cell, in a few
+// words ("held by Ben"): until when is in the cell's tooltip (holderHint),
+// the panel and the strip.
+func holderCell(c policy.Claim) string { return "held by " + holderName(c) }
 
-// holderHint is the held row's status cell's tooltip: the whole sentence
+// holderHint is the held row's Action cell's tooltip: the whole sentence
 // ("" when nobody else holds the item).
 func holderHint(v review.ItemView) string {
 	if v.Holder == nil {

@@ -198,8 +198,8 @@ func TestAnItemHeldByAnotherReviewerHasItsActionsOff(t *testing.T) {
 	if !strings.Contains(c.panel.why.Text, want) || c.panel.team.claim.Text != want {
 		t.Fatalf("why %q claim %q", c.panel.why.Text, c.panel.team.claim.Text)
 	}
-	if st := c.tipCell(0, c.col(t, "Status")); !strings.HasSuffix(st.Text, " · held by Ben") || st.hint != want || st.Importance != widget.WarningImportance {
-		t.Fatalf("row status %q, tooltip %q", st.Text, st.hint)
+	if st := c.tipCell(0, c.col(t, "Action")); st.Text != "held by Ben" || st.hint != want || st.Importance != widget.WarningImportance {
+		t.Fatalf("row's action cell %q, tooltip %q", st.Text, st.hint)
 	}
 	if got := callsWith(wf, "claim"); len(got) != 0 {
 		t.Fatalf("an item someone else holds was claimed: %v", got)
@@ -257,7 +257,7 @@ func TestAClaimEndingTomorrowShowsItsDate(t *testing.T) {
 	if got := c.panel.team.claim.Text; !strings.HasPrefix(got, want) || !strings.HasSuffix(got, clock) {
 		t.Fatalf("panel %q, want %q ... %q", got, want, clock)
 	}
-	if st := c.tipCell(0, c.col(t, "Status")); !strings.HasPrefix(st.hint, want) || !strings.HasSuffix(st.hint, clock) {
+	if st := c.tipCell(0, c.col(t, "Action")); !strings.HasPrefix(st.hint, want) || !strings.HasSuffix(st.hint, clock) {
 		t.Fatalf("row status's tooltip %q, want %q ... %q", st.hint, want, clock)
 	}
 }
@@ -665,14 +665,23 @@ func TestAClaimThatFailsIsNotTriedAgainAndAgain(t *testing.T) {
 	}
 }
 
-// A held row says who holds it in a few words, so that the status and its
-// age stay whole in the narrow column; until when is the panel's.
+// A held row says who holds it in a few words in its Action cell, so that
+// the status and its age stay whole; until when is the tooltip's and the
+// panel's. Her own action on the row says its state instead.
 func TestAHeldRowNamesTheHolderShortly(t *testing.T) {
 	held := errorItem("itm_1", "CLASSIFIER_TIMEOUT")
 	held.Holder = &policy.Claim{Reviewer: "ben", ExpiresAt: time.Now().Add(10 * time.Minute)}
-	text, imp := statusCell(held)
-	plain, _ := statusCell(errorItem("itm_1", "CLASSIFIER_TIMEOUT"))
-	if text != plain+" · held by Ben" || imp != widget.WarningImportance {
-		t.Fatalf("held row %q (%v), plain %q", text, imp, plain)
+	plain := errorItem("itm_1", "CLASSIFIER_TIMEOUT")
+	ht, hi := statusAgeCell(held)
+	pt, pi := statusAgeCell(plain)
+	if ht != pt || hi != pi {
+		t.Fatalf("the status cell of a held row changed: %q (%v), plain %q (%v)", ht, hi, pt, pi)
+	}
+	if text, imp := actionCell(held); text != "held by Ben" || imp != widget.WarningImportance {
+		t.Fatalf("action cell %q (%v)", text, imp)
+	}
+	held.Action = &store.ActionRef{State: policy.ActionQueued}
+	if text, _ := actionCell(held); text != actionText(held) {
+		t.Fatalf("her own action on a held row: %q", text)
 	}
 }

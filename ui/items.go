@@ -66,17 +66,21 @@ var allColumns = []column{
 		}
 		return "—", widget.MediumImportance
 	}},
-	{"Action", "", 70, 1, func(v review.ItemView) (string, widget.Importance) {
-		if v.Action != nil && v.Action.State == policy.ActionUnknown {
-			return actionText(v), widget.WarningImportance
-		}
-		return actionText(v), widget.MediumImportance
-	}},
+	{"Action", "", 70, 1, actionCell},
 }
 
-func statusCell(v review.ItemView) (string, widget.Importance) {
-	text, imp := statusLook(v.Item)
-	return withHolder(v, text, imp) // claims.go: "held by Ben"
+func statusCell(v review.ItemView) (string, widget.Importance) { return statusLook(v.Item) }
+
+// actionCell is her action's state; on an item another reviewer holds,
+// who holds it ("held by Ben", claims.go), which is why she has none.
+func actionCell(v review.ItemView) (string, widget.Importance) {
+	switch {
+	case v.Action != nil && v.Action.State == policy.ActionUnknown:
+		return actionText(v), widget.WarningImportance
+	case v.Action == nil && v.Holder != nil:
+		return holderCell(*v.Holder), widget.WarningImportance
+	}
+	return actionText(v), widget.MediumImportance
 }
 
 // statusFilter lists the status filter's choices in the rows' words.
@@ -478,7 +482,7 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	}
 	text = t.c.selectionMark(id.Row, id.Col, text) // select.go
 	l.hint = ""
-	if col.title == "Status" {
+	if col.title == "Action" {
 		l.hint = holderHint(v) // claims.go: "Ben is on this until 10:19"
 	}
 	if col.title == "File" {
