@@ -116,9 +116,9 @@ func holderName(c policy.Claim) string {
 }
 
 // holderCell is another reviewer's claim in a row's Action cell, in a few
-// words ("held by Ben"): until when is in the cell's tooltip (holderHint),
-// the panel and the strip.
-func holderCell(c policy.Claim) string { return "held by " + holderName(c) }
+// words ("held: Ben", to fit the narrow column): until when is in the
+// cell's tooltip (holderHint), the panel and the strip.
+func holderCell(c policy.Claim) string { return "held: " + holderName(c) }
 
 // holderHint is the held row's Action cell's tooltip: the whole sentence
 // ("" when nobody else holds the item).

@@ -198,7 +198,7 @@ func TestAnItemHeldByAnotherReviewerHasItsActionsOff(t *testing.T) {
 	if !strings.Contains(c.panel.why.Text, want) || c.panel.team.claim.Text != want {
 		t.Fatalf("why %q claim %q", c.panel.why.Text, c.panel.team.claim.Text)
 	}
-	if st := c.tipCell(0, c.col(t, "Action")); st.Text != "held by Ben" || st.hint != want || st.Importance != widget.WarningImportance {
+	if st := c.tipCell(0, c.col(t, "Action")); st.Text != "held: Ben" || st.hint != want || st.Importance != widget.WarningImportance {
 		t.Fatalf("row's action cell %q, tooltip %q", st.Text, st.hint)
 	}
 	if got := callsWith(wf, "claim"); len(got) != 0 {
@@ -677,7 +677,7 @@ func TestAHeldRowNamesTheHolderShortly(t *testing.T) {
 	if ht != pt || hi != pi {
 		t.Fatalf("the status cell of a held row changed: %q (%v), plain %q (%v)", ht, hi, pt, pi)
 	}
-	if text, imp := actionCell(held); text != "held by Ben" || imp != widget.WarningImportance {
+	if text, imp := actionCell(held); text != "held: Ben" || imp != widget.WarningImportance {
 		t.Fatalf("action cell %q (%v)", text, imp)
 	}
 	held.Action = &store.ActionRef{State: policy.ActionQueued}

@@ -72,7 +72,7 @@ var allColumns = []column{
 func statusCell(v review.ItemView) (string, widget.Importance) { return statusLook(v.Item) }
 
 // actionCell is her action's state; on an item another reviewer holds,
-// who holds it ("held by Ben", claims.go), which is why she has none.
+// who holds it ("held: Ben", claims.go), which is why she has none.
 func actionCell(v review.ItemView) (string, widget.Importance) {
 	switch {
 	case v.Action != nil && v.Action.State == policy.ActionUnknown:
