@@ -328,81 +328,61 @@ func TestClaimTTLFlagRefusesWhatTheVariableRefuses(t *testing.T) {
 	}
 }
 
-// The window's dwell before a claim is a setting: --claim-dwell wins over
-// REVIEWER_CLAIM_DWELL, the default is 5 s, and a value out of its range
-// stops the program naming where it came from.
-func TestClaimDwellIsConfigured(t *testing.T) {
-	h := newHarness(t)
-	var got cli.Window
-	run := func(want int, args ...string) string {
-		t.Helper()
-		var out, errb bytes.Buffer
-		code := cli.Run(args, cli.Env{Stdout: &out, Stderr: &errb,
-			Lookup:     func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
-			Saved:      func(string) string { return "" },
-			OpenWindow: func(w cli.Window) error { got = w; return nil }})
-		if code != want {
-			t.Fatalf("%v: exit %d, want %d: %s", args, code, want, errb.String())
-		}
-		return errb.String()
-	}
-	if run(0); got.Service.ClaimDwell() != 5*time.Second {
-		t.Fatalf("default dwell %v", got.Service.ClaimDwell())
-	}
-	h.env["REVIEWER_CLAIM_DWELL"] = "8s"
-	if run(0); got.Service.ClaimDwell() != 8*time.Second {
-		t.Fatalf("REVIEWER_CLAIM_DWELL=8s: %v", got.Service.ClaimDwell())
-	}
-	if run(0, "--claim-dwell", "2s"); got.Service.ClaimDwell() != 2*time.Second {
-		t.Fatalf("--claim-dwell 2s: %v", got.Service.ClaimDwell())
-	}
-	if errs := run(2, "--claim-dwell", "0s"); !strings.Contains(errs, "--claim-dwell") {
-		t.Fatalf("--claim-dwell 0s: %s", errs)
-	}
-	h.env["REVIEWER_CLAIM_DWELL"] = "1h"
-	if errs := run(2, "items"); !strings.Contains(errs, "REVIEWER_CLAIM_DWELL") {
-		t.Fatalf("REVIEWER_CLAIM_DWELL=1h: %s", errs)
-	}
-}
-
-// The time away after which the window lets go of a claim held only by
-// looking is a setting too: --claim-away wins over REVIEWER_CLAIM_AWAY, the
-// default is 15 min, and a value out of its range stops the program naming
-// where it came from.
-func TestClaimAwayIsConfigured(t *testing.T) {
-	h := newHarness(t)
-	var got cli.Window
-	run := func(want int, args ...string) string {
-		t.Helper()
-		var out, errb bytes.Buffer
-		code := cli.Run(args, cli.Env{Stdout: &out, Stderr: &errb,
-			Lookup:     func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
-			Saved:      func(string) string { return "" },
-			OpenWindow: func(w cli.Window) error { got = w; return nil }})
-		if code != want {
-			t.Fatalf("%v: exit %d, want %d: %s", args, code, want, errb.String())
-		}
-		return errb.String()
-	}
-	if run(0); got.Service.ClaimAway() != 15*time.Minute {
-		t.Fatalf("default away %v", got.Service.ClaimAway())
-	}
-	h.env["REVIEWER_CLAIM_AWAY"] = "30m"
-	if run(0); got.Service.ClaimAway() != 30*time.Minute {
-		t.Fatalf("REVIEWER_CLAIM_AWAY=30m: %v", got.Service.ClaimAway())
-	}
-	if run(0, "--claim-away", "2h"); got.Service.ClaimAway() != 2*time.Hour {
-		t.Fatalf("--claim-away 2h: %v", got.Service.ClaimAway())
-	}
-	if errs := run(2, "--claim-away", "30s"); !strings.Contains(errs, "--claim-away") {
-		t.Fatalf("--claim-away 30s: %s", errs)
-	}
-	h.env["REVIEWER_CLAIM_AWAY"] = "9h"
-	if errs := run(2, "items"); !strings.Contains(errs, "REVIEWER_CLAIM_AWAY") {
-		t.Fatalf("REVIEWER_CLAIM_AWAY=9h: %s", errs)
-	}
-	delete(h.env, "REVIEWER_CLAIM_AWAY")
-	if help, _ := h.want(0, "-h"); !strings.Contains(help, "-claim-away") || !strings.Contains(help, "REVIEWER_CLAIM_AWAY") {
-		t.Fatalf("the help does not say --claim-away: %s", help)
+// The window's claim timings are settings: the dwell before a claim and
+// the time away after which a claim held only by looking is let go. The
+// flag wins over the environment, each has its default, a value out of its
+// range stops the program naming where it came from, and the help says
+// both.
+func TestClaimTimingsAreConfigured(t *testing.T) {
+	for _, tc := range []struct {
+		flag, env         string
+		read              func(cli.Window) time.Duration
+		def               time.Duration
+		envVal, flagVal   string
+		envWant, flagWant time.Duration
+		badFlag, badEnv   string
+	}{
+		{"--claim-dwell", "REVIEWER_CLAIM_DWELL", func(w cli.Window) time.Duration { return w.Service.ClaimDwell() },
+			5 * time.Second, "8s", "2s", 8 * time.Second, 2 * time.Second, "0s", "1h"},
+		{"--claim-away", "REVIEWER_CLAIM_AWAY", func(w cli.Window) time.Duration { return w.Service.ClaimAway() },
+			15 * time.Minute, "30m", "2h", 30 * time.Minute, 2 * time.Hour, "30s", "9h"},
+	} {
+		t.Run(tc.flag, func(t *testing.T) {
+			h := newHarness(t)
+			var got cli.Window
+			run := func(want int, args ...string) string {
+				t.Helper()
+				var out, errb bytes.Buffer
+				code := cli.Run(args, cli.Env{Stdout: &out, Stderr: &errb,
+					Lookup:     func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
+					Saved:      func(string) string { return "" },
+					OpenWindow: func(w cli.Window) error { got = w; return nil }})
+				if code != want {
+					t.Fatalf("%v: exit %d, want %d: %s", args, code, want, errb.String())
+				}
+				return errb.String()
+			}
+			if run(0); tc.read(got) != tc.def {
+				t.Fatalf("default %v", tc.read(got))
+			}
+			h.env[tc.env] = tc.envVal
+			if run(0); tc.read(got) != tc.envWant {
+				t.Fatalf("%s=%s: %v", tc.env, tc.envVal, tc.read(got))
+			}
+			if run(0, tc.flag, tc.flagVal); tc.read(got) != tc.flagWant {
+				t.Fatalf("%s %s: %v", tc.flag, tc.flagVal, tc.read(got))
+			}
+			if errs := run(2, tc.flag, tc.badFlag); !strings.Contains(errs, tc.flag) {
+				t.Fatalf("%s %s: %s", tc.flag, tc.badFlag, errs)
+			}
+			h.env[tc.env] = tc.badEnv
+			if errs := run(2, "items"); !strings.Contains(errs, tc.env) {
+				t.Fatalf("%s=%s: %s", tc.env, tc.badEnv, errs)
+			}
+			delete(h.env, tc.env)
+			if help, _ := h.want(0, "-h"); !strings.Contains(help, strings.TrimPrefix(tc.flag, "-")) || !strings.Contains(help, tc.env) {
+				t.Fatalf("the help does not say %s: %s", tc.flag, help)
+			}
+		})
 	}
 }
