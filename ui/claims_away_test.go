@@ -54,6 +54,18 @@ func newAwayConsole(t *testing.T, wf Workflow, clk *awayClock, docs Documents) (
 	return c, ft
 }
 
+// awayScene is a claims console on two items that need her (first a
+// retryable error, then one that needs a new file), on a clock the test
+// moves, with the documents docs (nil: the workflow's).
+func awayScene(t *testing.T, first, second string, docs Documents) (*Console, *fakeTimers, *awayClock, *teamFake) {
+	t.Helper()
+	clk := &awayClock{t: time.Now()}
+	wf := newTeamFake(errorItem(first, "CLASSIFIER_TIMEOUT"), errorItem(second, "DECODE_FAILED"))
+	wf.now = clk.now
+	c, ft := newAwayConsole(t, wf, clk, docs)
+	return c, ft, clk, wf
+}
+
 // later lets d pass on the clock, then fires the timers of length d.
 func later(clk *awayClock, ft *fakeTimers, d time.Duration) int {
 	clk.add(d)
@@ -72,10 +84,7 @@ func nudgeKey(c *Console) {
 // plainly; nothing is taken while she is still away; when she comes back,
 // she stays the dwell again before it is hers again.
 func TestADwellClaimIsLetGoWhenSheIsAway(t *testing.T) {
-	clk := &awayClock{t: time.Now()}
-	wf := newTeamFake(errorItem("itm_1", "CLASSIFIER_TIMEOUT"), errorItem("itm_2", "DECODE_FAILED"))
-	wf.now = clk.now
-	c, ft := newAwayConsole(t, wf, clk, nil)
+	c, ft, clk, wf := awayScene(t, "itm_1", "itm_2", nil)
 	v := c.panel.team
 	c.apply(func() { c.items.move(1) }) // her move: the dwell starts
 	c.Settle()
@@ -124,10 +133,7 @@ func TestADwellClaimIsLetGoWhenSheIsAway(t *testing.T) {
 // keys, letters or row clicks, whatever the time; the away time counts from
 // her last input, and the first renewal after it lets the claim go.
 func TestHerInputKeepsRenewingTheDwellClaim(t *testing.T) {
-	clk := &awayClock{t: time.Now()}
-	wf := newTeamFake(errorItem("itm_1", "CLASSIFIER_TIMEOUT"), errorItem("itm_2", "DECODE_FAILED"))
-	wf.now = clk.now
-	c, ft := newAwayConsole(t, wf, clk, nil)
+	c, ft, clk, wf := awayScene(t, "itm_1", "itm_2", nil)
 	v := c.panel.team
 	c.apply(func() { c.items.move(1) })
 	c.Settle()
@@ -164,10 +170,7 @@ func TestHerInputKeepsRenewingTheDwellClaim(t *testing.T) {
 // that row is not claimed while she is away. A click on a row is her
 // input: she is back, and stays the dwell again.
 func TestAMoveTheWindowMakesIsNotHerInput(t *testing.T) {
-	clk := &awayClock{t: time.Now()}
-	wf := newTeamFake(errorItem("itm_1", "CLASSIFIER_TIMEOUT"), errorItem("itm_2", "DECODE_FAILED"))
-	wf.now = clk.now
-	c, ft := newAwayConsole(t, wf, clk, nil)
+	c, ft, clk, wf := awayScene(t, "itm_1", "itm_2", nil)
 	v := c.panel.team
 	c.apply(func() { c.items.move(1) })
 	c.Settle()
@@ -206,10 +209,7 @@ func TestAMoveTheWindowMakesIsNotHerInput(t *testing.T) {
 // away, renewed until the action ends; the claim she holds by looking at
 // another item is let go at the same time.
 func TestAnOpenActionKeepsItsClaimWhenSheIsAway(t *testing.T) {
-	clk := &awayClock{t: time.Now()}
-	wf := newTeamFake(errorItem("itm_1", "CLASSIFIER_TIMEOUT"), errorItem("itm_2", "DECODE_FAILED"))
-	wf.now = clk.now
-	c, ft := newAwayConsole(t, wf, clk, nil)
+	c, ft, clk, wf := awayScene(t, "itm_1", "itm_2", nil)
 	v := c.panel.team
 	c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "r"); key(c)(&fyne.KeyEvent{Name: fyne.KeyReturn}) })
 	c.Settle()
@@ -250,11 +250,7 @@ func TestAnOpenActionKeepsItsClaimWhenSheIsAway(t *testing.T) {
 // The window's lifecycle hooks are composed: coming back still looks at
 // the cache.
 func TestOutOfTheForegroundCountsAsAway(t *testing.T) {
-	clk := &awayClock{t: time.Now()}
-	docs := twoVersions(t)
-	wf := newTeamFake(errorItem("itm_0", "CLASSIFIER_TIMEOUT"), errorItem("itm_1", "DECODE_FAILED"))
-	wf.now = clk.now
-	c, ft := newAwayConsole(t, wf, clk, docs)
+	c, ft, clk, wf := awayScene(t, "itm_0", "itm_1", twoVersions(t))
 	v := c.panel.team
 	hooks := watchedForeground(c)
 	c.apply(func() { c.items.move(1) })
@@ -396,10 +392,7 @@ func TestEachOfHerInputsKeepsTheClaim(t *testing.T) {
 		}},
 	} {
 		t.Run(in.name, func(t *testing.T) {
-			clk := &awayClock{t: time.Now()}
-			wf := newTeamFake(errorItem("itm_0", "CLASSIFIER_TIMEOUT"), errorItem("itm_1", "DECODE_FAILED"))
-			wf.now = clk.now
-			c, ft := newAwayConsole(t, wf, clk, twoVersions(t))
+			c, ft, clk, wf := awayScene(t, "itm_0", "itm_1", twoVersions(t))
 			v := c.panel.team
 			hooks := watchedForeground(c)
 			c.apply(func() { c.items.move(1) })
