@@ -385,6 +385,14 @@ func decodeImage(t string, data []byte, lim Limits, viewW, viewH int) (img image
 	default:
 		return nil, 0, 0, 0, failf(KindUnsupported, "The console cannot show this kind of file.")
 	}
+	var unsupported jpeg.UnsupportedError
+	if errors.As(err, &unsupported) {
+		// A valid JPEG of a kind the decoder does not read (a sampling,
+		// 12-bit samples, arithmetic coding): the console's limit, not a
+		// fault of the customer's file. The reason is the decoder's own
+		// fixed words, never the file's bytes.
+		return nil, 0, 0, 0, failf(KindUnsupported, "The console cannot show this JPEG: it is of a kind it does not decode (%s). The file may be sound: look at it in another program before asking for a new one.", string(unsupported))
+	}
 	if err != nil {
 		return nil, 0, 0, 0, failf(KindDamaged, "The file is damaged: its header cannot be read (%s).", plainType(t))
 	}

@@ -1,9 +1,11 @@
 package document
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"image"
+	"strings"
 	"testing"
 	"time"
 )
@@ -163,4 +165,34 @@ func decode(t *testing.T, b []byte) image.Image {
 	}
 	p, _ := d.Page(context.Background(), 0)
 	return p
+}
+
+// sampledJPEGHeader is the start of a baseline colour JPEG of w × h whose
+// luma is sampled lumaHV (0x14: once across, four times down) and chroma
+// once: valid JPEG (encoders write 1×4 for a picture turned a quarter),
+// but sampling the Go decoder does not read. Its header is whole.
+func sampledJPEGHeader(w, h int, lumaHV byte) []byte {
+	var b bytes.Buffer
+	b.Write([]byte{0xFF, 0xD8, 0xFF, 0xDB, 0, 67, 0})
+	b.Write(bytes.Repeat([]byte{1}, 64))
+	b.Write([]byte{0xFF, 0xC0, 0, 17, 8, byte(h >> 8), byte(h), byte(w >> 8), byte(w), 3,
+		1, lumaHV, 0, 2, 0x11, 0, 3, 0x11, 0})
+	b.Write([]byte{0xFF, 0xD9})
+	return b.Bytes()
+}
+
+// A valid JPEG of a kind the decoder does not read (here 1×4 luma
+// sampling) is not called damaged: that would tell the reviewer the
+// customer's file is broken when it is the console that cannot show it.
+func TestAnUnsupportedJPEGIsNotCalledDamaged(t *testing.T) {
+	data := sampledJPEGHeader(64, 64, 0x14)
+	for _, view := range [][2]int{{0, 0}, {16, 16}} {
+		d, err := OpenView(context.Background(), JPEG, data, Limits{}, view[0], view[1])
+		if err == nil || d != nil {
+			t.Fatalf("opened for %v", view)
+		}
+		if !errors.Is(err, ErrUnsupported) || strings.Contains(err.Error(), "damaged") {
+			t.Fatalf("opened for %v: %v, want a refusal that says the console cannot show it", view, err)
+		}
+	}
 }
