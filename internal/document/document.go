@@ -32,6 +32,7 @@ import (
 	"image"
 	"image/jpeg"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -331,7 +332,7 @@ func OpenView(ctx context.Context, declared string, data []byte, lim Limits, vie
 		}
 		return &Doc{MediaType: t, Pages: n, pdf: data, lim: lim}, nil
 	}
-	img, w, h, scale, err := decodeImage(t, data, lim, viewW, viewH)
+	img, w, h, scale, err := decodeImage(ctx, t, data, lim, viewW, viewH)
 	if err != nil {
 		return nil, err
 	}
@@ -360,8 +361,10 @@ func reduction(w, h, viewW, viewH int) int {
 // decodeImage decodes an image whose type is checked, refusing one whose
 // declared dimensions exceed the limit before any pixel is allocated. A
 // JPEG is decoded reduced for a view of viewW × viewH (0 × 0: whole); the
-// scale is returned with the image's full size.
-func decodeImage(t string, data []byte, lim Limits, viewW, viewH int) (img image.Image, w, h, scale int, err error) {
+// scale is returned with the image's full size. The decode stops, with
+// ctx's error, at its next read once ctx ends (a large progressive JPEG
+// holds hundreds of megabytes until its decode returns).
+func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, viewH int) (img image.Image, w, h, scale int, err error) {
 	defer func() {
 		// A decoder bug on hostile bytes is a damaged file, not a
 		// crashed window.
@@ -370,18 +373,18 @@ func decodeImage(t string, data []byte, lim Limits, viewW, viewH int) (img image
 		}
 	}()
 	var cfg image.Config
-	var decode func(*bytes.Reader) (image.Image, error)
+	var decode func(io.Reader) (image.Image, error)
 	scale = 1
 	switch t {
 	case JPEG:
 		cfg, err = jpeg.DecodeConfig(bytes.NewReader(data))
-		decode = func(r *bytes.Reader) (image.Image, error) { return jpegscale.DecodeScaled(r, scale) }
+		decode = func(r io.Reader) (image.Image, error) { return jpegscale.DecodeScaled(r, scale) }
 	case PNG:
 		cfg, err = png.DecodeConfig(bytes.NewReader(data))
-		decode = func(r *bytes.Reader) (image.Image, error) { return png.Decode(r) }
+		decode = func(r io.Reader) (image.Image, error) { return png.Decode(r) }
 	case WebP:
 		cfg, err = webp.DecodeConfig(bytes.NewReader(data))
-		decode = func(r *bytes.Reader) (image.Image, error) { return webp.Decode(r) }
+		decode = func(r io.Reader) (image.Image, error) { return webp.Decode(r) }
 	default:
 		return nil, 0, 0, 0, failf(KindUnsupported, "The console cannot show this kind of file.")
 	}
@@ -402,7 +405,10 @@ func decodeImage(t string, data []byte, lim Limits, viewW, viewH int) (img image
 	if t == JPEG {
 		scale = reduction(cfg.Width, cfg.Height, viewW, viewH)
 	}
-	img, err = decode(bytes.NewReader(data))
+	img, err = decode(ctxReader{ctx, bytes.NewReader(data)})
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, 0, 0, 0, cerr
+	}
 	if err != nil {
 		return nil, 0, 0, 0, failf(KindDamaged, "The file is damaged: %s that cannot be decoded whole.", plainType(t))
 	}
@@ -411,6 +417,21 @@ func decodeImage(t string, data []byte, lim Limits, viewW, viewH int) (img image
 		return nil, 0, 0, 0, failf(KindDamaged, "The file is damaged: its size is not the one its header says.")
 	}
 	return img, cfg.Width, cfg.Height, scale, nil
+}
+
+// ctxReader is a reader that fails once its context ends, so that a
+// decoder reading from it stops at its next read (a JPEG decoder reads a
+// few kilobytes at a time, the others as they go).
+type ctxReader struct {
+	ctx context.Context
+	r   *bytes.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 func checkSize(w, h int, lim Limits) error {
@@ -447,7 +468,9 @@ func (f *fullDecode) wait(ctx context.Context, d *Doc) (image.Image, error) {
 		go func() {
 			defer close(f.done)
 			f.decodes.Add(1)
-			img, _, _, _, err := decodeImage(d.MediaType, f.data, d.lim, 0, 0)
+			// Not stopped by the caller's ctx: the decode goes on for
+			// the next caller.
+			img, _, _, _, err := decodeImage(context.Background(), d.MediaType, f.data, d.lim, 0, 0)
 			f.img, f.err, f.data = img, err, nil
 		}()
 	})

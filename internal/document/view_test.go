@@ -9,6 +9,7 @@ import (
 	"math/rand"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -200,5 +201,36 @@ func TestAJPEGOfThousandsOfScansIsRefused(t *testing.T) {
 		if !errors.Is(err, ErrDamaged) || d != nil {
 			t.Fatalf("%d scans, %d bytes, opened for %v: %v", 2000, len(data), view, err)
 		}
+	}
+}
+
+// cancelledOnceReading is a context that is live for its first look and
+// cancelled from the second on: the reviewer moved to another item after
+// the decode began.
+type cancelledOnceReading struct {
+	context.Context
+	looks atomic.Int32
+}
+
+func (c *cancelledOnceReading) Err() error {
+	if c.looks.Add(1) > 1 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// A first view stops decoding when the reviewer moves on: each decode of
+// a large progressive JPEG holds hundreds of megabytes of coefficients,
+// and moving up and down past one started a decode each time, every one
+// run to its end (gigabytes in a few seconds).
+func TestAFirstViewStopsDecodingWhenTheReviewerMovesOn(t *testing.T) {
+	data := noisyCard(t, 2000, 1500)
+	ctx := &cancelledOnceReading{Context: context.Background()}
+	d, err := OpenView(ctx, JPEG, data, Limits{}, 400, 300)
+	if !errors.Is(err, context.Canceled) || d != nil {
+		t.Fatalf("cancelled while decoding: %v, %v, want context.Canceled", d, err)
+	}
+	if n := ctx.looks.Load(); n < 2 {
+		t.Fatalf("the context was looked at %d times while decoding", n)
 	}
 }
