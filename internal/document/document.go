@@ -35,6 +35,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -378,7 +379,9 @@ func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, 
 	switch t {
 	case JPEG:
 		cfg, err = jpeg.DecodeConfig(bytes.NewReader(data))
-		decode = func(r io.Reader) (image.Image, error) { return jpegscale.DecodeScaled(r, scale) }
+		// Stopped between scans too: a progressive file reads its few
+		// kilobytes a scan at a time, or all at once.
+		decode = func(r io.Reader) (image.Image, error) { return jpegscale.DecodeScaledContext(ctx, r, scale) }
 	case PNG:
 		cfg, err = png.DecodeConfig(bytes.NewReader(data))
 		decode = func(r io.Reader) (image.Image, error) { return png.Decode(r) }
@@ -405,9 +408,22 @@ func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, 
 	if t == JPEG {
 		scale = reduction(cfg.Width, cfg.Height, viewW, viewH)
 	}
+	if int64(cfg.Width)*int64(cfg.Height) >= bigDecode {
+		// A large decode leaves hundreds of megabytes of garbage (a
+		// progressive JPEG's coefficients: 4 bytes for each of 64 per
+		// block, whatever the scale), which Go's heap would keep mapped for
+		// minutes: hand it back as soon as the decode ends.
+		defer debug.FreeOSMemory()
+	}
 	img, err = decode(ctxReader{ctx, bytes.NewReader(data)})
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, 0, 0, 0, cerr
+	}
+	if jpegscale.IsTooMuchWork(err) {
+		// More scans, or more blocks passed over, than any encoder writes:
+		// a file made to keep the console decoding. A new file is what she
+		// asks for, as for a damaged one.
+		return nil, 0, 0, 0, failf(KindDamaged, "The file is refused: it asks for far more decoding work than any photo needs (a JPEG made to stall a viewer).")
 	}
 	if err != nil {
 		return nil, 0, 0, 0, failf(KindDamaged, "The file is damaged: %s that cannot be decoded whole.", plainType(t))
@@ -418,6 +434,10 @@ func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, 
 	}
 	return img, cfg.Width, cfg.Height, scale, nil
 }
+
+// bigDecode is the size, in pixels, from which a decode's garbage is
+// returned to the system at once (decodeImage).
+const bigDecode = 16_000_000
 
 // ctxReader is a reader that fails once its context ends, so that a
 // decoder reading from it stops at its next read (a JPEG decoder reads a

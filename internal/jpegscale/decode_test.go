@@ -142,8 +142,8 @@ func sameAsStandard(t *testing.T, name string, b []byte) {
 	t.Helper()
 	want, werr := jpeg.Decode(bytes.NewReader(b))
 	got, gerr := Decode(bytes.NewReader(b))
-	if gerr == errTooManyScans {
-		return // the fork's one refusal of its own (maxScans)
+	if IsTooMuchWork(gerr) {
+		return // the fork's refusals of its own (maxScans, maxBlockVisits)
 	}
 	if (werr == nil) != (gerr == nil) {
 		t.Fatalf("%s: the standard library says %v, the fork %v", name, werr, gerr)
@@ -311,8 +311,8 @@ func FuzzDecodeMatchesStandardLibrary(f *testing.F) {
 		_, ferr := jpeg.Decode(bytes.NewReader(b))
 		for _, denom := range []int{2, 4, 8} {
 			m, err := DecodeScaled(bytes.NewReader(b), denom)
-			if err == errTooManyScans {
-				continue // maxScans
+			if IsTooMuchWork(err) {
+				continue // maxScans, maxBlockVisits
 			}
 			if (err == nil) != (ferr == nil) {
 				t.Fatalf("1/%d: the standard library says %v, the scaled decode %v", denom, ferr, err)

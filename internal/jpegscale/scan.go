@@ -166,6 +166,15 @@ func (d *decoder) processSOS(n int) error {
 	h0, v0 := d.comp[0].h, d.comp[0].v // The h and v values from the Y components.
 	mxx := (d.width + 8*h0 - 1) / (8 * h0)
 	myy := (d.height + 8*v0 - 1) / (8 * v0)
+	// The work the scans ask for, counted before this one runs: each is a
+	// pass over the blocks of its components (maxBlockVisits).
+	for i := 0; i < nComp; i++ {
+		c := d.comp[scan[i].compIndex]
+		d.visits += mxx * myy * c.h * c.v
+	}
+	if d.visits > maxBlockVisits {
+		return errTooMuchWork
+	}
 	if d.img1 == nil && d.img3 == nil {
 		d.makeImg(mxx, myy)
 	}

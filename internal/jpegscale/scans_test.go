@@ -2,6 +2,7 @@ package jpegscale
 
 import (
 	"bytes"
+	"context"
 	"image/jpeg"
 	"testing"
 )
@@ -55,5 +56,45 @@ func TestAJPEGOfTooManyScansIsRefused(t *testing.T) {
 	// The header alone is still read.
 	if c, err := DecodeConfig(bytes.NewReader(over)); err != nil || c.Width != 64 || c.Height != 48 {
 		t.Fatalf("config %+v, %v", c, err)
+	}
+}
+
+// Within maxScans, a picture of many scans is refused once their blocks
+// together pass maxBlockVisits, before the scan that would cross it runs
+// (256 empty scans of 7000 x 7000 took 11.5 s); scans that stay under it
+// decode. The limit is lowered to the test picture's scale.
+func TestAJPEGOfTooMuchWorkIsRefused(t *testing.T) {
+	const w, h = 64, 48 // 48 blocks a scan
+	was := maxBlockVisits
+	t.Cleanup(func() { maxBlockVisits = was })
+	maxBlockVisits = 10 * 48
+	for _, denom := range []int{1, 8} {
+		if _, err := DecodeScaled(bytes.NewReader(manyScansJPEG(w, h, 10)), denom); err != nil {
+			t.Fatalf("1/%d: 10 scans of 48 blocks: %v", denom, err)
+		}
+		if _, err := DecodeScaled(bytes.NewReader(manyScansJPEG(w, h, 11)), denom); err != errTooMuchWork || !IsTooMuchWork(err) {
+			t.Fatalf("1/%d: 11 scans of 48 blocks: %v, want %v", denom, err, errTooMuchWork)
+		}
+	}
+	// At its real value it leaves room: a 60-megapixel 4:4:4 photo in
+	// libjpeg's progressive script (10 scans) visits each component's
+	// blocks about 5 times, some 14 million visits; the limit is more than
+	// twice that.
+	if visits := 5 * (9000 / 8) * (6667 / 8) * 3; was < 2*visits {
+		t.Fatalf("the limit %d leaves a 60-megapixel photo (%d visits) no room", was, visits)
+	}
+}
+
+// A decode given a context stops between two scans once it ends: a
+// reviewer who moves on does not leave a core decoding what she left.
+func TestADecodeStopsBetweenScansWhenItsContextEnds(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	b := manyScansJPEG(64, 48, 3)
+	if _, err := DecodeScaledContext(ctx, bytes.NewReader(b), 2); err != context.Canceled {
+		t.Fatalf("cancelled: %v, want %v", err, context.Canceled)
+	}
+	if _, err := DecodeScaledContext(context.Background(), bytes.NewReader(b), 2); err != nil {
+		t.Fatalf("live: %v", err)
 	}
 }
