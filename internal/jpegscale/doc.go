@@ -27,11 +27,14 @@
 //     scan starts: each scan is a pass over the picture's blocks, and a
 //     few bytes make one, so that with no limit a small hostile file
 //     takes minutes of a core (the standard library decodes them all).
+//     Scans that together pass over more than 2^26 blocks
+//     (maxBlockVisits) are refused the same way (IsTooMuchWork), and
+//     DecodeScaledContext stops between two scans once its context ends.
 //   - Left out: the encoder, and image.RegisterFormat (image/jpeg stays
 //     the registered "jpeg"); image/internal/imageutil is image/draw.
 //
 // Decode (denom 1) gives the standard library's pixels exactly, and the
-// same answer (an error or none) on every input of up to 256 scans: the
+// same answer (an error or none) on every input within those bounds: the
 // package's tests and its fuzz target compare the two. The decoder is as
 // hardened as the standard library's, and bounded in scans: a caller that
 // decodes hostile bytes checks DecodeConfig's size before decoding and
