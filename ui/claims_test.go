@@ -198,6 +198,9 @@ func TestAnItemHeldByAnotherReviewerHasItsActionsOff(t *testing.T) {
 	if !strings.Contains(c.panel.why.Text, want) || c.panel.team.claim.Text != want {
 		t.Fatalf("why %q claim %q", c.panel.why.Text, c.panel.team.claim.Text)
 	}
+	if got := c.panel.nextActor.Text; got != "Who acts next: Ben, the reviewer who holds it." {
+		t.Fatalf("next actor %q", got)
+	}
 	if st := c.tipCell(0, c.col(t, "Action")); st.Text != "held: Ben" || st.hint != want || st.Importance != widget.WarningImportance {
 		t.Fatalf("row's action cell %q, tooltip %q", st.Text, st.hint)
 	}

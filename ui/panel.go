@@ -259,7 +259,11 @@ func (p *itemPanel) render() {
 	setOrHide(p.reported, reportedText(d.Item))
 	next := ""
 	if d.Status == policy.StatusError || d.Status == policy.StatusInvalid {
-		next = "Who acts next: the " + string(policy.Info(d.ErrorCode).NextActor) + "."
+		actor := policy.Info(d.ErrorCode).NextActor
+		next = "Who acts next: the " + string(actor) + "."
+		if c := d.HeldByOther(p.c.wf.Reviewer(), p.c.opts.Now()); c != nil && actor == policy.ActorReviewer {
+			next = "Who acts next: " + holderName(*c) + ", the reviewer who holds it." // claims.go
+		}
 	}
 	setOrHide(p.nextActor, next)
 	p.renderLayers()
