@@ -408,7 +408,7 @@ func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, 
 	if t == JPEG {
 		scale = reduction(cfg.Width, cfg.Height, viewW, viewH)
 	}
-	if t == JPEG && int64(cfg.Width)*int64(cfg.Height) >= bigDecode && progressiveJPEG(data) {
+	if t == JPEG && int64(cfg.Width)*int64(cfg.Height) >= bigDecode && jpegscale.IsProgressive(bytes.NewReader(data)) {
 		// A large progressive decode leaves hundreds of megabytes of
 		// garbage (its coefficients: 4 bytes for each of 64 per block,
 		// whatever the scale), which Go's heap would keep mapped for
@@ -440,33 +440,6 @@ func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, 
 // bigDecode is the size, in pixels, from which a progressive JPEG's
 // decode garbage is returned to the system at once (decodeImage).
 const bigDecode = 16_000_000
-
-// progressiveJPEG reports whether a JPEG's frame is progressive (SOF2,
-// SOF6, SOF10, SOF14), walking its marker segments up to the first frame
-// or scan header. A malformed header is "no": the decoder says the rest.
-func progressiveJPEG(data []byte) bool {
-	i := 2 // after SOI
-	for i+4 <= len(data) {
-		if data[i] != 0xFF {
-			return false
-		}
-		m := data[i+1]
-		switch {
-		case m == 0xFF: // fill byte
-			i++
-			continue
-		case m == 0xC2 || m == 0xC6 || m == 0xCA || m == 0xCE:
-			return true
-		case m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC, m == 0xDA, m == 0xD9:
-			return false // another frame, a scan or the end: not progressive
-		case m >= 0xD0 && m <= 0xD7, m == 0x01:
-			i += 2 // no length
-			continue
-		}
-		i += 2 + (int(data[i+2])<<8 | int(data[i+3]))
-	}
-	return false
-}
 
 // ctxReader is a reader that fails once its context ends, so that a
 // decoder reading from it stops at its next read (a JPEG decoder reads a

@@ -254,27 +254,3 @@ func TestALargeDecodeHandsItsGarbageBack(t *testing.T) {
 	}
 	runtime.KeepAlive(d)
 }
-
-// Only a progressive frame is progressive; a baseline photo, a damaged
-// header and a cut one are not.
-func TestProgressiveJPEG(t *testing.T) {
-	var base bytes.Buffer
-	if err := jpeg.Encode(&base, image.NewGray(image.Rect(0, 0, 16, 16)), nil); err != nil {
-		t.Fatal(err)
-	}
-	prog := manyScansJPEG(64, 48, 1)
-	for _, tc := range []struct {
-		name string
-		data []byte
-		want bool
-	}{
-		{"baseline", base.Bytes(), false},
-		{"progressive", prog, true},
-		{"cut in its header", prog[:7], false},
-		{"no markers", []byte{0xFF, 0xD8, 1, 2, 3, 4, 5, 6}, false},
-	} {
-		if got := progressiveJPEG(tc.data); got != tc.want {
-			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}

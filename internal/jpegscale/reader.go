@@ -863,6 +863,15 @@ func (d *decoder) scaledSize() (int, int) {
 	return (d.width + m) >> d.shift, (d.height + m) >> d.shift
 }
 
+// IsProgressive reports whether r holds a JPEG whose frame is progressive,
+// read as DecodeConfig reads it (up to the frame header); a header that
+// cannot be read is not progressive.
+func IsProgressive(r io.Reader) bool {
+	var d decoder
+	_, err := d.decode(r, true)
+	return err == nil && d.progressive
+}
+
 // DecodeConfig returns the color model and dimensions of a JPEG image without
 // decoding the entire image.
 func DecodeConfig(r io.Reader) (image.Config, error) {

@@ -3,6 +3,7 @@ package jpegscale
 import (
 	"bytes"
 	"context"
+	"image"
 	"image/jpeg"
 	"testing"
 )
@@ -96,5 +97,29 @@ func TestADecodeStopsBetweenScansWhenItsContextEnds(t *testing.T) {
 	}
 	if _, err := DecodeScaledContext(context.Background(), bytes.NewReader(b), 2); err != nil {
 		t.Fatalf("live: %v", err)
+	}
+}
+
+// Only a progressive frame is progressive; a baseline photo, a damaged
+// header and a cut one are not.
+func TestIsProgressive(t *testing.T) {
+	var base bytes.Buffer
+	if err := jpeg.Encode(&base, image.NewGray(image.Rect(0, 0, 16, 16)), nil); err != nil {
+		t.Fatal(err)
+	}
+	prog := manyScansJPEG(64, 48, 1)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want bool
+	}{
+		{"baseline", base.Bytes(), false},
+		{"progressive", prog, true},
+		{"cut in its header", prog[:7], false},
+		{"no markers", []byte{0xFF, 0xD8, 1, 2, 3, 4, 5, 6}, false},
+	} {
+		if got := IsProgressive(bytes.NewReader(tc.data)); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
