@@ -65,7 +65,7 @@ type batchList struct {
 
 func newBatchList(c *Console) *batchList {
 	b := &batchList{c: c, search: newSearchEntry(c)}
-	b.search.SetPlaceHolder("Search batches, items, files (Ctrl+F)")
+	b.search.PlaceHolder = "Search batches, items, files (Ctrl+F)"
 	b.search.OnChanged = func(string) { b.refresh() }
 	b.search.OnSubmitted = func(string) { b.onSubmitted() }
 	b.all = newKeyCheck(c, "All batches", b.onAll)

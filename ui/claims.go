@@ -82,10 +82,7 @@ func newTeamView(p *itemPanel) *teamView {
 		return func() { t.Stop() }
 	}
 	v.claim.TextStyle.Bold = true
-	v.entry = newTextEntry(p.c, true)
-	v.entry.SetPlaceHolder("A note for the other reviewers (never shown to the customer)")
-	v.entry.Wrapping = fyne.TextWrapWord
-	v.entry.SetMinRowsVisible(2)
+	v.entry = newTextEntry(p.c, 2, "A note for the other reviewers (never shown to the customer)")
 	v.entry.OnChanged = func(text string) {
 		// Writing a note is work on the item: it claims it when it needs her.
 		if strings.TrimSpace(text) != "" && v.p.ready() {

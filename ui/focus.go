@@ -61,6 +61,9 @@ type keySelect struct {
 func newKeySelect(c *Console, options []string, changed func(string)) *keySelect {
 	s := &keySelect{c: c}
 	s.Options = options
+	// It starts on its first option, set before it is a widget:
+	// SetSelectedIndex would make its renderer while the window is built.
+	s.Selected = options[0]
 	s.OnChanged = func(v string) {
 		changed(v)
 		if c.items != nil {
@@ -118,9 +121,14 @@ type textEntry struct {
 	c *Console
 }
 
-func newTextEntry(c *Console, multiLine bool) *textEntry {
+// newTextEntry is a field of rows lines wrapped at words. It is set up
+// before it is a widget: each of Entry's setters refreshes a widget, and a
+// refresh makes its renderer, measuring text, at the window's start, for
+// a field that shows only when an item is open.
+func newTextEntry(c *Console, rows int, placeHolder string) *textEntry {
 	e := &textEntry{c: c}
-	e.MultiLine = multiLine
+	e.MultiLine, e.Wrapping, e.PlaceHolder = true, fyne.TextWrapWord, placeHolder
+	e.SetMinRowsVisible(rows)
 	e.ExtendBaseWidget(e)
 	return e
 }

@@ -212,14 +212,12 @@ func newItemTable(c *Console) *itemTable {
 		labels[i] = s.label
 	}
 	t.status = newKeySelect(c, labels, func(string) { t.refresh() })
-	t.status.SetSelectedIndex(0)
 	codes := []string{"All codes"}
 	for _, code := range policy.ItemCodes() {
 		codes = append(codes, string(code))
 	}
 	codes = append(codes, string(policy.CodeInvalidResponse))
 	t.code = newKeySelect(c, codes, func(string) { t.refresh() })
-	t.code.SetSelectedIndex(0)
 	t.needs = newKeyCheck(c, "Needs my action", func(bool) { t.refresh() })
 
 	t.table = &keyTable{}
@@ -244,6 +242,9 @@ func newItemTable(c *Console) *itemTable {
 	t.table.OnSelected = t.onSelected
 	t.table.onKey = t.onKey
 	t.table.onRune = func(r rune) { c.onRune(r) }
+	// The columns are laid out when the table has a width (its first
+	// size, as the window is laid out), not before: a guess at a width
+	// would measure every heading once more while the window is built.
 	t.table.onResize = func(s fyne.Size) {
 		if s.Width != t.width {
 			t.width = s.Width
@@ -251,7 +252,6 @@ func newItemTable(c *Console) *itemTable {
 		}
 	}
 	t.table.ExtendBaseWidget(t.table)
-	t.layoutColumns()
 	filters := container.NewBorder(nil, nil, t.needs, nil, container.NewGridWithColumns(2, t.status, t.code))
 	t.offline = newOfflineCheck(c)
 	t.content = container.NewBorder(container.NewVBox(container.NewBorder(nil, nil, nil, t.offline.check, t.heading), filters), t.count, nil, nil, t.table)

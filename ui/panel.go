@@ -77,11 +77,11 @@ func newItemPanel(c *Console) *itemPanel {
 	p.verdict.TextStyle.Bold = true
 	// Two text styles only, regular and bold: Fyne parses a set of fonts
 	// (with the 4 MB emoji font) for every style it draws, and keeps each.
-	p.resubmit = newTipButton("Re-submit", theme.MediaReplayIcon(), "Re-run the paid analysis on the same file (key: r, then Enter)", p.onResubmit)
+	p.resubmit = newOffTipButton("Re-submit", theme.MediaReplayIcon(), "Re-run the paid analysis on the same file (key: r, then Enter)", p.onResubmit)
 	p.resubmit.Importance = widget.HighImportance
-	p.request = newTipButton("Request file", theme.MailSendIcon(), "Ask the customer for a new file (key: f)", p.onRequestFile)
-	p.upload = newTipButton("Upload file", theme.UploadIcon(), "Upload the file the customer sent (key: u; or drop a file on the window)", p.onUpload)
-	p.again = newTipButton("Upload kept file", theme.ViewRefreshIcon(), "Upload again the file that the failed replacement kept: a new paid analysis, no new file needed", p.onUploadAgain)
+	p.request = newOffTipButton("Request file", theme.MailSendIcon(), "Ask the customer for a new file (key: f)", p.onRequestFile)
+	p.upload = newOffTipButton("Upload file", theme.UploadIcon(), "Upload the file the customer sent (key: u; or drop a file on the window)", p.onUpload)
+	p.again = newOffTipButton("Upload kept file", theme.ViewRefreshIcon(), "Upload again the file that the failed replacement kept: a new paid analysis, no new file needed", p.onUploadAgain)
 	p.again.Hide()
 	p.requeue = newTipButton("Queue again", theme.ViewRefreshIcon(), "", p.onQueueAgain)
 	p.requeue.Hide()
@@ -103,8 +103,8 @@ func newItemPanel(c *Console) *itemPanel {
 	p.scroll = container.NewVScroll(top)
 	p.content = container.NewVSplit(p.scroll, history)
 	p.content.(*container.Split).Offset = 0.68
-	p.setButtons(false, false, false)
-	return p
+	return p // its action buttons start disabled: no item is loaded
+
 }
 
 // show loads an item into the panel ("" clears it).

@@ -94,6 +94,17 @@ func newTipButton(label string, icon fyne.Resource, tip string, tapped func()) *
 	return b
 }
 
+// newOffTipButton is a tipButton that starts disabled. It is disabled
+// before it is a widget: Disable refreshes a widget, and a refresh makes
+// its renderer, measuring its text, while the window is being built.
+func newOffTipButton(label string, icon fyne.Resource, tip string, tapped func()) *tipButton {
+	b := &tipButton{Tip: tip}
+	b.Text, b.Icon, b.OnTapped = label, icon, tapped
+	b.Disable()
+	b.ExtendBaseWidget(b)
+	return b
+}
+
 func (b *tipButton) MouseIn(ev *desktop.MouseEvent) {
 	b.Button.MouseIn(ev)
 	b.tip.in(b, ev, func() string { return b.Tip })
