@@ -30,7 +30,9 @@ var fyneAppToml []byte
 var meta, _ = cli.ParseAppMeta(fyneAppToml)
 
 func main() {
-	if !cli.OpensWindow(os.Args[1:]) {
+	if cli.OpensWindow(os.Args[1:]) {
+		ui.ScanSystemFonts() // beside the cache's opening, not inside the window's first measure
+	} else {
 		// Fyne's GLFW driver locks the main goroutine to the main thread in
 		// its init, for the window's event loop. A command has no window:
 		// with the lock, every goroutine hand-off from the main goroutine

@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
+	"github.com/go-text/typesetting/fontscan"
 )
 
 // Run opens the console window in app a and blocks until it is closed. The
@@ -218,6 +219,29 @@ func loadFonts() <-chan struct{} {
 	}()
 	return done
 }
+
+// ScanSystemFonts starts, on a goroutine of its own, the scan of the
+// system's fonts that the window's first text measure would otherwise
+// make (Fyne falls back to those fonts for what its own lack). The scan is
+// go-text's index of the fonts: it reads fontconfig's settings, looks in
+// every font folder, parses one font to check it and writes its cache file
+// again, at every start. main calls this as soon as it knows that the
+// window opens, so that the scan runs beside the process's own start and
+// the cache's opening, on the other core; Fyne's own call waits for it or
+// finds it done (go-text builds the index once per process).
+// TestTheWindowScansTheSystemFontsOnce holds both to that.
+func ScanSystemFonts() { go scanSystemFonts() }
+
+func scanSystemFonts() error {
+	_, err := fontscan.SystemFonts(quietFontLog{}, "") // "": where Fyne's call has it (its user cache folder)
+	return err
+}
+
+// quietFontLog drops go-text's notes on the fonts it scans (the folders it
+// looked in, a font it could not read), as Fyne's own logger does.
+type quietFontLog struct{}
+
+func (quietFontLog) Printf(string, ...any) {}
 
 // loadFont has Fyne load the fonts of a text style, by measuring a text.
 func loadFont(st fyne.TextStyle) { fyne.MeasureText("Aa", theme.TextSize(), st) }
