@@ -18,9 +18,10 @@ DEB_WALK  := $(DEB_SHOT) sqlite3
 # virtual display and xev (the window's figures).
 DEB_BENCH := sqlite3 xvfb x11-utils
 # The performance suite's scale and display (make bench BENCH_BATCHES=100000).
-BENCH_BATCHES ?= 10000
-BENCH_RUNS    ?= 5
-BENCH_DISPLAY ?= :95
+BENCH_BATCHES     ?= 10000
+BENCH_RUNS        ?= 5
+BENCH_WINDOW_RUNS ?= 11
+BENCH_DISPLAY     ?= :95
 
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
@@ -105,7 +106,7 @@ reliability: deps
 # against its floor or peer in the same run; exits non-zero when a median
 # misses its target. Then the store's own benchmarks.
 bench: deps-bench bench-build
-	@status=0; ./bin/perf -batches $(BENCH_BATCHES) -runs $(BENCH_RUNS) -display $(BENCH_DISPLAY) || status=$$?; \
+	@status=0; ./bin/perf -batches $(BENCH_BATCHES) -runs $(BENCH_RUNS) -window-runs $(BENCH_WINDOW_RUNS) -display $(BENCH_DISPLAY) || status=$$?; \
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./store/ && \
 	echo "the viewer's first view of a 10 MiB JPEG (5200x3900 to 1240x700), against the standard library's decode and scale:" && \
 	$(GO) test -run '^$$' -bench 'FirstView|FullResolution' -benchtime 5x -count 5 ./internal/document/ | tee bin/firstview.txt && \
