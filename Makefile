@@ -20,7 +20,7 @@ DEB_BENCH := sqlite3 xvfb x11-utils
 # The performance suite's scale and display (make bench BENCH_BATCHES=100000).
 BENCH_BATCHES     ?= 10000
 BENCH_RUNS        ?= 5
-BENCH_WINDOW_RUNS ?= 11
+BENCH_WINDOW_RUNS ?= 12
 BENCH_DISPLAY     ?= :95
 
 export LANG := en_US.UTF-8

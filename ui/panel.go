@@ -104,7 +104,6 @@ func newItemPanel(c *Console) *itemPanel {
 	p.content = container.NewVSplit(p.scroll, history)
 	p.content.(*container.Split).Offset = 0.68
 	return p // its action buttons start disabled: no item is loaded
-
 }
 
 // show loads an item into the panel ("" clears it).

@@ -224,12 +224,15 @@ func loadFonts() <-chan struct{} {
 // system's fonts that the window's first text measure would otherwise
 // make (Fyne falls back to those fonts for what its own lack). The scan is
 // go-text's index of the fonts: it reads fontconfig's settings, looks in
-// every font folder, parses one font to check it and writes its cache file
-// again, at every start. main calls this as soon as it knows that the
-// window opens, so that the scan runs beside the process's own start and
-// the cache's opening, on the other core; Fyne's own call waits for it or
-// finds it done (go-text builds the index once per process).
-// TestTheWindowScansTheSystemFontsOnce holds both to that.
+// every font folder, parses the fonts that are new since its index file
+// (every font, the first time), parses one to check the index and writes
+// the file again, at every start. main calls this as soon as it knows
+// that the window opens, so that the scan runs beside the process's own
+// start and the cache's opening, on the other core; Fyne's own call waits
+// for it or finds it done (go-text builds the index once per process).
+// TestTheWindowScansTheSystemFontsOnce holds both to that. When the scan
+// fails (no font at all), Fyne's call gets an empty index rather than the
+// error: either way nothing falls back to the system's fonts.
 func ScanSystemFonts() { go scanSystemFonts() }
 
 func scanSystemFonts() error {

@@ -88,8 +88,7 @@ type tipButton struct {
 }
 
 func newTipButton(label string, icon fyne.Resource, tip string, tapped func()) *tipButton {
-	b := &tipButton{Tip: tip}
-	b.Text, b.Icon, b.OnTapped = label, icon, tapped
+	b := tipButtonOf(label, icon, tip, tapped)
 	b.ExtendBaseWidget(b)
 	return b
 }
@@ -98,10 +97,16 @@ func newTipButton(label string, icon fyne.Resource, tip string, tapped func()) *
 // before it is a widget: Disable refreshes a widget, and a refresh makes
 // its renderer, measuring its text, while the window is being built.
 func newOffTipButton(label string, icon fyne.Resource, tip string, tapped func()) *tipButton {
-	b := &tipButton{Tip: tip}
-	b.Text, b.Icon, b.OnTapped = label, icon, tapped
+	b := tipButtonOf(label, icon, tip, tapped)
 	b.Disable()
 	b.ExtendBaseWidget(b)
+	return b
+}
+
+// tipButtonOf is a tipButton not yet extended as a widget.
+func tipButtonOf(label string, icon fyne.Resource, tip string, tapped func()) *tipButton {
+	b := &tipButton{Tip: tip}
+	b.Text, b.Icon, b.OnTapped = label, icon, tapped
 	return b
 }
 
