@@ -293,16 +293,7 @@ func TestOutOfTheForegroundCountsAsAway(t *testing.T) {
 func TestTheReleaseAfterAwayReachesTheService(t *testing.T) {
 	// The service's claims end on the window's clock.
 	clk := &awayClock{t: time.Now()}
-	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Reviewers: screenapi.DemoReviewers(), Now: clk.now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	toks := map[string]string{}
-	for _, r := range screenapi.DemoReviewers() {
-		toks[r.Name] = r.Token
-	}
-	ana, ben := realReviewer(t, srv, "ana", toks["ana"]), realReviewer(t, srv, "ben", toks["ben"])
+	srv, ana, ben := anaAndBen(t, screenapi.Options{Now: clk.now})
 	c, ft := newAwayConsole(t, ana, clk, nil)
 	t.Cleanup(func() { c.Settle(); c.Close() })
 	v := c.panel.team

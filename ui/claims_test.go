@@ -475,21 +475,29 @@ func realReviewer(t *testing.T, srv *screenapi.Server, name, token string) *revi
 	return svc
 }
 
-// Two reviewers on one reference service do not block each other by
-// looking: ana passing through rows, and resting on one for less than the
-// dwell, claims nothing, and ben acts on the item she looks at; an item
-// she stays on is hers, and ben's action on it is refused by the service.
-func TestTwoReviewersDoNotBlockEachOtherByLooking(t *testing.T) {
-	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Reviewers: screenapi.DemoReviewers()})
+// anaAndBen starts the reference service with the demo's two reviewers
+// (and opts), and gives each a workflow on a cache of their own, synced.
+func anaAndBen(t *testing.T, opts screenapi.Options) (srv *screenapi.Server, ana, ben *review.Service) {
+	t.Helper()
+	opts.Reviewers = screenapi.DemoReviewers()
+	srv, err := screenapi.Start("127.0.0.1:0", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
 	toks := map[string]string{}
-	for _, r := range screenapi.DemoReviewers() {
+	for _, r := range opts.Reviewers {
 		toks[r.Name] = r.Token
 	}
-	ana, ben := realReviewer(t, srv, "ana", toks["ana"]), realReviewer(t, srv, "ben", toks["ben"])
+	return srv, realReviewer(t, srv, "ana", toks["ana"]), realReviewer(t, srv, "ben", toks["ben"])
+}
+
+// Two reviewers on one reference service do not block each other by
+// looking: ana passing through rows, and resting on one for less than the
+// dwell, claims nothing, and ben acts on the item she looks at; an item
+// she stays on is hers, and ben's action on it is refused by the service.
+func TestTwoReviewersDoNotBlockEachOtherByLooking(t *testing.T) {
+	srv, ana, ben := anaAndBen(t, screenapi.Options{})
 	c, ft := newClaimsConsole(t, ana)
 	t.Cleanup(func() { c.Settle(); c.Close() })
 	c.apply(func() { c.batches.all.SetChecked(true) }) // every batch's items
@@ -579,16 +587,7 @@ func TestTheNoteNoLongerWaitsOnceSent(t *testing.T) {
 // sent again once, with the same key); ben's note stops the other one, and
 // the panel says what changed.
 func TestHerOwnNoteDoesNotStopHerActionButBensDoes(t *testing.T) {
-	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Reviewers: screenapi.DemoReviewers()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	toks := map[string]string{}
-	for _, r := range screenapi.DemoReviewers() {
-		toks[r.Name] = r.Token
-	}
-	ana, ben := realReviewer(t, srv, "ana", toks["ana"]), realReviewer(t, srv, "ben", toks["ben"])
+	srv, ana, ben := anaAndBen(t, screenapi.Options{})
 	c, _ := newClaimsConsole(t, ana)
 	t.Cleanup(func() { c.Settle(); c.Close() })
 	ctx := context.Background()

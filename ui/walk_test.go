@@ -65,16 +65,7 @@ func TestTheDocumentsLineReadsAcrossThePanel(t *testing.T) {
 func TestBensChangeIsNewsInAnasWindow(t *testing.T) {
 	for _, mode := range []string{"away", "looking", "noting"} {
 		t.Run(mode, func(t *testing.T) {
-			srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Reviewers: screenapi.DemoReviewers()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(srv.Close)
-			toks := map[string]string{}
-			for _, r := range screenapi.DemoReviewers() {
-				toks[r.Name] = r.Token
-			}
-			ana, ben := realReviewer(t, srv, "ana", toks["ana"]), realReviewer(t, srv, "ben", toks["ben"])
+			srv, ana, ben := anaAndBen(t, screenapi.Options{})
 			t.Setenv("LANG", "en_US.UTF-8")
 			a := test.NewTempApp(t)
 			w := test.NewTempWindow(t, nil)
