@@ -194,6 +194,14 @@ func pdfDocument(id, fileName string) []byte {
 		fmt.Sprintf("<< /Length %d >>\nstream\n%sendstream", len(contents[1]), contents[1]),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
 	}
+	return PDF(objs)
+}
+
+// PDF assembles a PDF file from its objects, numbered from 1 in order
+// (object 1 the catalog), with the cross-reference table of their real
+// offsets. The tests' documents are written with it too
+// (internal/document/pdftest).
+func PDF(objs []string) []byte {
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
 	offsets := make([]int, len(objs))

@@ -12,9 +12,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
+
+	"github.com/trustscreen/reviewer/screenapi"
 )
 
 // rendererName is internal/document.RendererName (not imported: see the
@@ -71,20 +72,7 @@ func TwoPagePDF() []byte {
 		stream("0 0 1 rg 0 0 149 210 re f"),
 		stream("1 0 0 rg 0 0 149 210 re f"),
 	}
-	var b strings.Builder
-	b.WriteString("%PDF-1.4\n")
-	offs := make([]int, len(objs))
-	for i, o := range objs {
-		offs[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	x := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, o := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, x)
-	return []byte(b.String())
+	return screenapi.PDF(objs)
 }
 
 func stream(s string) string {
