@@ -717,6 +717,19 @@ func TestAFailedExportLeavesTheOldFileWhole(t *testing.T) {
 	}
 }
 
+// openUploadDialog opens the upload dialog with u on a console of one item
+// that needs a new file.
+func openUploadDialog(t *testing.T) (*Console, *fakeWorkflow, *uploadDialog) {
+	t.Helper()
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}}
+	c := newTestConsole(t, wf)
+	c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "u") })
+	if c.uploadDlg == nil {
+		t.Fatal("the upload dialog did not open")
+	}
+	return c, wf, c.uploadDlg
+}
+
 // A path can be typed; a refused file is explained in words.
 func TestTheUploadDialogTakesATypedPathAndExplainsARefusal(t *testing.T) {
 	dir := t.TempDir()
@@ -732,12 +745,9 @@ func TestTheUploadDialogTakesATypedPathAndExplainsARefusal(t *testing.T) {
 	if err := os.WriteFile(jpg, []byte("\xFF\xD8\xFF\xE0rest"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}}
-	c := newTestConsole(t, wf)
-	c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "u") })
-	ud := c.uploadDlg
-	if ud == nil || !ud.upload.Disabled() {
-		t.Fatal("the upload dialog did not open with Upload off")
+	c, wf, ud := openUploadDialog(t)
+	if !ud.upload.Disabled() {
+		t.Fatal("the upload dialog opened with Upload on")
 	}
 	if c.win.Canvas().Focused() != ud.path {
 		t.Fatal("the path box does not have the focus: typing goes nowhere")
@@ -784,13 +794,7 @@ func TestEnterWhileThePathIsCheckedUploadsOnceItPasses(t *testing.T) {
 		calls int
 	}{{txt, 0}, {jpg, 1}} {
 		release = make(chan struct{})
-		wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}}
-		c := newTestConsole(t, wf)
-		c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "u") })
-		ud := c.uploadDlg
-		if ud == nil {
-			t.Fatal("the upload dialog did not open")
-		}
+		c, wf, ud := openUploadDialog(t)
 		c.apply(func() {
 			ud.path.SetText(tc.path)
 			ud.path.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) // before the check answers
@@ -821,13 +825,7 @@ func TestANamedPipeInTheUploadDialogDoesNotFreezeTheWindow(t *testing.T) {
 			f.Close()
 		}
 	})
-	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}}
-	c := newTestConsole(t, wf)
-	c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "u") })
-	ud := c.uploadDlg
-	if ud == nil {
-		t.Fatal("the upload dialog did not open")
-	}
+	c, wf, ud := openUploadDialog(t)
 	typed := make(chan struct{})
 	go func() { // the keystrokes, on the UI goroutine
 		fyne.DoAndWait(func() { c.apply(func() { ud.path.SetText(fifo) }) })
