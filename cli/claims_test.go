@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -349,34 +348,21 @@ func TestClaimTimingsAreConfigured(t *testing.T) {
 	} {
 		t.Run(tc.flag, func(t *testing.T) {
 			h := newHarness(t)
-			var got cli.Window
-			run := func(want int, args ...string) string {
-				t.Helper()
-				var out, errb bytes.Buffer
-				code := cli.Run(args, cli.Env{Stdout: &out, Stderr: &errb,
-					Lookup:     func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
-					Saved:      func(string) string { return "" },
-					OpenWindow: func(w cli.Window) error { got = w; return nil }})
-				if code != want {
-					t.Fatalf("%v: exit %d, want %d: %s", args, code, want, errb.String())
-				}
-				return errb.String()
-			}
-			if run(0); tc.read(got) != tc.def {
+			if got, _ := h.window(0); tc.read(got) != tc.def {
 				t.Fatalf("default %v", tc.read(got))
 			}
 			h.env[tc.env] = tc.envVal
-			if run(0); tc.read(got) != tc.envWant {
+			if got, _ := h.window(0); tc.read(got) != tc.envWant {
 				t.Fatalf("%s=%s: %v", tc.env, tc.envVal, tc.read(got))
 			}
-			if run(0, tc.flag, tc.flagVal); tc.read(got) != tc.flagWant {
+			if got, _ := h.window(0, tc.flag, tc.flagVal); tc.read(got) != tc.flagWant {
 				t.Fatalf("%s %s: %v", tc.flag, tc.flagVal, tc.read(got))
 			}
-			if errs := run(2, tc.flag, tc.badFlag); !strings.Contains(errs, tc.flag) {
+			if _, errs := h.window(2, tc.flag, tc.badFlag); !strings.Contains(errs, tc.flag) {
 				t.Fatalf("%s %s: %s", tc.flag, tc.badFlag, errs)
 			}
 			h.env[tc.env] = tc.badEnv
-			if errs := run(2, "items"); !strings.Contains(errs, tc.env) {
+			if _, errs := h.window(2, "items"); !strings.Contains(errs, tc.env) {
 				t.Fatalf("%s=%s: %s", tc.env, tc.badEnv, errs)
 			}
 			delete(h.env, tc.env)

@@ -42,6 +42,24 @@ func (h *harness) run(args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// window runs the command line with the harness's environment, as the
+// window's start does (nothing saved in Preferences), requires exit status
+// want, and returns the window it would have opened (zero if none) and
+// stderr.
+func (h *harness) window(want int, args ...string) (cli.Window, string) {
+	h.t.Helper()
+	var got cli.Window
+	var out, errb bytes.Buffer
+	code := cli.Run(args, cli.Env{Stdout: &out, Stderr: &errb,
+		Lookup:     func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
+		Saved:      func(string) string { return "" },
+		OpenWindow: func(w cli.Window) error { got = w; return nil }})
+	if code != want {
+		h.t.Fatalf("%v: exit %d, want %d: %s", args, code, want, errb.String())
+	}
+	return got, errb.String()
+}
+
 func (h *harness) want(code int, args ...string) (string, string) {
 	h.t.Helper()
 	got, out, errs := h.run(args...)

@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -15,29 +14,15 @@ import (
 // the window cannot use stops it, naming where it came from.
 func TestDeskIsConfigured(t *testing.T) {
 	h := newHarness(t)
-	var got cli.Window
-	run := func(want int, args ...string) string {
-		t.Helper()
-		got = cli.Window{}
-		var out, errb bytes.Buffer
-		code := cli.Run(args, cli.Env{Stdout: &out, Stderr: &errb,
-			Lookup:     func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
-			Saved:      func(string) string { return "" },
-			OpenWindow: func(w cli.Window) error { got = w; return nil }})
-		if code != want {
-			t.Fatalf("%v: exit %d, want %d: %s", args, code, want, errb.String())
-		}
-		return errb.String()
-	}
-	if run(0); got.Desk != (cli.Desk{}) {
+	if got, _ := h.window(0); got.Desk != (cli.Desk{}) {
 		t.Fatalf("defaults: %+v", got.Desk)
 	}
 	h.env["REVIEWER_SYNC_EVERY"] = "10m"
 	h.env["REVIEWER_NOTIFY"] = "off"
-	if run(0); got.Desk != (cli.Desk{SyncEvery: 10 * time.Minute, NotifyOff: true}) {
+	if got, _ := h.window(0); got.Desk != (cli.Desk{SyncEvery: 10 * time.Minute, NotifyOff: true}) {
 		t.Fatalf("REVIEWER_SYNC_EVERY=10m REVIEWER_NOTIFY=off: %+v", got.Desk)
 	}
-	if run(0, "--sync-every", "off"); got.Desk.SyncEvery >= 0 {
+	if got, _ := h.window(0, "--sync-every", "off"); got.Desk.SyncEvery >= 0 {
 		t.Fatalf("--sync-every off: %+v", got.Desk)
 	}
 	for _, tc := range []struct {
@@ -53,7 +38,7 @@ func TestDeskIsConfigured(t *testing.T) {
 		for k, v := range tc.env {
 			h.env[k] = v
 		}
-		if errs := run(2, tc.args...); !strings.Contains(errs, tc.name) || got.Service != nil || got.SignIn != nil {
+		if got, errs := h.window(2, tc.args...); !strings.Contains(errs, tc.name) || got.Service != nil || got.SignIn != nil {
 			t.Fatalf("%v %v: %s (the window opened: %v)", tc.args, tc.env, errs, got.Service != nil || got.SignIn != nil)
 		}
 	}

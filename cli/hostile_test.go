@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trustscreen/reviewer/cli"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/screenapi"
 	"github.com/trustscreen/reviewer/store"
@@ -301,18 +300,11 @@ func TestWindowIsToldOfATokenFileOthersCanRead(t *testing.T) {
 	file := filepath.Join(h.dir, "token")
 	os.WriteFile(file, []byte(token+"\n"), 0o644)
 	h.env["REVIEWER_API_TOKEN_FILE"] = file
-	var got cli.Window
-	var out, errb bytes.Buffer
-	code := cli.Run(nil, cli.Env{Stdout: &out, Stderr: &errb,
-		Lookup:     func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
-		OpenWindow: func(w cli.Window) error { got = w; return nil }})
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
+	got, errs := h.window(0)
 	if len(got.Config.Warnings) != 1 || !strings.Contains(got.TokenSource, "chmod 600") || strings.Contains(got.TokenSource, token) {
 		t.Fatalf("the window was not told: %q %q", got.Config.Warnings, got.TokenSource)
 	}
-	if !strings.Contains(errb.String(), "chmod 600") {
-		t.Fatalf("stderr: %q", errb.String())
+	if !strings.Contains(errs, "chmod 600") {
+		t.Fatalf("stderr: %q", errs)
 	}
 }

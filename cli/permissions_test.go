@@ -71,12 +71,8 @@ func TestTheWindowIsToldOfAWiderCache(t *testing.T) {
 	if err := os.Chmod(path, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var got cli.Window
-	var out, errb strings.Builder
-	code := cli.Run(nil, cli.Env{Stdout: &out, Stderr: &errb,
-		Lookup:     func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
-		OpenWindow: func(w cli.Window) error { got = w; return nil }})
-	if code != 0 || len(got.Warnings) != 1 || !strings.Contains(got.Warnings[0], "was mode 0644 (others could read it): made 0600") {
-		t.Fatalf("window: exit %d, warnings %q: %s", code, got.Warnings, errb.String())
+	got, errs := h.window(0)
+	if len(got.Warnings) != 1 || !strings.Contains(got.Warnings[0], "was mode 0644 (others could read it): made 0600") {
+		t.Fatalf("window: warnings %q: %s", got.Warnings, errs)
 	}
 }
