@@ -578,7 +578,7 @@ func (r *runner) open() (*review.Service, func(), error) {
 		db.Close()
 		return nil, nil, err
 	}
-	return svc, func() { api.Close(); db.Close() }, nil
+	return svc, func() { svc.Close(); api.Close(); db.Close() }, nil
 }
 
 // applySaved lets the window's saved preferences fill in what neither a

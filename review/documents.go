@@ -308,6 +308,10 @@ type docCache struct {
 	order   *list.List // of *docEntry, most recently used first
 	entries map[docKey]*list.Element
 	flights map[docKey]*docFlight
+	// life is the flights' context: a flight outlives its asker (another
+	// may want it), not the service (close).
+	life context.Context
+	end  context.CancelFunc
 }
 
 type docEntry struct {
@@ -325,6 +329,28 @@ type docFlight struct {
 func (c *docCache) init() {
 	if c.entries == nil {
 		c.order, c.entries, c.flights = list.New(), map[docKey]*list.Element{}, map[docKey]*docFlight{}
+		c.life, c.end = context.WithCancel(context.Background())
+	}
+}
+
+// close cancels the fetches under way and waits for them to end; a fetch
+// asked for afterwards ends at once with the cancellation.
+func (c *docCache) close() {
+	c.mu.Lock()
+	c.init()
+	c.end()
+	c.mu.Unlock()
+	for {
+		c.mu.Lock()
+		var f *docFlight
+		for _, f = range c.flights {
+			break
+		}
+		c.mu.Unlock()
+		if f == nil {
+			return
+		}
+		<-f.done
 	}
 }
 
@@ -401,8 +427,8 @@ func (c *docCache) evict() {
 
 // fetch runs load once for every asker of the same version at the same
 // time; each asker waits for it or for its own context. The load runs
-// under a context that no single asker's cancel ends (its own budget
-// bounds it), and what it brings is kept.
+// under the cache's own context, which no single asker's cancel ends (its
+// own budget bounds it) and Service.Close does; what it brings is kept.
 func (c *docCache) fetch(ctx context.Context, k docKey, load func(context.Context) (Document, error)) (Document, error) {
 	c.mu.Lock()
 	c.init()
@@ -411,7 +437,7 @@ func (c *docCache) fetch(ctx context.Context, k docKey, load func(context.Contex
 		f = &docFlight{done: make(chan struct{})}
 		c.flights[k] = f
 		go func() {
-			d, err := load(context.WithoutCancel(ctx))
+			d, err := load(c.life)
 			if err == nil {
 				c.put(d)
 			}

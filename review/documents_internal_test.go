@@ -37,9 +37,9 @@ func until(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// Two asks for the same version at once make one request, and both get
-// the bytes; one asker giving up does not stop the other's.
-func TestTwoAsksForOneDocumentMakeOneRequest(t *testing.T) {
+// docService is a workflow synced from the reference service on loopback.
+func docService(t *testing.T) (*Service, *screenapi.Server) {
+	t.Helper()
 	const tok = "tok-documents-0123456789"
 	srv, err := screenapi.Start("127.0.0.1:0", screenapi.Options{Token: tok})
 	if err != nil {
@@ -59,10 +59,17 @@ func TestTwoAsksForOneDocumentMakeOneRequest(t *testing.T) {
 	}
 	t.Cleanup(api.Close)
 	svc := New(db, api, cfg.Budget(), "ana")
-	ctx := context.Background()
-	if _, err := svc.Sync(ctx, nil); err != nil {
+	if _, err := svc.Sync(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
+	return svc, srv
+}
+
+// Two asks for the same version at once make one request, and both get
+// the bytes; one asker giving up does not stop the other's.
+func TestTwoAsksForOneDocumentMakeOneRequest(t *testing.T) {
+	svc, srv := docService(t)
+	ctx := context.Background()
 	const id = "itm_0001_03"
 	want, _, _ := srv.File(id, 1)
 	release := srv.HoldFile(id)
@@ -99,6 +106,56 @@ func TestTwoAsksForOneDocumentMakeOneRequest(t *testing.T) {
 	}
 	if n := srv.Arrivals(screenapi.EPFile); n != 1 {
 		t.Fatalf("%d requests for one version asked three times at once", n)
+	}
+}
+
+// A fetch outlives the asker who gave up, not the service: Close cancels
+// it and returns once it has ended, and nothing it brought is kept; a
+// fetch asked for after Close ends at once, with no request.
+func TestCloseEndsTheFetchesUnderWay(t *testing.T) {
+	svc, srv := docService(t)
+	const id = "itm_0001_03"
+	release := srv.HoldFile(id)
+	defer release()
+	asker, quit := context.WithCancel(context.Background())
+	asked := make(chan error, 1)
+	go func() {
+		_, err := svc.Document(asker, id, 1)
+		asked <- err
+	}()
+	until(t, "the request at the service", func() bool { return srv.Arrivals(screenapi.EPFile) == 1 })
+	quit()
+	if err := <-asked; err != context.Canceled {
+		t.Fatalf("the asker who gave up: %v", err)
+	}
+	key := docKey{item: id, version: 1}
+	if svc.docs.waiters(key) == 0 {
+		t.Fatal("the fetch ended with its asker")
+	}
+	closed := make(chan struct{})
+	go func() {
+		svc.Close()
+		close(closed)
+	}()
+	until(t, "Close, with the service still holding the file", func() bool {
+		select {
+		case <-closed:
+			return true
+		default:
+			return false
+		}
+	})
+	if svc.docs.waiters(key) != 0 {
+		t.Fatal("Close returned with the fetch under way")
+	}
+	if _, ok := svc.docs.get(key); ok {
+		t.Fatal("the cancelled fetch was kept")
+	}
+	if _, err := svc.Document(context.Background(), id, 1); err == nil {
+		t.Fatal("a fetch after Close brought the file")
+	}
+	if n := srv.Arrivals(screenapi.EPFile); n != 1 {
+		t.Fatalf("%d requests for the file; a fetch after Close made one", n)
 	}
 }
 

@@ -88,6 +88,12 @@ func New(db *store.DB, api API, budget policy.Budget, reviewer string) *Service 
 	return s
 }
 
+// Close ends the work the service runs on its own, the documents being
+// fetched (an asker who still waits gets the cancellation), and waits for
+// it: whoever closes the cache and the client calls it first. It closes
+// neither; a document asked for afterwards is not fetched.
+func (s *Service) Close() { s.docs.close() }
+
 // Reviewer is who acts. It reads under the lock that SetReviewer takes:
 // a sync's identification sets the reviewer from its own goroutine while
 // the window reads it.
