@@ -102,7 +102,8 @@ type Console struct {
 	// with its stored key, never sent again blind.
 	ctx  context.Context
 	stop context.CancelFunc
-	jobs jobs // background work, for Settle
+	jobs jobs           // background work, for Settle
+	life sync.WaitGroup // its watchers, which end with ctx (live, Wait)
 
 	// UI goroutine only:
 	flights   map[string]*flight
@@ -251,6 +252,24 @@ func (c *Console) showWarnings() {
 // Close ends the window's lifetime: the background work it started is
 // cancelled. Closing the window calls it.
 func (c *Console) Close() { c.stop() }
+
+// live runs a watcher for the console's lifetime: it returns when ctx ends.
+func (c *Console) live(watch func(ctx context.Context)) {
+	c.life.Add(1)
+	go func() {
+		defer c.life.Done()
+		watch(c.ctx)
+	}()
+}
+
+// Wait waits, after Close, until the console's watchers have returned and
+// its background work has ended: from then on nothing of it uses the
+// workflow, whose cache may be closed. Never on the UI goroutine: the
+// work may be waiting for it.
+func (c *Console) Wait() {
+	c.life.Wait()
+	c.jobs.wait()
+}
 
 // Settle waits until the background work started so far has finished and
 // its widget updates are done (tests, screenshots, Options.Settled).

@@ -93,16 +93,18 @@ func (s *screens) console(wf Workflow) {
 	if s.switched != nil {
 		defer s.switched()
 	}
-	ctx := c.ctx // the console's lifetime: closing the window or signing out ends the watching
-	go c.Watch(ctx)
-	go runDaily(ctx, time.After, purgeFirst, purgeEvery, purgeRetry, func(ctx context.Context) error {
-		_, err := wf.Purge(ctx, -1, false) // retention.go: each its own retention
-		return err
+	// Its lifetime: closing the window or signing out ends the watching.
+	c.live(c.Watch)
+	c.live(func(ctx context.Context) {
+		runDaily(ctx, time.After, purgeFirst, purgeEvery, purgeRetry, func(ctx context.Context) error {
+			_, err := wf.Purge(ctx, -1, false) // retention.go: each its own retention
+			return err
+		})
 	})
 	if s.opts.SyncEvery >= 0 { // negative: no background sync
-		go c.syncOnSchedule(ctx) // background.go
+		c.live(c.syncOnSchedule) // background.go
 	}
-	go func() {
+	c.live(func(ctx context.Context) {
 		// The strip's clock words (a circuit's retry time) move.
 		t := time.NewTicker(5 * time.Second)
 		defer t.Stop()
@@ -114,7 +116,7 @@ func (s *screens) console(wf Workflow) {
 				fyne.Do(func() { c.apply(c.refreshStrip) })
 			}
 		}
-	}()
+	})
 	if s.started {
 		s.start(c)
 	}
@@ -127,7 +129,7 @@ func (s *screens) watchForeground(lc fyne.Lifecycle) {
 	lc.SetOnEnteredForeground(func() {
 		if c := s.c; c != nil {
 			c.apply(func() { c.foreground(true) })
-			go c.checkCache(c.ctx)
+			c.background(func(ctx context.Context) func() { c.checkCache(ctx); return nil })
 		}
 	})
 	lc.SetOnExitedForeground(func() {
@@ -195,6 +197,10 @@ func (s *screens) signOut() {
 	// the claim's state is the panel's (at most 2 s, on a service that hangs).
 	c.ReleaseClaims(2 * time.Second)
 	go func() {
+		// Its watchers and work end (its context is done) before the
+		// first-start screen can open the next workflow, which closes this
+		// one's cache: nothing of it reaches a cache being closed.
+		c.Wait()
 		say, err := s.opts.SignIn.SignOut() // the keyring may take a moment: off the UI goroutine
 		if err != nil {
 			say = fullStop("Sign out could not remove the token: " + err.Error())

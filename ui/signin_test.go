@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log"
 	"net"
@@ -116,7 +117,7 @@ func (r *signInRig) screens() (*screens, chan struct{}) {
 	r.t.Cleanup(func() {
 		if s.c != nil {
 			s.c.Close()
-			s.c.Settle()
+			s.c.Wait()
 		}
 	})
 	return s, switched
@@ -345,8 +346,27 @@ func TestSignOutReturnsToTheFirstStartScreen(t *testing.T) {
 	if !found {
 		t.Fatal("Preferences offers no Sign out")
 	}
+	// The console's watchers end before the first-start screen comes: the
+	// next sign-in closes the cache they use.
+	release, returned := make(chan struct{}), make(chan struct{})
+	c.live(func(ctx context.Context) {
+		<-ctx.Done()
+		<-release
+		close(returned)
+	})
 	c.settings.signOut()
+	select {
+	case <-switched:
+		t.Fatal("the first-start screen came while a watcher of the console still ran")
+	case <-time.After(200 * time.Millisecond): // this wait can only miss the defect, never fail a good build
+	}
+	close(release)
 	<-switched
+	select {
+	case <-returned:
+	default:
+		t.Fatal("the first-start screen came before the console's watcher returned")
+	}
 	if s.c != nil || s.screen == nil || r.win.Content() != s.screen.content {
 		t.Fatal("Sign out did not return to the first-start screen")
 	}
