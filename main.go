@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
@@ -25,9 +26,14 @@ import (
 //go:embed FyneApp.toml
 var fyneAppToml []byte
 
-// meta is FyneApp.toml, read once; a file that lacks a field fails the
-// build's tests (TestFyneAppTomlIsComplete), not a reviewer's start.
-var meta, _ = cli.ParseAppMeta(fyneAppToml)
+// meta is FyneApp.toml, read once when first needed (the window, the
+// version, wipe), not at every command's start; a file that lacks a field
+// fails the build's tests (TestFyneAppTomlIsComplete), not a reviewer's
+// start.
+var meta = sync.OnceValue(func() cli.AppMeta {
+	m, _ := cli.ParseAppMeta(fyneAppToml)
+	return m
+})
 
 func main() {
 	if cli.OpensWindow(os.Args[1:]) {
@@ -41,7 +47,7 @@ func main() {
 	}
 	os.Exit(cli.Run(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Lookup: os.LookupEnv, Stdin: os.Stdin,
 		OpenWindow: openWindow, Saved: func(k string) string { return theApp(false).Preferences().String(k) },
-		AppID: appID(), Meta: meta}))
+		Meta: meta}))
 }
 
 var fyneApp fyne.App
@@ -62,10 +68,10 @@ func theApp(demo bool) fyne.App {
 
 // appID is FyneApp.toml's app id; the demo's adds ".demo".
 func appID() string {
-	if meta.Details.ID == "" {
-		return cli.DefaultAppID
+	if id := meta().Details.ID; id != "" {
+		return id
 	}
-	return meta.Details.ID
+	return cli.DefaultAppID
 }
 
 func openWindow(w cli.Window) error {

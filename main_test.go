@@ -16,7 +16,7 @@ func TestFyneAppTomlIsComplete(t *testing.T) {
 	if m.Details.Name != "TrustScreen Reviewer" || m.Details.ID != cli.DefaultAppID || m.Details.Icon == "" {
 		t.Fatalf("FyneApp.toml: %+v", m.Details)
 	}
-	if appID() != m.Details.ID || meta.Details.Version != m.Details.Version {
-		t.Fatalf("main uses app id %q, version %q", appID(), meta.Details.Version)
+	if appID() != m.Details.ID || meta().Details.Version != m.Details.Version {
+		t.Fatalf("main uses app id %q, version %q", appID(), meta().Details.Version)
 	}
 }

@@ -108,11 +108,19 @@ type Env struct {
 	// console's folder in the user's configuration folder).
 	Keyring   *keyring.Keyring
 	TokenFile string
-	// AppID is the console's app id (FyneApp.toml; "": DefaultAppID):
-	// 'reviewer wipe' removes its preferences and its demo's.
-	AppID string
-	// Meta is FyneApp.toml as main embedded it (reviewer --version).
-	Meta AppMeta
+	// Meta reads FyneApp.toml as main embedded it (nil: none), when a
+	// command needs it rather than at every start: reviewer --version,
+	// and 'reviewer wipe', which removes the preferences of its app id
+	// (DefaultAppID when none) and its demo's.
+	Meta func() AppMeta
+}
+
+// meta is Env.Meta's FyneApp.toml (empty without one).
+func (r *runner) meta() AppMeta {
+	if r.env.Meta == nil {
+		return AppMeta{}
+	}
+	return r.env.Meta()
 }
 
 const usage = `usage: reviewer [global flags] [command] [flags]
@@ -399,7 +407,7 @@ func (r *runner) run(args []string) (int, error) {
 	}
 	if *version {
 		info, ok := debug.ReadBuildInfo()
-		fmt.Fprintln(r.env.Stdout, versionLine(r.env.Meta, info, ok))
+		fmt.Fprintln(r.env.Stdout, versionLine(r.meta(), info, ok))
 		return ExitOK, nil
 	}
 	rest := fs.Args()

@@ -20,7 +20,7 @@ func TestVersionPrintsVersionAndCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	code := cli.Run([]string{"--version"}, cli.Env{Stdout: &out, Stderr: &errb, Meta: meta,
+	code := cli.Run([]string{"--version"}, cli.Env{Stdout: &out, Stderr: &errb, Meta: func() cli.AppMeta { return meta },
 		Lookup:     func(string) (string, bool) { return "", false },
 		OpenWindow: func(cli.Window) error { t.Fatal("--version opened the window"); return nil }})
 	if code != 0 || errb.Len() != 0 {

@@ -27,13 +27,13 @@ import (
 // writes them, with their Idempotency-Keys, to a new file; and while
 // another process has the cache open.
 
-// DefaultAppID is the console's app id (FyneApp.toml), when main does not
-// hand it over; the demo's is this with ".demo".
+// DefaultAppID is the console's app id (FyneApp.toml), when main hands
+// no FyneApp.toml over; the demo's is this with ".demo".
 const DefaultAppID = "com.trustscreen.reviewer"
 
 // appIDs are the ids whose preferences the console writes.
 func (r *runner) appIDs() []string {
-	id := r.env.AppID
+	id := r.meta().Details.ID
 	if id == "" {
 		id = DefaultAppID
 	}
