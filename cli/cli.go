@@ -134,7 +134,8 @@ commands:
   item ID [--json]                one item with its actions, attempts and audit trail
   resubmit ID                     re-run the analysis of an item whose code a re-run may help
   request-file ID --message TEXT  ask the customer for a new file
-  replace ID FILE                 upload the file the customer sent
+  replace ID FILE [--unchecked]   upload the file the customer sent, once the console has checked it as its
+                                  viewer would (a damaged file is refused; --unchecked sends one it could not check)
   resubmit --retryable [--batch ID] [--code C] [--yes|--dry-run] [--max N] [--concurrency N]
                                   re-submit every retryable item in error, after showing the plan and its cost
   request-file --non-retryable [--batch ID] [--code C] [--message CODE=TEXT]... [--yes|--dry-run] [--max N]
@@ -580,6 +581,7 @@ func (r *runner) open() (*review.Service, func(), error) {
 	svc.SetRetention(r.g.retention)
 	svc.SetMaxSyncPages(r.g.syncPages)
 	svc.SetDocumentCache(r.g.docCache)
+	svc.SetDocumentLimits(r.g.docLimits)
 	r.keepDocuments(svc, path) // kept.go
 	if err := svc.SetBulkMax(r.g.bulkMax); err != nil {
 		api.Close()
@@ -730,7 +732,7 @@ func exitFor(err error) int {
 	}
 	switch policy.ErrorCode(err) {
 	case policy.CodeNotRetryable, policy.CodeActionOpen, policy.CodeRateLimitWait, policy.CodeConflict, policy.CodeInvalidFile,
-		policy.CodeNotOffered:
+		policy.CodeFileUnchecked, policy.CodeNotOffered:
 		return ExitRefused
 	case policy.CodeInvalidInput:
 		return ExitUsage

@@ -132,8 +132,8 @@ func TestCommandLine(t *testing.T) {
 	h.want(3, "replace", fixed, bad)
 	h.want(2, "request-file", fixed)
 	h.want(0, "request-file", fixed, "--message", "Please send a new photo.")
-	good := filepath.Join(h.dir, "new.pdf")
-	os.WriteFile(good, []byte("%PDF-1.7\n..."), 0o600)
+	good := filepath.Join(h.dir, "new.png")
+	os.WriteFile(good, screenapi.Scan(1<<10), 0o600)
 	h.want(0, "replace", fixed, good)
 
 	// Offline: queued, then flushed.

@@ -345,6 +345,7 @@ func (r *runner) action(cmd string, args []string) (int, error) {
 	message := fs.String("message", "", "text for the customer (request-file)")
 	again := fs.Bool("again", false, "upload again the file that the item's failed replacement kept (replace)")
 	discard := fs.Bool("discard", false, "discard the file that the item's failed replacement kept (replace)")
+	unchecked := fs.Bool("unchecked", false, "upload a file the console could not check, knowing it was not (replace)")
 	pos, err := r.parse(fs, args, -1)
 	if err != nil {
 		return ExitUsage, err
@@ -359,6 +360,9 @@ func (r *runner) action(cmd string, args []string) (int, error) {
 	}
 	if kept && (cmd != "replace" || (*again && *discard)) {
 		return ExitUsage, usagef("--again or --discard (one of them) go with replace ID")
+	}
+	if *unchecked && (cmd != "replace" || *discard) {
+		return ExitUsage, usagef("--unchecked goes with replace ID FILE or replace ID --again")
 	}
 	if cmd == "request-file" && *message == "" {
 		return ExitUsage, usagef("request-file needs --message TEXT")
@@ -377,7 +381,7 @@ func (r *runner) action(cmd string, args []string) (int, error) {
 	case "replace":
 		switch {
 		case *again:
-			res, err = svc.ReplaceAgain(ctx, pos[0])
+			res, err = svc.ReplaceAgain(ctx, pos[0], review.ReplaceOptions{Unchecked: *unchecked})
 		case *discard:
 			k, derr := svc.DiscardKeptFile(ctx, pos[0])
 			if derr != nil {
@@ -386,8 +390,11 @@ func (r *runner) action(cmd string, args []string) (int, error) {
 			fmt.Fprintf(r.env.Stdout, "replace %s: the kept file %s of action %d was discarded\n", show(pos[0]), show(k.FileName), k.ActionID)
 			return ExitOK, nil
 		default:
-			res, err = svc.ReplaceFile(ctx, pos[0], pos[1])
+			res, err = svc.ReplaceFile(ctx, pos[0], pos[1], review.ReplaceOptions{Unchecked: *unchecked})
 		}
+	}
+	if policy.ErrorCode(err) == policy.CodeFileUnchecked {
+		err = policy.Errorf(policy.CodeFileUnchecked, "%s (add --unchecked to upload it all the same)", policy.ErrorMessage(err))
 	}
 	if err != nil {
 		return exitFor(err), err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/trustscreen/reviewer/internal/document/pdftest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +31,7 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_CONFIG_HOME", dir)
 	code := m.Run()
 	os.RemoveAll(dir)
+	pdftest.Cleanup() // the PDF renderer files_test.go built
 	os.Exit(code)
 }
 

@@ -51,7 +51,7 @@ func TestUnknownOutcomeStaysUnknownWhenTheFlushCannotConnect(t *testing.T) {
 			args := []string{tc.cmd, id}
 			if tc.cmd == "replace" {
 				file := filepath.Join(h.dir, "scan.png")
-				os.WriteFile(file, []byte("\x89PNG\r\n\x1a\nimage"), 0o600)
+				os.WriteFile(file, screenapi.Scan(1<<10), 0o600)
 				args = append(args, file)
 			}
 			h.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultResetAfter, Endpoint: tc.ep, Times: 1})

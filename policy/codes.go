@@ -41,6 +41,7 @@ const (
 	CodeActionOpen       Code = "ACTION_OPEN"       // the item already has an open action
 	CodeRateLimitWait    Code = "RATE_LIMIT_WAIT"   // a rate-limit wait is running
 	CodeInvalidFile      Code = "INVALID_FILE"      // a replacement file refused locally
+	CodeFileUnchecked    Code = "FILE_UNCHECKED"    // a replacement file the console could not check, not sent unless the reviewer says so
 	CodeInvalidInput     Code = "INVALID_INPUT"     // bad usage or configuration
 	CodeConflict         Code = "CONFLICT"          // the action is not in a state that allows this
 	CodeCacheBusy        Code = "CACHE_BUSY"        // another process held the cache's write lock too long: nothing written

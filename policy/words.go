@@ -27,6 +27,7 @@ var codeWords = map[Code]string{
 	CodeActionOpen:           "The item already has an open action",
 	CodeRateLimitWait:        "The screening API asked the console to wait before the next call",
 	CodeInvalidFile:          "The file was refused before anything was sent",
+	CodeFileUnchecked:        "The console could not check the file, so nothing was sent",
 	CodeConflict:             "The item or the action is not in a state that allows this",
 	CodeInvalidInput:         "The input or the configuration is not valid",
 	CodeCacheBusy:            "The cache was busy with another process's writing for too long, so nothing was written",

@@ -495,12 +495,9 @@ func stateFor(class string) string {
 	return "?"
 }
 
-// pdf is a replacement file: a PDF by its content, of n bytes.
-func pdf(n int) []byte {
-	b := bytes.Repeat([]byte("x"), n)
-	copy(b, "%PDF-1.7\n")
-	return b
-}
+// scan is a replacement file: a sound picture of about n bytes (the
+// console checks an upload as its viewer would before paying for it).
+func scan(n int) []byte { return screenapi.Scan(n) }
 
 func writeFile(t testing.TB, dir, name string, data []byte) string {
 	t.Helper()

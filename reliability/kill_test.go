@@ -205,7 +205,7 @@ type killBench struct {
 	rng          *rand.Rand
 	svc          *service
 	con, offline *console
-	pdfPath      string
+	scanPath     string
 	spin         time.Duration
 }
 
@@ -217,7 +217,7 @@ func newKillBench(t *testing.T) killBench {
 	k.con.must(cli.ExitOK, "sync")
 	k.offline = k.con.at(deadURL(t))
 	k.offline.env["REVIEWER_RETRY_SLEEP"] = "1ms"
-	k.pdfPath = writeFile(t, dir, "scan.pdf", pdf(4<<10))
+	k.scanPath = writeFile(t, dir, "scan.png", scan(4<<10))
 	k.spin = startup(t, k.con)
 	return k
 }
@@ -231,7 +231,7 @@ func newKillBench(t *testing.T) killBench {
 func TestKillDuringFlush(t *testing.T) {
 	t.Parallel() // most of it is waiting for leases to run out
 	k := newKillBench(t)
-	rng, svc, con, offline, pdfPath, spin := k.rng, k.svc, k.con, k.offline, k.pdfPath, k.spin
+	rng, svc, con, offline, scanPath, spin := k.rng, k.svc, k.con, k.offline, k.scanPath, k.spin
 
 	used := map[string]bool{}
 	want := map[string]string{} // item -> action kind
@@ -244,7 +244,7 @@ func TestKillDuringFlush(t *testing.T) {
 		f := svc.pick(t, 2, used, needsFile)
 		offline.must(cli.ExitQueued, "resubmit", r)
 		offline.must(cli.ExitQueued, "request-file", f[0], "--message", "Please send a new photo.")
-		offline.must(cli.ExitQueued, "replace", f[1], pdfPath)
+		offline.must(cli.ExitQueued, "replace", f[1], scanPath)
 		want[r], want[f[0]], want[f[1]] = "resubmit", "file_request", "replacement"
 
 		p := pickPoint(rng, svc, 3, spin, 10*time.Millisecond)
@@ -272,7 +272,7 @@ func TestKillDuringFlush(t *testing.T) {
 func TestKillDuringAnAction(t *testing.T) {
 	t.Parallel()
 	k := newKillBench(t)
-	rng, svc, con, offline, pdfPath, spin := k.rng, k.svc, k.con, k.offline, k.pdfPath, k.spin
+	rng, svc, con, offline, scanPath, spin := k.rng, k.svc, k.con, k.offline, k.scanPath, k.spin
 
 	used := map[string]bool{}
 	want := map[string]string{} // item -> the kind of its stored action
@@ -293,7 +293,7 @@ func TestKillDuringAnAction(t *testing.T) {
 			kind, args = "file_request", []string{"request-file", id, "--message", "Please send a new photo."}
 		default:
 			id := svc.pick(t, 1, used, needsFile)[0]
-			kind, args = "replacement", []string{"replace", id, pdfPath}
+			kind, args = "replacement", []string{"replace", id, scanPath}
 		}
 		item := args[1]
 		p := pickPoint(rng, svc, 1, spin, 5*time.Millisecond)

@@ -206,7 +206,7 @@ func actionCell(t *testing.T, r *row, c call, f fault) {
 	con := newConsole(t, dir, px.url)
 	con.at(svc.url).must(cli.ExitOK, "sync")
 	id := svc.pick(t, 1, map[string]bool{}, c.find)[0]
-	args := c.args(writeFile(t, dir, "scan.pdf", pdf(8<<10)), id)
+	args := c.args(writeFile(t, dir, "scan.png", scan(8<<10)), id)
 	effects := func() int {
 		if c.endpoint == screenapi.EPFileRequest {
 			return svc.FileRequests(id)
@@ -424,9 +424,9 @@ func TestFlushManyThroughAFault(t *testing.T) {
 		offline.must(cli.ExitQueued, "request-file", id, "--message", "Please send a new photo.")
 		kind[id] = "file_request"
 	}
-	pdfPath := writeFile(t, dir, "scan.pdf", pdf(4<<10))
+	scanPath := writeFile(t, dir, "scan.png", scan(4<<10))
 	for _, id := range svc.pick(t, 2, used, needsFile) {
-		offline.must(cli.ExitQueued, "replace", id, pdfPath)
+		offline.must(cli.ExitQueued, "replace", id, scanPath)
 		kind[id] = "replacement"
 	}
 

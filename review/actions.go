@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/internal/document"
 	"github.com/trustscreen/reviewer/internal/safefile"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/store"
@@ -55,33 +56,91 @@ func (s *Service) RequestFile(ctx context.Context, itemID, message string) (Resu
 	return s.act(ctx, store.Action{ItemID: itemID, Kind: policy.ActionFileRequest, Message: message}, nil, policy.CanRequestFile)
 }
 
-// Replace uploads the file the customer sent. The file is checked first (at
-// most 10 MiB; a JPEG, PNG, WebP or PDF by its content) and kept in the
-// outbox, so a queued upload survives a restart.
-func (s *Service) Replace(ctx context.Context, itemID, fileName string, data []byte) (Result, error) {
-	if _, err := policy.CheckFile(data); err != nil {
+// Replace uploads the file the customer sent. The file is checked first,
+// before anything is queued: at most 10 MiB, a JPEG, PNG, WebP or PDF by
+// its content, and then as the viewer checks one before showing it
+// (checkUpload). It is kept in the outbox, so a queued upload survives a
+// restart.
+func (s *Service) Replace(ctx context.Context, itemID, fileName string, data []byte, opt ReplaceOptions) (Result, error) {
+	if err := s.checkUpload(ctx, data, opt); err != nil {
 		return Result{}, err
 	}
 	return s.act(ctx, store.Action{ItemID: itemID, Kind: policy.ActionReplacement, FileName: filepath.Base(fileName)}, data, policy.CanReplace)
 }
 
-// ReplaceFile reads a file from disk and uploads it with Replace. Anything
-// but a regular file (a FIFO, a device, a folder) is refused unopened, and
-// the read stops at 10 MiB + 1 byte whatever size the file reports.
-func (s *Service) ReplaceFile(ctx context.Context, itemID, path string) (Result, error) {
+// ReplaceOptions are the reviewer's answers to what the console asked
+// before an upload.
+type ReplaceOptions struct {
+	// Unchecked: she was told that the console could not check this file
+	// (a kind of picture its viewer does not decode, no PDF renderer) and
+	// uploads it all the same, since the service may read it. A file the
+	// console judged bad is refused whatever she says.
+	Unchecked bool
+}
+
+// checkUpload refuses, before anything is queued, a file that the
+// service would be paid to analyse for nothing (rule 8): what
+// policy.CheckFile refuses by size and first bytes, and what the viewer
+// would call damaged or refuse (document.Inspect: a picture cut short, a
+// header that lies about its size, noise behind a JPEG's header, a PDF the
+// renderer cannot open), in the viewer's own words. A file the console
+// could not judge goes only with opt.Unchecked.
+func (s *Service) checkUpload(ctx context.Context, data []byte, opt ReplaceOptions) error {
+	if _, err := policy.CheckFile(data); err != nil {
+		return err
+	}
+	_, err := document.Inspect(ctx, data, s.files.documentLimits())
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return err
+	case document.CannotCheck(err):
+		if opt.Unchecked {
+			return nil
+		}
+		return policy.Errorf(policy.CodeFileUnchecked, "%s The service may still read it: upload it only if you choose to, knowing it was not checked", err)
+	}
+	return policy.Errorf(policy.CodeInvalidFile, "%v", err)
+}
+
+// ReplaceFile reads a file from disk and uploads it with Replace.
+func (s *Service) ReplaceFile(ctx context.Context, itemID, path string, opt ReplaceOptions) (Result, error) {
+	data, err := readUpload(path)
+	if err != nil {
+		return Result{}, err
+	}
+	return s.Replace(ctx, itemID, path, data, opt)
+}
+
+// CheckUploadFile reads a file from disk and checks it as Replace would,
+// queuing nothing: the upload dialog says what is wrong before she
+// presses Upload. A file the console could not check is FILE_UNCHECKED.
+func (s *Service) CheckUploadFile(ctx context.Context, path string) error {
+	data, err := readUpload(path)
+	if err != nil {
+		return err
+	}
+	return s.checkUpload(ctx, data, ReplaceOptions{})
+}
+
+// readUpload reads a file a reviewer names for an upload. Anything but a
+// regular file (a FIFO, a device, a folder) is refused unopened, and the
+// read stops at 10 MiB + 1 byte whatever size the file reports.
+func readUpload(path string) ([]byte, error) {
 	data, err := safefile.ReadFile(path, policy.MaxFileSize)
 	if err != nil {
 		var tooLarge *safefile.TooLargeError
 		if errors.As(err, &tooLarge) {
-			return Result{}, policy.Errorf(policy.CodeInvalidFile, "%s is larger than 10 MiB, the most the service takes", path)
+			return nil, policy.Errorf(policy.CodeInvalidFile, "%s is larger than 10 MiB, the most the service takes", path)
 		}
 		var nr *safefile.NotRegularError
 		if errors.As(err, &nr) {
-			return Result{}, policy.Errorf(policy.CodeInvalidFile, "%v", err)
+			return nil, policy.Errorf(policy.CodeInvalidFile, "%v", err)
 		}
-		return Result{}, policy.Errorf(policy.CodeInvalidFile, "cannot read %s: %v", path, unwrapPath(err))
+		return nil, policy.Errorf(policy.CodeInvalidFile, "cannot read %s: %v", path, unwrapPath(err))
 	}
-	return s.Replace(ctx, itemID, path, data)
+	return data, nil
 }
 
 // unwrapPath drops the operation and path of an *os.PathError: the caller
@@ -668,7 +727,9 @@ func (s *Service) QueueAgain(ctx context.Context, actionID int64) (Result, error
 	case policy.ActionFileRequest:
 		return s.RequestFile(ctx, a.ItemID, a.Message)
 	case policy.ActionReplacement:
-		return s.ReplaceAgain(ctx, a.ItemID)
+		// She chose this file when it was first queued, told then if the
+		// console could not check it; a damaged one is refused still.
+		return s.ReplaceAgain(ctx, a.ItemID, ReplaceOptions{Unchecked: true})
 	}
 	return Result{}, policy.Errorf(policy.CodeConflict, "an action of kind %s cannot be queued again", a.Kind)
 }

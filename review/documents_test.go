@@ -44,7 +44,7 @@ func TestDocumentsAndTheirRecordedResults(t *testing.T) {
 	}
 
 	upload, _, _ := e.srv.File("itm_0001_01", 1)
-	if _, err := e.svc.Replace(ctx, id, "rescan.jpg", upload); err != nil {
+	if _, err := e.svc.Replace(ctx, id, "rescan.jpg", upload, review.ReplaceOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	vs, err = e.svc.DocumentVersions(ctx, id)

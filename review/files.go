@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/trustscreen/reviewer/internal/document"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/store"
 )
@@ -21,6 +22,24 @@ type fileSettings struct {
 	// batchRetention is how long a batch nobody touched stays (0:
 	// policy.DefaultRetention; retention.go).
 	batchRetention time.Duration
+	// docLimits bound the check of an upload as the viewer bounds a
+	// document (zero: document.DefaultLimits).
+	docLimits document.Limits
+}
+
+// SetDocumentLimits sets the limits an upload is checked under: the
+// viewer's, so that a file she could not be shown is not paid for
+// (REVIEWER_MAX_MEGAPIXELS, the PDF renderer's time and memory).
+func (s *Service) SetDocumentLimits(l document.Limits) {
+	s.files.mu.Lock()
+	defer s.files.mu.Unlock()
+	s.files.docLimits = l
+}
+
+func (f *fileSettings) documentLimits() document.Limits {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.docLimits
 }
 
 // SetKeptFileRetention sets how long the file of a failed replacement is
@@ -48,13 +67,13 @@ func (s *Service) KeptFile(ctx context.Context, itemID string) (store.KeptFile, 
 // ReplaceAgain uploads again the file of the item's newest failed
 // replacement: a new intent with a new key, the reviewer's own choice. The
 // new action holds its own copy, so the failed one's bytes go.
-func (s *Service) ReplaceAgain(ctx context.Context, itemID string) (Result, error) {
+func (s *Service) ReplaceAgain(ctx context.Context, itemID string, opt ReplaceOptions) (Result, error) {
 	k, err := s.db.KeptFile(ctx, itemID)
 	if err != nil {
 		return Result{}, policy.Errorf(policy.CodeConflict,
 			"item %s has no kept file of a failed replacement: upload the customer's file with 'reviewer replace %s FILE'", itemID, itemID)
 	}
-	res, err := s.Replace(ctx, itemID, k.FileName, k.Data)
+	res, err := s.Replace(ctx, itemID, k.FileName, k.Data, opt)
 	if err != nil {
 		return res, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/screenapi"
 )
 
@@ -17,10 +18,10 @@ func TestReplacementFileIsDeletedWhenDoneOrCancelled(t *testing.T) {
 	e := setup(t)
 	e.sync(t)
 	ctx := context.Background()
-	pdf := []byte("%PDF-1.7\n% a passport scan")
+	pdf := screenapi.Scan(2 << 10) // a passport scan
 
 	done := e.srv.FindCode("DECODE_FAILED")
-	res, err := e.svc.Replace(ctx, done, "passport.pdf", pdf)
+	res, err := e.svc.Replace(ctx, done, "passport.png", pdf, review.ReplaceOptions{})
 	if err != nil || res.Action.State != "done" {
 		t.Fatalf("replace: %+v %v", res.Action, err)
 	}
@@ -31,7 +32,7 @@ func TestReplacementFileIsDeletedWhenDoneOrCancelled(t *testing.T) {
 
 	queued := e.srv.FindCode("UNSUPPORTED_MEDIA_TYPE")
 	e.srv.Refuse()
-	res, err = e.svc.Replace(ctx, queued, "passport.pdf", pdf)
+	res, err = e.svc.Replace(ctx, queued, "passport.png", pdf, review.ReplaceOptions{})
 	if err != nil || res.Action.State != "queued" {
 		t.Fatalf("replace offline: %+v %v", res.Action, err)
 	}
@@ -54,20 +55,20 @@ func TestAFailedReplacementKeepsItsFileForAnotherTry(t *testing.T) {
 	e := setup(t)
 	e.sync(t)
 	ctx := context.Background()
-	pdf := []byte("%PDF-1.7\n% a passport scan, sent by the customer")
+	pdf := screenapi.Scan(3 << 10) // a passport scan, sent by the customer
 	id := e.srv.FindCode("DECODE_FAILED")
 	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultUnavailable, Endpoint: screenapi.EPReplacement, Times: 1})
-	first, err := e.svc.Replace(ctx, id, "passport.pdf", pdf)
+	first, err := e.svc.Replace(ctx, id, "passport.png", pdf, review.ReplaceOptions{})
 	if err != nil || first.Action.State != policy.ActionFailed {
 		t.Fatalf("replace: %+v %v", first.Action, err)
 	}
 	if d, _ := e.db.ActionFileDigest(ctx, first.Action.ID); !d.Held {
 		t.Fatal("a replacement that ran nothing lost the customer's file")
 	}
-	if d, err := e.svc.Item(ctx, id); err != nil || d.KeptFile != "passport.pdf" {
+	if d, err := e.svc.Item(ctx, id); err != nil || d.KeptFile != "passport.png" {
 		t.Fatalf("the item's detail names no kept file: %q %v", d.KeptFile, err)
 	}
-	again, err := e.svc.ReplaceAgain(ctx, id)
+	again, err := e.svc.ReplaceAgain(ctx, id, review.ReplaceOptions{})
 	if err != nil || again.Action.State != policy.ActionDone || again.Action.Key == first.Action.Key {
 		t.Fatalf("again: %+v %v", again.Action, err)
 	}
@@ -79,7 +80,7 @@ func TestAFailedReplacementKeepsItsFileForAnotherTry(t *testing.T) {
 	if d, _ := e.db.ActionFileDigest(ctx, first.Action.ID); d.Held {
 		t.Fatal("the failed replacement still holds the file after it went out again")
 	}
-	if _, err := e.svc.ReplaceAgain(ctx, id); policy.ErrorCode(err) != policy.CodeConflict {
+	if _, err := e.svc.ReplaceAgain(ctx, id, review.ReplaceOptions{}); policy.ErrorCode(err) != policy.CodeConflict {
 		t.Fatalf("no kept file left: %v", err)
 	}
 
@@ -88,7 +89,7 @@ func TestAFailedReplacementKeepsItsFileForAnotherTry(t *testing.T) {
 	third := e.srv.FindCode("PAYLOAD_TOO_LARGE")
 	for _, it := range []string{other, third} {
 		e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultUnavailable, Endpoint: screenapi.EPReplacement, Times: 1})
-		if r, err := e.svc.Replace(ctx, it, "scan.pdf", pdf); err != nil || r.Action.State != policy.ActionFailed {
+		if r, err := e.svc.Replace(ctx, it, "scan.png", pdf, review.ReplaceOptions{}); err != nil || r.Action.State != policy.ActionFailed {
 			t.Fatalf("%+v %v", r.Action, err)
 		}
 	}

@@ -70,7 +70,7 @@ func TestKeepBatchThenReadOffline(t *testing.T) {
 	ctx := context.Background()
 	id := e.srv.FindCode("DECODE_FAILED")
 	upload, _, _ := e.srv.File("itm_0001_01", 1)
-	if _, err := e.svc.Replace(ctx, id, "rescan.jpg", upload); err != nil {
+	if _, err := e.svc.Replace(ctx, id, "rescan.jpg", upload, review.ReplaceOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	batch := batchOf(t, e, id)

@@ -230,7 +230,7 @@ func TestEveryCodeEveryAction(t *testing.T) {
 			if e.srv.FileRequests(id) != 1 || res.Action.Message != policy.Info(code).CustomerMessage {
 				t.Fatalf("file requests %d message %q", e.srv.FileRequests(id), res.Action.Message)
 			}
-			res, err = e.svc.Replace(ctx, id, "new.png", []byte("\x89PNG\r\n\x1a\nimage"))
+			res, err = e.svc.Replace(ctx, id, "new.png", screenapi.Scan(1<<10), review.ReplaceOptions{})
 			if err != nil || res.Action.State != policy.ActionDone || res.Item.Status != policy.StatusScored {
 				t.Fatalf("replace: %+v %v", res, err)
 			}
@@ -246,11 +246,11 @@ func TestRefusalsMakeNoCall(t *testing.T) {
 	e.sync(t)
 	ctx := context.Background()
 	id := e.srv.FindCode("DECODE_FAILED")
-	if _, err := e.svc.Replace(ctx, id, "x.gif", []byte("GIF89a.....")); policy.ErrorCode(err) != policy.CodeInvalidFile {
+	if _, err := e.svc.Replace(ctx, id, "x.gif", []byte("GIF89a....."), review.ReplaceOptions{}); policy.ErrorCode(err) != policy.CodeInvalidFile {
 		t.Fatalf("bad file: %v", err)
 	}
 	big := append([]byte("\xFF\xD8\xFF"), make([]byte, policy.MaxFileSize)...)
-	if _, err := e.svc.Replace(ctx, id, "x.jpg", big); policy.ErrorCode(err) != policy.CodeInvalidFile {
+	if _, err := e.svc.Replace(ctx, id, "x.jpg", big, review.ReplaceOptions{}); policy.ErrorCode(err) != policy.CodeInvalidFile {
 		t.Fatalf("big file: %v", err)
 	}
 	// An open action blocks every other action on the item.
@@ -259,7 +259,7 @@ func TestRefusalsMakeNoCall(t *testing.T) {
 	if err != nil || res.Action.State != policy.ActionQueued {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if _, err := e.svc.Replace(ctx, id, "x.jpg", []byte("\xFF\xD8\xFFdata")); policy.ErrorCode(err) != policy.CodeActionOpen {
+	if _, err := e.svc.Replace(ctx, id, "x.png", screenapi.Scan(1<<10), review.ReplaceOptions{}); policy.ErrorCode(err) != policy.CodeActionOpen {
 		t.Fatalf("second action: %v", err)
 	}
 	if e.srv.Arrivals(screenapi.EPReplacement)+e.srv.Arrivals(screenapi.EPFileRequest) != 0 {

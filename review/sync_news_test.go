@@ -132,7 +132,7 @@ func bensUnreadableUpload(t *testing.T, tm *team) string {
 	}
 	tm.srv.Script(id, screenapi.Outcome{Code: "DECODE_FAILED"})
 	tm.clk.Add(time.Second)
-	if res, err := tm.ben.svc.Replace(ctx, id, "scan.png", []byte("\x89PNG\r\n\x1a\nimage")); err != nil || res.Action.State != policy.ActionDone {
+	if res, err := tm.ben.svc.Replace(ctx, id, "scan.png", screenapi.Scan(1<<10), review.ReplaceOptions{}); err != nil || res.Action.State != policy.ActionDone {
 		t.Fatalf("ben's upload: %+v %v", res, err)
 	}
 	tm.clk.Add(time.Second)

@@ -11,6 +11,8 @@ import (
 	"image/draw"
 	"image/jpeg"
 	"image/png"
+	"math"
+	"math/rand/v2"
 	"strings"
 
 	"golang.org/x/image/font"
@@ -308,4 +310,24 @@ func (w *bitWriter) bytes() []byte {
 func etag(data []byte) string {
 	sum := sha256.Sum256(data)
 	return fmt.Sprintf(`"%x"`, sum[:12])
+}
+
+// Scan is a file a customer might send again, for the tests' uploads: a
+// sound PNG of about n bytes (its pixels are noise, which does not
+// compress), the same on every run. The console checks an upload as its
+// viewer would before paying for it, so a test's file must be a real
+// picture, not a few magic bytes.
+func Scan(n int) []byte {
+	side := max(8, int(math.Sqrt(float64(n)/3)))
+	img := image.NewNRGBA(image.Rect(0, 0, side, side))
+	rng := rand.New(rand.NewPCG(uint64(n), 7))
+	for i := range img.Pix {
+		img.Pix[i] = byte(rng.Uint32())
+	}
+	for i := 3; i < len(img.Pix); i += 4 {
+		img.Pix[i] = 0xff
+	}
+	var b bytes.Buffer
+	_ = png.Encode(&b, img)
+	return b.Bytes()
 }

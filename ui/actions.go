@@ -244,7 +244,7 @@ func (p *itemPanel) onUploadAgain() {
 		return
 	}
 	p.act(policy.ActionReplacement, "Uploading the kept file again", func(ctx context.Context, id string) (review.Result, error) {
-		return p.c.wf.ReplaceAgain(ctx, id)
+		return p.c.wf.ReplaceAgain(ctx, id, review.ReplaceOptions{})
 	})
 }
 
@@ -256,10 +256,10 @@ func (p *itemPanel) openUpload(path string) {
 		return
 	}
 	id := p.itemID
-	ud := newUploadDialog(p.c, path, func(path string) {
+	ud := newUploadDialog(p.c, path, func(path string, opt review.ReplaceOptions) {
 		p.c.settings.store().SetString(prefLastFolder, filepath.Dir(path))
 		if p.itemID == id {
-			p.uploadFile(path)
+			p.uploadFile(path, opt)
 		}
 	})
 	p.c.uploadDlg = ud
@@ -271,6 +271,10 @@ type uploadDialog struct {
 	why    *widget.Label
 	upload *formButton
 	form   *dialogForm
+	// anyway is her word that she uploads a file the console could not
+	// check (review.ReplaceOptions.Unchecked): shown only for such a
+	// file, and Upload waits for it.
+	anyway *formCheck
 
 	// The path's check runs off the UI goroutine (a typed path may name a
 	// slow disk or a named pipe). checks counts the box's changes, so that
@@ -282,24 +286,34 @@ type uploadDialog struct {
 	checked  string
 	checking string
 	enter    bool
+	// unchecked: the checked path is a file the console could not check.
+	unchecked bool
 }
 
 // uploadCost is what the upload dialog says an upload costs.
 const uploadCost = "Uploading runs one paid analysis of the new file."
 
-func newUploadDialog(c *Console, path string, upload func(string)) *uploadDialog {
+func newUploadDialog(c *Console, path string, upload func(string, review.ReplaceOptions)) *uploadDialog {
 	f := newDialogForm(c.win, c)
 	ud := &uploadDialog{form: f, path: f.entry(), why: wrapped("")}
 	ud.path.SetPlaceHolder("/path/to/the/file.jpg: type it, paste it, drop the file here, or Browse")
 	ud.why.Importance = widget.DangerImportance
 	ud.upload = f.defaultButton("Upload (Enter)", func() {
 		p := strings.TrimSpace(ud.path.Text)
-		if p == "" || p != ud.checked {
+		if p == "" || p != ud.checked || ud.unchecked && !ud.anyway.Checked {
 			return
 		}
 		f.hide()
-		upload(p)
+		upload(p, review.ReplaceOptions{Unchecked: ud.unchecked})
 	})
+	ud.anyway = f.check("Upload it unchecked: the service may still read it", func(on bool) {
+		if ud.unchecked && on && ud.checked != "" {
+			ud.upload.Enable()
+		} else if ud.unchecked {
+			ud.upload.Disable()
+		}
+	})
+	ud.anyway.Hide()
 	ud.path.OnChanged = func(s string) { ud.check(c, strings.TrimSpace(s)) }
 	f.whileOff = func() {
 		// Enter typed right after the path, before its check answered:
@@ -311,7 +325,7 @@ func newUploadDialog(c *Console, path string, upload func(string)) *uploadDialog
 	browse := f.button("Browse…", func() { c.browse(ud.path) })
 	cancel := f.cancelButton("Cancel (Esc)")
 	body := container.NewVBox(widget.NewLabel("The file the customer sent (JPEG, PNG, WebP or PDF, at most 10 MiB):"),
-		container.NewBorder(nil, nil, nil, browse, ud.path), ud.why, wrapped(uploadCost))
+		container.NewBorder(nil, nil, nil, browse, ud.path), ud.why, ud.anyway, wrapped(uploadCost))
 	f.onClosed = func() {
 		if c.uploadDlg == ud {
 			c.uploadDlg = nil
@@ -329,22 +343,36 @@ func newUploadDialog(c *Console, path string, upload func(string)) *uploadDialog
 func (ud *uploadDialog) check(c *Console, p string) {
 	ud.checks++
 	n := ud.checks
-	ud.checked, ud.checking, ud.enter = "", p, false
+	ud.checked, ud.checking, ud.enter, ud.unchecked = "", p, false, false
 	ud.upload.Disable()
+	ud.anyway.SetChecked(false)
+	ud.anyway.Hide()
 	setOrHide(ud.why, "") // empty: the placeholder says what to do
 	if p == "" {
 		return
 	}
-	c.background(func(context.Context) func() {
+	c.background(func(ctx context.Context) func() {
 		err := pathCheck(p)
+		if err == nil {
+			// The viewer's own checks (review.CheckUploadFile): a file it
+			// would call damaged is not paid for.
+			err = c.wf.CheckUploadFile(ctx, p)
+		}
 		return func() {
 			if n != ud.checks {
 				return // the box changed meanwhile: its own check answers
 			}
 			enter := ud.enter
 			ud.checking, ud.enter = "", false
+			if policy.ErrorCode(err) == policy.CodeFileUnchecked {
+				// Sound, maybe, but not judged: she says so before it goes.
+				setOrHide(ud.why, capitalize(policy.ErrorMessage(err)))
+				ud.checked, ud.unchecked = p, true
+				ud.anyway.Show()
+				return
+			}
 			if err != nil {
-				setOrHide(ud.why, capitalize(err.Error()))
+				setOrHide(ud.why, capitalize(policy.ErrorMessage(err)))
 				return
 			}
 			ud.checked = p
@@ -444,9 +472,9 @@ func (c *Console) onDropped(_ fyne.Position, uris []fyne.URI) {
 	c.panel.openUpload(path)
 }
 
-func (p *itemPanel) uploadFile(path string) {
+func (p *itemPanel) uploadFile(path string, opt review.ReplaceOptions) {
 	p.act(policy.ActionReplacement, "Uploading", func(ctx context.Context, id string) (review.Result, error) {
-		return p.c.wf.ReplaceFile(ctx, id, path)
+		return p.c.wf.ReplaceFile(ctx, id, path, opt)
 	})
 }
 

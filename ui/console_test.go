@@ -40,6 +40,8 @@ type fakeWorkflow struct {
 	resubmit  func(ctx context.Context, id string) (review.Result, error) // when set, Resubmit runs it
 	kept      map[string]string                                           // item -> the file a failed replacement kept
 	entered   chan string                                                 // when set, each call is sent on it too
+	// uploadChecks is what CheckUploadFile says of a path (nil: it passed).
+	uploadChecks map[string]error
 }
 
 func (f *fakeWorkflow) record(s string) {
@@ -227,11 +229,20 @@ func (f *fakeWorkflow) RequestFile(_ context.Context, id, msg string) (review.Re
 	a := f.setAction(id, policy.ActionFileRequest, policy.ActionDone, "")
 	return review.Result{Action: a}, nil
 }
-func (f *fakeWorkflow) ReplaceFile(_ context.Context, id, path string) (review.Result, error) {
-	f.record("replace " + id)
+func (f *fakeWorkflow) ReplaceFile(_ context.Context, id, path string, opt review.ReplaceOptions) (review.Result, error) {
+	if opt.Unchecked {
+		f.record("replace unchecked " + id)
+	} else {
+		f.record("replace " + id)
+	}
 	return review.Result{}, policy.Errorf(policy.CodeInvalidFile, "the file is not a JPEG, PNG, WebP or PDF")
 }
-func (f *fakeWorkflow) ReplaceAgain(_ context.Context, id string) (review.Result, error) {
+func (f *fakeWorkflow) CheckUploadFile(_ context.Context, path string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.uploadChecks[path]
+}
+func (f *fakeWorkflow) ReplaceAgain(_ context.Context, id string, _ review.ReplaceOptions) (review.Result, error) {
 	f.record("replace again " + id)
 	a := f.setAction(id, policy.ActionReplacement, policy.ActionDone, "")
 	return review.Result{Action: a}, nil
@@ -560,7 +571,7 @@ func TestKeyboardResubmitIsOneActionAndExplainsTheOutcome(t *testing.T) {
 func TestRefusalIsOneSentence(t *testing.T) {
 	wf := &fakeWorkflow{items: []review.ItemView{errorItem("b", "DECODE_FAILED")}}
 	c := newTestConsole(t, wf)
-	c.apply(func() { c.panel.uploadFile("/tmp/note.txt") })
+	c.apply(func() { c.panel.uploadFile("/tmp/note.txt", review.ReplaceOptions{}) })
 	c.Settle()
 	if msg := c.panel.message.Text; msg != "The file is not a JPEG, PNG, WebP or PDF." {
 		t.Fatalf("%q", msg)

@@ -79,7 +79,7 @@ func TestTwoConsolesTheNewsIncludesWhatAnotherReviewerDid(t *testing.T) {
 	c.apply(c.onSync)
 	c.Settle()
 	srv.Script(id, screenapi.Outcome{Code: "DECODE_FAILED"})
-	if res, err := ben.Replace(ctx, id, "scan.png", []byte("\x89PNG\r\n\x1a\nimage")); err != nil || res.Action.State != policy.ActionDone {
+	if res, err := ben.Replace(ctx, id, "scan.png", screenapi.Scan(1<<10), review.ReplaceOptions{}); err != nil || res.Action.State != policy.ActionDone {
 		t.Fatalf("ben's upload: %+v %v", res, err)
 	}
 	c.apply(c.onSync)

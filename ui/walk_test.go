@@ -108,7 +108,7 @@ func TestBensChangeIsNewsInAnasWindow(t *testing.T) {
 				}
 			}
 			srv.Script(id, screenapi.Outcome{Code: "DECODE_FAILED"})
-			if res, err := ben.Replace(ctx, id, "scan.png", cardPNG(t, 30, 20, blue)); err != nil || res.Action.State != policy.ActionDone {
+			if res, err := ben.Replace(ctx, id, "scan.png", cardPNG(t, 30, 20, blue), review.ReplaceOptions{}); err != nil || res.Action.State != policy.ActionDone {
 				t.Fatalf("ben's upload: %+v %v", res, err)
 			}
 			// What the window does between syncs while she looks: the

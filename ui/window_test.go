@@ -892,3 +892,60 @@ func TestServiceTextIsDrawnEscaped(t *testing.T) {
 		t.Fatalf("escaped texts %q", texts)
 	}
 }
+
+// The upload dialog runs the viewer's checks (review.CheckUploadFile)
+// before Upload turns on: a damaged file is refused in the viewer's words,
+// and one the console could not check goes only once she ticks, from the
+// keyboard, that she uploads it unchecked.
+func TestTheUploadDialogRefusesADamagedFileAndAsksBeforeAnUncheckedOne(t *testing.T) {
+	dir := t.TempDir()
+	half, odd := filepath.Join(dir, "half.jpg"), filepath.Join(dir, "odd.jpg")
+	for _, p := range []string{half, odd} {
+		if err := os.WriteFile(p, []byte("\xFF\xD8\xFF\xE0rest"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, wf, ud := openUploadDialog(t)
+	wf.mu.Lock()
+	wf.uploadChecks = map[string]error{
+		half: policy.Errorf(policy.CodeInvalidFile, "The file is cut short: ask the customer for the whole file."),
+		odd:  policy.Errorf(policy.CodeFileUnchecked, "The console cannot show this JPEG. The service may still read it"),
+	}
+	wf.mu.Unlock()
+	c.apply(func() { ud.path.SetText(half) })
+	c.Settle()
+	if !ud.upload.Disabled() || !strings.Contains(ud.why.Text, "cut short") || ud.anyway.Visible() {
+		t.Fatalf("damaged: upload off %v, %q, unchecked box shown %v", ud.upload.Disabled(), ud.why.Text, ud.anyway.Visible())
+	}
+	c.apply(func() { ud.path.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) })
+	c.Settle()
+	if got := wf.Calls(); len(got) != 0 {
+		t.Fatalf("a damaged file was sent: %v", got)
+	}
+
+	c.apply(func() { ud.path.SetText(odd) })
+	c.Settle()
+	if !ud.upload.Disabled() || !ud.anyway.Visible() || ud.anyway.Checked || !strings.Contains(ud.why.Text, "cannot show") {
+		t.Fatalf("unchecked: upload off %v, box shown %v ticked %v, %q", ud.upload.Disabled(), ud.anyway.Visible(), ud.anyway.Checked, ud.why.Text)
+	}
+	c.apply(func() { ud.path.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) })
+	c.Settle()
+	if got := wf.Calls(); len(got) != 0 {
+		t.Fatalf("sent before she said so: %v", got)
+	}
+	// Tab from the path (past Browse) to the box, Space ticks it, Enter uploads.
+	c.apply(func() {
+		for c.win.Canvas().Focused() != fyne.Focusable(ud.anyway) {
+			c.win.Canvas().FocusNext()
+			if c.win.Canvas().Focused() == fyne.Focusable(ud.path) {
+				t.Fatal("Tab never reaches the 'upload it unchecked' box")
+			}
+		}
+		ud.anyway.TypedRune(' ')
+		ud.anyway.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	})
+	c.Settle()
+	if got := wf.Calls(); len(got) != 1 || got[0] != "replace unchecked a" {
+		t.Fatalf("calls %v, want one unchecked upload", got)
+	}
+}

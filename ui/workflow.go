@@ -57,9 +57,10 @@ type Workflow interface {
 	// An item's actions.
 	Resubmit(ctx context.Context, itemID string) (review.Result, error)
 	RequestFile(ctx context.Context, itemID, message string) (review.Result, error)
-	ReplaceFile(ctx context.Context, itemID, path string) (review.Result, error)
+	ReplaceFile(ctx context.Context, itemID, path string, opt review.ReplaceOptions) (review.Result, error)
+	CheckUploadFile(ctx context.Context, path string) error
 	// ReplaceAgain uploads again the file a failed replacement kept.
-	ReplaceAgain(ctx context.Context, itemID string) (review.Result, error)
+	ReplaceAgain(ctx context.Context, itemID string, opt review.ReplaceOptions) (review.Result, error)
 	Cancel(ctx context.Context, actionID int64) (store.Action, error)
 	// QueueAgain makes an action the service turned away for now again,
 	// with a new key (outbox.go).

@@ -399,6 +399,9 @@ func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, 
 		// fixed words, never the file's bytes.
 		return nil, 0, 0, 0, failf(KindUnsupported, "The console cannot show this JPEG: it is of a kind it does not decode (%s). The file may be sound: look at it in another program before asking for a new one.", string(unsupported))
 	}
+	if cutShort(err) {
+		return nil, 0, 0, 0, errCutShort
+	}
 	if err != nil {
 		return nil, 0, 0, 0, failf(KindDamaged, "The file is damaged: its header cannot be read (%s).", plainType(t))
 	}
@@ -427,6 +430,9 @@ func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, 
 		// asks for, as for a damaged one.
 		return nil, 0, 0, 0, failf(KindDamaged, "The file is refused: it asks for far more decoding work than any photo needs (a JPEG made to stall a viewer).")
 	}
+	if cutShort(err) {
+		return nil, 0, 0, 0, errCutShort
+	}
 	if err != nil {
 		return nil, 0, 0, 0, failf(KindDamaged, "The file is damaged: %s that cannot be decoded whole.", plainType(t))
 	}
@@ -435,6 +441,15 @@ func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, 
 		return nil, 0, 0, 0, failf(KindDamaged, "The file is damaged: its size is not the one its header says.")
 	}
 	return img, cfg.Width, cfg.Height, scale, nil
+}
+
+// errCutShort is a picture whose bytes end before its data does: what a
+// reviewer asks for is the rest of it.
+var errCutShort = failf(KindDamaged, "The file is cut short: ask the customer for the whole file.")
+
+// cutShort reports whether a decoder stopped because the bytes ran out.
+func cutShort(err error) bool {
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || jpegscale.IsCutShort(err)
 }
 
 // bigDecode is the size, in pixels, from which a progressive JPEG's

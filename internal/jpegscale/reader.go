@@ -6,6 +6,7 @@ package jpegscale
 
 import (
 	"context"
+	"errors"
 	"image"
 	"image/color"
 	"image/draw"
@@ -825,6 +826,12 @@ var errTooMuchWork = UnsupportedError("scans that pass over too many blocks in a
 // maxBlockVisits): a file no encoder makes, which the standard library
 // would decode for minutes or hours.
 func IsTooMuchWork(err error) bool { return err == errTooManyScans || err == errTooMuchWork }
+
+// IsCutShort reports whether err says that the file's bytes ran out before
+// its picture did: a truncated file, not a garbled one.
+func IsCutShort(err error) bool {
+	return err == errShortHuffmanData || errors.Is(err, io.ErrUnexpectedEOF)
+}
 
 // DecodeScaledContext is DecodeScaled, stopped between two scans once ctx
 // ends (with ctx's error).
