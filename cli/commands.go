@@ -50,8 +50,15 @@ func (r *runner) sync(args []string) (int, error) {
 		}
 		return exitFor(err), err
 	}
-	fmt.Fprintf(r.env.Stdout, "synced %d pages: %d batches, %d items (%d changed, %d invalid answers stored as invalid)\n",
-		p.Pages, p.Batches, p.Items, p.Changed, p.Invalid)
+	// What this sync took in; another sync of the cache at the same time
+	// may have written some of it first, and says so for its own.
+	others := ""
+	if p.ByOthers > 0 {
+		others = fmt.Sprintf("; %s already written by another sync of this cache running at the same time",
+			plural(p.ByOthers, "batch", "batches"))
+	}
+	fmt.Fprintf(r.env.Stdout, "synced %d pages: %d batches, %d items (%d changed, %d invalid answers stored as invalid%s)\n",
+		p.Pages, p.Batches, p.Items, p.Changed, p.Invalid, others)
 	if p.Ahead > 0 {
 		fmt.Fprintf(r.env.Stdout, "warning: %d batches dated more than %v ahead of this computer's clock (the service's clock is wrong): kept, but the sync position was not moved to their date\n",
 			p.Ahead, policy.MaxClockSkew)
