@@ -50,8 +50,15 @@ func (r *runner) sync(args []string) (int, error) {
 		}
 		return exitFor(err), err
 	}
-	fmt.Fprintf(r.env.Stdout, "synced %d pages: %d batches, %d items (%d changed, %d invalid answers stored as invalid)\n",
-		p.Pages, p.Batches, p.Items, p.Changed, p.Invalid)
+	// What this sync took in; another sync of the cache at the same time
+	// may have written some of it first, and says so for its own.
+	others := ""
+	if p.ByOthers > 0 {
+		others = fmt.Sprintf("; %s already written by another sync of this cache running at the same time",
+			plural(p.ByOthers, "batch", "batches"))
+	}
+	fmt.Fprintf(r.env.Stdout, "synced %d pages: %d batches, %d items (%d changed, %d invalid answers stored as invalid%s)\n",
+		p.Pages, p.Batches, p.Items, p.Changed, p.Invalid, others)
 	if p.Ahead > 0 {
 		fmt.Fprintf(r.env.Stdout, "warning: %d batches dated more than %v ahead of this computer's clock (the service's clock is wrong): kept, but the sync position was not moved to their date\n",
 			p.Ahead, policy.MaxClockSkew)
@@ -565,11 +572,12 @@ func (r *runner) flush(args []string) (int, error) {
 	if err != nil {
 		return exitFor(err), err
 	}
-	if n := len(fr.Waiting); n > 0 && *wait > 0 && !fr.WaitingUntil().After(time.Now().Add(*wait)) {
+	if n, m := len(fr.Waiting), len(fr.NotesWaiting); n+m > 0 && *wait > 0 && !fr.WaitingUntil().After(time.Now().Add(*wait)) {
 		// The API asked us to wait (429) for less than --wait: wait, then
-		// send them, each with its stored key. Ctrl-C stops waiting.
+		// send them (the actions, then the notes), each with its stored
+		// key. Ctrl-C stops waiting.
 		fmt.Fprintf(r.env.Stderr, "reviewer: %s queued: the API is rate limiting until %s; waiting to send them then; Ctrl-C stops waiting\n",
-			plural(n, "action is", "actions are"), fr.WaitingUntil().Local().Format("15:04:05"))
+			waitingWords(n, m), fr.WaitingUntil().Local().Format("15:04:05"))
 		if err := svc.AwaitRateLimit(ctx, &fr, time.Now().Add(*wait)); err != nil {
 			return exitFor(err), err
 		}
@@ -585,15 +593,28 @@ func (r *runner) flush(args []string) (int, error) {
 		}
 	}
 	fmt.Fprintln(r.env.Stdout, flushSummary(fr))
+	notes := noteCounts(fr) // notes.go: a note left unsent is as much still to do as an action
 	switch {
-	case fr.Unknown > 0 || fr.TakenOver > 0 || len(fr.Busy) > 0:
+	case fr.Unknown > 0 || fr.TakenOver > 0 || len(fr.Busy) > 0 || notes.unknown > 0:
 		return ExitUnknown, nil
-	case fr.Queued > 0 || len(fr.Waiting) > 0:
+	case fr.Queued > 0 || len(fr.Waiting) > 0 || notes.queued > 0:
 		return ExitQueued, nil
-	case fr.Failed > 0:
+	case fr.Failed > 0 || notes.refused > 0:
 		return ExitAnswerNo, nil
 	}
 	return ExitOK, nil
+}
+
+// waitingWords are what a flush waits to send: "1 action is",
+// "2 notes are", "1 action and 1 note are".
+func waitingWords(actions, notes int) string {
+	switch {
+	case notes == 0:
+		return plural(actions, "action is", "actions are")
+	case actions == 0:
+		return plural(notes, "note is", "notes are")
+	}
+	return plural(actions, "action", "actions") + " and " + plural(notes, "note are", "notes are")
 }
 
 // flushSummary is one line: what this flush sent and what came of it, then

@@ -49,15 +49,59 @@ func (r *runner) reportNote(res review.NoteResult) (int, error) {
 	return exitFor(err), fmt.Errorf("note on %s refused by the API: %w", n.ItemID, err)
 }
 
-// notesSummary is what a flush did with the notes outbox, if anything.
+// notesSummary is what a flush did with the notes outbox, if anything:
+// the notes it sent and what they came to, and the notes it did not send
+// because the API is rate limiting, which are still to go.
 func notesSummary(fr review.FlushResult) string {
-	if len(fr.Notes) == 0 {
-		return ""
+	line := ""
+	if len(fr.Notes) > 0 {
+		count := map[policy.ActionState]int{}
+		for _, n := range fr.Notes {
+			count[n.Note.State]++
+		}
+		line = fmt.Sprintf("; %d notes: %d added, %d refused, %d unknown, %d still queued", len(fr.Notes),
+			count[policy.ActionDone], count[policy.ActionFailed], count[policy.ActionUnknown]+count[policy.ActionSending], count[policy.ActionQueued])
 	}
-	count := map[policy.ActionState]int{}
+	if n := len(fr.NotesWaiting); n > 0 {
+		queued := 0
+		for _, w := range fr.NotesWaiting {
+			if w.State == policy.ActionQueued {
+				queued++
+			}
+		}
+		what := plural(n, "note still queued", "notes still queued")
+		if queued < n {
+			what = fmt.Sprintf("%s not sent (%d still queued, %d unknown, reconciled with the same key then)", plural(n, "note", "notes"), queued, n-queued)
+		}
+		line += fmt.Sprintf("; %s: the API is rate limiting until %s; run 'reviewer flush' after then", what, fr.NotesUntil.Local().Format("15:04:05"))
+	}
+	return line
+}
+
+// notesLeft counts the notes a flush leaves to do, by what they wait for.
+type notesLeft struct{ queued, unknown, refused int }
+
+// noteCounts is what the notes of a flush left: sent and back to queued
+// (or never sent: the API is rate limiting), sent with no answer for
+// their key, refused.
+func noteCounts(fr review.FlushResult) notesLeft {
+	var c notesLeft
 	for _, n := range fr.Notes {
-		count[n.Note.State]++
+		switch n.Note.State {
+		case policy.ActionQueued:
+			c.queued++
+		case policy.ActionUnknown, policy.ActionSending:
+			c.unknown++
+		case policy.ActionFailed:
+			c.refused++
+		}
 	}
-	return fmt.Sprintf("; %d notes: %d added, %d refused, %d unknown, %d still queued", len(fr.Notes),
-		count[policy.ActionDone], count[policy.ActionFailed], count[policy.ActionUnknown], count[policy.ActionQueued])
+	for _, n := range fr.NotesWaiting {
+		if n.State == policy.ActionQueued {
+			c.queued++
+		} else {
+			c.unknown++
+		}
+	}
+	return c
 }

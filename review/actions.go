@@ -477,15 +477,24 @@ type FlushResult struct {
 	// before their Retry-After (NotBefore): AwaitRateLimit sends them then.
 	Waiting []store.Action
 	Notes   []NoteResult // notes.go: the notes outbox, sent after the actions
+	// NotesWaiting are the notes of the outbox the flush did not send
+	// because the API is rate limiting until NotesUntil (a 429's
+	// Retry-After): AwaitRateLimit sends them then, after the actions.
+	NotesWaiting []store.NoteRow
+	NotesUntil   time.Time
 }
 
-// WaitingUntil is when the last rate-limit wait of fr.Waiting ends (zero: none).
+// WaitingUntil is when the last rate-limit wait of fr.Waiting and
+// fr.NotesWaiting ends (zero: none).
 func (fr FlushResult) WaitingUntil() time.Time {
 	var until time.Time
 	for _, a := range fr.Waiting {
 		if a.NotBefore.After(until) {
 			until = a.NotBefore
 		}
+	}
+	if len(fr.NotesWaiting) > 0 && fr.NotesUntil.After(until) {
+		until = fr.NotesUntil
 	}
 	return until
 }
@@ -619,9 +628,43 @@ func (s *Service) AwaitOthers(ctx context.Context, fr *FlushResult, until time.T
 // AwaitRateLimit waits for the rate-limit waits of the actions a flush
 // left queued (fr.Waiting) that end by until, and sends each when its
 // Retry-After has passed, with its stored key: the service said a 429 ran
-// nothing, and that it may be asked again then. What ends after until, or
-// when ctx ends, stays in Waiting (queued: the next flush sends it).
+// nothing, and that it may be asked again then. Then, as Flush does after
+// the actions, it sends the notes the wait held back (fr.NotesWaiting),
+// when the wait ends by until. What ends after until, or when ctx ends,
+// stays in Waiting and NotesWaiting (queued: the next flush sends it).
 func (s *Service) AwaitRateLimit(ctx context.Context, fr *FlushResult, until time.Time) error {
+	if err := s.awaitActions(ctx, fr, until); err != nil {
+		return err
+	}
+	// A send above may have met another 429, and moved the wait on: each
+	// pass of flushNotes reads it again, and puts back what it holds.
+	for len(fr.NotesWaiting) > 0 && !fr.NotesUntil.After(until) && s.sleepUntil(ctx, fr.NotesUntil) {
+		fr.NotesWaiting, fr.NotesUntil = nil, time.Time{}
+		if err := s.flushNotes(ctx, fr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sleepUntil waits until t on the workflow's clock; false when ctx ends first.
+func (s *Service) sleepUntil(ctx context.Context, t time.Time) bool {
+	wait := t.Sub(s.now())
+	if wait <= 0 {
+		return ctx.Err() == nil
+	}
+	tm := time.NewTimer(wait)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-tm.C:
+		return true
+	}
+}
+
+// awaitActions is AwaitRateLimit's wait for the actions of fr.Waiting.
+func (s *Service) awaitActions(ctx context.Context, fr *FlushResult, until time.Time) error {
 	waiting := fr.Waiting
 	fr.Waiting = nil
 	sort.SliceStable(waiting, func(i, j int) bool { return waiting[i].NotBefore.Before(waiting[j].NotBefore) })
@@ -631,15 +674,9 @@ func (s *Service) AwaitRateLimit(ctx context.Context, fr *FlushResult, until tim
 			fr.Waiting = append(fr.Waiting, waiting[i:]...)
 			return nil
 		}
-		if wait := a.NotBefore.Sub(s.now()); wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				fr.Waiting = append(fr.Waiting, waiting[i:]...)
-				return nil
-			case <-t.C:
-			}
+		if !s.sleepUntil(ctx, a.NotBefore) {
+			fr.Waiting = append(fr.Waiting, waiting[i:]...)
+			return nil
 		}
 		r, err := s.send(ctx, a.ID)
 		if r.Unleased == UnleasedWaiting && err == nil && !r.Action.NotBefore.After(until) {

@@ -100,16 +100,20 @@ func (s *Service) sendNote(ctx context.Context, id int64) (NoteResult, error) {
 // fenced action is: it is reported (its error says so) and the flush goes
 // on to the next note.
 func (s *Service) flushNotes(ctx context.Context, fr *FlushResult) error {
-	// The API asked us to wait (a 429's Retry-After): the notes stay
-	// queued, and go out with the first flush after the wait.
-	if until, err := s.db.RateLimitedUntil(ctx); err != nil {
+	until, err := s.db.RateLimitedUntil(ctx)
+	if err != nil {
 		return err
-	} else if s.now().Before(until) {
-		return nil
 	}
 	pending, err := s.db.PendingNotes(ctx)
 	if err != nil {
 		return err
+	}
+	if s.now().Before(until) {
+		// The API asked us to wait (a 429's Retry-After): the notes stay
+		// queued, and go out after the wait (AwaitRateLimit) or with the
+		// first flush after it. The flush says they are still queued.
+		fr.NotesWaiting, fr.NotesUntil = pending, until
+		return nil
 	}
 	for _, n := range pending {
 		if ctx.Err() != nil {

@@ -293,6 +293,8 @@ func TestAFlushDuringARateLimitSendsNoNote(t *testing.T) {
 	before := e.srv.Arrivals(screenapi.EPNote)
 	if fr, err := e.svc.Flush(ctx); err != nil || len(fr.Notes) != 0 || e.srv.Arrivals(screenapi.EPNote) != before {
 		t.Fatalf("a flush in the wait sent %d notes (%d arrivals): %v", len(fr.Notes), e.srv.Arrivals(screenapi.EPNote)-before, err)
+	} else if len(fr.NotesWaiting) != 1 || fr.NotesWaiting[0].ItemID != id || !fr.WaitingUntil().Equal(fr.NotesUntil) || fr.NotesUntil.IsZero() {
+		t.Fatalf("a flush in the wait must say the note waits: %+v until %v", fr.NotesWaiting, fr.NotesUntil)
 	}
 	clk.Add(61 * time.Second)
 	if fr, err := e.svc.Flush(ctx); err != nil || len(fr.Notes) != 1 || fr.Notes[0].Note.State != policy.ActionDone || fr.Done != 1 {

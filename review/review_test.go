@@ -106,7 +106,7 @@ func TestSyncFirstAndIncremental(t *testing.T) {
 	p = e.sync(t)
 	// It asks once, and what comes again it already holds: nothing is
 	// taken in, nothing written.
-	if p.Pages != 1 || p.Changed != 0 || p.Batches != 0 || p.Items != 0 || p.Invalid != 0 || p.Held == 0 ||
+	if p.Pages != 1 || p.Changed != 0 || p.Batches != 0 || p.Items != 0 || p.Invalid != 0 || p.Held == 0 || p.ByOthers != 0 ||
 		e.srv.Arrivals(screenapi.EPBatches) != arrivals+1 {
 		t.Fatalf("a sync with nothing changed: %+v", p)
 	}

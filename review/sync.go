@@ -13,17 +13,25 @@ import (
 	"github.com/trustscreen/reviewer/store"
 )
 
-// SyncProgress is reported after each applied page.
+// SyncProgress is reported after each applied page. It counts what this
+// sync received and wrote: another process syncing the same cache at the
+// same time counts its own.
 type SyncProgress struct {
 	Pages   int // pages applied
 	Batches int // batches received
 	Items   int // items received
-	Changed int // items written (new or changed)
+	Changed int // items written (new or changed) by this sync
 	Invalid int // items that broke the contract, stored as invalid
 	// Held is how many batches came again that the cache already held as
-	// they are (the newest instant of the last sync: "updated_since" is at
-	// or after); they are not written nor counted in Batches and Items.
+	// they are before this sync began (the newest instant of the last
+	// sync: "updated_since" is at or after), or that came earlier in this
+	// sync; they are not written nor counted in Batches and Items.
 	Held int
+	// ByOthers is how many of the batches received (counted in Batches
+	// and Items) the cache already held as they are because another sync
+	// of it, running at the same time, wrote them first: they are not
+	// written again, so their items are not in Changed.
+	ByOthers int
 	// Ahead is how many batches came dated further ahead of the console's
 	// clock than policy.MaxClockSkew: they are stored, but the sync
 	// position does not move to their date (their items dated ahead are
@@ -56,6 +64,9 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 	if err != nil {
 		return p, err
 	}
+	// What the cache held before this sync began: a batch held as it is
+	// and changed after it came from another sync running at the same time.
+	started := since.UnixMilli()
 	// Items that a field the service now fills left empty (the revision)
 	// are only mended by fetching every batch again: an incremental sync
 	// brings changed batches only. A cache that last saw a 1.0 service
@@ -131,18 +142,23 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 		}
 		p.Pages++
 		p.Changed += n.Items
-		p.Held += n.Held
-		p.Batches -= n.Held
-		p.Items -= n.HeldItems
-		p.Invalid -= n.HeldInvalid
 		for _, b := range f.page.Batches {
 			p.Batches++
 			p.Items += len(b.Items)
-			for _, it := range b.Items {
-				if it.Status == policy.StatusInvalid {
-					p.Invalid++
-				}
+			p.Invalid += invalidItems(b)
+		}
+		for _, i := range n.HeldIndexes {
+			b := f.page.Batches[i]
+			if b.UpdatedAt.UnixMilli() > started && !f.again(i) {
+				// Neither in the cache before this sync nor written by
+				// it: another sync of this cache took it in first.
+				p.ByOthers++
+				continue
 			}
+			p.Held++
+			p.Batches--
+			p.Items -= len(b.Items)
+			p.Invalid -= invalidItems(b)
 		}
 		if progress != nil {
 			progress(p)
@@ -270,12 +286,29 @@ func newlyNeeding(before, after *needSnapshot) []string {
 	return ids
 }
 
+// invalidItems is how many items of a batch broke the contract.
+func invalidItems(b policy.Batch) int {
+	n := 0
+	for _, it := range b.Items {
+		if it.Status == policy.StatusInvalid {
+			n++
+		}
+	}
+	return n
+}
+
 // fetched is a page, or the error that ended the fetching.
 type fetched struct {
 	page     client.Page
 	attempts []policy.Attempt
 	err      error
+	// repeats marks the page's batches that came earlier in this sync at
+	// the same updated_at (or a newer one); nil when none did.
+	repeats []bool
 }
+
+// again reports whether the page's batch i came earlier in this sync.
+func (f fetched) again(i int) bool { return f.repeats != nil && f.repeats[i] }
 
 // fetchPages fetches the pages one after the other into a channel that
 // holds one page ahead of the writer; it ends after the last page, an
@@ -316,21 +349,27 @@ func (s *Service) fetchPages(ctx context.Context, since time.Time) <-chan fetche
 			if ctx.Err() == nil { // a call the reviewer cancelled says nothing about the API
 				s.observe(err)
 			}
+			var repeats []bool
+			fresh := 0
+			for i, b := range page.Batches {
+				k, at := maphash.String(seed, b.ID), b.UpdatedAt.UnixNano()
+				if last, ok := seen[k]; !ok || at > last {
+					seen[k] = at
+					fresh++
+				} else {
+					if repeats == nil {
+						repeats = make([]bool, len(page.Batches))
+					}
+					repeats[i] = true
+				}
+			}
 			select {
-			case out <- fetched{page: page, attempts: attempts, err: err}:
+			case out <- fetched{page: page, attempts: attempts, err: err, repeats: repeats}:
 			case <-ctx.Done():
 				return
 			}
 			if err != nil || page.NextCursor == "" {
 				return
-			}
-			fresh := 0
-			for _, b := range page.Batches {
-				k, at := maphash.String(seed, b.ID), b.UpdatedAt.UnixNano()
-				if last, ok := seen[k]; !ok || at > last {
-					seen[k] = at
-					fresh++
-				}
 			}
 			var why string
 			switch {

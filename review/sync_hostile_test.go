@@ -241,3 +241,25 @@ func TestSyncStopsAtTheMostPagesItReads(t *testing.T) {
 		t.Fatalf("%d pages asked for, want 5", n)
 	}
 }
+
+// A batch that a service sends again later in the same sync, as it was,
+// is held, not taken in twice, and not mistaken for one that another sync
+// of the cache wrote meanwhile (SyncProgress.ByOthers).
+func TestABatchSentTwiceInOneSyncIsCountedOnce(t *testing.T) {
+	const u, v = "2026-11-29T10:00:00Z", "2026-11-29T10:05:00Z"
+	one := batchJSON("bat_1", u, itemJSON("itm_1", "bat_1", u, scoredRest))
+	two := batchJSON("bat_2", v, itemJSON("itm_2", "bat_2", v, scoredRest), itemJSON("itm_3", "bat_2", v, scoredRest))
+	_, lists, _, svc := servePagesTo(t, func(n int64) string {
+		if n == 1 {
+			return fmt.Sprintf(`{"batches":[%s],"next_cursor":"c1"}`, one)
+		}
+		return fmt.Sprintf(`{"batches":[%s,%s],"next_cursor":null}`, one, two)
+	})
+	p, err := svc.Sync(context.Background(), nil)
+	if err != nil || lists.Load() != 2 {
+		t.Fatalf("sync: %v after %d lists", err, lists.Load())
+	}
+	if p.Pages != 2 || p.Batches != 2 || p.Items != 3 || p.Changed != 3 || p.Held != 1 || p.ByOthers != 0 {
+		t.Fatalf("want 2 pages, 2 batches, 3 items, 3 changed, 1 held, none by others: %+v", p)
+	}
+}

@@ -23,8 +23,9 @@ type Applied struct {
 	// as sent: the batches of the position's own instant, which an
 	// "at or after" request returns again. They are not written.
 	Held        int
-	HeldItems   int // the items of those batches
-	HeldInvalid int // of which invalid answers
+	HeldItems   int   // the items of those batches
+	HeldInvalid int   // of which invalid answers
+	HeldIndexes []int // where those batches are in the page, in its order
 }
 
 const upsertBatchSQL = `INSERT INTO batches(id, customer_ref, created_at, updated_at) VALUES (?, ?, ?, ?)
@@ -172,7 +173,8 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 		return n, err
 	}
 	ctx = context.WithoutCancel(ctx)
-	batches, n.Held, n.HeldItems, n.HeldInvalid, err = db.dropHeld(ctx, batches)
+	batches, n.HeldIndexes, n.HeldItems, n.HeldInvalid, err = db.dropHeld(ctx, batches)
+	n.Held = len(n.HeldIndexes)
 	if err != nil || len(batches) == 0 {
 		return n, err
 	}
@@ -325,23 +327,23 @@ func (r *itemRows) upsert(ctx context.Context, items []policy.Item) (int64, erro
 // after" returns the batches of the position's own instant again. A batch
 // is held when its row and every item of it would be left as they are by
 // the upserts (same updated_at, same state), and no other item is filed
-// under it.
-func (db *DB) dropHeld(ctx context.Context, batches []policy.Batch) (out []policy.Batch, held, items, invalid int, err error) {
+// under it. It returns the rest, and where the held ones were in the page.
+func (db *DB) dropHeld(ctx context.Context, batches []policy.Batch) (out []policy.Batch, held []int, items, invalid int, err error) {
 	pos, err := getState(ctx, db.db, keyPosition)
 	if err != nil || pos == 0 {
-		return batches, 0, 0, 0, err
+		return batches, nil, 0, 0, err
 	}
 	for i, b := range batches {
 		if ms(b.UpdatedAt) <= pos {
 			same, err := db.holds(ctx, b)
 			if err != nil {
-				return nil, 0, 0, 0, err
+				return nil, nil, 0, 0, err
 			}
 			if same {
-				if held == 0 {
+				if len(held) == 0 {
 					out = append(make([]policy.Batch, 0, len(batches)), batches[:i]...)
 				}
-				held, items = held+1, items+len(b.Items)
+				held, items = append(held, i), items+len(b.Items)
 				for _, it := range b.Items {
 					if it.Status == policy.StatusInvalid {
 						invalid++
@@ -350,12 +352,12 @@ func (db *DB) dropHeld(ctx context.Context, batches []policy.Batch) (out []polic
 				continue
 			}
 		}
-		if held > 0 {
+		if len(held) > 0 {
 			out = append(out, b)
 		}
 	}
-	if held == 0 {
-		return batches, 0, 0, 0, nil
+	if len(held) == 0 {
+		return batches, nil, 0, 0, nil
 	}
 	return out, held, items, invalid, nil
 }

@@ -29,7 +29,8 @@ func TestApplyPageSkipsBatchesItHolds(t *testing.T) {
 		t.Fatalf("the newest batch again: %+v %v", n, err)
 	}
 	b3 := batchOf("b3", t1.Add(time.Second), scored("i4", "b3", 30, t1.Add(time.Second)))
-	if n, err := db.ApplyPage(ctx, []policy.Batch{b2, b3}); err != nil || n.Held != 1 || n.Batches != 1 || n.Items != 1 {
+	if n, err := db.ApplyPage(ctx, []policy.Batch{b3, b2}); err != nil || n.Held != 1 || n.Batches != 1 || n.Items != 1 ||
+		len(n.HeldIndexes) != 1 || n.HeldIndexes[0] != 1 { // where in the page: b2 is second
 		t.Fatalf("held and new: %+v %v", n, err)
 	}
 	// The same instant with a different state is a change, not a repeat.
