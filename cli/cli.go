@@ -551,7 +551,12 @@ func (r *runner) open() (*review.Service, func(), error) {
 	if ce := store.AsCacheError(err); ce != nil && ce.Problem == store.ProblemReadOnly && r.reading {
 		db, err = store.Open(path, append(opts, store.ReadOnly())...)
 		if err == nil {
-			fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s; showing what it holds, read-only\n", safetext.Line(ce.What, safetext.Message))
+			why := ""
+			if ce.Why != "" {
+				why = " (" + ce.Why + ")"
+			}
+			fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s\n", safetext.Line("the cache at "+path+" is read-only"+why+
+				": showing what it holds; nothing can be queued or synced", safetext.Message))
 		}
 	}
 	if err != nil {

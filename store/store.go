@@ -156,10 +156,12 @@ func Open(path string, opts ...Option) (*DB, error) {
 // ReadOnly opens the cache for reading only (the reading commands, on a
 // cache this console cannot write): nothing is created, tightened or
 // migrated, and every write fails with a CacheError. SQLite reads a WAL
-// cache read-only when it can open or create its -shm; in a read-only
-// folder without one, a cache whose -wal is empty or gone is read as
-// immutable (nothing can change it there), and one whose -wal holds
-// changes is refused: reading it without them would show an old outbox.
+// cache read-only when it can open or create its -wal and -shm; in a
+// folder where it cannot (one of mode 0555 or another user's, where it
+// says SQLITE_READONLY_DIRECTORY, or an immutable one, SQLITE_CANTOPEN),
+// a cache whose -wal is empty or gone is read as immutable (nothing can
+// change it there), and one whose -wal holds changes is refused: reading
+// it without them would show an old outbox.
 func ReadOnly() Option { return func(dsn url.Values) { dsn.Set("mode", "ro") } }
 
 func openReadOnly(path string, q url.Values) (*DB, error) {
@@ -176,7 +178,7 @@ func openReadOnly(path string, q url.Values) (*DB, error) {
 		return nil, err
 	}
 	err = migrate(sdb, path, true)
-	if err != nil && isCantOpen(err) {
+	if err != nil && cannotShare(err) {
 		sdb.Close()
 		if wal, werr := os.Stat(path + "-wal"); werr == nil && wal.Size() > 0 {
 			return nil, readOnly(path, "", fmt.Errorf("its write-ahead log %s-wal holds changes that SQLite cannot read "+
@@ -195,9 +197,14 @@ func openReadOnly(path string, q url.Values) (*DB, error) {
 	return &DB{db: sdb, now: time.Now, busyTimeout: DefaultBusyTimeout}, nil
 }
 
-func isCantOpen(err error) bool {
+// cannotShare reports whether SQLite refused a read-only connection
+// because it could neither open nor create the cache's -wal or -shm
+// beside it: SQLITE_CANTOPEN where the system said EPERM (an immutable
+// folder), SQLITE_READONLY_DIRECTORY (or another SQLITE_READONLY) where it
+// said EACCES, as a folder of another user or of mode 0555 does.
+func cannotShare(err error) bool {
 	var se sqlite3.Error
-	return errors.As(err, &se) && se.Code == sqlite3.ErrCantOpen
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrCantOpen || se.Code == sqlite3.ErrReadonly)
 }
 
 // migrate brings the cache up to this console's schema, in order, or says
