@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"os/user"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -548,11 +549,16 @@ func (r *runner) open() (*review.Service, func(), error) {
 	}
 	opts := append([]store.Option{store.BusyTimeout(r.g.cacheWait)}, r.storeOpts...)
 	db, err := store.Open(path, opts...)
-	if ce := store.AsCacheError(err); ce != nil && ce.Problem == store.ProblemReadOnly && r.reading {
+	// A cache that can only be read (read-only here, or on a full disk):
+	// the reading commands show what it holds, and say so in one line.
+	if ce := store.AsCacheError(err); ce != nil && r.reading && (ce.Problem == store.ProblemReadOnly || ce.Problem == store.ProblemDiskFull) {
 		db, err = store.Open(path, append(opts, store.ReadOnly())...)
 		if err == nil {
 			why := ""
-			if ce.Why != "" {
+			switch {
+			case ce.Problem == store.ProblemDiskFull:
+				why = " while the disk that holds it is full (free space on it, in " + filepath.Dir(path) + ")"
+			case ce.Why != "":
 				why = " (" + ce.Why + ")"
 			}
 			fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s\n", safetext.Line("the cache at "+path+" is read-only"+why+

@@ -161,7 +161,9 @@ func Open(path string, opts ...Option) (*DB, error) {
 // says SQLITE_READONLY_DIRECTORY, or an immutable one, SQLITE_CANTOPEN),
 // a cache whose -wal is empty or gone is read as immutable (nothing can
 // change it there), and one whose -wal holds changes is refused: reading
-// it without them would show an old outbox.
+// it without them would show an old outbox. So too on a full disk, where
+// SQLite cannot give the -shm its size (ENOSPC): no connection can write
+// the cache without one while the disk stays full.
 func ReadOnly() Option { return func(dsn url.Values) { dsn.Set("mode", "ro") } }
 
 func openReadOnly(path string, q url.Values) (*DB, error) {
@@ -178,11 +180,19 @@ func openReadOnly(path string, q url.Values) (*DB, error) {
 		return nil, err
 	}
 	err = migrate(sdb, path, true)
-	if err != nil && cannotShare(err) {
+	full := false
+	if ce := Explain(path, err); ce != nil && ce.Problem == ProblemDiskFull {
+		full = true
+	}
+	if err != nil && (cannotShare(err) || full) {
 		sdb.Close()
 		if wal, werr := os.Stat(path + "-wal"); werr == nil && wal.Size() > 0 {
-			return nil, readOnly(path, "", fmt.Errorf("its write-ahead log %s-wal holds changes that SQLite cannot read "+
-				"without creating %s-shm beside it: %w", path, path, err))
+			err = fmt.Errorf("its write-ahead log %s-wal holds changes that SQLite cannot read "+
+				"without creating %s-shm beside it: %w", path, path, err)
+			if full {
+				return nil, diskFull(path, err)
+			}
+			return nil, readOnly(path, "", err)
 		}
 		q.Set("immutable", "1")
 		if sdb, err = sql.Open(driverName, "file:"+path+"?"+q.Encode()); err != nil {
