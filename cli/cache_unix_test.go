@@ -219,6 +219,9 @@ func TestACacheThatCanOnlyBeReadShowsWhatItHolds(t *testing.T) {
 	other := h.srv.FindCode("CLASSIFIER_UNAVAILABLE")
 	for _, args := range [][]string{{"sync"}, {"flush"}, {"resubmit", other}, {"note", id, "checked the selfie"}, {"cancel", "1"}} {
 		_, errs := h.want(8, args...)
+		if !strings.HasPrefix(errs, "reviewer: CACHE_READ_ONLY: the cache "+path+" cannot be written: ") {
+			t.Fatalf("reviewer %s: stderr does not begin with what cannot be written: %s", strings.Join(args, " "), errs)
+		}
 		for _, w := range []string{"CACHE_READ_ONLY", "cannot be written", path, "reading commands", "REVIEWER_DB"} {
 			if !strings.Contains(errs, w) {
 				t.Fatalf("reviewer %s: stderr lacks %q: %s", strings.Join(args, " "), w, errs)

@@ -106,14 +106,14 @@ func Open(path string, opts ...Option) (*DB, error) {
 		return openReadOnly(path, q)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("cache directory: %w", explainOpen(path, err))
+		return nil, inWords("cache directory", explainOpen(path, err))
 	}
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("cache file: %s is not a regular file", path)
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("cache file: %w", explainOpen(path, err))
+		return nil, inWords("cache file", explainOpen(path, err))
 	}
 	if err := tighten(path); err != nil {
 		f.Close()
@@ -151,6 +151,15 @@ func Open(path string, opts ...Option) (*DB, error) {
 		return nil, err
 	}
 	return &DB{db: sdb, now: time.Now, file: f, busyTimeout: time.Duration(busyMS) * time.Millisecond}, nil
+}
+
+// inWords is err as Open gives it: a CacheError as it is (it names the
+// cache and says what to do), anything else after what was being opened.
+func inWords(what string, err error) error {
+	if ce := AsCacheError(err); ce != nil {
+		return ce
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // ReadOnly opens the cache for reading only (the reading commands, on a
