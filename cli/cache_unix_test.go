@@ -237,3 +237,53 @@ func TestACacheThatCanOnlyBeReadShowsWhatItHolds(t *testing.T) {
 		}
 	}
 }
+
+// A damaged cache that can only be read (its folder 0555, its file 0444,
+// used by a user whom the modes hold): outbox --json still reads the
+// unsent action and its key from it (store.Salvage), as from a damaged
+// cache she can write, and says so in one line: the damage, not also
+// that the cache is read-only. The file stays as it was.
+func TestADamagedCacheThatCanOnlyBeReadStillGivesItsOutbox(t *testing.T) {
+	h := newHarness(t)
+	dir := filepath.Join(h.dir, "ro")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "cache.db")
+	h.env["REVIEWER_DB"] = path
+	h.want(0, "sync")
+	id := h.srv.FindCode("CLASSIFIER_TIMEOUT")
+	h.env["REVIEWER_API_URL"] = closedPort(t)
+	h.want(5, "resubmit", id)
+	out, _ := h.want(0, "outbox", "--json")
+	var box []map[string]any
+	if err := json.Unmarshal([]byte(out), &box); err != nil || len(box) != 1 {
+		t.Fatalf("outbox: %v %s", err, out)
+	}
+	key := box[0]["idempotency_key"]
+	// The index the outbox is read through, and the items table: the
+	// read-only open succeeds, the outbox's query fails.
+	damagePages(t, path, "actions_pending", "items")
+
+	asNobody(h)
+	if err := os.Chmod(path, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o700) })
+	before := folderBytes(t, dir)
+	out, errs := h.want(8, "outbox", "--json")
+	t.Logf("outbox --json: %s", errs)
+	box = nil
+	if err := json.Unmarshal([]byte(out), &box); err != nil || len(box) != 1 || box[0]["idempotency_key"] != key || box[0]["item_id"] != id {
+		t.Fatalf("outbox --json of a damaged read-only cache: %v\nstdout: %s\nstderr: %s", err, out, errs)
+	}
+	if !strings.Contains(errs, "CACHE_DAMAGED") || !strings.Contains(errs, "1 action") {
+		t.Fatalf("stderr: %s", errs)
+	}
+	if after := folderBytes(t, dir); after != before {
+		t.Fatalf("the read-only folder changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}

@@ -317,6 +317,11 @@ func Run(args []string, env Env) int {
 			err, code = ce, exitFor(ce)
 		}
 	}
+	// The read-only cache's one line, unless the cache's own message (a
+	// damaged one, say) says what matters more, in one line too.
+	if r.readOnly != "" && store.AsCacheError(err) == nil {
+		fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s\n", r.readOnly)
+	}
 	if err != nil {
 		r.fail(err)
 	}
@@ -341,6 +346,8 @@ type runner struct {
 	// reading says that the command only reads the cache: it reads a
 	// cache this console cannot write (store.ReadOnly), with a warning.
 	reading bool
+	// readOnly is that warning, said once the command has ended (Run).
+	readOnly string
 	// tokenFrom is where the token came from; keyringErr what the
 	// keyring said when it did not answer (signin.go).
 	tokenFrom  tokenOrigin
@@ -561,8 +568,8 @@ func (r *runner) open() (*review.Service, func(), error) {
 			case ce.Why != "":
 				why = " (" + ce.Why + ")"
 			}
-			fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s\n", safetext.Line("the cache at "+path+" is read-only"+why+
-				": showing what it holds; nothing can be queued or synced", safetext.Message))
+			r.readOnly = safetext.Line("the cache at "+path+" is read-only"+why+
+				": showing what it holds; nothing can be queued or synced", safetext.Message)
 		}
 	}
 	if err != nil {
