@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/trustscreen/reviewer/cli"
+	"github.com/trustscreen/reviewer/keyring"
 	"github.com/trustscreen/reviewer/screenapi"
 )
 
@@ -135,6 +137,17 @@ func TestAReadOnlyCacheReadsAndWritesSayWhyNot(t *testing.T) {
 	if n := h.srv.Arrivals(screenapi.EPResubmit); n != 0 {
 		t.Fatalf("%d re-submissions reached the service from a read-only cache", n)
 	}
+}
+
+// asChildEnv, in a child's environment, makes this test binary the
+// command line (TestMain): its arguments are the command's.
+const asChildEnv = "REVIEWER_TEST_AS_CHILD"
+
+// runAsChild runs the command line with this process's arguments and
+// environment, and exits with its status.
+func runAsChild() {
+	keyring.MockInit()
+	os.Exit(cli.Run(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin, Lookup: os.LookupEnv}))
 }
 
 func sumFile(t *testing.T, path string) string {

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"os/user"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -317,6 +318,11 @@ func Run(args []string, env Env) int {
 			err, code = ce, exitFor(ce)
 		}
 	}
+	// The read-only cache's one line, unless the cache's own message (a
+	// damaged one, say) says what matters more, in one line too.
+	if r.readOnly != "" && store.AsCacheError(err) == nil {
+		fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s\n", r.readOnly)
+	}
 	if err != nil {
 		r.fail(err)
 	}
@@ -341,6 +347,8 @@ type runner struct {
 	// reading says that the command only reads the cache: it reads a
 	// cache this console cannot write (store.ReadOnly), with a warning.
 	reading bool
+	// readOnly is that warning, said once the command has ended (Run).
+	readOnly string
 	// tokenFrom is where the token came from; keyringErr what the
 	// keyring said when it did not answer (signin.go).
 	tokenFrom  tokenOrigin
@@ -549,10 +557,20 @@ func (r *runner) open() (*review.Service, func(), error) {
 	}
 	opts := append([]store.Option{store.BusyTimeout(r.g.cacheWait)}, r.storeOpts...)
 	db, err := store.Open(path, opts...)
-	if ce := store.AsCacheError(err); ce != nil && ce.Problem == store.ProblemReadOnly && r.reading {
+	// A cache that can only be read (read-only here, or on a full disk):
+	// the reading commands show what it holds, and say so in one line.
+	if ce := store.AsCacheError(err); ce != nil && r.reading && (ce.Problem == store.ProblemReadOnly || ce.Problem == store.ProblemDiskFull) {
 		db, err = store.Open(path, append(opts, store.ReadOnly())...)
 		if err == nil {
-			fmt.Fprintf(r.env.Stderr, "reviewer: warning: %s; showing what it holds, read-only\n", safetext.Line(ce.What, safetext.Message))
+			why := ""
+			switch {
+			case ce.Problem == store.ProblemDiskFull:
+				why = " while the disk that holds it is full (free space on it, in " + filepath.Dir(path) + ")"
+			case ce.Why != "":
+				why = " (" + ce.Why + ")"
+			}
+			r.readOnly = safetext.Line("the cache at "+path+" is read-only"+why+
+				": showing what it holds; nothing can be queued or synced", safetext.Message)
 		}
 	}
 	if err != nil {

@@ -19,6 +19,9 @@ type harness struct {
 	srv *screenapi.Server
 	env map[string]string
 	dir string
+	// as, when set, runs the command line in place of run: as another
+	// user, in a child process (asNobody, cache_unix_test.go).
+	as func(args ...string) (int, string, string)
 }
 
 func newHarness(t *testing.T) *harness {
@@ -36,6 +39,9 @@ func newHarness(t *testing.T) *harness {
 
 // run runs the command line and returns its exit status, stdout and stderr.
 func (h *harness) run(args ...string) (int, string, string) {
+	if h.as != nil {
+		return h.as(args...)
+	}
 	var out, errb bytes.Buffer
 	code := cli.Run(args, cli.Env{Stdout: &out, Stderr: &errb,
 		Lookup: func(k string) (string, bool) { v, ok := h.env[k]; return v, ok }})

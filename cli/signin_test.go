@@ -17,6 +17,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(asChildEnv) != "" {
+		runAsChild() // cache_test.go: this binary is the command line, run as another user
+	}
 	if path := os.Getenv("WIPE_HOLD_CACHE"); path != "" {
 		beTheOtherConsole(path) // wipe_test.go: this binary is another console with the cache open
 	}

@@ -41,7 +41,11 @@ type CacheError struct {
 	Path    string
 	// What is what happened, in words; Next the next step.
 	What, Next string
-	Err        error
+	// Why is, for ProblemReadOnly, what cannot be written and what the
+	// system said ("its folder … cannot be written (permission denied)…"),
+	// when a try found it.
+	Why string
+	Err error
 }
 
 func (e *CacheError) Error() string {
@@ -174,7 +178,7 @@ func readOnly(path, why string, err error) *CacheError {
 	if why != "" {
 		what += ": " + why
 	}
-	return &CacheError{Problem: ProblemReadOnly, Path: path, What: what, Err: err,
+	return &CacheError{Problem: ProblemReadOnly, Path: path, What: what, Why: why, Err: err,
 		Next: "reading commands (items, item, outbox, export) still show what it holds; to sync, act or flush, " +
 			"make it writable for this user, or copy it (with any " + filepath.Base(path) + "-wal beside it) " +
 			"to a writable folder and point REVIEWER_DB at the copy"}

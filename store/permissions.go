@@ -12,7 +12,8 @@ import (
 // console opens it, and says in words what it found wider than it should
 // be, and what it did about it. The cache, its -wal, -shm and -journal
 // hold the reviewers' names, the customers' references and the outbox:
-// each is made 0600 when others may read it. The console's own folder
+// each is made private (0600; 0400 when its owner may not write it) when
+// others may read it. The console's own folder
 // (the default one, which it made 0700) is made 0700 again; a folder the
 // reviewer chose is only warned about when others may write to it (they
 // could put a file of theirs in the cache's place), unless it is sticky as
@@ -49,10 +50,13 @@ func CheckPermissions(path string) (warnings []string, err error) {
 		if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 == 0 {
 			continue // Open refuses what is not a regular file
 		}
-		if err := os.Chmod(p, 0o600); err != nil {
-			return warnings, fmt.Errorf("cache file: %s is mode %04o (others can read it) and cannot be made 0600: %w", p, fi.Mode().Perm(), err)
+		// Only what others may do is taken away: a copy its owner keeps
+		// read-only (0444) stays so (0400), and is read as one.
+		private := fi.Mode().Perm() &^ 0o077
+		if err := os.Chmod(p, private); err != nil {
+			return warnings, fmt.Errorf("cache file: %s is mode %04o (others can read it) and cannot be made %04o: %w", p, fi.Mode().Perm(), private, err)
 		}
-		warnings = append(warnings, fmt.Sprintf("the cache file %s was mode %04o (others could read it): made 0600", p, fi.Mode().Perm()))
+		warnings = append(warnings, fmt.Sprintf("the cache file %s was mode %04o (others could read it): made %04o", p, fi.Mode().Perm(), private))
 	}
 	return warnings, nil
 }

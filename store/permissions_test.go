@@ -108,3 +108,26 @@ func TestWiderPermissionsAreSaidAndTightened(t *testing.T) {
 		t.Fatalf("a sticky folder: %q", w)
 	}
 }
+
+// TestAReadOnlyCopyIsMadePrivateNotWritable: a cache the reviewer keeps
+// read-only (a copy of mode 0444) loses what others may do and keeps
+// what she may not: 0400, not 0600, so that the console reads it as a
+// cache it cannot write rather than writing into her copy.
+func TestAReadOnlyCopyIsMadePrivateNotWritable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "copy.db")
+	db, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if err := os.Chmod(path, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	w, err := store.CheckPermissions(path)
+	if err != nil || len(w) != 1 || !strings.Contains(w[0], "was mode 0444 (others could read it): made 0400") {
+		t.Fatalf("warnings %q, %v", w, err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o400 {
+		t.Fatalf("%s left %v (%v)", path, fi.Mode(), err)
+	}
+}

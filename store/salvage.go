@@ -38,7 +38,7 @@ func Salvage(path string) (Salvaged, error) {
 	}
 	defer func() { sdb.Close() }()
 	ctx := context.Background()
-	if err := sdb.PingContext(ctx); err != nil || isCantOpenQuery(ctx, sdb) {
+	if err := sdb.PingContext(ctx); err != nil || cannotShareQuery(ctx, sdb) {
 		// A read-only folder without a -shm: read the file as it is.
 		sdb.Close()
 		q.Set("immutable", "1")
@@ -53,9 +53,9 @@ func Salvage(path string) (Salvaged, error) {
 	return out, nil
 }
 
-func isCantOpenQuery(ctx context.Context, sdb *sql.DB) bool {
+func cannotShareQuery(ctx context.Context, sdb *sql.DB) bool {
 	var v int64
-	return isCantOpen(sdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v))
+	return cannotShare(sdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v))
 }
 
 // salvageRows reads the rows of table that match where, by rowid, without

@@ -106,14 +106,14 @@ func Open(path string, opts ...Option) (*DB, error) {
 		return openReadOnly(path, q)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("cache directory: %w", explainOpen(path, err))
+		return nil, inWords("cache directory", explainOpen(path, err))
 	}
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("cache file: %s is not a regular file", path)
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("cache file: %w", explainOpen(path, err))
+		return nil, inWords("cache file", explainOpen(path, err))
 	}
 	if err := tighten(path); err != nil {
 		f.Close()
@@ -153,13 +153,26 @@ func Open(path string, opts ...Option) (*DB, error) {
 	return &DB{db: sdb, now: time.Now, file: f, busyTimeout: time.Duration(busyMS) * time.Millisecond}, nil
 }
 
+// inWords is err as Open gives it: a CacheError as it is (it names the
+// cache and says what to do), anything else after what was being opened.
+func inWords(what string, err error) error {
+	if ce := AsCacheError(err); ce != nil {
+		return ce
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
 // ReadOnly opens the cache for reading only (the reading commands, on a
 // cache this console cannot write): nothing is created, tightened or
 // migrated, and every write fails with a CacheError. SQLite reads a WAL
-// cache read-only when it can open or create its -shm; in a read-only
-// folder without one, a cache whose -wal is empty or gone is read as
-// immutable (nothing can change it there), and one whose -wal holds
-// changes is refused: reading it without them would show an old outbox.
+// cache read-only when it can open or create its -wal and -shm; in a
+// folder where it cannot (one of mode 0555 or another user's, where it
+// says SQLITE_READONLY_DIRECTORY, or an immutable one, SQLITE_CANTOPEN),
+// a cache whose -wal is empty or gone is read as immutable (nothing can
+// change it there), and one whose -wal holds changes is refused: reading
+// it without them would show an old outbox. So too on a full disk, where
+// SQLite cannot give the -shm its size (ENOSPC): no connection can write
+// the cache without one while the disk stays full.
 func ReadOnly() Option { return func(dsn url.Values) { dsn.Set("mode", "ro") } }
 
 func openReadOnly(path string, q url.Values) (*DB, error) {
@@ -176,11 +189,19 @@ func openReadOnly(path string, q url.Values) (*DB, error) {
 		return nil, err
 	}
 	err = migrate(sdb, path, true)
-	if err != nil && isCantOpen(err) {
+	full := false
+	if ce := Explain(path, err); ce != nil && ce.Problem == ProblemDiskFull {
+		full = true
+	}
+	if err != nil && (cannotShare(err) || full) {
 		sdb.Close()
 		if wal, werr := os.Stat(path + "-wal"); werr == nil && wal.Size() > 0 {
-			return nil, readOnly(path, "", fmt.Errorf("its write-ahead log %s-wal holds changes that SQLite cannot read "+
-				"without creating %s-shm beside it: %w", path, path, err))
+			err = fmt.Errorf("its write-ahead log %s-wal holds changes that SQLite cannot read "+
+				"without creating %s-shm beside it: %w", path, path, err)
+			if full {
+				return nil, diskFull(path, err)
+			}
+			return nil, readOnly(path, "", err)
 		}
 		q.Set("immutable", "1")
 		if sdb, err = sql.Open(driverName, "file:"+path+"?"+q.Encode()); err != nil {
@@ -195,9 +216,14 @@ func openReadOnly(path string, q url.Values) (*DB, error) {
 	return &DB{db: sdb, now: time.Now, busyTimeout: DefaultBusyTimeout}, nil
 }
 
-func isCantOpen(err error) bool {
+// cannotShare reports whether SQLite refused a read-only connection
+// because it could neither open nor create the cache's -wal or -shm
+// beside it: SQLITE_CANTOPEN where the system said EPERM (an immutable
+// folder), SQLITE_READONLY_DIRECTORY (or another SQLITE_READONLY) where it
+// said EACCES, as a folder of another user or of mode 0555 does.
+func cannotShare(err error) bool {
 	var se sqlite3.Error
-	return errors.As(err, &se) && se.Code == sqlite3.ErrCantOpen
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrCantOpen || se.Code == sqlite3.ErrReadonly)
 }
 
 // migrate brings the cache up to this console's schema, in order, or says
