@@ -273,6 +273,12 @@ func (v *viewer) sayState() {
 	} else if s.view.turns != 0 {
 		b.WriteString(", turned " + strconv.Itoa(s.view.turns*90) + "°")
 	}
+	if s.doc != nil && s.doc.Orientation() > 1 {
+		// A phone's photo, stored as its sensor saw it: shown upright as
+		// the photo itself says (its EXIF orientation), before any turn of
+		// hers. Said, so that she knows the file holds it otherwise.
+		b.WriteString(". Shown upright as the photo's EXIF orientation asks (" + document.OrientationWords(s.doc.Orientation()) + "); the file itself is unchanged")
+	}
 	b.WriteString(". Keys: + − 0 1, arrows, ] [ rotate, PgUp PgDn pages, c version, Esc closes.")
 	v.say(b.String())
 }

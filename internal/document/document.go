@@ -286,10 +286,13 @@ type Doc struct {
 	Pages     int
 	img       image.Image // the image as Open decoded it
 	scale     int         // img's reduction: 1 (whole), 2, 4 or 8
-	w, h      int         // the image's size
-	full      *fullDecode // the whole image, when img is reduced
-	pdf       []byte
-	lim       Limits
+	w, h      int         // the image's size, as shown (after its orientation)
+	// orientation is the image's EXIF orientation (1 to 8), applied to
+	// img and to the full decode: the picture is shown upright.
+	orientation int
+	full        *fullDecode // the whole image, when img is reduced
+	pdf         []byte
+	lim         Limits
 }
 
 // fullDecode is the one decode of a reduced image at full resolution:
@@ -333,11 +336,11 @@ func OpenView(ctx context.Context, declared string, data []byte, lim Limits, vie
 		}
 		return &Doc{MediaType: t, Pages: n, pdf: data, lim: lim}, nil
 	}
-	img, w, h, scale, err := decodeImage(ctx, t, data, lim, viewW, viewH)
+	img, w, h, scale, o, err := decodeImage(ctx, t, data, lim, viewW, viewH)
 	if err != nil {
 		return nil, err
 	}
-	d := &Doc{MediaType: t, Pages: 1, img: img, scale: scale, w: w, h: h, lim: lim}
+	d := &Doc{MediaType: t, Pages: 1, img: img, scale: scale, w: w, h: h, orientation: o, lim: lim}
 	if scale > 1 {
 		d.full = &fullDecode{done: make(chan struct{}), data: data}
 	}
@@ -364,8 +367,10 @@ func reduction(w, h, viewW, viewH int) int {
 // JPEG is decoded reduced for a view of viewW × viewH (0 × 0: whole); the
 // scale is returned with the image's full size. The decode stops, with
 // ctx's error, at its next read once ctx ends (a large progressive JPEG
-// holds hundreds of megabytes until its decode returns).
-func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, viewH int) (img image.Image, w, h, scale int, err error) {
+// holds hundreds of megabytes until its decode returns). The picture is
+// returned as its EXIF orientation o asks it to be shown (orient.go), and
+// w × h is its size so turned.
+func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, viewH int) (img image.Image, w, h, scale, o int, err error) {
 	defer func() {
 		// A decoder bug on hostile bytes is a damaged file, not a
 		// crashed window.
@@ -389,7 +394,7 @@ func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, 
 		cfg, err = webp.DecodeConfig(bytes.NewReader(data))
 		decode = func(r io.Reader) (image.Image, error) { return webp.Decode(r) }
 	default:
-		return nil, 0, 0, 0, failf(KindUnsupported, "The console cannot show this kind of file.")
+		return nil, 0, 0, 0, 0, failf(KindUnsupported, "The console cannot show this kind of file.")
 	}
 	var unsupported jpeg.UnsupportedError
 	if errors.As(err, &unsupported) {
@@ -397,13 +402,13 @@ func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, 
 		// 12-bit samples, arithmetic coding): the console's limit, not a
 		// fault of the customer's file. The reason is the decoder's own
 		// fixed words, never the file's bytes.
-		return nil, 0, 0, 0, failf(KindUnsupported, "The console cannot show this JPEG: it is of a kind it does not decode (%s). The file may be sound: look at it in another program before asking for a new one.", string(unsupported))
+		return nil, 0, 0, 0, 0, failf(KindUnsupported, "The console cannot show this JPEG: it is of a kind it does not decode (%s). The file may be sound: look at it in another program before asking for a new one.", string(unsupported))
 	}
 	if err != nil {
-		return nil, 0, 0, 0, failf(KindDamaged, "The file is damaged: its header cannot be read (%s).", plainType(t))
+		return nil, 0, 0, 0, 0, failf(KindDamaged, "The file is damaged: its header cannot be read (%s).", plainType(t))
 	}
 	if err := checkSize(cfg.Width, cfg.Height, lim); err != nil {
-		return nil, 0, 0, 0, err
+		return nil, 0, 0, 0, 0, err
 	}
 	if t == JPEG {
 		scale = reduction(cfg.Width, cfg.Height, viewW, viewH)
@@ -419,22 +424,26 @@ func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, 
 	}
 	img, err = decode(ctxReader{ctx, bytes.NewReader(data)})
 	if cerr := ctx.Err(); cerr != nil {
-		return nil, 0, 0, 0, cerr
+		return nil, 0, 0, 0, 0, cerr
 	}
 	if jpegscale.IsTooMuchWork(err) {
 		// More scans, or more blocks passed over, than any encoder writes:
 		// a file made to keep the console decoding. A new file is what she
 		// asks for, as for a damaged one.
-		return nil, 0, 0, 0, failf(KindDamaged, "The file is refused: it asks for far more decoding work than any photo needs (a JPEG made to stall a viewer).")
+		return nil, 0, 0, 0, 0, failf(KindDamaged, "The file is refused: it asks for far more decoding work than any photo needs (a JPEG made to stall a viewer).")
 	}
 	if err != nil {
-		return nil, 0, 0, 0, failf(KindDamaged, "The file is damaged: %s that cannot be decoded whole.", plainType(t))
+		return nil, 0, 0, 0, 0, failf(KindDamaged, "The file is damaged: %s that cannot be decoded whole.", plainType(t))
 	}
 	b := img.Bounds()
 	if b.Dx() != (cfg.Width+scale-1)/scale || b.Dy() != (cfg.Height+scale-1)/scale {
-		return nil, 0, 0, 0, failf(KindDamaged, "The file is damaged: its size is not the one its header says.")
+		return nil, 0, 0, 0, 0, failf(KindDamaged, "The file is damaged: its size is not the one its header says.")
 	}
-	return img, cfg.Width, cfg.Height, scale, nil
+	w, h, o = cfg.Width, cfg.Height, exifOrientation(t, data)
+	if o >= 5 {
+		w, h = h, w
+	}
+	return orient(img, o), w, h, scale, o, nil
 }
 
 // bigDecode is the size, in pixels, from which a progressive JPEG's
@@ -492,7 +501,7 @@ func (f *fullDecode) wait(ctx context.Context, d *Doc) (image.Image, error) {
 			f.decodes.Add(1)
 			// Not stopped by the caller's ctx: the decode goes on for
 			// the next caller.
-			img, _, _, _, err := decodeImage(context.Background(), d.MediaType, f.data, d.lim, 0, 0)
+			img, _, _, _, _, err := decodeImage(context.Background(), d.MediaType, f.data, d.lim, 0, 0)
 			f.img, f.err, f.data = img, err, nil
 		}()
 	})
@@ -534,6 +543,10 @@ func (d *Doc) View(ctx context.Context, i, w, h int) (*image.RGBA, error) {
 	}
 	return Fit(ctx, p, w, h)
 }
+
+// Orientation is the EXIF orientation (1 to 8) the image was turned by to
+// be shown upright; 1 when it is shown as stored (and for a PDF).
+func (d *Doc) Orientation() int { return max(1, d.orientation) }
 
 // Scale is the reduction an image was opened at: 1 (whole), 2, 4 or 8.
 func (d *Doc) Scale() int { return max(1, d.scale) }
