@@ -179,6 +179,8 @@ const (
 	KindRenderer
 	// KindNoRenderer: the PDF renderer is not installed.
 	KindNoRenderer
+	// KindProtected: a PDF that needs a password to open.
+	KindProtected
 )
 
 // Targets for errors.Is.
@@ -190,6 +192,7 @@ var (
 	ErrTimeout     = &Error{Kind: KindTimeout}
 	ErrRenderer    = &Error{Kind: KindRenderer}
 	ErrNoRenderer  = &Error{Kind: KindNoRenderer}
+	ErrProtected   = &Error{Kind: KindProtected}
 )
 
 func failf(k Kind, format string, a ...any) error {

@@ -365,3 +365,25 @@ echo 'pages 1'; echo 'pages 2'; exec cat >/dev/null`, got, goOn))
 		t.Fatalf("the next PDF: %d pages, %v (a fresh renderer would not answer)", n, err)
 	}
 }
+
+// A PDF locked with a password to open it (py-pdf's sample, saved by
+// LibreOffice Writer with "openpassword") is sound: it is said to be
+// protected, with what to ask the customer for, never called damaged.
+func TestAPasswordProtectedPDFIsSaidToBeProtectedNotDamaged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the PDF renderer (seconds)")
+	}
+	forgetRenderer()
+	defer forgetRenderer()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	_, err := Open(ctx, PDF, readSample(t, "pdfs/libreoffice-writer-password.pdf"), pdfLimits(t))
+	if !errors.Is(err, ErrProtected) || errors.Is(err, ErrDamaged) {
+		t.Fatalf("got %v, want the PDF said to be protected by a password", err)
+	}
+	for _, w := range []string{"protected by a password", "Ask the customer for the same document saved without a password"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Fatalf("%q does not say %q", err, w)
+		}
+	}
+}

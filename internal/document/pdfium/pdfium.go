@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/klippa-app/go-pdfium"
+	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
@@ -98,6 +99,11 @@ func (k refusal) Error() string { return string(k) }
 
 func (r *Renderer) open(data []byte) (references.FPDF_DOCUMENT, func(), error) {
 	doc, err := r.inst.OpenDocument(&requests.OpenDocument{File: &data})
+	if errors.Is(err, pdfiumerrors.ErrPassword) || errors.Is(err, pdfiumerrors.ErrSecurity) {
+		// Sound, but locked: a password to open it (or a security
+		// handler PDFium does not have). Not damage.
+		return "", nil, refusal(pdfproto.KindPassword)
+	}
 	if err != nil {
 		return "", nil, refusal(pdfproto.KindUnopenable)
 	}
