@@ -400,6 +400,13 @@ func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, 
 		return nil, 0, 0, 0, 0, failf(KindUnsupported, "The console cannot show this kind of file.")
 	}
 	var unsupported jpeg.UnsupportedError
+	if t == JPEG && err != nil {
+		if w := jpegProcessWords(data); w != "" {
+			// The standard reader's words for these are "unknown marker":
+			// name the kind, so that she knows the file is likely sound.
+			return nil, 0, 0, 0, 0, failf(KindUnsupported, "The console cannot show this JPEG: it is %s. The file may be sound: look at it in another program before asking for a new one.", w)
+		}
+	}
 	if errors.As(err, &unsupported) {
 		// A valid JPEG of a kind the decoder does not read (a sampling,
 		// 12-bit samples, arithmetic coding): the console's limit, not a

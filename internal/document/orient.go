@@ -61,10 +61,25 @@ func exifOrientation(t string, data []byte) int {
 // jpegExif is the TIFF block of a JPEG's first APP1 Exif segment, looked
 // for among the segments before the first scan.
 func jpegExif(b []byte) []byte {
+	var tiff []byte
+	jpegSegments(b, func(m byte, seg []byte) bool {
+		if m == 0xE1 && bytes.HasPrefix(seg, []byte("Exif\x00\x00")) {
+			tiff = seg[6:]
+			return false
+		}
+		return true
+	})
+	return tiff
+}
+
+// jpegSegments calls fn with each marker segment of a JPEG before its
+// first scan, while fn returns true; it stops at anything that is not a
+// whole segment.
+func jpegSegments(b []byte, fn func(marker byte, seg []byte) bool) {
 	i := 2 // after SOI
 	for i+4 <= len(b) {
 		if b[i] != 0xFF {
-			return nil
+			return
 		}
 		m := b[i+1]
 		if m == 0xFF { // fill byte
@@ -75,20 +90,40 @@ func jpegExif(b []byte) []byte {
 			i += 2
 			continue
 		}
-		if m == 0xDA || m == 0xD9 { // a scan or the end: no EXIF before it
-			return nil
+		if m == 0xDA || m == 0xD9 { // a scan or the end
+			return
 		}
 		n := int(binary.BigEndian.Uint16(b[i+2:]))
 		if n < 2 || i+2+n > len(b) {
-			return nil
+			return
 		}
-		seg := b[i+4 : i+2+n]
-		if m == 0xE1 && bytes.HasPrefix(seg, []byte("Exif\x00\x00")) {
-			return seg[6:]
+		if !fn(m, b[i+4:i+2+n]) {
+			return
 		}
 		i += 2 + n
 	}
-	return nil
+}
+
+// jpegProcessWords names the coding process of a JPEG the decoder does not
+// read (its start-of-frame marker), or "" for one it reads or none found.
+func jpegProcessWords(b []byte) string {
+	words := ""
+	jpegSegments(b, func(m byte, _ []byte) bool {
+		switch m {
+		case 0xC0, 0xC1, 0xC2:
+			return false
+		case 0xC3:
+			words = "lossless (process 14), which few programs decode"
+		case 0xC5, 0xC6, 0xC7:
+			words = "hierarchical (differential), which few programs decode"
+		case 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF:
+			words = "arithmetic-coded, a rare kind of JPEG that many programs do not decode"
+		default:
+			return true
+		}
+		return false
+	})
+	return words
 }
 
 // pngExif is the content of a PNG's eXIf chunk (before its image data).
