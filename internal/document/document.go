@@ -395,7 +395,14 @@ func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, 
 		decode = func(r io.Reader) (image.Image, error) { return png.Decode(r) }
 	case WebP:
 		cfg, err = webp.DecodeConfig(bytes.NewReader(data))
-		decode = func(r io.Reader) (image.Image, error) { return webp.Decode(r) }
+		decode = func(r io.Reader) (image.Image, error) {
+			m, err := webp.Decode(r)
+			if err != nil {
+				return nil, err
+			}
+			// A lossy WebP's colours as libwebp draws them (webp.go).
+			return webpRGB(m), nil
+		}
 	default:
 		return nil, 0, 0, 0, 0, failf(KindUnsupported, "The console cannot show this kind of file.")
 	}
