@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/enums"
 	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
@@ -138,7 +139,17 @@ func (r *Renderer) Page(data []byte, i int, maxPixels int64) (*image.RGBA, error
 		return nil, refusal(pdfproto.KindNoSize)
 	}
 	pw, ph := PixelSize(size.Width, size.Height, maxPixels)
-	res, err := r.inst.RenderPageInPixels(&requests.RenderPageInPixels{Page: page, Width: pw, Height: ph})
+	// What the customer filled in and stamped is drawn as poppler and
+	// mutool draw it: annotations (stamps, notes, highlights, with their
+	// appearance) only when asked (FPDF_ANNOT), and form fields through
+	// PDFium's form-fill environment (FPDF_FFLDraw), which also makes the
+	// appearance of a field whose file has none (NeedAppearances).
+	res, err := r.inst.RenderPageInPixels(&requests.RenderPageInPixels{
+		Page: page, Width: pw, Height: ph,
+		RenderFlags: enums.FPDF_RENDER_FLAG_ANNOT,
+		RenderForm:  true,
+		Document:    &doc,
+	})
 	if err != nil {
 		return nil, refusal(pdfproto.KindUndrawable)
 	}
