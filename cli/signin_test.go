@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/trustscreen/reviewer/cli"
+	"github.com/trustscreen/reviewer/internal/document/pdftest"
 	"github.com/trustscreen/reviewer/keyring"
 	"github.com/trustscreen/reviewer/screenapi"
 )
@@ -29,6 +30,7 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("XDG_CONFIG_HOME", dir)
 	code := m.Run()
+	pdftest.Cleanup() // the PDF renderer render_test.go built, if any
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -40,7 +40,7 @@ var viewerKeys = [][2]string{
 
 // viewerSize is the viewer's first size; a side's first view is scaled to
 // it off the UI goroutine.
-var viewerSize = fyne.NewSize(1280, 800)
+var viewerSize = fyne.NewSize(document.ViewerWidth, document.ViewerHeight)
 
 type viewer struct {
 	c        *Console
@@ -347,18 +347,8 @@ func loadSide(ctx context.Context, src Documents, lim document.Limits, itemID st
 			return nil, nil, false, nil, err
 		}
 	}
-	base, isFull, err := doc.Base(ctx, i)
-	if err != nil {
-		return nil, nil, false, nil, err
-	}
-	var fit *image.RGBA
-	if isFull {
-		// The page itself (a PDF's drawn page, a whole image): scaled
-		// from it, not drawn again by View.
-		fit, err = document.Fit(ctx, base, w, h)
-	} else {
-		fit, err = doc.View(ctx, i, w, h)
-	}
+	// As reviewer render draws it (document.FirstView).
+	base, isFull, fit, err := doc.FirstView(ctx, i, w, h)
 	if err != nil {
 		return nil, nil, false, nil, err
 	}

@@ -215,6 +215,13 @@ func Sniff(b []byte) string {
 	return ""
 }
 
+// ErrFileTooLarge is a file over MaxBytes.
+var ErrFileTooLarge error = &Error{Kind: KindTooLarge, msg: "Refused: the file is over 10 MiB."}
+
+// ErrUnrecognised is a file with no declared type (a local file: reviewer
+// render) whose first bytes are none the console shows.
+var ErrUnrecognised error = &Error{Kind: KindUnsupported, msg: "The console cannot show this kind of file: its first bytes are not those of a JPEG, PNG or WebP image or a PDF."}
+
 // normalType lowers a declared media type and drops its parameters.
 func normalType(declared string) string {
 	t, _, _ := strings.Cut(declared, ";")
@@ -252,7 +259,7 @@ func Check(declared string, data []byte) (string, error) {
 		return "", failf(KindDamaged, "The file is damaged: it is empty.")
 	}
 	if len(data) > MaxBytes {
-		return "", failf(KindTooLarge, "Refused: the file is over 10 MiB.")
+		return "", ErrFileTooLarge
 	}
 	got := Sniff(data)
 	if got != want {
@@ -543,6 +550,32 @@ func (d *Doc) Base(ctx context.Context, i int) (image.Image, bool, error) {
 	}
 	img, err := d.Page(ctx, i)
 	return img, err == nil, err
+}
+
+// The viewer's first size, in pixels: a page's first view is fitted to it
+// (the window's viewer, and reviewer render without --full).
+const ViewerWidth, ViewerHeight = 1280, 800
+
+// FirstView is page i as the viewer first draws it in w × h: its base
+// picture (a large JPEG's reduced decode, isFull false, or the page at
+// full size) and the page fitted to w × h, scaled from the base when that
+// is the full page.
+func (d *Doc) FirstView(ctx context.Context, i, w, h int) (base image.Image, isFull bool, fit *image.RGBA, err error) {
+	base, isFull, err = d.Base(ctx, i)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	if isFull {
+		// The page itself (a PDF's drawn page, a whole image): scaled
+		// from it, not drawn again by View.
+		fit, err = Fit(ctx, base, w, h)
+	} else {
+		fit, err = d.View(ctx, i, w, h)
+	}
+	if err != nil {
+		return nil, false, nil, err
+	}
+	return base, isFull, fit, nil
 }
 
 // View is page i fitted to w × h (Fit): drawn from the reduced image when
