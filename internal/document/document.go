@@ -332,10 +332,7 @@ func Open(ctx context.Context, declared string, data []byte, lim Limits) (*Doc, 
 // that fitting it only shrinks. Its full resolution is decoded when Page
 // asks for it. The checks and refusals are Open's, all of them before any
 // decode; a damaged file is refused here, whatever the scale (the whole
-// entropy-coded data is read at every scale: a progressive file's AC scans
-// of a component reduced to its DC term at 1/8 are read to their end but
-// not decoded, so damage inside them is found by the full decode, and a
-// truncation here). A view of 0 × 0 is Open.
+// entropy-coded data is read at every scale). A view of 0 × 0 is Open.
 func OpenView(ctx context.Context, declared string, data []byte, lim Limits, viewW, viewH int) (*Doc, error) {
 	lim = lim.withDefaults()
 	t, err := Check(declared, data)
