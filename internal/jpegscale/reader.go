@@ -117,9 +117,6 @@ type decoder struct {
 		nUnreadable int
 	}
 	width, height int
-	// skippedScans counts the scans a reduced decode passed over
-	// (processSOS: the AC scans of a component decoded at 1/8).
-	skippedScans int
 	// shift is log2 of the scale's denominator: 0 decodes at full size,
 	// 1, 2 and 3 at 1/2, 1/4 and 1/8.
 	shift uint
@@ -856,16 +853,8 @@ func decodeScaled(ctx context.Context, r io.Reader, denom int) (image.Image, err
 	default:
 		return nil, UnsupportedError("scale 1/" + strconv.Itoa(denom))
 	}
-	m, err := d.decode(r, false)
-	if testHookSkipped != nil {
-		testHookSkipped(d.skippedScans, d.scans)
-	}
-	return m, err
+	return d.decode(r, false)
 }
-
-// testHookSkipped, when set (tests), is told how many scans a decode
-// passed over, of how many.
-var testHookSkipped func(skipped, scans int)
 
 // scaledSize is the decoded picture's size: the frame's, divided by the
 // scale's denominator and rounded up.

@@ -68,10 +68,6 @@ func (d *decoder) makeImg(mxx, myy int) {
 }
 
 // Specified in section B.2.3.
-// skipUnneededScans lets a decode at 1/8 pass over the AC scans of the
-// components it reduces to their DC term (tests turn it off to compare).
-var skipUnneededScans = true
-
 func (d *decoder) processSOS(n int) error {
 	if d.nComp == 0 {
 		return FormatError("missing SOF marker")
@@ -193,16 +189,6 @@ func (d *decoder) processSOS(n int) error {
 				d.progCoeffs[compIndex] = make([]block, mxx*myy*d.comp[compIndex].h*d.comp[compIndex].v)
 			}
 		}
-	}
-	if d.progressive && zigStart > 0 && d.cshift[scan[0].compIndex] == 3 && skipUnneededScans {
-		// At 1/8 a block of this component is its DC term alone
-		// (reduce8): an AC scan adds nothing to the picture, and the
-		// first scans (the DC ones) are the whole first view. Its data
-		// is not decoded: the marker loop passes over it (its bytes,
-		// stuffed 0xFF00 and restart markers), so that a truncated file
-		// is still found. The scan still counts toward maxBlockVisits.
-		d.skippedScans++
-		return nil
 	}
 
 	// A large sequential scan reconstructs its blocks (dequantization,
