@@ -429,7 +429,7 @@ func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, 
 		return nil, 0, 0, 0, 0, failf(KindUnsupported, "The console cannot show this JPEG: it is of a kind it does not decode (%s). The file may be sound: look at it in another program before asking for a new one.", string(unsupported))
 	}
 	if cutShort(err) {
-		return nil, 0, 0, 0, errCutShort
+		return nil, 0, 0, 0, 0, errCutShort
 	}
 	if err != nil {
 		return nil, 0, 0, 0, 0, failf(KindDamaged, "The file is damaged: its header cannot be read (%s).", plainType(t))
@@ -460,7 +460,7 @@ func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, 
 		return nil, 0, 0, 0, 0, failf(KindDamaged, "The file is refused: it asks for far more decoding work than any photo needs (a JPEG made to stall a viewer).")
 	}
 	if cutShort(err) {
-		return nil, 0, 0, 0, errCutShort
+		return nil, 0, 0, 0, 0, errCutShort
 	}
 	if err != nil {
 		return nil, 0, 0, 0, 0, failf(KindDamaged, "The file is damaged: %s that cannot be decoded whole.", plainType(t))
