@@ -145,8 +145,22 @@ walk: deps build
 # binary of `make build` (the packager's own build would compile Fyne again
 # from cold: 12 minutes on 2 cores). PACKAGE_BUNDLE=reviewer.tar.xz
 # go test -run Bundle . checks what it holds.
+#
+# Then the .deb and .rpm (packaging/linux/nfpm.yaml) in bin/: both binaries
+# in /usr/bin, the desktop entry, the hicolor icon and the AppStream
+# metainfo named by the app id, and the libraries a desktop needs declared.
+# nfpm is a tool pinned here, built from the Go proxy into GOPATH/bin: it
+# is not a module of the console's go.mod. TestLinuxPackages checks what
+# they hold (and validates the entry and the metainfo).
 FYNE_TOOLS := fyne.io/tools/cmd/fyne@v1.7.4
+NFPM       := github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.48.0
+DEB_PACKAGE := desktop-file-utils appstream xz-utils
+APP_VERSION = $(shell sed -n 's/^Version *= *"\(.*\)"/\1/p' FyneApp.toml)
+APP_BUILD   = $(shell sed -n 's/^Build *= *\([0-9]*\)/\1/p' FyneApp.toml)
+DEB := bin/trustscreen-reviewer_$(APP_VERSION)-$(APP_BUILD)_amd64.deb
+RPM := bin/trustscreen-reviewer-$(APP_VERSION)-$(APP_BUILD).x86_64.rpm
 package: build
+	$(call apt_install,$(DEB_PACKAGE))
 	GOFLAGS= $(GO) install $(FYNE_TOOLS)
 	rm -f reviewer.tar.xz "TrustScreen Reviewer.tar.xz"
 	@# The packager counts Build up in FyneApp.toml on every run: the build
@@ -156,7 +170,12 @@ package: build
 		cp bin/FyneApp.toml.kept FyneApp.toml; rm -f bin/FyneApp.toml.kept; exit $$status
 	mv "TrustScreen Reviewer.tar.xz" reviewer.tar.xz
 	./scripts/bundle-renderer.sh reviewer.tar.xz $(PDFBIN)
-	PACKAGE_BUNDLE=$(CURDIR)/reviewer.tar.xz $(GO) test -count=1 -run Bundle .
+	GOFLAGS= CGO_ENABLED=0 $(GO) install $(NFPM)
+	rm -f $(DEB) $(RPM)
+	VERSION=$(APP_VERSION) RELEASE=$(APP_BUILD) $$($(GO) env GOPATH)/bin/nfpm pkg --packager deb --config packaging/linux/nfpm.yaml --target $(DEB)
+	VERSION=$(APP_VERSION) RELEASE=$(APP_BUILD) $$($(GO) env GOPATH)/bin/nfpm pkg --packager rpm --config packaging/linux/nfpm.yaml --target $(RPM)
+	PACKAGE_BUNDLE=$(CURDIR)/reviewer.tar.xz PACKAGE_DEB=$(CURDIR)/$(DEB) PACKAGE_RPM=$(CURDIR)/$(RPM) \
+		$(GO) test -count=1 -run 'Bundle|LinuxDesktopFiles|LinuxPackages' .
 
 clean:
 	rm -rf bin reviewer.tar.xz
