@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/trustscreen/reviewer/internal/document/pdfproto"
@@ -98,14 +97,14 @@ var errNoRenderer = failf(KindNoRenderer, "PDF pages cannot be shown: the PDF re
 
 // startChild runs the renderer and waits for its ready line.
 func startChild(path string, lim Limits) (*child, error) {
-	args := []string{"-memory-mib", strconv.Itoa(lim.PDFMemoryMiB)}
+	args := []string{"-memory-mib", strconv.Itoa(lim.PDFMemoryMiB), "-time-limit", lim.PDFTimeout.String()}
 	if lim.RendererCache != "" {
 		args = append(args, "-cache", lim.RendererCache)
 	}
 	cmd := exec.Command(path, args...)
 	cmd.Env = []string{} // nothing of the console's environment, its token least of all
 	cmd.Dir = "/"
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // it ends with the console
+	cmd.SysProcAttr = endsWithConsole() // and, everywhere, when its stdin ends (-time-limit)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
