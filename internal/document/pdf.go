@@ -29,9 +29,6 @@ import (
 // cache folder, and answers at most what was asked: a page within the
 // pixel limit.
 
-// RendererName is the PDF renderer's executable.
-const RendererName = "reviewer-pdf"
-
 // rendererStartLimit bounds the renderer's start when no caller waits any
 // more (compiling PDFium without its cache takes some 30 s on a loaded
 // machine).
@@ -86,11 +83,6 @@ func rendererPath(lim Limits) string {
 		return lim.Renderer
 	}
 	return ""
-}
-
-func isProgram(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
 var errNoRenderer = failf(KindNoRenderer, "PDF pages cannot be shown: the PDF renderer (%s) is not installed", RendererName)
