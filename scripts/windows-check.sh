@@ -80,6 +80,16 @@ rv() { "$wine" "$exe" "$@"; }
 out=$(rv --version) || fail "reviewer.exe --version: $out"
 case $out in "TrustScreen Reviewer $version (build "*) ok "--version: $out" ;; *) fail "reviewer.exe --version said: $out" ;; esac
 
+# 1b. Unit tests built for Windows, where they build there: the renderer
+# ends when its stdin ends; a private file's ACL (skipped under Wine, which
+# keeps no ACLs).
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 "${GO:-go}" test -c -o "$work/pdf.test.exe" ./cmd/reviewer-pdf/ || fail "building cmd/reviewer-pdf's tests for Windows"
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 "${GO:-go}" test -c -o "$work/safefile.test.exe" ./internal/safefile/ || fail "building internal/safefile's tests for Windows"
+for t in pdf safefile; do
+	"$wine" "$work/$t.test.exe" -test.v >"$work/$t.test.out" 2>&1 || fail "$t tests under Wine: $(tail -20 "$work/$t.test.out")"
+	ok "$t tests: $(grep -cE '^--- (PASS|SKIP)' "$work/$t.test.out") run, $(grep -c '^--- SKIP' "$work/$t.test.out") skipped under Wine"
+done
+
 # 2. Against the reference service on loopback, from a cache in %AppData%.
 appdata=$(find "$WINEPREFIX/drive_c/users" -maxdepth 3 -type d -path '*/AppData/Roaming' | head -1)
 [ -n "$appdata" ] || fail "no AppData\\Roaming in $WINEPREFIX"
