@@ -7,8 +7,8 @@
 #      a sync, items --json, a re-submission paid once (the service counts
 #      one more analysis of the item, and a second re-submission is refused
 #      without a call), a flush that leaves the outbox empty, an export to a
-#      CSV with a row per item; wipe refused while the window holds the
-#      cache;
+#      CSV with a row per item; login, me and logout through the Credential
+#      Manager; wipe refused while the window holds the cache;
 #   3. the window (reviewer.exe --demo) under Xvfb: it appears, and a
 #      screenshot of it is written into the folder given (default: a new
 #      temporary folder) and said, to be looked at.
@@ -145,6 +145,20 @@ rv export --csv 'C:\items.csv' >"$work/export.out" 2>&1 || fail "export: $(cat "
 rows=$(tr -d '\r' <"$WINEPREFIX/drive_c/items.csv" | wc -l)
 [ "$rows" -eq $((n + 1)) ] || fail "export: $rows lines in C:\\items.csv, want $((n + 1)) (a header and $n items)"
 ok "export --csv C:\\items.csv: a header and $n rows"
+
+# The keyring: the token kept by login in Windows' Credential Manager
+# (Wine's), used by a command with no token in its environment, and
+# removed by logout.
+(
+	unset REVIEWER_API_TOKEN
+	echo "demo-token-ana-0001" | rv login >"$work/login.out" 2>&1 || fail "login: $(cat "$work/login.out")"
+	rv me >"$work/me.out" 2>&1 || fail "me after login: $(cat "$work/me.out")"
+	grep -q 'from the screening service' "$work/me.out" || fail "me did not ask the service with the kept token: $(cat "$work/me.out")"
+	rv logout >"$work/logout.out" 2>&1 || fail "logout: $(cat "$work/logout.out")"
+	rv me >"$work/me2.out" 2>&1 || true
+	grep -q 'UNAUTHENTICATED' "$work/me2.out" || fail "the token is still used after logout: $(cat "$work/me2.out")"
+)
+ok "login keeps the token in the Credential Manager, a command uses it, logout removes it"
 
 # 3. The window, under Xvfb; wipe is refused while it holds the cache.
 d=${WINDOWS_DISPLAY:-171}
