@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The Windows build under Wine, as a reviewer would use it (make
 # windows-check):
+#   0. the zip unpacked and install.cmd run (per user, no admin rights);
+#      everything below runs the installed copy, and uninstall.cmd ends it;
 #   1. reviewer.exe --version names FyneApp.toml's version;
 #   2. against the reference service on loopback (served by the Linux
 #      build, demo-api), with the cache where Windows keeps it (%AppData%):
@@ -72,11 +74,23 @@ if [ ! -f "$sys32/bcryptprimitives.dll" ]; then
 		fail "building the bcryptprimitives shim"
 fi
 
-exe=$win/reviewer.exe
-[ -f "$exe" ] && [ -f "$win/reviewer-pdf.exe" ] || fail "no $exe or reviewer-pdf.exe beside it (make windows)"
+# 0. Installed from the zip as a reviewer does: install.cmd, no admin
+# rights, into %LOCALAPPDATA%\Programs; everything below runs that copy.
+zip=$(ls "$win"/trustscreen-reviewer-"$version"-windows-amd64.zip 2>/dev/null) || fail "no zip in $win (make windows)"
+mkdir "$work/zip"
+unzip -q "$zip" -d "$work/zip" || fail "unzip $zip"
+winpath() { "$wine" winepath -w "$1" 2>/dev/null | tr -d '\r'; }
+localdata=$(find "$WINEPREFIX/drive_c/users" -maxdepth 3 -type d -path '*/AppData/Local' | head -1)
+installed="$localdata/Programs/TrustScreen Reviewer"
+rm -rf "$installed"
+"$wine" cmd /c "$(winpath "$work/zip/install.cmd")" >"$work/install.out" 2>&1 ||
+	fail "install.cmd: $(tr -d '\r' <"$work/install.out")"
+exe=$installed/reviewer.exe
+[ -f "$exe" ] && [ -f "$installed/reviewer-pdf.exe" ] || fail "install.cmd put no reviewer.exe and reviewer-pdf.exe in $installed"
+ok "install.cmd installed both programs in %LOCALAPPDATA%\Programs\TrustScreen Reviewer"
 rv() { "$wine" "$exe" "$@"; }
 
-# 1. The version.
+# 1. The version, of the installed copy.
 out=$(rv --version) || fail "reviewer.exe --version: $out"
 case $out in "TrustScreen Reviewer $version (build "*) ok "--version: $out" ;; *) fail "reviewer.exe --version said: $out" ;; esac
 
@@ -189,4 +203,14 @@ sleep "${WINDOWS_SETTLE:-5}"
 import -window root "$shots/windows-window.png"
 colours=$(convert "$shots/windows-window.png" -format '%k' info:)
 ok "the window drew $colours colours: look at $shots/windows-window.png"
+# The window ends (Wine's own processes in this prefix with it: Windows
+# does not delete a running program), then uninstall.cmd.
+kill "$app" 2>/dev/null || true
+wait "$app" 2>/dev/null || true
+app=""
+"$wineserver" -k 2>/dev/null || true
+"$wineserver" -w 2>/dev/null || true
+"$wine" cmd /c "$(winpath "$work/zip/uninstall.cmd")" >"$work/uninstall.out" 2>&1 || fail "uninstall.cmd: $(tr -d '\r' <"$work/uninstall.out")"
+[ ! -e "$exe" ] || fail "uninstall.cmd left $exe"
+ok "uninstall.cmd removed them"
 echo "windows check: passed"
