@@ -193,7 +193,7 @@ func writeTokenFile(path string, tok client.Secret) error {
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
-	if err := f.Chmod(0o600); err == nil {
+	if err := safefile.Private(f); err == nil { // 0600; on Windows an ACL of her alone
 		_, err = io.WriteString(f, tok.Reveal()+"\n")
 		if err == nil {
 			err = f.Sync()

@@ -2,11 +2,15 @@
 
 package cli
 
-import "os"
+import (
+	"os"
 
-// isTerminal reports whether f is a character device: the best guess where
-// the terminal's ioctl is not asked (the console is built for Linux).
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
+	"golang.org/x/term"
+)
+
+// isTerminal reports whether f is a terminal, as the system says it:
+// golang.org/x/term asks Windows whether f is a console (GetConsoleMode)
+// and macOS for the terminal's settings (TIOCGETA), the same question as
+// terminal_linux.go's TCGETS. A character device is not enough: NUL and
+// /dev/null are ones.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

@@ -8,9 +8,11 @@
 // kernel that maps executables with large folios the whole binary is
 // resident in every window, whether or not a PDF is ever shown. Apart, the
 // renderer costs memory only while PDFs are looked at, and it is bounded
-// as a process: its address space (RLIMIT_AS, set here at its start), its
-// WebAssembly memory, and its time per page (the console kills it on its
-// deadline and starts a fresh one for the next PDF). A crash here is a
+// as a process: its address space (RLIMIT_AS on Linux, set here at its
+// start: limit_linux.go), its WebAssembly memory, and its time per page (the
+// console kills it on its deadline and starts a fresh one for the next
+// PDF). It ends when its stdin ends (watch.go), so that it never outlives
+// the console by more than one page's time limit, on any system. A crash here is a
 // "damaged or unreadable PDF" line in the console, never a crashed window.
 //
 // It reads no file but its compiled-code cache folder (-cache), writes
@@ -22,7 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"syscall"
+	"time"
 
 	"github.com/trustscreen/reviewer/internal/document/pdfium"
 )
@@ -33,12 +35,14 @@ const (
 	exitStart    = 3 // the renderer could not start
 	exitProtocol = 4 // a request was not of the protocol, or a pipe broke
 	exitUsage    = 2
+	exitOrphan   = 5 // stdin ended and the page in hand took longer than -time-limit
 )
 
 func main() {
 	memMiB := flag.Int("memory-mib", 512, "the WebAssembly memory limit, in MiB (64 to 4096)")
 	cache := flag.String("cache", "", "a folder (0700) for the compiled renderer; empty: none")
-	asMiB := flag.Int("address-space-mib", 0, "RLIMIT_AS in MiB; 0: the memory limit plus room for the runtime and the compiled code")
+	asMiB := flag.Int("address-space-mib", 0, "RLIMIT_AS in MiB (Linux); 0: the memory limit plus room for the runtime and the compiled code")
+	limit := flag.Duration("time-limit", 10*time.Second, "once stdin ends (the console closed it, or ended), the most it goes on with the page it is drawing")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "reviewer-pdf is the PDF renderer of TrustScreen Reviewer; the console runs it when a PDF is looked at. Options:")
 		flag.PrintDefaults()
@@ -56,8 +60,7 @@ func main() {
 	if as == 0 {
 		as = addressSpaceMiB(*memMiB)
 	}
-	lim := uint64(as) << 20
-	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: lim, Max: lim}); err != nil {
+	if err := limitAddressSpace(uint64(as) << 20); err != nil {
 		fmt.Fprintln(os.Stderr, "reviewer-pdf: cannot limit its memory:", err)
 		os.Exit(exitStart)
 	}
@@ -67,7 +70,7 @@ func main() {
 		fmt.Fprintln(os.Stdout, "error renderer")
 		os.Exit(exitStart)
 	}
-	if err := pdfium.Serve(r, os.Stdin, os.Stdout); err != nil {
+	if err := pdfium.Serve(r, watchStdin(os.Stdin, *limit, os.Exit), os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "reviewer-pdf:", err)
 		os.Exit(exitProtocol)
 	}

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/trustscreen/reviewer/internal/document/pdfproto"
@@ -29,9 +28,6 @@ import (
 // environment (the API token stays here), no file but its compiled-code
 // cache folder, and answers at most what was asked: a page within the
 // pixel limit.
-
-// RendererName is the PDF renderer's executable.
-const RendererName = "reviewer-pdf"
 
 // rendererStartLimit bounds the renderer's start when no caller waits any
 // more (compiling PDFium without its cache takes some 30 s on a loaded
@@ -89,23 +85,18 @@ func rendererPath(lim Limits) string {
 	return ""
 }
 
-func isProgram(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
-}
-
 var errNoRenderer = failf(KindNoRenderer, "PDF pages cannot be shown: the PDF renderer (%s) is not installed", RendererName)
 
 // startChild runs the renderer and waits for its ready line.
 func startChild(path string, lim Limits) (*child, error) {
-	args := []string{"-memory-mib", strconv.Itoa(lim.PDFMemoryMiB)}
+	args := []string{"-memory-mib", strconv.Itoa(lim.PDFMemoryMiB), "-time-limit", lim.PDFTimeout.String()}
 	if lim.RendererCache != "" {
 		args = append(args, "-cache", lim.RendererCache)
 	}
 	cmd := exec.Command(path, args...)
 	cmd.Env = []string{} // nothing of the console's environment, its token least of all
 	cmd.Dir = "/"
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // it ends with the console
+	cmd.SysProcAttr = endsWithConsole() // and, everywhere, when its stdin ends (-time-limit)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

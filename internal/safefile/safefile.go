@@ -239,7 +239,7 @@ func WriteNew(target string, force bool, write func(io.Writer) error) (err error
 			os.Remove(tmpName)
 		}
 	}()
-	if err := tmp.Chmod(0o600); err != nil { // CreateTemp's mode, made sure of
+	if err := Private(tmp); err != nil { // CreateTemp's mode, made sure of (an ACL on Windows)
 		return err
 	}
 	if err := write(tmp); err != nil {

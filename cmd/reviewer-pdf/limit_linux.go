@@ -1,0 +1,10 @@
+package main
+
+import "syscall"
+
+// limitAddressSpace sets RLIMIT_AS: the whole process, Go runtime and
+// compiled code included, cannot map more than lim bytes, whatever PDFium
+// does inside or outside its WebAssembly memory.
+func limitAddressSpace(lim uint64) error {
+	return syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: lim, Max: lim})
+}
