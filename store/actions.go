@@ -424,9 +424,8 @@ func whyNotCancel(s policy.ActionState) string {
 // (not bound parameters) so that SQLite can use the partial indexes, whose
 // WHERE clauses TestSchemaFollowsTheActionMachine checks against the same sets.
 var (
-	openSQL      = sqlStates(policy.OpenActionStates())
-	leasableSQL  = sqlStates(policy.StatesAllowing(policy.EventLease))
-	reconcileSQL = sqlStates(statesWhere(policy.ActionState.NeedsReconcile))
+	openSQL     = sqlStates(policy.OpenActionStates())
+	leasableSQL = sqlStates(policy.StatesAllowing(policy.EventLease))
 	// needsActionSQL is policy.NeedsReviewer for an item (i) and its newest
 	// action (a): an open action that needs her whatever the item (one to
 	// reconcile), or no open action on an item in a status that needs her
