@@ -66,7 +66,7 @@ func (r *runner) interactive() bool {
 		return r.env.Interactive()
 	}
 	f, ok := r.env.Stdin.(*os.File)
-	return ok && isTerminal(f) // terminal_linux.go
+	return ok && isTerminal(f) // terminal.go
 }
 
 func (r *runner) bulk(cmd string, args []string) (int, error) {
