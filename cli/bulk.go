@@ -298,7 +298,7 @@ func (r *runner) reportRun(run review.Run, res review.RunResult) (int, error) {
 			line = fmt.Sprintf("%s: outcome unknown (key %s); 'reviewer flush' reconciles it with the same key", show(a.ItemID), a.Key)
 		case policy.ActionFailed:
 			line = fmt.Sprintf("%s: refused by the API: %s %s", show(a.ItemID), show(string(a.LastErrorCode)), show(a.LastError))
-			if policy.MayQueueAgain(a.LastErrorCode) {
+			if policy.MayQueueAgain(a.State, a.LastErrorCode) {
 				line = fmt.Sprintf("%s: turned away for now by the API (%s); it may have run: to queue it again as a new intent, run the command again for it",
 					show(a.ItemID), show(string(a.LastErrorCode)))
 			}

@@ -754,7 +754,7 @@ func (s *Service) QueueAgain(ctx context.Context, actionID int64) (Result, error
 	if err != nil {
 		return Result{}, err
 	}
-	if a.State != policy.ActionFailed || !policy.MayQueueAgain(a.LastErrorCode) {
+	if !policy.MayQueueAgain(a.State, a.LastErrorCode) {
 		return Result{}, policy.Errorf(policy.CodeConflict, "the %s of item %s is %s (%s): only one the service turned away for now (%s) is queued again",
 			policy.ActionWord(a.Kind), a.ItemID, a.State, a.LastErrorCode, policy.CodeServiceUnavailable)
 	}

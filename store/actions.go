@@ -183,7 +183,7 @@ func (db *DB) LeaseAction(ctx context.Context, id int64, lease time.Duration) (a
 // Waiting reports whether an action is queued with a not-before time
 // (a rate limit's Retry-After) still ahead of now: no sender takes it yet.
 func Waiting(a Action, now time.Time) bool {
-	return a.State == policy.ActionQueued && a.NotBefore.After(now)
+	return policy.WaitingRetryAfter(a.State, a.NotBefore, now)
 }
 
 // leaseHeld reports whether a sender holds the action's lease at now.

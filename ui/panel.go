@@ -313,7 +313,7 @@ func (p *itemPanel) renderMessage() {
 			}
 		}
 		msg, details = actionNote(a.Kind, a.State, a.Code, lastErr, at)
-		if a.State == policy.ActionQueued && a.NotBefore.After(p.c.opts.Now()) {
+		if policy.WaitingRetryAfter(a.State, a.NotBefore, p.c.opts.Now()) {
 			msg = rateLimitedNote(a.Kind, a.NotBefore) // outbox.go
 		}
 	}
