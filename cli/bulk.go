@@ -108,19 +108,11 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	}
 	defer done()
 	selection := review.Selection{Filter: store.ItemFilter{Status: policy.StatusError, BatchID: *batch, Code: policy.Code(*code)}}
-	kind := policy.ActionFileRequest
-	if cmd == "resubmit" {
-		kind = policy.ActionResubmit
-	}
+	kind, _ := policy.KindForCommand(cmd) // resubmit or request-file: policy's descriptor
 	if *dry { // only printed: read twice in flat memory, never held
 		return r.dryRun(ctx, svc, selection, kind, messages, *maxN)
 	}
-	var plan review.Plan
-	if cmd == "resubmit" {
-		plan, err = svc.PlanResubmit(ctx, selection)
-	} else {
-		plan, err = svc.PlanRequestFiles(ctx, selection)
-	}
+	plan, err := svc.PlanBulk(ctx, selection, kind)
 	if err != nil {
 		return exitFor(err), err
 	}

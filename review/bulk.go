@@ -121,7 +121,7 @@ func (p Plan) NeedsCount() bool { return p.Max > 0 && p.Len() > p.Max }
 // PaidAnalyses is how many paid analyses the plan may cost: one per item
 // re-submitted, none for a file request.
 func (p Plan) PaidAnalyses() int {
-	if p.Kind == policy.ActionResubmit {
+	if p.Kind.Paid() {
 		return p.Len()
 	}
 	return 0
@@ -270,6 +270,13 @@ func (s *Service) eachSelected(ctx context.Context, sel Selection, fn func(store
 	return s.db.EachItem(ctx, f, fn)
 }
 
+// PlanBulk plans an action of kind (one whose descriptor, policy.KindSpec,
+// has a BulkSkip) on each item of a selection that its rule keeps, not
+// claimed by someone else.
+func (s *Service) PlanBulk(ctx context.Context, sel Selection, kind policy.ActionKind) (Plan, error) {
+	return s.plan(ctx, sel, kind, true, nil)
+}
+
 // PlanResubmit plans the re-submission of a selection: only items whose
 // code a re-run may help, with no open action, not claimed by someone else.
 func (s *Service) PlanResubmit(ctx context.Context, sel Selection) (Plan, error) {
@@ -301,17 +308,18 @@ func (s *Service) EachPlanned(ctx context.Context, sel Selection, kind policy.Ac
 // left out in the plan (to confirm it); otherwise only counts are kept,
 // and each planned item goes to each (when not nil).
 func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKind, hold bool, each func(PlanItem) error) (Plan, error) {
-	skip := policy.RequestFileSkip
-	if kind == policy.ActionResubmit {
-		skip = policy.ResubmitSkip
+	spec, ok := policy.DescribeKind(kind)
+	if !ok || spec.BulkSkip == nil {
+		return Plan{}, policy.Errorf(policy.CodeInvalidInput, "a %s is not planned in bulk", policy.ActionWord(kind))
 	}
+	skip := spec.BulkSkip
 	until, err := s.db.RateLimitedUntil(ctx)
 	if err != nil {
 		return Plan{}, err
 	}
 	now, me, claimed := s.now(), s.who(), s.claimCheck()
 	p := Plan{Kind: kind, MadeAt: now, Max: s.BulkMax()}
-	if kind == policy.ActionFileRequest {
+	if spec.Message {
 		p.Messages = map[policy.Code]string{}
 	} else if now.Before(until) {
 		p.WaitUntil = until
@@ -374,11 +382,12 @@ func (s *Service) Confirm(ctx context.Context, p Plan) (Run, error) {
 			"the plan acts on %d items, more than the bulk limit of %d: confirm its count (type %d in the window, or --max %d)",
 			len(p.Items), p.Max, len(p.Items), len(p.Items))
 	}
+	spec, ok := policy.DescribeKind(p.Kind)
+	if !ok || spec.BulkSkip == nil {
+		return Run{}, policy.Errorf(policy.CodeInvalidInput, "a %s is not planned in bulk", policy.ActionWord(p.Kind))
+	}
 	check := func(sit policy.Situation) error {
-		skip := policy.RequestFileSkip(sit)
-		if p.Kind == policy.ActionResubmit {
-			skip = policy.ResubmitSkip(sit)
-		}
+		skip := spec.BulkSkip(sit)
 		if skip == policy.SkipActionOpen {
 			return policy.Errorf(policy.CodeActionOpen, "item %s already has an open action", sit.Item.ID)
 		}
@@ -391,7 +400,7 @@ func (s *Service) Confirm(ctx context.Context, p Plan) (Run, error) {
 	// checked again here, however the plan was edited, before anything
 	// is queued.
 	messages := map[policy.Code]string{}
-	if p.Kind == policy.ActionFileRequest {
+	if spec.Message {
 		for _, code := range p.Codes() {
 			m, err := policy.CheckCustomerMessage(p.Messages[code])
 			if err != nil {
@@ -403,7 +412,7 @@ func (s *Service) Confirm(ctx context.Context, p Plan) (Run, error) {
 	actions := make([]store.Action, len(p.Items))
 	for i, it := range p.Items {
 		actions[i] = store.Action{ItemID: it.ItemID, Kind: p.Kind, Key: s.newKey()}
-		if p.Kind == policy.ActionFileRequest {
+		if spec.Message {
 			actions[i].Message = messages[it.Code]
 		}
 	}
