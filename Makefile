@@ -16,7 +16,7 @@ DEB_SHOT  := xvfb imagemagick xdotool x11-utils jq
 DEB_WALK  := $(DEB_SHOT) sqlite3
 # For the performance suite: the sqlite3 shell (the listing's peer), a
 # virtual display and xev (the window's figures).
-DEB_BENCH := sqlite3 xvfb x11-utils
+DEB_BENCH := sqlite3 xvfb x11-utils libjpeg-turbo-progs
 # The performance suite's scale and display (make bench BENCH_BATCHES=100000).
 BENCH_BATCHES     ?= 10000
 BENCH_RUNS        ?= 5
@@ -123,7 +123,7 @@ bench: deps-bench bench-build
 	@status=0; ./bin/perf -batches $(BENCH_BATCHES) -runs $(BENCH_RUNS) -window-runs $(BENCH_WINDOW_RUNS) -display $(BENCH_DISPLAY) || status=$$?; \
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./store/ && \
 	echo "the viewer's first view of a 10 MiB JPEG (5200x3900 to 1240x700), against the standard library's decode and scale:" && \
-	$(GO) test -run '^$$' -bench 'FirstView|FullResolution' -benchtime 5x -count 5 ./internal/document/ | tee bin/firstview.txt && \
+	$(GO) test -run '^$$' -bench 'FirstView|FullResolution|FullDecodeProgressive' -benchtime 5x -count 5 ./internal/document/ | tee bin/firstview.txt && \
 	./scripts/firstview-check.sh bin/firstview.txt || status=1; exit $$status
 
 bench-build: deps

@@ -108,11 +108,15 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	}
 	defer done()
 	selection := review.Selection{Filter: store.ItemFilter{Status: policy.StatusError, BatchID: *batch, Code: policy.Code(*code)}}
-	kind, _ := policy.KindForCommand(cmd) // resubmit or request-file: policy's descriptor
+	// resubmit or request-file: the kind's descriptor names its command.
+	kind, _ := policy.KindForCommand(cmd)
 	if *dry { // only printed: read twice in flat memory, never held
 		return r.dryRun(ctx, svc, selection, kind, messages, *maxN)
 	}
-	plan, err := svc.PlanBulk(ctx, selection, kind)
+	// The plan holds the ids of what it acts on, nothing more per item: the
+	// rows are printed as the cache is read back, and the confirmation, the
+	// sends and the report go a chunk or a page at a time.
+	plan, err := svc.PlanToConfirm(ctx, selection, kind)
 	if err != nil {
 		return exitFor(err), err
 	}
@@ -121,18 +125,19 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	}
 	r.printPlanHead(plan)
 	tw := newStreamTable(r.env.Stdout)
-	for _, it := range plan.Items {
-		planRow(tw, it)
+	err = svc.EachPlanItem(ctx, plan, func(it review.PlanItem) error { return planRow(tw, it) })
+	if ferr := tw.Flush(); err == nil {
+		err = ferr
 	}
-	if err := tw.Flush(); err != nil {
-		return ExitFailure, err
+	if err != nil {
+		return exitFor(err), err
 	}
 	if err := countGiven(plan, *maxN); err != nil {
 		return ExitUsage, err
 	}
 	plan.CountConfirmed = *maxN
 	switch {
-	case len(plan.Items) == 0:
+	case plan.Len() == 0:
 		fmt.Fprintln(r.env.Stdout, "nothing to do: no call made")
 		return ExitOK, nil
 	case !*yes && !r.interactive():
@@ -148,16 +153,37 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 			return ExitRefused, nil
 		}
 	}
-	run, err := svc.Confirm(ctx, plan)
+	run, err := svc.ConfirmEach(ctx, plan, func(f store.Refusal) {
+		fmt.Fprintf(r.env.Stdout, "%s: left out, %s\n", show(f.ItemID), show(policy.ErrorMessage(f.Err)))
+	})
 	if err != nil {
 		return confirmFailed(run, err), err
 	}
-	fmt.Fprintf(r.env.Stdout, "bulk run %d: %d queued (undo what is not sent yet: reviewer cancel-run %d)\n", run.ID, len(run.Actions), run.ID)
-	res, err := svc.SendRun(ctx, run.ID, review.RunOptions{Concurrency: *concurrency})
-	if err != nil {
-		return exitFor(err), err
+	fmt.Fprintf(r.env.Stdout, "bulk run %d: %d queued (undo what is not sent yet: reviewer cancel-run %d)\n", run.ID, run.Queued, run.ID)
+	res, err := svc.SendRun(ctx, run.ID, review.RunOptions{Concurrency: *concurrency, CountsOnly: true})
+	var unread *review.SummaryError
+	if errors.As(err, &unread) {
+		return r.unsummed(run, res, unread, err)
 	}
-	return r.reportRun(run, res)
+	status, rerr := r.reportRun(ctx, svc, run, res)
+	if err != nil { // an outcome could not be recorded: the counts printed are the cache's
+		return exitFor(err), errors.Join(err, rerr)
+	}
+	return status, rerr
+}
+
+// unsummed ends a confirmed run whose sending or summary failed: it was
+// confirmed, and says so, with what this process saw of it. Its status is
+// never success: unknown when a send's outcome may be unknown, else queued
+// (the actions are durable, each with its key; the next flush sends or
+// reconciles them).
+func (r *runner) unsummed(run review.Run, res review.RunResult, unread *review.SummaryError, err error) (int, error) {
+	fmt.Fprintf(r.env.Stdout, "bulk run %d: confirmed: %d actions queued; the summary could not be read: %s; 'reviewer outbox' shows them, 'reviewer flush' sends what is left\n",
+		run.ID, run.Queued, safetext.Sentence(policy.ErrorMessage(unread.Err)))
+	if p := res.Progress; p.Unknown > 0 || p.Sending > 0 {
+		return ExitUnknown, err
+	}
+	return ExitQueued, err
 }
 
 // bulkConcurrency settles how many actions of a bulk run are in flight at
@@ -269,15 +295,14 @@ func (r *runner) ask(p review.Plan) (bool, error) {
 	return false, nil
 }
 
-// reportRun prints each item's outcome and returns the worst exit status:
-// unknown, then queued, then refused by the API (as flush does).
-func (r *runner) reportRun(run review.Run, res review.RunResult) (int, error) {
+// reportRun prints each item's outcome, read back from the cache a page
+// at a time, and returns the worst exit status: unknown, then queued, then
+// refused by the API (as flush does). The list is read even after a
+// Ctrl-C stopped the sends: the reviewer is owed it (a second one ends
+// the process).
+func (r *runner) reportRun(ctx context.Context, svc *review.Service, run review.Run, res review.RunResult) (int, error) {
 	w := r.env.Stdout
-	for _, f := range run.Refused {
-		fmt.Fprintf(w, "%s: left out, %s\n", show(f.ItemID), show(policy.ErrorMessage(f.Err)))
-	}
-	for _, it := range res.Items {
-		a := it.Action
+	err := svc.EachRunAction(context.WithoutCancel(ctx), run.ID, func(a store.Action) error {
 		line := fmt.Sprintf("%s: %s", show(a.ItemID), a.State)
 		switch a.State {
 		case policy.ActionQueued:
@@ -297,8 +322,9 @@ func (r *runner) reportRun(run review.Run, res review.RunResult) (int, error) {
 		case policy.ActionCancelled:
 			line = fmt.Sprintf("%s: cancelled, nothing sent", show(a.ItemID))
 		}
-		fmt.Fprintln(w, line)
-	}
+		_, err := fmt.Fprintln(w, line)
+		return err
+	})
 	p := res.Progress
 	// Every action of the run is counted: what cancel-run withdrew too, so
 	// that the counts add up to the run.
@@ -308,17 +334,24 @@ func (r *runner) reportRun(run review.Run, res review.RunResult) (int, error) {
 		summary += "; stopped sending: " + safetext.Sentence(res.Stopped)
 	}
 	fmt.Fprintln(w, summary)
+	code := ExitOK
 	switch {
 	case p.Unknown > 0:
-		return ExitUnknown, nil
+		code = ExitUnknown
 	case p.Queued > 0:
-		return ExitQueued, nil
+		code = ExitQueued
 	case p.Failed > 0:
-		return ExitAnswerNo, nil
-	case len(run.Refused) > 0:
-		return ExitRefused, nil
+		code = ExitAnswerNo
+	case run.LeftOut > 0:
+		code = ExitRefused
 	}
-	return ExitOK, nil
+	if err != nil { // the counts above were read; the list of items was cut short
+		if code == ExitOK {
+			code = ExitFailure
+		}
+		return code, fmt.Errorf("bulk run %d: the list of its items could not be read to the end (the counts above are the cache's): %w", run.ID, err)
+	}
+	return code, nil
 }
 
 // cancelRun withdraws the actions of a bulk run that are still queued.
@@ -375,7 +408,7 @@ func (r *runner) configureTriage(svc *review.Service) error {
 // stopped part-way queued actions, which stay queued (its error says how
 // to send or withdraw them), so it is never "nothing written" (exit 8).
 func confirmFailed(run review.Run, err error) int {
-	if len(run.Actions) > 0 {
+	if run.Queued > 0 {
 		return ExitQueued
 	}
 	return exitFor(err)

@@ -153,6 +153,9 @@ commands:
   file ID [--version N] --out FILE [--force]
                                   write an item's document (the newest version by default) to a new file
                                   (offline: from a copy kept for offline review)
+  render FILE --out PNG [--full] [--page N] [--force]
+                                  draw a local file as the viewer does (its first view; --full: full size;
+                                  a PDF's page N) to a new PNG; a file the viewer refuses exits 3, in its words
   keep BATCH                      keep a batch's documents for offline review, encrypted at rest
                                   (REVIEWER_KEPT_DOCUMENT_RETENTION removes them, 336h by default)
   unkeep BATCH                    remove a batch's kept documents
@@ -366,6 +369,10 @@ func (r *runner) fail(err error) {
 		fmt.Fprintf(r.env.Stderr, "reviewer: %s (see reviewer -h)\n", safetext.Sentence(u.msg))
 		return
 	}
+	if d, ok := document.AsError(err); ok { // the viewer's own words (render.go)
+		fmt.Fprintf(r.env.Stderr, "reviewer: %s\n", safetext.Sentence(d.Error()))
+		return
+	}
 	fmt.Fprintf(r.env.Stderr, "reviewer: %s\n", safetext.Sentence(describe(err)))
 }
 
@@ -448,6 +455,8 @@ func (r *runner) run(args []string) (int, error) {
 		return r.cancel(cmdArgs)
 	case "file": // documents.go
 		return r.file(cmdArgs)
+	case "render": // render.go
+		return r.render(cmdArgs)
 	case "keep": // kept.go
 		return r.keep(cmdArgs)
 	case "unkeep":

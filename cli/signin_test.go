@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/trustscreen/reviewer/internal/document/pdftest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/trustscreen/reviewer/cli"
+	"github.com/trustscreen/reviewer/internal/document/pdftest"
 	"github.com/trustscreen/reviewer/keyring"
 	"github.com/trustscreen/reviewer/screenapi"
 )
@@ -33,8 +33,8 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("XDG_CONFIG_HOME", dir)
 	code := m.Run()
+	pdftest.Cleanup() // the PDF renderer render_test.go and files_test.go built, if any
 	os.RemoveAll(dir)
-	pdftest.Cleanup() // the PDF renderer files_test.go built
 	os.Exit(code)
 }
 

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sort"
@@ -99,6 +100,55 @@ type Plan struct {
 	CountConfirmed int
 	// skips counts what a summary leaves out, by reason (Skipped stays nil).
 	skips map[skipKey]int
+	// held is what a plan to confirm (PlanToConfirm) acts on, in place of
+	// Items.
+	held *planIDs
+}
+
+// planIDs are the items a plan to confirm acts on, in the order planned,
+// in a few flat slices rather than a value per item: each id followed by
+// a NUL (an id is one safe path segment, which holds none), and for a
+// file request the index of each item's code in codes.
+type planIDs struct {
+	ids     []byte
+	codeOf  []uint16
+	codes   []policy.Code
+	indexOf map[policy.Code]uint16
+}
+
+func (h *planIDs) add(id string, code policy.Code, withCode bool) {
+	h.ids = append(append(h.ids, id...), 0)
+	if !withCode {
+		return
+	}
+	i, ok := h.indexOf[code]
+	if !ok {
+		if h.indexOf == nil {
+			h.indexOf = map[policy.Code]uint16{}
+		}
+		i = uint16(len(h.codes))
+		h.codes, h.indexOf[code] = append(h.codes, code), i
+	}
+	h.codeOf = append(h.codeOf, i)
+}
+
+// cursor walks the held items in order.
+type planCursor struct {
+	h      *planIDs
+	at, no int
+}
+
+func (c *planCursor) next() (id string, code policy.Code, ok bool) {
+	if c.at >= len(c.h.ids) {
+		return "", "", false
+	}
+	end := c.at + bytes.IndexByte(c.h.ids[c.at:], 0)
+	id = string(c.h.ids[c.at:end])
+	if c.no < len(c.h.codeOf) {
+		code = c.h.codes[c.h.codeOf[c.no]]
+	}
+	c.at, c.no = end+1, c.no+1
+	return id, code, true
 }
 
 type skipKey struct {
@@ -270,23 +320,70 @@ func (s *Service) eachSelected(ctx context.Context, sel Selection, fn func(store
 	return s.db.EachItem(ctx, f, fn)
 }
 
-// PlanBulk plans an action of kind (one whose descriptor, policy.KindSpec,
-// has a BulkSkip) on each item of a selection that its rule keeps, not
-// claimed by someone else.
-func (s *Service) PlanBulk(ctx context.Context, sel Selection, kind policy.ActionKind) (Plan, error) {
-	return s.plan(ctx, sel, kind, true, nil)
-}
-
 // PlanResubmit plans the re-submission of a selection: only items whose
 // code a re-run may help, with no open action, not claimed by someone else.
 func (s *Service) PlanResubmit(ctx context.Context, sel Selection) (Plan, error) {
-	return s.plan(ctx, sel, policy.ActionResubmit, true, nil)
+	return s.plan(ctx, sel, policy.ActionResubmit, holdItems, nil)
 }
 
 // PlanRequestFiles plans a file request for each item of a selection whose
 // code needs a new file, with the message prefilled per code.
 func (s *Service) PlanRequestFiles(ctx context.Context, sel Selection) (Plan, error) {
-	return s.plan(ctx, sel, policy.ActionFileRequest, true, nil)
+	return s.plan(ctx, sel, policy.ActionFileRequest, holdItems, nil)
+}
+
+// PlanToConfirm is the plan of kind on a selection, to be confirmed, in
+// memory that grows by its items' ids alone: it holds what it acts on
+// (not as Items: EachPlanItem lists them) and counts what it leaves out
+// and why, as a summary does. The window's plans hold their Items.
+func (s *Service) PlanToConfirm(ctx context.Context, sel Selection, kind policy.ActionKind) (Plan, error) {
+	return s.plan(ctx, sel, kind, holdIDs, nil)
+}
+
+// EachPlanItem calls fn with each item a plan acts on, in order, as the
+// cache holds it now (a plan to confirm is read back from the cache a few
+// hundred at a time; an item gone from it is given by its id alone).
+func (s *Service) EachPlanItem(ctx context.Context, p Plan, fn func(PlanItem) error) error {
+	if p.held == nil {
+		for _, it := range p.Items {
+			if err := fn(it); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	c := planCursor{h: p.held}
+	ids := make([]string, 0, 500)
+	for {
+		ids = ids[:0]
+		for len(ids) < cap(ids) {
+			id, _, ok := c.next()
+			if !ok {
+				break
+			}
+			ids = append(ids, id)
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		rows, err := s.db.ItemsByID(ctx, ids)
+		if err != nil {
+			return err
+		}
+		byID := make(map[string]store.ItemRow, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		for _, id := range ids {
+			it := PlanItem{ItemID: id}
+			if r, ok := byID[id]; ok {
+				it.BatchID, it.FileName, it.Code = r.BatchID, r.FileName, r.ErrorCode
+			}
+			if err := fn(it); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 // PlanSummary is the plan of kind on a selection as it is shown, without
@@ -294,20 +391,29 @@ func (s *Service) PlanRequestFiles(ctx context.Context, sel Selection) (Plan, er
 // reads the selection in flat memory, however large; EachPlanned then
 // lists the items. Nothing is confirmed from a summary.
 func (s *Service) PlanSummary(ctx context.Context, sel Selection, kind policy.ActionKind) (Plan, error) {
-	return s.plan(ctx, sel, kind, false, nil)
+	return s.plan(ctx, sel, kind, countOnly, nil)
 }
 
 // EachPlanned calls fn with each item the plan of kind on a selection acts
 // on, in order, in flat memory.
 func (s *Service) EachPlanned(ctx context.Context, sel Selection, kind policy.ActionKind, fn func(PlanItem) error) error {
-	_, err := s.plan(ctx, sel, kind, false, fn)
+	_, err := s.plan(ctx, sel, kind, countOnly, fn)
 	return err
 }
 
-// plan judges each item of a selection. hold keeps the items and what is
-// left out in the plan (to confirm it); otherwise only counts are kept,
-// and each planned item goes to each (when not nil).
-func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKind, hold bool, each func(PlanItem) error) (Plan, error) {
+// planHold is what a plan keeps of the items it judges.
+type planHold int
+
+const (
+	countOnly planHold = iota // counts (a summary)
+	holdItems                 // Items and Skipped (the window's plan)
+	holdIDs                   // the ids of what it acts on, and counts (a plan to confirm, flat)
+)
+
+// plan judges each item of a selection, keeping what hold says, and each
+// planned item goes to each (when not nil).
+func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKind, mode planHold, each func(PlanItem) error) (Plan, error) {
+	hold := mode == holdItems
 	spec, ok := policy.DescribeKind(kind)
 	if !ok || spec.BulkSkip == nil {
 		return Plan{}, policy.Errorf(policy.CodeInvalidInput, "a %s is not planned in bulk", policy.ActionWord(kind))
@@ -328,6 +434,9 @@ func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKin
 		p.Items = []PlanItem{}
 	} else {
 		p.skips = map[skipKey]int{}
+	}
+	if mode == holdIDs {
+		p.held = &planIDs{}
 	}
 	err = s.eachSelected(ctx, sel, func(r store.ItemRow) error {
 		sit := policy.Situation{Item: r.Item, OpenAction: r.OpenAction(), Now: now}
@@ -350,6 +459,9 @@ func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKin
 		p.Count++
 		if hold {
 			p.Items = append(p.Items, it)
+		}
+		if p.held != nil {
+			p.held.add(it.ItemID, it.Code, spec.Message) // the code picks the message
 		}
 		if p.Messages != nil {
 			if _, ok := p.Messages[r.ErrorCode]; !ok {
@@ -374,13 +486,37 @@ func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKin
 // limit needs CountConfirmed (NeedsCount). A confirmation that stopped
 // part-way returns the run with what it queued, and the error.
 func (s *Service) Confirm(ctx context.Context, p Plan) (Run, error) {
-	if len(p.Items) == 0 {
+	var run Run
+	r, err := s.confirm(ctx, p, func(created []store.Action, refused []store.Refusal) {
+		run.Actions, run.Refused = append(run.Actions, created...), append(run.Refused, refused...)
+	})
+	r.Actions, r.Refused = run.Actions, run.Refused
+	return r, err
+}
+
+// ConfirmEach is Confirm in memory that does not grow with the run: the
+// run's Actions and Refused stay empty (Queued and LeftOut count them),
+// and leftOut (when not nil) is called with each item left out, once the
+// chunk that judged it is durable.
+func (s *Service) ConfirmEach(ctx context.Context, p Plan, leftOut func(store.Refusal)) (Run, error) {
+	return s.confirm(ctx, p, func(_ []store.Action, refused []store.Refusal) {
+		if leftOut != nil {
+			for _, f := range refused {
+				leftOut(f)
+			}
+		}
+	})
+}
+
+func (s *Service) confirm(ctx context.Context, p Plan, chunk func([]store.Action, []store.Refusal)) (Run, error) {
+	n := p.Len()
+	if n == 0 || (p.Items == nil && p.held == nil) {
 		return Run{}, policy.Errorf(policy.CodeConflict, "the plan holds no item to act on")
 	}
-	if p.NeedsCount() && p.CountConfirmed < len(p.Items) {
+	if p.NeedsCount() && p.CountConfirmed < n {
 		return Run{}, policy.Errorf(policy.CodeInvalidInput,
 			"the plan acts on %d items, more than the bulk limit of %d: confirm its count (type %d in the window, or --max %d)",
-			len(p.Items), p.Max, len(p.Items), len(p.Items))
+			n, p.Max, n, n)
 	}
 	spec, ok := policy.DescribeKind(p.Kind)
 	if !ok || spec.BulkSkip == nil {
@@ -409,16 +545,47 @@ func (s *Service) Confirm(ctx context.Context, p Plan) (Run, error) {
 			messages[code] = m
 		}
 	}
-	actions := make([]store.Action, len(p.Items))
-	for i, it := range p.Items {
-		actions[i] = store.Action{ItemID: it.ItemID, Kind: p.Kind, Key: s.newKey()}
-		if spec.Message {
-			actions[i].Message = messages[it.Code]
+	// The actions are made a chunk at a time, each with its new key, as
+	// the store takes them: nothing is held for the whole run.
+	var buf []store.Action
+	next := p.items()
+	source := func(want int) ([]store.Action, error) {
+		buf = buf[:0]
+		for len(buf) < want {
+			id, code, ok := next()
+			if !ok {
+				break
+			}
+			a := store.Action{ItemID: id, Kind: p.Kind, Key: s.newKey()}
+			if spec.Message {
+				a.Message = messages[code]
+			}
+			buf = append(buf, a)
 		}
+		return buf, nil
 	}
-	run, created, refused, err := s.db.CreateRun(ctx, p.Kind, s.who(), actions, s.notHeldByOther(check))
-	if err != nil {
-		return Run{BulkRun: run, Actions: created, Refused: refused}, err
+	var queued, left int
+	run, _, err := s.db.CreateRunFrom(ctx, p.Kind, s.who(), n, source, s.notHeldByOther(check),
+		func(created []store.Action, refused []store.Refusal) {
+			queued, left = queued+len(created), left+len(refused)
+			chunk(created, refused)
+		})
+	return Run{BulkRun: run, Queued: queued, LeftOut: left}, err
+}
+
+// items walks what the plan acts on: its Items, or the ids it holds.
+func (p Plan) items() func() (string, policy.Code, bool) {
+	if p.held != nil {
+		c := planCursor{h: p.held}
+		return c.next
 	}
-	return Run{BulkRun: run, Actions: created, Refused: refused}, nil
+	i := 0
+	return func() (string, policy.Code, bool) {
+		if i >= len(p.Items) {
+			return "", "", false
+		}
+		it := p.Items[i]
+		i++
+		return it.ItemID, it.Code, true
+	}
 }

@@ -38,3 +38,7 @@ func (s *Service) SetClaimCheck(f func(r store.ItemRow, me string, now time.Time
 // SetAfterNoteCall installs a hook that runs between a note's call and
 // recording its outcome (tests: to take the note over there).
 func (s *Service) SetAfterNoteCall(f func(store.NoteRow)) { s.team.afterNoteCall = f }
+
+// SetBeforeSummary installs a hook that runs when a bulk run has sent what
+// it could, before its summary is read (tests: to make that read fail).
+func (s *Service) SetBeforeSummary(f func()) { s.beforeSummary = f }

@@ -69,6 +69,9 @@ type Service struct {
 
 	afterIntent func(store.Action) // tests: runs between writing an action and sending it
 	afterCall   func(store.Action) // tests: runs between a call's answer and recording it
+	// beforeSummary runs when a bulk run has sent what it could, before its
+	// summary is read from the cache (tests: to make that read fail).
+	beforeSummary func()
 
 	claimedBy func(r store.ItemRow, me string, now time.Time) string // who else holds an item (tests; nil: the cache's claim)
 	bulkMax   int                                                    // the largest run confirmed without its count (bulk.go; 0: DefaultBulkMax)

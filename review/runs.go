@@ -20,9 +20,13 @@ const DefaultBulkConcurrency = 4
 // Run is a confirmed bulk action: its actions are queued.
 type Run struct {
 	store.BulkRun
+	// Queued is how many actions the confirmation queued, and LeftOut how
+	// many of the plan's items it left out.
+	Queued, LeftOut int
+	// Actions are the actions queued and Refused the plan's items that
+	// changed between the plan and the confirmation (an action opened, a
+	// status moved): left out, not queued. ConfirmEach holds neither.
 	Actions []store.Action
-	// Refused are the plan's items that changed between the plan and the
-	// confirmation (an action opened, a status moved): left out, not queued.
 	Refused []store.Refusal
 }
 
@@ -35,6 +39,16 @@ type RunProgress struct {
 	Queued    int // not sent (yet): goes out with the next flush, or can be cancelled
 	Sending   int
 	Cancelled int
+}
+
+// progressOf is the progress of a run counted by state (store.RunCounts).
+func progressOf(counts map[policy.ActionState]int) RunProgress {
+	var p RunProgress
+	for st, n := range counts {
+		p.Total += n
+		p.add(st, n)
+	}
+	return p
 }
 
 func (p *RunProgress) add(st policy.ActionState, n int) {
@@ -67,7 +81,9 @@ type ItemResult struct {
 type RunResult struct {
 	Run      store.BulkRun
 	Progress RunProgress
-	Items    []ItemResult
+	// Items are the run's actions as they are after sending (none with
+	// RunOptions.CountsOnly: EachRunAction lists them).
+	Items []ItemResult
 	// Stopped says why the run stopped starting sends before the end ("" when
 	// it did not): the rest stays queued for the next flush.
 	Stopped string
@@ -77,16 +93,42 @@ type RunResult struct {
 type RunOptions struct {
 	Concurrency int               // actions in flight at once (default 4)
 	Progress    func(RunProgress) // after each action's send; from the run's goroutines
+	// CountsOnly leaves RunResult.Items empty: the run is sent and counted
+	// in memory that does not grow with it, however large.
+	CountsOnly bool
 }
+
+// SummaryError is SendRun's error when the run was sent as far as it could
+// go but its summary could not be read from the cache: the actions are
+// durable, each with its key, and the Progress returned is what this
+// process saw of them.
+type SummaryError struct{ Err error }
+
+func (e *SummaryError) Error() string { return "the summary could not be read: " + e.Err.Error() }
+func (e *SummaryError) Unwrap() error { return e.Err }
+
+// errHalt ends the walk over a run's actions once no more may start.
+var errHalt = errors.New("no more sends start")
 
 // SendRun sends a run's queued actions (and reconciles its unknown ones)
 // with a bounded concurrency. It stops starting sends when the circuit is
 // open, a rate-limit wait runs, the API is unreachable, or ctx ends; what
 // was not started stays queued, visibly, for the next flush.
+//
+// Its memory does not grow with the run: the actions are counted by state
+// in the cache, read a page at a time, and followed by their counts. The
+// reads of the cache are local: they have no network deadline, and the
+// summary at the end is read even after ctx ended (the reviewer is owed
+// it); when it cannot be read, the error is a *SummaryError and Progress
+// is what this process saw.
 func (s *Service) SendRun(ctx context.Context, runID int64, opts RunOptions) (RunResult, error) {
-	run, acts, err := s.runWithActions(ctx, runID)
+	run, err := s.db.Run(ctx, runID)
 	if err != nil {
 		return RunResult{}, err
+	}
+	counts, err := s.db.RunCounts(ctx, runID)
+	if err != nil {
+		return RunResult{Run: run}, err
 	}
 	n := opts.Concurrency
 	if n <= 0 {
@@ -94,20 +136,14 @@ func (s *Service) SendRun(ctx context.Context, runID int64, opts RunOptions) (Ru
 	}
 	var (
 		mu      sync.Mutex
-		state   = make(map[int64]policy.ActionState, len(acts))
-		errs    = map[int64]error{}
+		seen    = progressOf(counts) // under mu
+		errs    = map[int64]error{}  // why an action is not done, when the send said (not with CountsOnly)
 		stopped string
 		fatal   error
 	)
-	for _, a := range acts {
-		state[a.ID] = a.State
-	}
-	progress := func() RunProgress { // under mu
-		p := RunProgress{Total: len(acts)}
-		for _, st := range state {
-			p.add(st, 1)
-		}
-		return p
+	move := func(from, to policy.ActionState) { // under mu
+		seen.add(from, -1)
+		seen.add(to, 1)
 	}
 	stop := func(why string) {
 		if stopped == "" {
@@ -115,18 +151,22 @@ func (s *Service) SendRun(ctx context.Context, runID int64, opts RunOptions) (Ru
 		}
 	}
 	if opts.Progress != nil {
-		opts.Progress(progress())
+		opts.Progress(seen)
 	}
-	// At most n sends in flight; each action is one task, in the run's order.
-	// A task never fails the group: what a send met is recorded per action,
-	// and a failure to record stops the others from starting (fatal).
+	// At most n sends in flight; each action is one task, in the run's order,
+	// read a page at a time. A task never fails the group: what a send met
+	// is recorded per action, and a failure to record stops the others from
+	// starting (fatal).
 	var g errgroup.Group
 	g.SetLimit(n)
-	for _, a := range acts {
-		if a.State != policy.ActionQueued && a.State != policy.ActionUnknown {
-			continue
+	walk := s.db.EachRunAction(ctx, runID, []policy.ActionState{policy.ActionQueued, policy.ActionUnknown}, func(a store.Action) error {
+		mu.Lock()
+		halt := stopped != "" || fatal != nil
+		mu.Unlock()
+		if halt {
+			return errHalt
 		}
-		id := a.ID
+		id, from := a.ID, a.State
 		g.Go(func() error {
 			mu.Lock()
 			halt := stopped != "" || fatal != nil
@@ -143,52 +183,81 @@ func (s *Service) SendRun(ctx context.Context, runID int64, opts RunOptions) (Ru
 				return nil // stays queued for the next flush
 			}
 			mu.Lock()
-			state[id] = policy.ActionSending
+			move(from, policy.ActionSending)
 			mu.Unlock()
 			res, err := s.send(ctx, id)
 			mu.Lock()
 			if errors.Is(err, store.ErrFenced) { // sent; another process took it over and records it
-				state[id], errs[id] = res.Action.State, err
+				move(policy.ActionSending, res.Action.State)
+				if !opts.CountsOnly {
+					errs[id] = err
+				}
 			} else if err != nil {
 				if fatal == nil {
 					fatal = err
 				}
 				stop("the cache could not record an outcome")
 			} else {
-				state[id] = res.Action.State
-				if res.Err != nil {
+				move(policy.ActionSending, res.Action.State)
+				if res.Err != nil && !opts.CountsOnly {
 					errs[id] = res.Err
 				}
 				if why := stopReason(res); why != "" {
 					stop(why)
 				}
 			}
-			p := progress()
+			p := seen
 			mu.Unlock()
 			if opts.Progress != nil {
 				opts.Progress(p)
 			}
 			return nil
 		})
-	}
+		return nil
+	})
 	_ = g.Wait()
-
-	// The store is the truth: read every action as it is now.
-	rctx, cancel := recordCtx(ctx)
-	defer cancel()
-	final, err := s.db.RunActions(rctx, runID)
-	if err != nil {
-		return RunResult{}, errors.Join(fatal, err)
+	switch {
+	case walk == nil || errors.Is(walk, errHalt):
+	case ctx.Err() != nil:
+		stop("stopped by the reviewer")
+	default: // the cache could not be read: what was not started stays queued
+		if fatal == nil {
+			fatal = walk
+		}
+		stop("the cache could not be read")
 	}
-	out := RunResult{Run: run, Progress: RunProgress{Total: len(final)}, Stopped: stopped}
-	for _, a := range final {
-		out.Progress.add(a.State, 1)
-		out.Items = append(out.Items, ItemResult{Action: a, Err: errs[a.ID]})
+
+	// The store is the truth: read the run as it is now. A local read,
+	// with no network deadline, and owed to the reviewer even after a stop.
+	rctx := context.WithoutCancel(ctx)
+	if s.beforeSummary != nil {
+		s.beforeSummary()
+	}
+	out := RunResult{Run: run, Progress: seen, Stopped: stopped}
+	if counts, err = s.db.RunCounts(rctx, runID); err != nil {
+		return out, errors.Join(fatal, &SummaryError{Err: err})
+	}
+	out.Progress = progressOf(counts)
+	if !opts.CountsOnly {
+		err := s.db.EachRunAction(rctx, runID, nil, func(a store.Action) error {
+			out.Items = append(out.Items, ItemResult{Action: a, Err: errs[a.ID]})
+			return nil
+		})
+		if err != nil {
+			out.Items = nil
+			return out, errors.Join(fatal, &SummaryError{Err: err})
+		}
 	}
 	if opts.Progress != nil {
 		opts.Progress(out.Progress)
 	}
 	return out, fatal
+}
+
+// EachRunAction calls fn with each action of a run as it is now, in the
+// order queued, a page at a time (a run of any size in flat memory).
+func (s *Service) EachRunAction(ctx context.Context, runID int64, fn func(store.Action) error) error {
+	return s.db.EachRunAction(ctx, runID, nil, fn)
 }
 
 // mayStart says why no new send may start now, or "".
@@ -226,24 +295,19 @@ func (s *Service) CancelRun(ctx context.Context, runID int64) ([]store.Action, e
 // RunState reads a run's actions as they are now (the result list after a
 // restart, or after a flush sent the rest).
 func (s *Service) RunState(ctx context.Context, runID int64) (RunResult, error) {
-	run, acts, err := s.runWithActions(ctx, runID)
+	run, err := s.db.Run(ctx, runID)
 	if err != nil {
 		return RunResult{}, err
 	}
-	out := RunResult{Run: run, Progress: RunProgress{Total: len(acts)}}
-	for _, a := range acts {
+	out := RunResult{Run: run}
+	err = s.db.EachRunAction(ctx, runID, nil, func(a store.Action) error {
+		out.Progress.Total++
 		out.Progress.add(a.State, 1)
 		out.Items = append(out.Items, ItemResult{Action: a})
+		return nil
+	})
+	if err != nil {
+		return RunResult{}, err
 	}
 	return out, nil
-}
-
-// runWithActions reads a run and its actions as they are now.
-func (s *Service) runWithActions(ctx context.Context, runID int64) (store.BulkRun, []store.Action, error) {
-	run, err := s.db.Run(ctx, runID)
-	if err != nil {
-		return run, nil, err
-	}
-	acts, err := s.db.RunActions(ctx, runID)
-	return run, acts, err
 }

@@ -2,6 +2,7 @@ package review_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/screenapi"
+	"github.com/trustscreen/reviewer/store"
 )
 
 func TestBulkRunSendsEachOnceWithBoundedConcurrency(t *testing.T) {
@@ -312,5 +314,92 @@ func TestA429MidRunLeavesTheRestQueuedAndSendsThemAfterTheWait(t *testing.T) {
 	}
 	if e.srv.Arrivals(screenapi.EPResubmit) != len(p.Items)+1 || e.srv.TotalAnalyses() != len(p.Items) {
 		t.Fatalf("%d arrivals, %d analyses for %d items", e.srv.Arrivals(screenapi.EPResubmit), e.srv.TotalAnalyses(), len(p.Items))
+	}
+}
+
+// A run whose summary cannot be read from the cache once its sends are
+// over is still a confirmed run: SendRun says that the summary could not
+// be read (a *SummaryError) and returns what it saw of every action,
+// never an empty result that reads as nothing done.
+func TestARunWhoseSummaryCannotBeReadSaysWhatItSaw(t *testing.T) {
+	e := setup(t)
+	p := planned(t, e)
+	ctx := context.Background()
+	run, err := e.svc.Confirm(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.svc.SetBeforeSummary(func() { e.db.Close() }) // the cache goes away under the run
+	res, err := e.svc.SendRun(ctx, run.ID, review.RunOptions{Concurrency: 2, CountsOnly: true})
+	var unread *review.SummaryError
+	if !errors.As(err, &unread) {
+		t.Fatalf("want the summary's error, got %v", err)
+	}
+	n := len(p.Items)
+	if res.Run.ID != run.ID || res.Progress.Total != n || res.Progress.Done != n || res.Items != nil {
+		t.Fatalf("what the run saw: run %d, %+v, %d items; want run %d, %d done", res.Run.ID, res.Progress, len(res.Items), run.ID, n)
+	}
+	if got := e.srv.Arrivals(screenapi.EPResubmit); got != n {
+		t.Fatalf("%d re-submissions arrived, want %d", got, n)
+	}
+}
+
+// A plan to confirm (PlanToConfirm) holds the ids of what it acts on, and
+// its confirmation (ConfirmEach) queues those and no other: an item that
+// enters the selection after the plan is not queued, one that left it is
+// left out and said, and the run holds no action in memory.
+func TestAPlanToConfirmQueuesWhatItHeldAndNoMore(t *testing.T) {
+	e := setup(t)
+	e.sync(t)
+	ctx := context.Background()
+	held, err := e.svc.PlanResubmit(ctx, inError)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.svc.PlanToConfirm(ctx, inError, policy.ActionResubmit)
+	if err != nil || p.Items != nil || p.Len() != len(held.Items) || p.Headline() != held.Headline() ||
+		strings.Join(p.SkipLines(), ";") != strings.Join(held.SkipLines(), ";") {
+		t.Fatalf("%d items held, %q %q; want %q %q (%v)", len(p.Items), p.Headline(), p.SkipLines(), held.Headline(), held.SkipLines(), err)
+	}
+	var listed []review.PlanItem
+	if err := e.svc.EachPlanItem(ctx, p, func(it review.PlanItem) error { listed = append(listed, it); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(listed) != fmt.Sprint(held.Items) {
+		t.Fatalf("listed %v\nwant %v", listed, held.Items)
+	}
+	// After the plan: a new item in error, and the first planned one scored.
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	first, err := e.db.Item(ctx, held.Items[0].ItemID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	score := 10
+	scored := first.Item
+	scored.Status, scored.ErrorCode, scored.ReportedCode, scored.ErrorMessage = policy.StatusScored, "", "", ""
+	scored.RiskScore, scored.Recommendation, scored.UpdatedAt = &score, policy.RecommendForward, at
+	fresh := policy.Item{ID: "itm_after_the_plan", BatchID: "bat_after_the_plan", Kind: policy.KindSelfie, FileName: "late.jpg",
+		MediaType: "image/jpeg", Status: policy.StatusError, ErrorCode: policy.CodeClassifierTimeout,
+		ReportedCode: string(policy.CodeClassifierTimeout), Attempt: 1, UpdatedAt: at}
+	if _, err := e.db.ApplyPage(ctx, []policy.Batch{
+		{ID: first.BatchID, CustomerRef: "CUST", CreatedAt: at, UpdatedAt: at, Items: []policy.Item{scored}},
+		{ID: fresh.BatchID, CustomerRef: "CUST-LATE", CreatedAt: at, UpdatedAt: at, Items: []policy.Item{fresh}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var left []store.Refusal
+	run, err := e.svc.ConfirmEach(ctx, p, func(f store.Refusal) { left = append(left, f) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Queued != p.Len()-1 || run.LeftOut != 1 || len(left) != 1 || left[0].ItemID != first.ID || run.Actions != nil || run.Refused != nil {
+		t.Fatalf("run %+v, left out %v", run, left)
+	}
+	if r, err := e.db.Item(ctx, fresh.ID); err != nil || r.OpenAction() != "" {
+		t.Fatalf("the item that came after the plan: %+v %v", r.OpenAction(), err)
+	}
+	counts, err := e.db.RunCounts(ctx, run.ID)
+	if err != nil || counts[policy.ActionQueued] != p.Len()-1 {
+		t.Fatalf("%v %v", counts, err)
 	}
 }

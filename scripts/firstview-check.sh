@@ -3,7 +3,11 @@
 # its target, from `go test -bench FirstView -count 5` output: the median
 # of BenchmarkFirstView under FIRSTVIEW_TARGET_MS (300), and beside it the
 # floor's (the standard library's decode and scale of the same file).
-# Exits 1 when the median misses.
+# Then a progressive photo's first view against its own full decode: a
+# goal reported beside its figure, not yet a target that fails the run,
+# since the first view is not yet drawn from the first scans (the open
+# issue "The document as the customer sent it", item 7). Exits 1 when the
+# first view's median misses.
 set -eu
 f=$1
 target=${FIRSTVIEW_TARGET_MS:-300}
@@ -13,9 +17,26 @@ floor=$(median FirstViewFloor) || floor=0
 ms() { awk -v n="$1" 'BEGIN{printf "%.0f", n/1e6}'; }
 ratio=$(awk -v a="$ours" -v b="$floor" 'BEGIN{if (b>0) printf "%.2fx", a/b; else print "-"}')
 line="first view of a 10 MiB JPEG: $(ms "$ours") ms (median of 5), floor $(ms "$floor") ms, $ratio; target < $target ms"
+status=0
 if awk -v a="$ours" -v t="$target" 'BEGIN{exit !(a < t*1e6)}'; then
 	echo "$line: ok"
 else
 	echo "$line: MISSED"
-	exit 1
+	status=1
 fi
+# A progressive photo's first view against its own full decode: at most
+# FIRSTVIEW_PROGRESSIVE_RATIO (0.5) of it, medians of the same run: a goal.
+pratio=${FIRSTVIEW_PROGRESSIVE_RATIO:-0.5}
+if pfirst=$(median FirstViewProgressive) && pfull=$(median FullDecodeProgressive); then
+	pr=$(awk -v a="$pfirst" -v b="$pfull" 'BEGIN{printf "%.2f", a/b}')
+	pline="first view of the same photo, progressive: $(ms "$pfirst") ms, its full decode $(ms "$pfull") ms, ${pr}x; target <= ${pratio}x"
+	if awk -v r="$pr" -v t="$pratio" 'BEGIN{exit !(r <= t)}'; then
+		echo "$pline: ok"
+	else
+		echo "$pline: goal not met yet (the first view is not drawn from the first scans)"
+	fi
+else
+	echo "first view of a progressive photo: not measured (jpegtran missing?)"
+	status=1
+fi
+exit $status

@@ -56,52 +56,115 @@ const (
 // stops part-way (ctx ended, the cache failed) returns the run and what it
 // queued with the error: those actions are durable, each with its key,
 // and go out with the next flush or are withdrawn by CancelRun.
+//
+// CreateRun holds every action; CreateRunFrom is the same confirmation in
+// memory that does not grow with the run.
 func (db *DB) CreateRun(ctx context.Context, kind policy.ActionKind, reviewer string, actions []Action,
 	check func(policy.Situation) error) (BulkRun, []Action, []Refusal, error) {
-	run := BulkRun{Kind: kind, Reviewer: reviewer, Confirmed: len(actions)}
 	for _, a := range actions {
 		if a.Kind != kind {
-			return run, nil, nil, fmt.Errorf("action on %s is a %s in a %s run", a.ItemID, a.Kind, kind)
+			return BulkRun{Kind: kind, Reviewer: reviewer, Confirmed: len(actions)}, nil, nil,
+				fmt.Errorf("action on %s is a %s in a %s run", a.ItemID, a.Kind, kind)
 		}
 	}
 	var created []Action
 	var refused []Refusal
-	next := 0
-	for first := true; first || next < len(actions); first = false {
+	rest := actions
+	run, _, err := db.CreateRunFrom(ctx, kind, reviewer, len(actions), func(n int) ([]Action, error) {
+		part := rest[:min(n, len(rest))]
+		rest = rest[len(part):]
+		return part, nil
+	}, check, func(c []Action, r []Refusal) {
+		created, refused = append(created, c...), append(refused, r...)
+	})
+	return run, created, refused, err
+}
+
+// RunSource hands a bulk confirmation its next actions: at most n, and
+// fewer (none) only when there are no more. The slice is the
+// confirmation's until the next call.
+type RunSource func(n int) ([]Action, error)
+
+// CreateRunFrom is CreateRun of confirmed actions taken from next a chunk
+// at a time, so that its memory does not grow with the run: after each
+// chunk commits, chunk is called with what it queued and left out (never
+// the same action twice), and nothing of it is kept. It returns the run
+// and how many actions it queued.
+func (db *DB) CreateRunFrom(ctx context.Context, kind policy.ActionKind, reviewer string, confirmed int, next RunSource,
+	check func(policy.Situation) error, chunk func(created []Action, refused []Refusal)) (BulkRun, int, error) {
+	run := BulkRun{Kind: kind, Reviewer: reviewer, Confirmed: confirmed}
+	if confirmed < 0 {
+		return run, 0, fmt.Errorf("a bulk run of %d actions", confirmed)
+	}
+	var queued, left int
+	// pending holds the actions taken from next and not written yet: more
+	// than a chunk's worth unless next has none left, so that the chunk
+	// that writes the last one knows that it is the last.
+	var pending []Action
+	exhausted := false
+	fill := func() error {
+		for !exhausted && len(pending) <= runChunkMax {
+			want := runChunkMax + 1 - len(pending)
+			got, err := next(want)
+			if err != nil {
+				return err
+			}
+			for _, a := range got {
+				if a.Kind != kind {
+					return fmt.Errorf("action on %s is a %s in a %s run", a.ItemID, a.Kind, kind)
+				}
+			}
+			pending = append(pending, got...)
+			exhausted = len(got) < want
+		}
+		return nil
+	}
+	stopped := func(err error) (BulkRun, int, error) {
+		if run.ID == 0 {
+			return BulkRun{Kind: kind, Reviewer: reviewer, Confirmed: confirmed}, 0, err
+		}
+		return run, queued, runStopped(run, queued, err)
+	}
+	for first := true; first || len(pending) > 0; first = false {
 		if !first {
 			if err := yieldWrites(ctx); err != nil {
-				return run, created, refused, runStopped(run, len(created), err)
+				return stopped(err)
 			}
 		}
-		var chunk runChunk
+		if err := fill(); err != nil {
+			return stopped(err)
+		}
+		var c runChunk
 		err := db.tx(ctx, func(tx *sql.Tx) error {
 			now := db.now()
-			chunk = runChunk{run: run}
+			c = runChunk{run: run}
 			if first {
 				res, err := tx.ExecContext(ctx, `INSERT INTO bulk_runs(kind, reviewer, confirmed, created_at) VALUES (?, ?, ?, ?)`,
-					string(kind), reviewer, len(actions), ms(now))
+					string(kind), reviewer, confirmed, ms(now))
 				if err != nil {
 					return err
 				}
-				chunk.run.ID, _ = res.LastInsertId()
-				chunk.run.CreatedAt = now
+				c.run.ID, _ = res.LastInsertId()
+				c.run.CreatedAt = now
 			}
-			return chunk.write(ctx, tx, now, actions, next, len(created), len(refused), check)
+			return c.write(ctx, tx, now, pending, exhausted, queued, left, check)
 		})
 		if err != nil && ctx.Err() != nil {
 			err = ctx.Err() // the transaction was rolled back for it
 		}
 		if err != nil {
-			if first {
-				return BulkRun{Kind: kind, Reviewer: reviewer, Confirmed: len(actions)}, nil, nil, err
-			}
-			return run, created, refused, runStopped(run, len(created), err)
+			return stopped(err)
 		}
-		run = chunk.run
-		created, refused = append(created, chunk.created...), append(refused, chunk.refused...)
-		next = chunk.end
+		run = c.run
+		queued, left = queued+len(c.created), left+len(c.refused)
+		if chunk != nil {
+			chunk(c.created, c.refused)
+		}
+		// What was written leaves pending; the rest moves to its front, so
+		// that the buffer does not grow.
+		pending = pending[:copy(pending, pending[c.end:])]
 	}
-	return run, created, refused, nil
+	return run, queued, nil
 }
 
 // runStopped is the error of a confirmation that stopped part-way: what it
@@ -127,7 +190,7 @@ func yieldWrites(ctx context.Context) error {
 }
 
 // runChunk is one transaction of a bulk confirmation: what it queued and
-// left out, and where the next one starts. Nothing of it counts until the
+// left out, and how many of the actions it was given it took (end). Nothing of it counts until the
 // transaction commits.
 type runChunk struct {
 	run     BulkRun
@@ -136,12 +199,13 @@ type runChunk struct {
 	end     int
 }
 
-// write queues actions[from:] until the chunk is full (runChunkMax actions,
-// or runChunkHold of holding the lock), with prepared statements: a
-// statement prepared per action was a third of the time. The last chunk
-// writes the run's line in the audit log. createdBefore and refusedBefore
-// are what earlier chunks did, for that line.
-func (c *runChunk) write(ctx context.Context, tx *sql.Tx, now time.Time, actions []Action, from, createdBefore, refusedBefore int,
+// write queues actions from the first until the chunk is full (runChunkMax
+// actions, or runChunkHold of holding the lock), with prepared statements:
+// a statement prepared per action was a third of the time. The chunk that
+// writes the last of them, when last says no more follow, writes the run's
+// line in the audit log. createdBefore and refusedBefore are what earlier
+// chunks did, for that line.
+func (c *runChunk) write(ctx context.Context, tx *sql.Tx, now time.Time, actions []Action, last bool, createdBefore, refusedBefore int,
 	check func(policy.Situation) error) error {
 	until, err := getState(ctx, tx, keyRateLimited)
 	if err != nil {
@@ -181,8 +245,8 @@ func (c *runChunk) write(ctx context.Context, tx *sql.Tx, now time.Time, actions
 	ctx = context.WithoutCancel(ctx)
 	start := time.Now()
 	var sc itemScan
-	i := from
-	for ; i < len(actions) && i-from < runChunkMax && (i == from || time.Since(start) < runChunkHold); i++ {
+	i := 0
+	for ; i < len(actions) && i < runChunkMax && (i == 0 || time.Since(start) < runChunkHold); i++ {
 		a := actions[i]
 		a.Reviewer = c.run.Reviewer
 		r, err := sc.scan(getItemStmt.QueryRowContext(ctx, a.ItemID))
@@ -234,11 +298,11 @@ func (c *runChunk) write(ctx context.Context, tx *sql.Tx, now time.Time, actions
 		c.created = append(c.created, a)
 	}
 	c.end = i
-	if i < len(actions) {
+	if i < len(actions) || !last {
 		return nil
 	}
 	return audit(ctx, tx, now, c.run.Reviewer, "", 0, fmt.Sprintf("bulk %s run %d queued", c.run.Kind, c.run.ID),
-		fmt.Sprintf("%d confirmed, %d queued, %d left out", len(actions), createdBefore+len(c.created), refusedBefore+len(c.refused)))
+		fmt.Sprintf("%d confirmed, %d queued, %d left out", c.run.Confirmed, createdBefore+len(c.created), refusedBefore+len(c.refused)))
 }
 
 // Run returns a bulk run.
@@ -257,6 +321,77 @@ func (db *DB) Run(ctx context.Context, id int64) (BulkRun, error) {
 // RunActions lists a run's actions as they are now, in the order queued.
 func (db *DB) RunActions(ctx context.Context, runID int64) ([]Action, error) {
 	return queryActions(ctx, db.db, `id IN (SELECT action_id FROM bulk_run_actions WHERE run_id = ?) ORDER BY id`, runID)
+}
+
+// RunCounts counts a run's actions by state as they are now, in one read
+// that holds nothing per action.
+func (db *DB) RunCounts(ctx context.Context, runID int64) (map[policy.ActionState]int, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT a.state, COUNT(*) FROM bulk_run_actions r JOIN actions a ON a.id = r.action_id
+		WHERE r.run_id = ? GROUP BY a.state`, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[policy.ActionState]int{}
+	for rows.Next() {
+		var st policy.ActionState
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, err
+		}
+		out[st] = n
+	}
+	return out, rows.Err()
+}
+
+// runPage is how many actions of a run EachRunAction reads at a time.
+const runPage = 500
+
+// EachRunAction calls fn with each action of a run as it is now, in the
+// order queued (only those in states, when any are given), a page at a
+// time: no read stays open while fn runs (fn may write to the cache), and
+// nothing is held per action. An action that changes state between two
+// pages is seen at most once.
+func (db *DB) EachRunAction(ctx context.Context, runID int64, states []policy.ActionState, fn func(Action) error) error {
+	where := ""
+	if len(states) > 0 {
+		where = " AND a.state IN " + sqlStates(states)
+	}
+	// The columns of actionColumns are the actions table's alone: the join
+	// adds action_id and run_id, which it does not name.
+	q := "SELECT " + actionColumns + ` FROM bulk_run_actions r JOIN actions a ON a.id = r.action_id
+		WHERE r.run_id = ? AND r.action_id > ?` + where + " ORDER BY r.action_id LIMIT ?"
+	page := make([]Action, 0, runPage)
+	after := int64(0)
+	for {
+		page = page[:0]
+		rows, err := db.db.QueryContext(ctx, q, runID, after, runPage)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			a, err := scanAction(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			page = append(page, a)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return err
+		}
+		for _, a := range page {
+			if err := fn(a); err != nil {
+				return err
+			}
+		}
+		if len(page) < runPage {
+			return nil
+		}
+		after = page[len(page)-1].ID
+	}
 }
 
 // CancelRun cancels, as one group, the actions of a run that the action

@@ -65,3 +65,78 @@ func TestCreateRunQueuesInOneGoAndCancelsAsAGroup(t *testing.T) {
 		t.Fatal("a run confirmed for one item took a second action")
 	}
 }
+
+// A confirmation taken from a source a chunk at a time (CreateRunFrom)
+// holds only a chunk: the source is asked for no more than a chunk and one
+// action ahead, each action is handed back once, after its chunk commits,
+// and the run's audit line is written once, by the chunk that writes the
+// last action, even when the count is a whole number of chunks. The run's
+// counts and its pages (RunCounts, EachRunAction) read it back in order.
+func TestARunFromASourceHoldsAChunkAndReadsBackInPages(t *testing.T) {
+	const n = 10_000 // two whole chunks of runChunkMax
+	db, acts := errorCache(t, n)
+	ctx := context.Background()
+	rest, asked := acts, 0
+	source := func(want int) ([]store.Action, error) {
+		asked = max(asked, want)
+		part := rest[:min(want, len(rest))]
+		rest = rest[len(part):]
+		return part, nil
+	}
+	seen := map[string]bool{}
+	handed := 0
+	run, queued, err := db.CreateRunFrom(ctx, policy.ActionResubmit, "ana", n, source, policy.CanResubmit,
+		func(created []store.Action, refused []store.Refusal) {
+			handed += len(created) + len(refused)
+			for _, a := range created {
+				if seen[a.Key] || a.ID == 0 || a.State != policy.ActionQueued {
+					t.Errorf("handed back twice, or not queued: %+v", a)
+				}
+				seen[a.Key] = true
+			}
+		})
+	if err != nil || queued != n || handed != n || len(seen) != n || run.Confirmed != n {
+		t.Fatalf("run %+v: %d queued, %d handed back, %d keys: %v", run, queued, handed, len(seen), err)
+	}
+	if asked > 5001 {
+		t.Fatalf("the source was asked for %d actions at once: more than a chunk and one", asked)
+	}
+	var lines int
+	if err := db.QueryRow(ctx, fmt.Sprintf(`SELECT COUNT(*) FROM audit WHERE event = 'bulk resubmit run %d queued'`, run.ID), &lines); err != nil || lines != 1 {
+		t.Fatalf("%d audit lines for the run (%v), want 1", lines, err)
+	}
+	counts, err := db.RunCounts(ctx, run.ID)
+	if err != nil || len(counts) != 1 || counts[policy.ActionQueued] != n {
+		t.Fatalf("%v %v", counts, err)
+	}
+	// One action sent: the pages see it in its state, in the order queued.
+	if _, ok, err := db.LeaseAction(ctx, 1234, time.Minute); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	var last int64
+	var all, queuedOnly int
+	err = db.EachRunAction(ctx, run.ID, nil, func(a store.Action) error {
+		if a.ID <= last {
+			t.Fatalf("action %d after %d", a.ID, last)
+		}
+		last = a.ID
+		all++
+		return nil
+	})
+	if err != nil || all != n {
+		t.Fatalf("%d actions read back: %v", all, err)
+	}
+	err = db.EachRunAction(ctx, run.ID, []policy.ActionState{policy.ActionQueued}, func(a store.Action) error {
+		if a.ID == 1234 || a.State != policy.ActionQueued {
+			t.Fatalf("%+v", a)
+		}
+		queuedOnly++
+		return nil
+	})
+	if err != nil || queuedOnly != n-1 {
+		t.Fatalf("%d queued read back: %v", queuedOnly, err)
+	}
+	if counts, _ := db.RunCounts(ctx, run.ID); counts[policy.ActionSending] != 1 || counts[policy.ActionQueued] != n-1 {
+		t.Fatalf("%v", counts)
+	}
+}

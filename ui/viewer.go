@@ -40,7 +40,7 @@ var viewerKeys = [][2]string{
 
 // viewerSize is the viewer's first size; a side's first view is scaled to
 // it off the UI goroutine.
-var viewerSize = fyne.NewSize(1280, 800)
+var viewerSize = fyne.NewSize(document.ViewerWidth, document.ViewerHeight)
 
 type viewer struct {
 	c        *Console
@@ -273,6 +273,12 @@ func (v *viewer) sayState() {
 	} else if s.view.turns != 0 {
 		b.WriteString(", turned " + strconv.Itoa(s.view.turns*90) + "°")
 	}
+	if s.doc != nil && s.doc.Orientation() > 1 {
+		// A phone's photo, stored as its sensor saw it: shown upright as
+		// the photo itself says (its EXIF orientation), before any turn of
+		// hers. Said, so that she knows the file holds it otherwise.
+		b.WriteString(". Shown upright as the photo's EXIF orientation asks (" + document.OrientationWords(s.doc.Orientation()) + "); the file itself is unchanged")
+	}
 	b.WriteString(". Keys: + − 0 1, arrows, ] [ rotate, PgUp PgDn pages, c version, Esc closes.")
 	v.say(b.String())
 }
@@ -341,18 +347,8 @@ func loadSide(ctx context.Context, src Documents, lim document.Limits, itemID st
 			return nil, nil, false, nil, err
 		}
 	}
-	base, isFull, err := doc.Base(ctx, i)
-	if err != nil {
-		return nil, nil, false, nil, err
-	}
-	var fit *image.RGBA
-	if isFull {
-		// The page itself (a PDF's drawn page, a whole image): scaled
-		// from it, not drawn again by View.
-		fit, err = document.Fit(ctx, base, w, h)
-	} else {
-		fit, err = doc.View(ctx, i, w, h)
-	}
+	// As reviewer render draws it (document.FirstView).
+	base, isFull, fit, err := doc.FirstView(ctx, i, w, h)
 	if err != nil {
 		return nil, nil, false, nil, err
 	}

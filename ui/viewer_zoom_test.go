@@ -5,6 +5,9 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/trustscreen/reviewer/review"
@@ -94,6 +97,34 @@ func TestTheViewerAt100PercentShowsTheFullSize(t *testing.T) {
 	c.apply(func() {
 		if s.full != first || s.view.turns != 1 || s.view.zoom != 1 {
 			t.Fatalf("turned: full %v, turns %d, zoom %v", s.full != nil, s.view.turns, s.view.zoom)
+		}
+	})
+}
+
+// A phone photo stored landscape with EXIF orientation 6 (a real file,
+// internal/document/testdata/images/orient6.jpg): the viewer draws it
+// upright, 144 × 224, and says on its status line that it was turned.
+func TestTheViewerShowsAPhonePhotoUprightAndSaysSo(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "internal", "document", "testdata", "images", "orient6.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := newFakeDocs()
+	docs.add("itm_1", "image/jpeg", data, review.DocumentVersion{})
+	c := docConsole(t, docs, errorItem("itm_1", "DECODE_FAILED"))
+	typeOn(c.win, "v")
+	c.Settle()
+	v := c.viewer
+	s := v.sides[0]
+	c.apply(func() {
+		if s.state != "shown" {
+			t.Fatalf("state %q: %s", s.state, s.line.Text)
+		}
+		if w, h := s.size(); w != 144 || h != 224 {
+			t.Fatalf("page size %v×%v, want the upright 144×224", w, h)
+		}
+		if st := v.status.Text; !strings.Contains(st, "upright as the photo's EXIF orientation asks (turned 90° clockwise)") {
+			t.Fatalf("the status line does not say the photo was turned: %q", st)
 		}
 	})
 }

@@ -149,6 +149,7 @@ type figure struct {
 	target        float64
 	targetText    string
 	ratioIsAbsent bool // the figure is an absolute value (ours), no peer
+	everyRun      bool // the target holds for every run, not only the median
 }
 
 func (f *figure) add(ours, theirs, ratio float64) {
@@ -167,7 +168,12 @@ func median(v []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-func (f *figure) ok() bool { return len(f.ratios) > 0 && median(f.ratios) <= f.target }
+func (f *figure) ok() bool {
+	if f.everyRun {
+		return len(f.ratios) > 0 && slices.Max(f.ratios) <= f.target
+	}
+	return len(f.ratios) > 0 && median(f.ratios) <= f.target
+}
 
 type suite struct {
 	c       config
@@ -525,7 +531,8 @@ func (s *suite) tables(env []string) error {
 // plan, the confirmation and the report are the whole of it (the first
 // send finds no connection and the rest stays queued). The target is 30 s
 // for 100,000 actions, scaled to the count; it held the write lock for
-// more than 15 minutes at 260,870.
+// more than 15 minutes at 260,870. Its peak memory is held under 100 MB in
+// every run, whatever the count.
 func (s *suite) bulk(cache string) error {
 	c := s.c
 	q, err := inline(store.ItemsQuery(store.ItemFilter{Retryable: true}, time.Now()))
@@ -542,8 +549,10 @@ func (s *suite) bulk(cache string) error {
 	}
 	per := &figure{name: fmt.Sprintf("bulk confirmation of %d re-submissions, per 100,000", n), unit: "s", target: 30,
 		targetText: "≤ 30 s", ratioIsAbsent: true}
-	mem := &figure{name: fmt.Sprintf("bulk confirmation of %d re-submissions, peak memory", n), unit: "MB", target: 1e9,
-		targetText: "(shown)", ratioIsAbsent: true}
+	// Its memory does not grow with the count: every run stays under 100 MB
+	// (591–695 MB at 260,870 when it held the whole run).
+	mem := &figure{name: fmt.Sprintf("bulk confirmation of %d re-submissions, peak memory", n), unit: "MB", target: 100,
+		targetText: "< 100 MB, every run", ratioIsAbsent: true, everyRun: true}
 	run := filepath.Join(c.work, "bulk.db")
 	env := append(slices.Clone(s.env), "REVIEWER_DB="+run, "REVIEWER_API_URL=http://127.0.0.1:1", "REVIEWER_RETRY_ATTEMPTS=1")
 	for i := range c.warmup + c.runs {

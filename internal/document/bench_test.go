@@ -6,10 +6,13 @@ import (
 	"image"
 	"image/jpeg"
 	"math/rand"
+	"os/exec"
 	"sync"
 	"testing"
 
 	xdraw "golang.org/x/image/draw"
+
+	"github.com/trustscreen/reviewer/internal/jpegscale"
 )
 
 // bigJPEG is a 10 MiB photo-like JPEG (a card with sensor noise, 5200 ×
@@ -111,6 +114,56 @@ func BenchmarkFullResolution(b *testing.B) {
 			b.Fatal(err)
 		}
 		if _, err := d.Page(context.Background(), 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// bigProgressiveJPEG is bigJPEG made progressive, losslessly, by
+// libjpeg-turbo's jpegtran (its default script, as cjpeg -progressive and
+// most cameras' "progressive" writes); nil when jpegtran is not installed
+// (make bench installs libjpeg-turbo-progs).
+var bigProgressiveJPEG = sync.OnceValue(func() []byte {
+	cmd := exec.Command("jpegtran", "-progressive", "-copy", "none")
+	cmd.Stdin = bytes.NewReader(bigJPEG())
+	out, err := cmd.Output()
+	if err != nil || !jpegscale.IsProgressive(bytes.NewReader(out)) {
+		return nil
+	}
+	return out
+})
+
+func progressive(b *testing.B) []byte {
+	data := bigProgressiveJPEG()
+	if data == nil {
+		b.Skip("jpegtran (libjpeg-turbo-progs) is not installed")
+	}
+	b.SetBytes(int64(len(data)))
+	return data
+}
+
+// BenchmarkFirstViewProgressive is the viewer's first view of the
+// progressive photo (from its first scans: jpegscale passes over the AC
+// scans of the luma at 1/8); its target is half its own full decode,
+// BenchmarkFullDecodeProgressive (scripts/firstview-check.sh).
+func BenchmarkFirstViewProgressive(b *testing.B) {
+	data := progressive(b)
+	for b.Loop() {
+		d, err := OpenView(context.Background(), JPEG, data, Limits{}, viewW, viewH)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := d.View(context.Background(), 0, viewW, viewH); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFullDecodeProgressive is the same file decoded whole.
+func BenchmarkFullDecodeProgressive(b *testing.B) {
+	data := progressive(b)
+	for b.Loop() {
+		if _, err := Open(context.Background(), JPEG, data, Limits{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -177,6 +177,8 @@ const (
 	KindRenderer
 	// KindNoRenderer: the PDF renderer is not installed.
 	KindNoRenderer
+	// KindProtected: a PDF that needs a password to open.
+	KindProtected
 )
 
 // Targets for errors.Is.
@@ -188,6 +190,7 @@ var (
 	ErrTimeout     = &Error{Kind: KindTimeout}
 	ErrRenderer    = &Error{Kind: KindRenderer}
 	ErrNoRenderer  = &Error{Kind: KindNoRenderer}
+	ErrProtected   = &Error{Kind: KindProtected}
 )
 
 func failf(k Kind, format string, a ...any) error {
@@ -198,6 +201,13 @@ func failf(k Kind, format string, a ...any) error {
 // console shows: policy's rule (SniffMediaType), the one the upload is
 // judged by, so that the viewer and the upload never disagree.
 func Sniff(b []byte) string { return policy.SniffMediaType(b) }
+
+// ErrFileTooLarge is a file over policy.MaxFileSize (the contract's 10 MiB).
+var ErrFileTooLarge error = &Error{Kind: KindTooLarge, msg: "Refused: the file is over 10 MiB."}
+
+// ErrUnrecognised is a file with no declared type (a local file: reviewer
+// render) whose first bytes are none the console shows.
+var ErrUnrecognised error = &Error{Kind: KindUnsupported, msg: "The console cannot show this kind of file: its first bytes are not those of a JPEG, PNG or WebP image or a PDF."}
 
 // normalType lowers a declared media type and drops its parameters.
 func normalType(declared string) string {
@@ -236,7 +246,7 @@ func Check(declared string, data []byte) (string, error) {
 		return "", failf(KindDamaged, "The file is damaged: it is empty.")
 	}
 	if len(data) > policy.MaxFileSize { // the contract's limit, whatever was declared
-		return "", failf(KindTooLarge, "Refused: the file is over 10 MiB.")
+		return "", ErrFileTooLarge
 	}
 	got := Sniff(data)
 	if got != want {
@@ -273,10 +283,13 @@ type Doc struct {
 	Pages     int
 	img       image.Image // the image as Open decoded it
 	scale     int         // img's reduction: 1 (whole), 2, 4 or 8
-	w, h      int         // the image's size
-	full      *fullDecode // the whole image, when img is reduced
-	pdf       []byte
-	lim       Limits
+	w, h      int         // the image's size, as shown (after its orientation)
+	// orientation is the image's EXIF orientation (1 to 8), applied to
+	// img and to the full decode: the picture is shown upright.
+	orientation int
+	full        *fullDecode // the whole image, when img is reduced
+	pdf         []byte
+	lim         Limits
 }
 
 // fullDecode is the one decode of a reduced image at full resolution:
@@ -320,11 +333,11 @@ func OpenView(ctx context.Context, declared string, data []byte, lim Limits, vie
 		}
 		return &Doc{MediaType: t, Pages: n, pdf: data, lim: lim}, nil
 	}
-	img, w, h, scale, err := decodeImage(ctx, t, data, lim, viewW, viewH)
+	img, w, h, scale, o, err := decodeImage(ctx, t, data, lim, viewW, viewH)
 	if err != nil {
 		return nil, err
 	}
-	d := &Doc{MediaType: t, Pages: 1, img: img, scale: scale, w: w, h: h, lim: lim}
+	d := &Doc{MediaType: t, Pages: 1, img: img, scale: scale, w: w, h: h, orientation: o, lim: lim}
 	if scale > 1 {
 		d.full = &fullDecode{done: make(chan struct{}), data: data}
 	}
@@ -351,8 +364,10 @@ func reduction(w, h, viewW, viewH int) int {
 // JPEG is decoded reduced for a view of viewW × viewH (0 × 0: whole); the
 // scale is returned with the image's full size. The decode stops, with
 // ctx's error, at its next read once ctx ends (a large progressive JPEG
-// holds hundreds of megabytes until its decode returns).
-func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, viewH int) (img image.Image, w, h, scale int, err error) {
+// holds hundreds of megabytes until its decode returns). The picture is
+// returned as its EXIF orientation o asks it to be shown (orient.go), and
+// w × h is its size so turned.
+func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, viewH int) (img image.Image, w, h, scale, o int, err error) {
 	defer func() {
 		// A decoder bug on hostile bytes is a damaged file, not a
 		// crashed window.
@@ -374,26 +389,40 @@ func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, 
 		decode = func(r io.Reader) (image.Image, error) { return png.Decode(r) }
 	case WebP:
 		cfg, err = webp.DecodeConfig(bytes.NewReader(data))
-		decode = func(r io.Reader) (image.Image, error) { return webp.Decode(r) }
+		decode = func(r io.Reader) (image.Image, error) {
+			m, err := webp.Decode(r)
+			if err != nil {
+				return nil, err
+			}
+			// A lossy WebP's colours as libwebp draws them (webp.go).
+			return webpRGB(m), nil
+		}
 	default:
-		return nil, 0, 0, 0, failf(KindUnsupported, "The console cannot show this kind of file.")
+		return nil, 0, 0, 0, 0, failf(KindUnsupported, "The console cannot show this kind of file.")
 	}
 	var unsupported jpeg.UnsupportedError
+	if t == JPEG && err != nil {
+		if w := jpegProcessWords(data); w != "" {
+			// The standard reader's words for these are "unknown marker":
+			// name the kind, so that she knows the file is likely sound.
+			return nil, 0, 0, 0, 0, failf(KindUnsupported, "The console cannot show this JPEG: it is %s. The file may be sound: look at it in another program before asking for a new one.", w)
+		}
+	}
 	if errors.As(err, &unsupported) {
 		// A valid JPEG of a kind the decoder does not read (a sampling,
 		// 12-bit samples, arithmetic coding): the console's limit, not a
 		// fault of the customer's file. The reason is the decoder's own
 		// fixed words, never the file's bytes.
-		return nil, 0, 0, 0, failf(KindUnsupported, "The console cannot show this JPEG: it is of a kind it does not decode (%s). The file may be sound: look at it in another program before asking for a new one.", string(unsupported))
+		return nil, 0, 0, 0, 0, failf(KindUnsupported, "The console cannot show this JPEG: it is of a kind it does not decode (%s). The file may be sound: look at it in another program before asking for a new one.", string(unsupported))
 	}
 	if cutShort(err) {
-		return nil, 0, 0, 0, errCutShort
+		return nil, 0, 0, 0, 0, errCutShort
 	}
 	if err != nil {
-		return nil, 0, 0, 0, failf(KindDamaged, "The file is damaged: its header cannot be read (%s).", plainType(t))
+		return nil, 0, 0, 0, 0, failf(KindDamaged, "The file is damaged: its header cannot be read (%s).", plainType(t))
 	}
 	if err := checkSize(cfg.Width, cfg.Height, lim); err != nil {
-		return nil, 0, 0, 0, err
+		return nil, 0, 0, 0, 0, err
 	}
 	if t == JPEG {
 		scale = reduction(cfg.Width, cfg.Height, viewW, viewH)
@@ -409,25 +438,29 @@ func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, 
 	}
 	img, err = decode(ctxReader{ctx, bytes.NewReader(data)})
 	if cerr := ctx.Err(); cerr != nil {
-		return nil, 0, 0, 0, cerr
+		return nil, 0, 0, 0, 0, cerr
 	}
 	if jpegscale.IsTooMuchWork(err) {
 		// More scans, or more blocks passed over, than any encoder writes:
 		// a file made to keep the console decoding. A new file is what she
 		// asks for, as for a damaged one.
-		return nil, 0, 0, 0, failf(KindDamaged, "The file is refused: it asks for far more decoding work than any photo needs (a JPEG made to stall a viewer).")
+		return nil, 0, 0, 0, 0, failf(KindDamaged, "The file is refused: it asks for far more decoding work than any photo needs (a JPEG made to stall a viewer).")
 	}
 	if cutShort(err) {
-		return nil, 0, 0, 0, errCutShort
+		return nil, 0, 0, 0, 0, errCutShort
 	}
 	if err != nil {
-		return nil, 0, 0, 0, failf(KindDamaged, "The file is damaged: %s that cannot be decoded whole.", plainType(t))
+		return nil, 0, 0, 0, 0, failf(KindDamaged, "The file is damaged: %s that cannot be decoded whole.", plainType(t))
 	}
 	b := img.Bounds()
 	if b.Dx() != (cfg.Width+scale-1)/scale || b.Dy() != (cfg.Height+scale-1)/scale {
-		return nil, 0, 0, 0, failf(KindDamaged, "The file is damaged: its size is not the one its header says.")
+		return nil, 0, 0, 0, 0, failf(KindDamaged, "The file is damaged: its size is not the one its header says.")
 	}
-	return img, cfg.Width, cfg.Height, scale, nil
+	w, h, o = cfg.Width, cfg.Height, exifOrientation(t, data)
+	if o >= 5 {
+		w, h = h, w
+	}
+	return orient(img, o), w, h, scale, o, nil
 }
 
 // errCutShort is a picture whose bytes end before its data does: what a
@@ -494,7 +527,7 @@ func (f *fullDecode) wait(ctx context.Context, d *Doc) (image.Image, error) {
 			f.decodes.Add(1)
 			// Not stopped by the caller's ctx: the decode goes on for
 			// the next caller.
-			img, _, _, _, err := decodeImage(context.Background(), d.MediaType, f.data, d.lim, 0, 0)
+			img, _, _, _, _, err := decodeImage(context.Background(), d.MediaType, f.data, d.lim, 0, 0)
 			f.img, f.err, f.data = img, err, nil
 		}()
 	})
@@ -521,6 +554,32 @@ func (d *Doc) Base(ctx context.Context, i int) (image.Image, bool, error) {
 	return img, err == nil, err
 }
 
+// The viewer's first size, in pixels: a page's first view is fitted to it
+// (the window's viewer, and reviewer render without --full).
+const ViewerWidth, ViewerHeight = 1280, 800
+
+// FirstView is page i as the viewer first draws it in w × h: its base
+// picture (a large JPEG's reduced decode, isFull false, or the page at
+// full size) and the page fitted to w × h, scaled from the base when that
+// is the full page.
+func (d *Doc) FirstView(ctx context.Context, i, w, h int) (base image.Image, isFull bool, fit *image.RGBA, err error) {
+	base, isFull, err = d.Base(ctx, i)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	if isFull {
+		// The page itself (a PDF's drawn page, a whole image): scaled
+		// from it, not drawn again by View.
+		fit, err = Fit(ctx, base, w, h)
+	} else {
+		fit, err = d.View(ctx, i, w, h)
+	}
+	if err != nil {
+		return nil, false, nil, err
+	}
+	return base, isFull, fit, nil
+}
+
 // View is page i fitted to w × h (Fit): drawn from the reduced image when
 // it covers the fit, else from the full resolution.
 func (d *Doc) View(ctx context.Context, i, w, h int) (*image.RGBA, error) {
@@ -536,6 +595,10 @@ func (d *Doc) View(ctx context.Context, i, w, h int) (*image.RGBA, error) {
 	}
 	return Fit(ctx, p, w, h)
 }
+
+// Orientation is the EXIF orientation (1 to 8) the image was turned by to
+// be shown upright; 1 when it is shown as stored (and for a PDF).
+func (d *Doc) Orientation() int { return max(1, d.orientation) }
 
 // Scale is the reduction an image was opened at: 1 (whole), 2, 4 or 8.
 func (d *Doc) Scale() int { return max(1, d.scale) }

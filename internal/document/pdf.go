@@ -266,12 +266,19 @@ func exchange(ctx context.Context, lim Limits, fn func(c *child) error) error {
 	}
 }
 
+// errPassword is a PDF locked with a password to open it: sound, and not
+// the reviewer's to unlock (a password is the customer's secret, and the
+// console never asks for one).
+var errPassword = failf(KindProtected, "The PDF is protected by a password, so it cannot be shown. Ask the customer for the same document saved without a password; do not ask for the password.")
+
 // refusal maps an "error" line of the renderer to the reviewer's words;
 // any other line is garbage.
 func refusal(line string, page int) error {
 	switch pdfproto.ErrorKind(line) {
 	case pdfproto.KindUnopenable:
 		return failf(KindDamaged, "The file is damaged: it cannot be opened as a PDF.")
+	case pdfproto.KindPassword:
+		return errPassword
 	case pdfproto.KindNoPages:
 		return failf(KindDamaged, "The file is damaged: the PDF has no page.")
 	case pdfproto.KindNoSize:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -364,4 +365,92 @@ echo 'pages 1'; echo 'pages 2'; exec cat >/dev/null`, got, goOn))
 	if err != nil || n != 2 {
 		t.Fatalf("the next PDF: %d pages, %v (a fresh renderer would not answer)", n, err)
 	}
+}
+
+// A PDF locked with a password to open it (py-pdf's sample, saved by
+// LibreOffice Writer with "openpassword") is sound: it is said to be
+// protected, with what to ask the customer for, never called damaged.
+func TestAPasswordProtectedPDFIsSaidToBeProtectedNotDamaged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the PDF renderer (seconds)")
+	}
+	forgetRenderer()
+	defer forgetRenderer()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	_, err := Open(ctx, PDF, readSample(t, "pdfs/libreoffice-writer-password.pdf"), pdfLimits(t))
+	if !errors.Is(err, ErrProtected) || errors.Is(err, ErrDamaged) {
+		t.Fatalf("got %v, want the PDF said to be protected by a password", err)
+	}
+	for _, w := range []string{"protected by a password", "Ask the customer for the same document saved without a password"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Fatalf("%q does not say %q", err, w)
+		}
+	}
+}
+
+// pagePixels counts the pixels of page p (a page of pw × ph points, drawn
+// whole) within the rectangle x0,y0–x1,y1 in PDF points (origin at the
+// lower left) that match, and how many there are.
+func pagePixels(p image.Image, pw, ph, x0, y0, x1, y1 float64, match func(r, g, b uint8) bool) (n, of int) {
+	b := p.Bounds()
+	sx, sy := float64(b.Dx())/pw, float64(b.Dy())/ph
+	for y := int((ph - y1) * sy); y < int((ph-y0)*sy); y++ {
+		for x := int(x0 * sx); x < int(x1*sx); x++ {
+			r, g, bl, _ := p.At(b.Min.X+x, b.Min.Y+y).RGBA()
+			if match(uint8(r>>8), uint8(g>>8), uint8(bl>>8)) {
+				n++
+			}
+			of++
+		}
+	}
+	return n, of
+}
+
+// What the customer filled in and stamped is drawn: pdf.js's
+// annotation-tx3.pdf, a filled text field (light blue, four lines of
+// black text) drawn through PDFium's form-fill environment, and
+// red_stamp.pdf, a red stamp annotation drawn with FPDF_ANNOT. Both pages
+// were white (0 pixels of either colour).
+func TestAPDFsFormFieldsAndStampsAreDrawn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the PDF renderer (seconds)")
+	}
+	forgetRenderer()
+	defer forgetRenderer()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	lim := pdfLimits(t)
+	page := func(name string) image.Image {
+		d, err := Open(ctx, PDF, readSample(t, "pdfs/"+name), lim)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		p, err := d.Page(ctx, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return p
+	}
+
+	tx := page("annotation-tx3.pdf")
+	// The field is at 16.7,44.7–316.6,778.3 on a 612 × 792 page, its
+	// background 0.67,0.75,1 and its text black, from the top.
+	blue, inField := pagePixels(tx, 612, 792, 26, 55, 306, 768, func(r, g, b uint8) bool { return b > 230 && r < 200 && r > 140 })
+	if blue < inField/2 {
+		t.Fatalf("annotation-tx3.pdf: %d of %d pixels of the field are its light blue", blue, inField)
+	}
+	text, _ := pagePixels(tx, 612, 792, 17, 700, 316, 778, func(r, g, b uint8) bool { return r < 90 && g < 90 && b < 90 })
+	if text < 200 {
+		t.Fatalf("annotation-tx3.pdf: %d dark pixels where the field's first lines are", text)
+	}
+
+	stamp := page("red_stamp.pdf")
+	// The page's crop box (55.5,447–359.3,762) lies within the stamp
+	// (4.8,381.7–410.3,787.3): the page is the stamp's red.
+	red, inStamp := pagePixels(stamp, 1, 1, 0, 0, 1, 1, func(r, g, b uint8) bool { return r > 150 && g < 110 && b < 110 })
+	if red < inStamp*9/10 {
+		t.Fatalf("red_stamp.pdf: %d of %d pixels of the stamp are red", red, inStamp)
+	}
+	t.Logf("field: %d of %d light blue, %d dark; stamp: %d of %d red", blue, inField, text, red, inStamp)
 }

@@ -121,6 +121,10 @@ func (d *decoder) processSOS(n int) error {
 		if t := scan[i].ta; t > maxTh || (d.baseline && t > 1) {
 			return FormatError("bad Ta value")
 		}
+		// A table the file never defined: a Motion-JPEG frame's,
+		// coded with the standard ones.
+		d.useStdHuffman(dcTable, scan[i].td)
+		d.useStdHuffman(acTable, scan[i].ta)
 	}
 	// Section B.2.3 states that if there is more than one component then the
 	// total H*V values in a scan must be <= 10.
@@ -197,7 +201,7 @@ func (d *decoder) processSOS(n int) error {
 	}
 
 	d.bits = bits{}
-	mcu, expectedRST := 0, uint8(rst0Marker)
+	expectedRST := uint8(rst0Marker)
 	var (
 		// b is the decoded coefficients, in natural (not zig-zag) order.
 		b  block
@@ -207,6 +211,45 @@ func (d *decoder) processSOS(n int) error {
 		bx, by     int
 		blockCount int
 	)
+	// The restart interval counts MCUs, and the MCU of a non-interleaved
+	// scan (one component) is one block of it (section A.2.2): in a 4:2:0
+	// picture, a luma scan has four for each MCU of an interleaved scan,
+	// and only those within the picture are coded. (The standard library
+	// counts the interleaved MCUs, and so calls a sound file whose
+	// non-interleaved scans have restart markers damaged: image-rs's
+	// non-interleaved-mcu.jpg.)
+	units, totalUnits := 0, mxx*myy
+	if nComp == 1 {
+		c := d.comp[scan[0].compIndex]
+		totalUnits = min(mxx*c.h, (d.width+7)/8) * min(myy*c.v, (d.height+7)/8)
+	}
+	restart := func() error {
+		units++
+		if d.ri == 0 || units%d.ri != 0 || units >= totalUnits {
+			return nil
+		}
+		// For well-formed input, the RST[0-7] restart marker follows
+		// immediately. For corrupt input, call findRST to try to
+		// resynchronize.
+		if err := d.readFull(d.tmp[:2]); err != nil {
+			return err
+		} else if d.tmp[0] != 0xff || d.tmp[1] != expectedRST {
+			if err := d.findRST(expectedRST); err != nil {
+				return err
+			}
+		}
+		expectedRST++
+		if expectedRST == rst7Marker+1 {
+			expectedRST = rst0Marker
+		}
+		// Reset the Huffman decoder.
+		d.bits = bits{}
+		// Reset the DC components, as per section F.2.1.3.1.
+		dc = [maxComponents]int32{}
+		// Reset the progressive decoder state, as per section G.1.2.2.
+		d.eobRun = 0
+		return nil
+	}
 	for my := 0; my < myy; my++ {
 		for mx := 0; mx < mxx; mx++ {
 			for i := 0; i < nComp; i++ {
@@ -363,6 +406,13 @@ func (d *decoder) processSOS(n int) error {
 						}
 					}
 
+					if nComp == 1 {
+						// The block is decoded (b holds it): a restart
+						// marker may follow it.
+						if err := restart(); err != nil {
+							return err
+						}
+					}
 					if d.progressive {
 						// Save the coefficients.
 						d.progCoeffs[compIndex][by*mxx*hi+bx] = b
@@ -384,28 +434,10 @@ func (d *decoder) processSOS(n int) error {
 					}
 				} // for j
 			} // for i
-			mcu++
-			if d.ri > 0 && mcu%d.ri == 0 && mcu < mxx*myy {
-				// For well-formed input, the RST[0-7] restart marker follows
-				// immediately. For corrupt input, call findRST to try to
-				// resynchronize.
-				if err := d.readFull(d.tmp[:2]); err != nil {
+			if nComp != 1 {
+				if err := restart(); err != nil {
 					return err
-				} else if d.tmp[0] != 0xff || d.tmp[1] != expectedRST {
-					if err := d.findRST(expectedRST); err != nil {
-						return err
-					}
 				}
-				expectedRST++
-				if expectedRST == rst7Marker+1 {
-					expectedRST = rst0Marker
-				}
-				// Reset the Huffman decoder.
-				d.bits = bits{}
-				// Reset the DC components, as per section F.2.1.3.1.
-				dc = [maxComponents]int32{}
-				// Reset the progressive decoder state, as per section G.1.2.2.
-				d.eobRun = 0
 			}
 		} // for mx
 		if pipe != nil {

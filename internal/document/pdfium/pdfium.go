@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/enums"
+	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
@@ -98,6 +100,11 @@ func (k refusal) Error() string { return string(k) }
 
 func (r *Renderer) open(data []byte) (references.FPDF_DOCUMENT, func(), error) {
 	doc, err := r.inst.OpenDocument(&requests.OpenDocument{File: &data})
+	if errors.Is(err, pdfiumerrors.ErrPassword) || errors.Is(err, pdfiumerrors.ErrSecurity) {
+		// Sound, but locked: a password to open it (or a security
+		// handler PDFium does not have). Not damage.
+		return "", nil, refusal(pdfproto.KindPassword)
+	}
 	if err != nil {
 		return "", nil, refusal(pdfproto.KindUnopenable)
 	}
@@ -132,7 +139,17 @@ func (r *Renderer) Page(data []byte, i int, maxPixels int64) (*image.RGBA, error
 		return nil, refusal(pdfproto.KindNoSize)
 	}
 	pw, ph := PixelSize(size.Width, size.Height, maxPixels)
-	res, err := r.inst.RenderPageInPixels(&requests.RenderPageInPixels{Page: page, Width: pw, Height: ph})
+	// What the customer filled in and stamped is drawn as poppler and
+	// mutool draw it: annotations (stamps, notes, highlights, with their
+	// appearance) only when asked (FPDF_ANNOT), and form fields through
+	// PDFium's form-fill environment (FPDF_FFLDraw), which also makes the
+	// appearance of a field whose file has none (NeedAppearances).
+	res, err := r.inst.RenderPageInPixels(&requests.RenderPageInPixels{
+		Page: page, Width: pw, Height: ph,
+		RenderFlags: enums.FPDF_RENDER_FLAG_ANNOT,
+		RenderForm:  true,
+		Document:    &doc,
+	})
 	if err != nil {
 		return nil, refusal(pdfproto.KindUndrawable)
 	}

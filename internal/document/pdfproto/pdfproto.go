@@ -45,6 +45,7 @@ const MaxInput = policy.MaxFileSize
 // The kinds of refusal the child may answer.
 const (
 	KindUnopenable = "unopenable" // not a PDF the renderer can open
+	KindPassword   = "password"   // a PDF that needs a password to open
 	KindNoPages    = "nopages"    // opened, but no page
 	KindNoSize     = "nosize"     // the page has no usable size
 	KindUndrawable = "undrawable" // the page cannot be drawn
@@ -53,7 +54,7 @@ const (
 )
 
 // Kinds are the words an "error" line may carry.
-var Kinds = map[string]bool{KindUnopenable: true, KindNoPages: true, KindNoSize: true, KindUndrawable: true, KindTooLarge: true, KindBadRequest: true}
+var Kinds = map[string]bool{KindUnopenable: true, KindPassword: true, KindNoPages: true, KindNoSize: true, KindUndrawable: true, KindTooLarge: true, KindBadRequest: true}
 
 // ErrGarbage is an answer that is not one of the protocol.
 var ErrGarbage = errors.New("the PDF renderer's answer is not one of its protocol")
