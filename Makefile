@@ -32,7 +32,7 @@ export CGO_ENABLED := 1
 # programs of `make bench` included, is built without it.
 export GOFLAGS := $(strip $(GOFLAGS) -tags=no_emoji)
 
-.PHONY: deps deps-shot deps-bench build demo test fuzz bench bench-build bench-smoke reliability screenshot walk package windows windows-check vet fmt-check clean
+.PHONY: deps deps-shot deps-bench build demo test fuzz bench bench-build bench-smoke reliability screenshot walk package windows windows-check vet staticcheck fmt-check clean
 
 # Installs the Debian packages that are not there yet (as root, or with sudo).
 define apt_install
@@ -47,6 +47,7 @@ endef
 deps:
 	$(call apt_install,$(DEB_BUILD))
 	$(GO) mod download
+	cd reliability && $(GO) mod download
 
 deps-shot: deps
 	$(call apt_install,$(DEB_SHOT))
@@ -63,15 +64,27 @@ demo: build
 
 vet: deps
 	$(GO) vet ./...
+	cd reliability && $(GO) vet ./...
+
+# staticcheck, pinned, over the product and the reliability module (its
+# own go.mod: the test-only modules, toxiproxy and what it pulls in, are
+# not the product's). Both run with the GOFLAGS above.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+staticcheck: deps
+	$(GO) run $(STATICCHECK) ./...
+	cd reliability && $(GO) run $(STATICCHECK) ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 # Every test: real SQLite files, the reference service on loopback, real
 # sockets, Fyne's headless test driver. The workflow, client, store and
-# window suites also run under the race detector.
-test: deps vet fmt-check bench-smoke
+# window suites also run under the race detector. The reliability tests are
+# a module of their own (reliability/go.mod), so ./... does not reach them:
+# their short form runs from their folder.
+test: deps vet staticcheck fmt-check bench-smoke
 	$(GO) test -count=1 ./...
+	cd reliability && $(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./client/ ./review/ ./store/ ./ui/
 	$(MAKE) --no-print-directory fuzz
 
@@ -94,11 +107,12 @@ fuzz: deps
 # The fault matrix through a real TCP proxy (toxiproxy, in-process) and
 # 20 SIGKILLs each during flushes, syncs and actions; prints the matrix (see
 # docs/reliability.md). Under 10 minutes on 2 cores; `make test` runs a
-# short form of it.
+# short form of it. reliability/ is a module of its own (its go.mod
+# replaces the console's module by ../), so it runs from its folder.
 reliability: deps
 	@mkdir -p bin && rm -f bin/reliability-matrix.txt bin/reliability-matrix.txt.bulk
 	@RELIABILITY=full RELIABILITY_REPORT=$(CURDIR)/bin/reliability-matrix.txt \
-		$(GO) test -count=1 -parallel 8 -timeout 10m ./reliability/; status=$$?; \
+		sh -c 'cd reliability && exec $(GO) test -count=1 -parallel 8 -timeout 10m ./...'; status=$$?; \
 		cat bin/reliability-matrix.txt bin/reliability-matrix.txt.bulk 2>/dev/null; exit $$status
 
 # The performance suite (docs/performance.md): the real binary against the

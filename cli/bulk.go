@@ -66,7 +66,7 @@ func (r *runner) interactive() bool {
 		return r.env.Interactive()
 	}
 	f, ok := r.env.Stdin.(*os.File)
-	return ok && isTerminal(f) // terminal_linux.go
+	return ok && isTerminal(f) // terminal.go
 }
 
 func (r *runner) bulk(cmd string, args []string) (int, error) {
@@ -108,10 +108,8 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	}
 	defer done()
 	selection := review.Selection{Filter: store.ItemFilter{Status: policy.StatusError, BatchID: *batch, Code: policy.Code(*code)}}
-	kind := policy.ActionFileRequest
-	if cmd == "resubmit" {
-		kind = policy.ActionResubmit
-	}
+	// resubmit or request-file: the kind's descriptor names its command.
+	kind, _ := policy.KindForCommand(cmd)
 	if *dry { // only printed: read twice in flat memory, never held
 		return r.dryRun(ctx, svc, selection, kind, messages, *maxN)
 	}
@@ -317,7 +315,7 @@ func (r *runner) reportRun(ctx context.Context, svc *review.Service, run review.
 			line = fmt.Sprintf("%s: outcome unknown (key %s); 'reviewer flush' reconciles it with the same key", show(a.ItemID), a.Key)
 		case policy.ActionFailed:
 			line = fmt.Sprintf("%s: refused by the API: %s %s", show(a.ItemID), show(string(a.LastErrorCode)), show(a.LastError))
-			if policy.MayQueueAgain(a.LastErrorCode) {
+			if policy.MayQueueAgain(a.State, a.LastErrorCode) {
 				line = fmt.Sprintf("%s: turned away for now by the API (%s); it may have run: to queue it again as a new intent, run the command again for it",
 					show(a.ItemID), show(string(a.LastErrorCode)))
 			}

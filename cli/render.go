@@ -10,6 +10,7 @@ import (
 
 	"github.com/trustscreen/reviewer/internal/document"
 	"github.com/trustscreen/reviewer/internal/safefile"
+	"github.com/trustscreen/reviewer/policy"
 )
 
 // `reviewer render FILE --out PNG [--full] [--page N] [--force]`: draw a
@@ -44,7 +45,7 @@ func (r *runner) render(args []string) (int, error) {
 	}
 	// Read within the console's limit: a larger file is refused in the
 	// viewer's words, having read no more than one byte past it.
-	data, err := safefile.ReadFile(pos[0], document.MaxBytes)
+	data, err := safefile.ReadFile(pos[0], policy.MaxFileSize)
 	var tooLarge *safefile.TooLargeError
 	if errors.As(err, &tooLarge) {
 		return renderFailed(document.ErrFileTooLarge)

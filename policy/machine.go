@@ -1,6 +1,9 @@
 package policy
 
-import "sort"
+import (
+	"sort"
+	"time"
+)
 
 // ActionState is the state of a reviewer's action in the outbox.
 type ActionState string
@@ -254,14 +257,23 @@ func statesOf(m map[ActionState]map[ActionEvent]ActionState, pred func(ActionSta
 // discards it or the retention removes it (DefaultKeptFileRetention).
 func (s ActionState) DropsFile() bool { return !s.Open() && s != ActionFailed }
 
-// MayQueueAgain reports whether an action that failed with this code may
-// be queued again by the reviewer, in one step, as a new intent with a new
+// WaitingRetryAfter reports whether an action in this state waits for a
+// rate limit's Retry-After (its not-before) at now: queued, with its
+// not-before still ahead. No sender takes it before then (the store's
+// lease), and the window and the command line say it waits.
+func WaitingRetryAfter(state ActionState, notBefore, now time.Time) bool {
+	return state == ActionQueued && notBefore.After(now)
+}
+
+// MayQueueAgain reports whether an action in this state, with this last
+// code, may be queued again by the reviewer, in one step, as a new intent with a new
 // key: the service turned it away for now (503, or a 429 recorded before
 // a 429 queued the action by itself), so the same intent may well go
 // through later. The service may have run the work before a 503, so it is
 // her choice, never the console's. A refusal for the key (not retryable,
 // validation), a claim, a token or a role the service refused are no
-// reason to send the same again.
-func MayQueueAgain(code Code) bool {
-	return code == CodeServiceUnavailable || code == CodeRateLimited
+// reason to send the same again; nor is any action that did not fail
+// (one open is still on its way, a done or cancelled one is settled).
+func MayQueueAgain(state ActionState, code Code) bool {
+	return state == ActionFailed && (code == CodeServiceUnavailable || code == CodeRateLimited)
 }

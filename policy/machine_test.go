@@ -232,8 +232,15 @@ func TestMayQueueAgain(t *testing.T) {
 		policy.CodeClaimed: false, policy.CodeUnauthenticated: false, policy.CodeForbidden: false,
 		policy.CodeNotRetryable: false, policy.CodeValidationFailed: false, policy.CodeItemChanged: false, "": false,
 	} {
-		if got := policy.MayQueueAgain(code); got != want {
-			t.Errorf("MayQueueAgain(%s) = %v, want %v", code, got, want)
+		if got := policy.MayQueueAgain(policy.ActionFailed, code); got != want {
+			t.Errorf("MayQueueAgain(failed, %s) = %v, want %v", code, got, want)
+		}
+		// Only a failed action: the same code on any other state is not
+		// a refusal for now (an unknown one is reconciled, never anew).
+		for _, st := range []policy.ActionState{policy.ActionQueued, policy.ActionSending, policy.ActionUnknown, policy.ActionDone, policy.ActionCancelled} {
+			if policy.MayQueueAgain(st, code) {
+				t.Errorf("MayQueueAgain(%s, %s) = true", st, code)
+			}
 		}
 	}
 }

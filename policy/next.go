@@ -16,20 +16,6 @@ const (
 	NextNone        NextKind = "none"
 )
 
-// ActionKind is what a reviewer asked for.
-type ActionKind string
-
-const (
-	ActionResubmit    ActionKind = "resubmit"
-	ActionFileRequest ActionKind = "file_request"
-	ActionReplacement ActionKind = "replacement"
-)
-
-// Paid reports whether the action runs the service's paid analysis: a
-// re-submission and a replacement file do; a file request (and a note)
-// costs nothing.
-func (k ActionKind) Paid() bool { return k == ActionResubmit || k == ActionReplacement }
-
 // Situation is everything the next action depends on.
 type Situation struct {
 	Item Item

@@ -53,17 +53,11 @@ func Headline(code Code) string {
 }
 
 // ActionWord names an action's kind for a person, the same in the window,
-// the command line and the workflow's messages: "re-submission", "request
-// for a new file", "replacement upload"; "action" for a kind this console
-// does not know.
+// the command line and the workflow's messages: its descriptor's Word
+// (kinds.go); "action" for a kind this console does not know.
 func ActionWord(k ActionKind) string {
-	switch k {
-	case ActionResubmit:
-		return "re-submission"
-	case ActionFileRequest:
-		return "request for a new file"
-	case ActionReplacement:
-		return "replacement upload"
+	if d, ok := DescribeKind(k); ok {
+		return d.Word
 	}
 	return "action"
 }

@@ -25,7 +25,10 @@
 //   - (full only) the large bulk confirmation: a note from another process
 //     gets in while 100,000 actions are queued.
 //
-// `go test ./reliability/` (part of `make test`) runs a short form: a few
+// It is a module of its own (go.mod here, with the console's module
+// replaced by ../), so that toxiproxy and the modules it pulls in are not
+// the product's requirements. `cd reliability && go test .` (part of
+// `make test`) runs a short form: a few
 // representative cells and a few kills. `make reliability` sets
 // RELIABILITY=full and runs the whole matrix and 20 + 20 kills, and prints
 // the matrix; docs/reliability.md records the method and a measured run.

@@ -130,9 +130,8 @@ func killAt(t *testing.T, cmd *exec.Cmd, p point) (bool, string) {
 		}
 		reached <- p.event(stop)
 	}()
-	var err error
 	select {
-	case err = <-exited:
+	case <-exited:
 		close(stop)
 		return false, out.String()
 	case <-reached:
@@ -145,13 +144,13 @@ func killAt(t *testing.T, cmd *exec.Cmd, p point) (bool, string) {
 	close(stop)
 	if p.delay > 0 {
 		select {
-		case err = <-exited:
+		case <-exited:
 			return false, out.String()
 		case <-time.After(p.delay):
 		}
 	}
 	_ = cmd.Process.Signal(syscall.SIGKILL)
-	err = <-exited
+	err := <-exited
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {

@@ -38,7 +38,7 @@ func newKey() string {
 // It is refused, before any call, when policy says no: the code needs a new
 // file, an action is already open, or a rate-limit wait is running.
 func (s *Service) Resubmit(ctx context.Context, itemID string) (Result, error) {
-	return s.act(ctx, store.Action{ItemID: itemID, Kind: policy.ActionResubmit}, nil, policy.CanResubmit)
+	return s.act(ctx, store.Action{ItemID: itemID, Kind: policy.ActionResubmit}, nil)
 }
 
 // RequestFile asks the customer for a new file, for an item whose code a
@@ -53,7 +53,7 @@ func (s *Service) RequestFile(ctx context.Context, itemID, message string) (Resu
 	if err != nil {
 		return Result{}, err
 	}
-	return s.act(ctx, store.Action{ItemID: itemID, Kind: policy.ActionFileRequest, Message: message}, nil, policy.CanRequestFile)
+	return s.act(ctx, store.Action{ItemID: itemID, Kind: policy.ActionFileRequest, Message: message}, nil)
 }
 
 // Replace uploads the file the customer sent. The file is checked first,
@@ -65,7 +65,7 @@ func (s *Service) Replace(ctx context.Context, itemID, fileName string, data []b
 	if err := s.checkUpload(ctx, data, opt); err != nil {
 		return Result{}, err
 	}
-	return s.act(ctx, store.Action{ItemID: itemID, Kind: policy.ActionReplacement, FileName: filepath.Base(fileName)}, data, policy.CanReplace)
+	return s.act(ctx, store.Action{ItemID: itemID, Kind: policy.ActionReplacement, FileName: filepath.Base(fileName)}, data)
 }
 
 // ReplaceOptions are the reviewer's answers to what the console asked
@@ -153,9 +153,15 @@ func unwrapPath(err error) error {
 	return err
 }
 
-func (s *Service) act(ctx context.Context, a store.Action, file []byte, check func(policy.Situation) error) (Result, error) {
+// act writes the action's intent, judged by its kind's Check (policy's
+// descriptor), and sends it.
+func (s *Service) act(ctx context.Context, a store.Action, file []byte) (Result, error) {
+	spec, ok := policy.DescribeKind(a.Kind)
+	if !ok {
+		return Result{}, policy.Errorf(policy.CodeInvalidInput, "the console does not know actions of kind %q", a.Kind)
+	}
 	a.Key, a.Reviewer = s.newKey(), s.who()
-	a, err := s.db.CreateAction(ctx, a, file, s.notHeldByOther(check)) // conflicts.go: a claim refuses too
+	a, err := s.db.CreateAction(ctx, a, file, s.notHeldByOther(spec.Check)) // conflicts.go: a claim refuses too
 	if err != nil {
 		return Result{}, err
 	}
@@ -169,155 +175,92 @@ func (s *Service) act(ctx context.Context, a store.Action, file []byte, check fu
 // A lease that runs out means the sender died or stalled.
 func (s *Service) lease() time.Duration { return s.budget.Lease() }
 
-// send leases an action and sends it once, with its stored key. When the
-// lease fails, the Result says why (Unleased) and no call is made. An error
-// after the call means its outcome could not be recorded: it says the
-// request was sent and how it will be reconciled.
-func (s *Service) send(ctx context.Context, id int64) (Result, error) {
-	a, ok, err := s.db.LeaseAction(ctx, id, s.lease())
-	if err != nil {
-		return Result{}, err
+// post makes the action's one request with its key and, for a kind that
+// carries one (policy's descriptor), If-Match rev. err is a failure before
+// any request (nothing was sent); callErr is the request's.
+func (s *Service) post(ctx, opCtx context.Context, a store.Action, rev int64) (item *policy.Item, attempts []policy.Attempt, callErr, err error) {
+	spec, ok := policy.DescribeKind(a.Kind)
+	call := actionCalls[a.Kind]
+	if !ok || call == nil {
+		return nil, nil, nil, policy.Errorf(policy.CodeInvalidInput, "the console does not know how to send an action of kind %q", a.Kind)
 	}
-	if !ok { // another sender holds it, it waits for a rate limit's end, or it is settled
-		res := Result{Action: a, Unleased: UnleasedSettled}
-		switch {
-		case store.Waiting(a, s.now()):
-			res.Unleased = UnleasedWaiting
-		case a.State.Open():
-			res.Unleased = UnleasedBusy
-		}
-		return res, nil
+	var opts []client.CallOption
+	switch {
+	case !spec.IfMatch:
+	case rev == replayOnly:
+		opts = append(opts, client.IfMatchReplayOnly())
+	default:
+		opts = append(opts, client.IfMatch(rev))
 	}
-	opCtx, cancel := context.WithDeadline(ctx, s.budget.Deadline(s.now()))
-	defer cancel()
-	// The revision stored when the action was queued (conflicts.go).
-	rev, err := s.db.ActionRevision(ctx, a.ID)
-	if err != nil {
-		return s.release(ctx, a, err)
-	}
-	var read []policy.Attempt // the evidence of a read before the send
-	if rev == 0 {             // a 1.0 service's item reads back without one: then none is sent
-		// The cache does not know the revision the reviewer saw: never
-		// send blind on a service that guards with If-Match.
-		rf := s.readFirst(ctx, opCtx, a)
-		read = rf.attempts
-		switch {
-		case rf.err != nil:
-			return s.notSent(ctx, a, rf.err, read)
-		case rf.changed != nil:
-			return s.stopChanged(ctx, a, rf, read)
-		}
-		rev = rf.match
-	}
-
-	item, attempts, callErr, err := s.post(ctx, opCtx, a, rev)
-	if err != nil {
-		return s.release(ctx, a, err)
-	}
-	if next, ok := s.ownNoteOnly(ctx, a, rev, callErr); ok {
-		// Only her own doing moved the item since she acted (a note she
-		// wrote): the same key, at the new revision, once. The 412 ran
-		// nothing for this key.
-		// The new revision is kept first: once the second request may
-		// have gone out, a failure to record can no longer say "not sent".
-		rctx, rcancel := recordCtx(ctx)
-		err := s.db.SetActionRevision(rctx, a.ID, next)
-		rcancel()
-		if err != nil {
-			return s.notSent(ctx, a, err, append(read, attempts...))
-		}
-		var more []policy.Attempt
-		rev = next
-		item, more, callErr, err = s.post(ctx, opCtx, a, rev)
-		attempts = append(attempts, more...)
-		if err != nil {
-			return s.notSent(ctx, a, err, append(read, attempts...))
-		}
-	}
-	var broken *policy.Item // an answer that broke the contract, kept on the item as invalid
-	if callErr == nil && item != nil {
-		if bad := s.foreignAnswer(ctx, a.ItemID, *item); bad != nil {
-			callErr, item = bad, nil
-		} else if item.Status == policy.StatusInvalid {
-			// Not a verdict: the request went out and what came back
-			// cannot be read as one, so the outcome is unknown, and the
-			// item stays before the reviewer, marked invalid.
-			callErr = &client.Error{Code: policy.CodeInvalidResponse, Class: client.ClassBadAnswer, HTTPStatus: 200,
-				Message: "the service's answer broke the contract: " + item.Problem}
-			broken, item = item, nil
-		}
-	}
-	if s.afterCall != nil {
-		s.afterCall(a)
-	}
-	s.observe(callErr)
-	fin := outcome(item, callErr)
-	callErr = s.explainConflict(ctx, &fin.Applied, &fin.Err, a.ItemID, rev, a.CreatedAt, callErr) // conflicts.go: 412 and 409 apply the item
-	if broken != nil && fin.Applied == nil {
-		fin.Applied = broken
-	}
-	fin.Lease = a.Sends
-	fin.Attempts = append(read, attempts...)
-	rctx, rcancel := recordCtx(ctx)
-	defer rcancel()
-	done, err := s.db.FinishAction(rctx, a.ID, fin)
-	if err != nil {
-		res := Result{Action: a, Err: callErr}
-		if cur, cerr := s.db.Action(rctx, a.ID); cerr == nil {
-			res.Action = cur
-		}
-		return res, s.unrecorded(a, fin, err)
-	}
-	res := Result{Action: done, Err: callErr}
-	if done.State == policy.ActionDone {
-		res.Item = fin.Item
-	}
-	return res, nil
+	return call(s, ctx, opCtx, a, rev, opts)
 }
 
-// post makes the action's one request with its key and If-Match rev. err
-// is a failure before any request (nothing was sent); callErr is the
-// request's.
-func (s *Service) post(ctx, opCtx context.Context, a store.Action, rev int64) (item *policy.Item, attempts []policy.Attempt, callErr, err error) {
-	match := client.IfMatch(rev)
-	if rev == replayOnly {
-		match = client.IfMatchReplayOnly()
+// actionCall is the request of one kind of action: what the workflow
+// adds to its descriptor (policy.KindSpec), the client's call.
+type actionCall func(s *Service, ctx, opCtx context.Context, a store.Action, rev int64, opts []client.CallOption) (
+	item *policy.Item, attempts []policy.Attempt, callErr, err error)
+
+// actionCalls are the requests of the kinds of actions; filled in init,
+// as they lead back to post.
+var actionCalls map[policy.ActionKind]actionCall
+
+// againCalls make a failed action's intent again (QueueAgain), by kind.
+var againCalls map[policy.ActionKind]func(s *Service, ctx context.Context, a store.Action) (Result, error)
+
+func init() {
+	actionCalls = map[policy.ActionKind]actionCall{
+		policy.ActionResubmit:    postResubmit,
+		policy.ActionReplacement: postReplacement,
+		policy.ActionFileRequest: postFileRequest,
 	}
-	switch a.Kind {
-	case policy.ActionResubmit:
-		var it policy.Item
-		it, attempts, callErr = s.api.Resubmit(opCtx, a.ItemID, a.Key, match)
-		item = &it
-	case policy.ActionReplacement:
-		data, err := s.db.ActionFile(ctx, a.ID)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		var it policy.Item
-		it, attempts, callErr = s.api.Replace(opCtx, a.ItemID, a.Key, a.FileName, data, match)
-		item = &it
-	case policy.ActionFileRequest:
-		var fr client.FileRequest
-		sit, err := s.db.Situation(ctx, a.ItemID)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		reason := sit.Item.ErrorCode
-		if sit.Item.ReportedCode != "" {
-			reason = policy.Code(sit.Item.ReportedCode)
-		}
-		fr, attempts, callErr = s.api.RequestFile(opCtx, a.ItemID, a.Key, reason, a.Message, match)
-		if callErr == nil {
-			it := sit.Item
-			it.Status, it.ErrorCode, it.ErrorMessage = policy.StatusAwaitingFile, "", ""
-			it.Revision = nextRevision(it.Revision, rev)
-			if fr.CreatedAt.After(it.UpdatedAt) {
-				it.UpdatedAt = fr.CreatedAt
-			}
-			item = &it
-		}
+	againCalls = map[policy.ActionKind]func(s *Service, ctx context.Context, a store.Action) (Result, error){
+		policy.ActionResubmit: func(s *Service, ctx context.Context, a store.Action) (Result, error) {
+			return s.Resubmit(ctx, a.ItemID)
+		},
+		policy.ActionFileRequest: func(s *Service, ctx context.Context, a store.Action) (Result, error) {
+			return s.RequestFile(ctx, a.ItemID, a.Message)
+		},
+		policy.ActionReplacement: func(s *Service, ctx context.Context, a store.Action) (Result, error) {
+			// She chose this file when it was first queued, told then if the
+			// console could not check it; a damaged one is refused still.
+			return s.ReplaceAgain(ctx, a.ItemID, ReplaceOptions{Unchecked: true})
+		},
 	}
-	return item, attempts, callErr, nil
+}
+
+func postResubmit(s *Service, _, opCtx context.Context, a store.Action, _ int64, opts []client.CallOption) (*policy.Item, []policy.Attempt, error, error) {
+	it, attempts, callErr := s.api.Resubmit(opCtx, a.ItemID, a.Key, opts...)
+	return &it, attempts, callErr, nil
+}
+
+func postReplacement(s *Service, ctx, opCtx context.Context, a store.Action, _ int64, opts []client.CallOption) (*policy.Item, []policy.Attempt, error, error) {
+	data, err := s.db.ActionFile(ctx, a.ID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	it, attempts, callErr := s.api.Replace(opCtx, a.ItemID, a.Key, a.FileName, data, opts...)
+	return &it, attempts, callErr, nil
+}
+
+// postFileRequest asks for a new file, with the code the service reported
+// as its reason. Its answer is the request, not the item: the item after
+// it is policy's (the kind's AfterDone).
+func postFileRequest(s *Service, ctx, opCtx context.Context, a store.Action, rev int64, opts []client.CallOption) (*policy.Item, []policy.Attempt, error, error) {
+	sit, err := s.db.Situation(ctx, a.ItemID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	reason := sit.Item.ErrorCode
+	if sit.Item.ReportedCode != "" {
+		reason = policy.Code(sit.Item.ReportedCode)
+	}
+	fr, attempts, callErr := s.api.RequestFile(opCtx, a.ItemID, a.Key, reason, a.Message, opts...)
+	if callErr != nil {
+		return nil, attempts, callErr, nil
+	}
+	spec, _ := policy.DescribeKind(a.Kind)
+	it := spec.AfterDone(sit.Item, rev, fr.CreatedAt)
+	return &it, attempts, nil, nil
 }
 
 // release ends a lease that failed before any call: nothing was sent.
@@ -754,19 +697,12 @@ func (s *Service) QueueAgain(ctx context.Context, actionID int64) (Result, error
 	if err != nil {
 		return Result{}, err
 	}
-	if a.State != policy.ActionFailed || !policy.MayQueueAgain(a.LastErrorCode) {
+	if !policy.MayQueueAgain(a.State, a.LastErrorCode) {
 		return Result{}, policy.Errorf(policy.CodeConflict, "the %s of item %s is %s (%s): only one the service turned away for now (%s) is queued again",
 			policy.ActionWord(a.Kind), a.ItemID, a.State, a.LastErrorCode, policy.CodeServiceUnavailable)
 	}
-	switch a.Kind {
-	case policy.ActionResubmit:
-		return s.Resubmit(ctx, a.ItemID)
-	case policy.ActionFileRequest:
-		return s.RequestFile(ctx, a.ItemID, a.Message)
-	case policy.ActionReplacement:
-		// She chose this file when it was first queued, told then if the
-		// console could not check it; a damaged one is refused still.
-		return s.ReplaceAgain(ctx, a.ItemID, ReplaceOptions{Unchecked: true})
+	if again := againCalls[a.Kind]; again != nil {
+		return again(s, ctx, a)
 	}
 	return Result{}, policy.Errorf(policy.CodeConflict, "an action of kind %s cannot be queued again", a.Kind)
 }

@@ -171,7 +171,7 @@ func (p Plan) NeedsCount() bool { return p.Max > 0 && p.Len() > p.Max }
 // PaidAnalyses is how many paid analyses the plan may cost: one per item
 // re-submitted, none for a file request.
 func (p Plan) PaidAnalyses() int {
-	if p.Kind == policy.ActionResubmit {
+	if p.Kind.Paid() {
 		return p.Len()
 	}
 	return 0
@@ -414,17 +414,18 @@ const (
 // planned item goes to each (when not nil).
 func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKind, mode planHold, each func(PlanItem) error) (Plan, error) {
 	hold := mode == holdItems
-	skip := policy.RequestFileSkip
-	if kind == policy.ActionResubmit {
-		skip = policy.ResubmitSkip
+	spec, ok := policy.DescribeKind(kind)
+	if !ok || spec.BulkSkip == nil {
+		return Plan{}, policy.Errorf(policy.CodeInvalidInput, "a %s is not planned in bulk", policy.ActionWord(kind))
 	}
+	skip := spec.BulkSkip
 	until, err := s.db.RateLimitedUntil(ctx)
 	if err != nil {
 		return Plan{}, err
 	}
 	now, me, claimed := s.now(), s.who(), s.claimCheck()
 	p := Plan{Kind: kind, MadeAt: now, Max: s.BulkMax()}
-	if kind == policy.ActionFileRequest {
+	if spec.Message {
 		p.Messages = map[policy.Code]string{}
 	} else if now.Before(until) {
 		p.WaitUntil = until
@@ -460,7 +461,7 @@ func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKin
 			p.Items = append(p.Items, it)
 		}
 		if p.held != nil {
-			p.held.add(it.ItemID, it.Code, kind == policy.ActionFileRequest)
+			p.held.add(it.ItemID, it.Code, spec.Message) // the code picks the message
 		}
 		if p.Messages != nil {
 			if _, ok := p.Messages[r.ErrorCode]; !ok {
@@ -517,11 +518,12 @@ func (s *Service) confirm(ctx context.Context, p Plan, chunk func([]store.Action
 			"the plan acts on %d items, more than the bulk limit of %d: confirm its count (type %d in the window, or --max %d)",
 			n, p.Max, n, n)
 	}
+	spec, ok := policy.DescribeKind(p.Kind)
+	if !ok || spec.BulkSkip == nil {
+		return Run{}, policy.Errorf(policy.CodeInvalidInput, "a %s is not planned in bulk", policy.ActionWord(p.Kind))
+	}
 	check := func(sit policy.Situation) error {
-		skip := policy.RequestFileSkip(sit)
-		if p.Kind == policy.ActionResubmit {
-			skip = policy.ResubmitSkip(sit)
-		}
+		skip := spec.BulkSkip(sit)
 		if skip == policy.SkipActionOpen {
 			return policy.Errorf(policy.CodeActionOpen, "item %s already has an open action", sit.Item.ID)
 		}
@@ -534,7 +536,7 @@ func (s *Service) confirm(ctx context.Context, p Plan, chunk func([]store.Action
 	// checked again here, however the plan was edited, before anything
 	// is queued.
 	messages := map[policy.Code]string{}
-	if p.Kind == policy.ActionFileRequest {
+	if spec.Message {
 		for _, code := range p.Codes() {
 			m, err := policy.CheckCustomerMessage(p.Messages[code])
 			if err != nil {
@@ -555,7 +557,7 @@ func (s *Service) confirm(ctx context.Context, p Plan, chunk func([]store.Action
 				break
 			}
 			a := store.Action{ItemID: id, Kind: p.Kind, Key: s.newKey()}
-			if p.Kind == policy.ActionFileRequest {
+			if spec.Message {
 				a.Message = messages[code]
 			}
 			buf = append(buf, a)

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
-	"github.com/trustscreen/reviewer/client"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/store"
 )
@@ -44,55 +42,6 @@ func (s *Service) AddNote(ctx context.Context, itemID, text string) (NoteResult,
 		f(n)
 	}
 	return s.sendNote(ctx, n.ID)
-}
-
-func (s *Service) sendNote(ctx context.Context, id int64) (NoteResult, error) {
-	n, ok, err := s.db.LeaseNote(ctx, id, s.lease())
-	if err != nil || !ok {
-		return NoteResult{Note: n}, err
-	}
-	opCtx, cancel := context.WithDeadline(ctx, s.budget.Deadline(s.now()))
-	defer cancel()
-	remote, attempts, callErr := s.api.AddNote(opCtx, n.ItemID, n.Key, n.Text)
-	s.observe(callErr)
-	if f := s.team.afterNoteCall; f != nil {
-		f(n)
-	}
-	rctx, rcancel := recordCtx(ctx)
-	defer rcancel()
-	f := store.NoteFinish{On: policy.EventAnswered, Lease: n.Sends, Remote: &remote, Event: "note added", Attempts: attempts}
-	if callErr != nil {
-		o := outcome(nil, callErr)
-		// What the note meets is the event an action would meet; where it
-		// leads a note (turned away: back to queued) is policy's note
-		// machine, applied by the store.
-		f.On, f.Remote, f.ErrCode, f.Err, f.Event = o.On, nil, o.ErrCode, o.Err, "note "+o.Event
-		if client.IsNotOffered(callErr) {
-			s.setVersion(rctx, "1.0")
-		}
-		callErr = s.explainConflict(rctx, &f.Item, &f.Err, n.ItemID, 0, time.Time{}, callErr)
-	}
-	done, err := s.db.FinishNote(rctx, n.ID, f)
-	if errors.Is(err, store.ErrFenced) {
-		// This process held the note past its lease and another took it
-		// over: the store kept this send's evidence, and the note (done
-		// is as the other process holds it) is that process's to finish.
-		return NoteResult{Note: done, Err: callErr}, &notRecorded{fenced: true, err: policy.Errorf(policy.CodeOutcomeUnknown,
-			"the note on item %s was sent (key %s) but its outcome was not recorded: this process held it past its lease "+
-				"and another process took it over; that process reconciles it with the same key, or 'reviewer flush' will", n.ItemID, n.Key)}
-	}
-	if err != nil {
-		return NoteResult{}, err
-	}
-	if done.State == policy.ActionDone {
-		// The note moved the item to a new revision that its answer does
-		// not carry: read it, so the reviewer's next action does not meet
-		// ITEM_CHANGED over their own note. Best effort; a sync does it too.
-		if it, _, err := s.api.GetItem(opCtx, n.ItemID); err == nil && it.ID == n.ItemID {
-			_ = s.applyAnswered(rctx, it, s.who(), "", "")
-		}
-	}
-	return NoteResult{Note: done, Err: callErr}, nil
 }
 
 // flushNotes sends the notes outbox, oldest first, each with its key. A

@@ -171,12 +171,3 @@ func (s *Service) ownNoteOnly(ctx context.Context, a store.Action, sent int64, c
 	}
 	return e.Item.Revision, true
 }
-
-// nextRevision is the item's revision after a file request that the
-// service accepted with If-Match sent: exactly one change on top of it.
-func nextRevision(cached, sent int64) int64 {
-	if sent > 0 {
-		return sent + 1
-	}
-	return cached
-}

@@ -67,7 +67,7 @@ func setScored(it *policy.RawItem, score int) {
 
 // setError puts an item in error with a code (reported as is, known or not).
 func setError(it *policy.RawItem, code string) {
-	msg := policy.Info(policy.NormalizeItemCode(code)).Explanation
+	msg := codeMessage(code)
 	it.Status, it.ErrorCode, it.ErrorMessage = "error", &code, &msg
 	it.RiskScore, it.Recommendation, it.Layers = nil, nil, nil
 }

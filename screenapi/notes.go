@@ -20,9 +20,9 @@ func (s *Server) addNote(r *http.Request) answer {
 	if err := json.NewDecoder(io.LimitReader(r.Body, 64<<10)).Decode(&body); err != nil {
 		return errAnswer(422, policy.CodeValidationFailed, "a body {\"text\": \"...\"} is required")
 	}
-	text, err := policy.CheckNoteText(body.Text)
+	text, err := noteText(body.Text)
 	if err != nil {
-		return errAnswer(422, policy.CodeValidationFailed, policy.ErrorMessage(err))
+		return errAnswer(422, policy.CodeValidationFailed, err.Error())
 	}
 	id := r.PathValue("id")
 	s.mu.Lock()

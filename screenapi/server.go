@@ -46,9 +46,6 @@ const (
 	EPFile        = "file"    // version 1.1: GET /v1/items/{id}/files/{version}
 )
 
-// MaxFileSize is the service's limit on a file.
-const MaxFileSize = policy.MaxFileSize
-
 // Options configure a Server.
 type Options struct {
 	Seed             int64         // seeded data (default 1)
@@ -130,7 +127,7 @@ func New(opts Options) *Server {
 		opts.Batches = 48
 	}
 	if opts.ClassifierBudget == 0 {
-		opts.ClassifierBudget = policy.ServiceClassifierBudget
+		opts.ClassifierBudget = classifierBudget
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -665,7 +662,7 @@ func (s *Server) resubmit(r *http.Request) answer {
 		s.mu.Unlock()
 		return errAnswer(422, policy.CodeNotRetryable, "the item is not in error")
 	}
-	if code := *it.ErrorCode; policy.IsItemCode(policy.Code(code)) && !policy.Retryable(policy.Code(code)) {
+	if code := *it.ErrorCode; rerunCannotHelp(code) {
 		s.mu.Unlock()
 		return errAnswer(422, policy.CodeNotRetryable, code+" cannot be helped by a re-run; a new file is needed")
 	}
@@ -728,12 +725,12 @@ func (s *Server) replacement(r *http.Request) answer {
 	it := s.items[id]
 	it.FileName = hdr.Filename
 	it.SizeBytes = int64(len(data))
-	s.addVersion(it, policy.SniffMediaType(data), data)
+	s.addVersion(it, mediaType(data), data)
 	s.mu.Unlock()
 	if len(data) > MaxFileSize {
 		return s.fileVerdict(id, policy.CodePayloadTooLarge)
 	}
-	mt := policy.SniffMediaType(data)
+	mt := mediaType(data)
 	if mt == "" {
 		return s.fileVerdict(id, policy.CodeUnsupportedMediaType)
 	}

@@ -183,7 +183,7 @@ func (db *DB) LeaseAction(ctx context.Context, id int64, lease time.Duration) (a
 // Waiting reports whether an action is queued with a not-before time
 // (a rate limit's Retry-After) still ahead of now: no sender takes it yet.
 func Waiting(a Action, now time.Time) bool {
-	return a.State == policy.ActionQueued && a.NotBefore.After(now)
+	return policy.WaitingRetryAfter(a.State, a.NotBefore, now)
 }
 
 // leaseHeld reports whether a sender holds the action's lease at now.
@@ -424,9 +424,8 @@ func whyNotCancel(s policy.ActionState) string {
 // (not bound parameters) so that SQLite can use the partial indexes, whose
 // WHERE clauses TestSchemaFollowsTheActionMachine checks against the same sets.
 var (
-	openSQL      = sqlStates(policy.OpenActionStates())
-	leasableSQL  = sqlStates(policy.StatesAllowing(policy.EventLease))
-	reconcileSQL = sqlStates(statesWhere(policy.ActionState.NeedsReconcile))
+	openSQL     = sqlStates(policy.OpenActionStates())
+	leasableSQL = sqlStates(policy.StatesAllowing(policy.EventLease))
 	// needsActionSQL is policy.NeedsReviewer for an item (i) and its newest
 	// action (a): an open action that needs her whatever the item (one to
 	// reconcile), or no open action on an item in a status that needs her

@@ -123,3 +123,46 @@ func TestSchemaFollowsTheNoteMachine(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaKnowsEveryKindOfAction: a kind of action is one descriptor in
+// policy (policy.ActionKinds) and one migration; the CHECK on actions.kind
+// holds exactly the descriptors' kinds, and the bulk runs' CHECK exactly
+// those that may be planned in bulk.
+func TestSchemaKnowsEveryKindOfAction(t *testing.T) {
+	db, err := Open(t.TempDir() + "/c.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	kindsIn := func(table string) []string {
+		var q string
+		if err := db.db.QueryRowContext(context.Background(), `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`, table).Scan(&q); err != nil {
+			t.Fatalf("%s: %v", table, err)
+		}
+		m := regexp.MustCompile(`kind\s+TEXT NOT NULL CHECK \(kind IN \(([^)]*)\)\)`).FindStringSubmatch(q)
+		if m == nil {
+			t.Fatalf("no CHECK on %s.kind in %s", table, q)
+		}
+		var out []string
+		for _, k := range regexp.MustCompile(`'([a-z_]+)'`).FindAllStringSubmatch(m[1], -1) {
+			out = append(out, k[1])
+		}
+		slices.Sort(out)
+		return out
+	}
+	var all, bulk []string
+	for _, d := range policy.ActionKinds() {
+		all = append(all, string(d.Kind))
+		if d.BulkSkip != nil {
+			bulk = append(bulk, string(d.Kind))
+		}
+	}
+	slices.Sort(all)
+	slices.Sort(bulk)
+	if got := kindsIn("actions"); !slices.Equal(got, all) {
+		t.Errorf("CHECK on actions.kind %v, the descriptors' kinds %v", got, all)
+	}
+	if got := kindsIn("bulk_runs"); !slices.Equal(got, bulk) {
+		t.Errorf("CHECK on bulk_runs.kind %v, the bulk kinds %v", got, bulk)
+	}
+}

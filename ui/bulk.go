@@ -308,7 +308,7 @@ func (b *bulkScreen) resultLine(r review.ItemResult) string {
 	case policy.ActionUnknown:
 		what = "outcome unknown: the next flush reconciles it"
 	case policy.ActionFailed:
-		if policy.MayQueueAgain(a.LastErrorCode) {
+		if policy.MayQueueAgain(a.State, a.LastErrorCode) {
 			what = "turned away for now (" + string(a.LastErrorCode) + "): Queue again sends it anew"
 		} else {
 			what = policy.StateWord(a.State) + " by the API: " + string(a.LastErrorCode)

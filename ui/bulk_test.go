@@ -24,7 +24,6 @@ type fakeBulk struct {
 	stopAfter int // when set, Confirm queues only so many and fails
 	send      int
 	confirmed review.Plan
-	progress  []review.RunProgress
 	cancelled int
 }
 

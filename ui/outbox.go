@@ -26,7 +26,7 @@ func (p *itemPanel) turnedAway() *store.Action {
 		return nil
 	}
 	a := d.Actions[0] // newest first
-	if a.State != policy.ActionFailed || !policy.MayQueueAgain(a.LastErrorCode) || a.Kind == policy.ActionReplacement {
+	if !policy.MayQueueAgain(a.State, a.LastErrorCode) || a.Kind == policy.ActionReplacement {
 		return nil // a replacement's kept file has its own button (Upload kept file)
 	}
 	return &a
@@ -72,7 +72,7 @@ func (p *itemPanel) onQueueAgain() {
 func turnedAwayIDs(res review.RunResult) []string {
 	var ids []string
 	for _, r := range res.Items {
-		if r.Action.State == policy.ActionFailed && policy.MayQueueAgain(r.Action.LastErrorCode) {
+		if policy.MayQueueAgain(r.Action.State, r.Action.LastErrorCode) {
 			ids = append(ids, r.Action.ItemID)
 		}
 	}

@@ -313,7 +313,7 @@ func (p *itemPanel) renderMessage() {
 			}
 		}
 		msg, details = actionNote(a.Kind, a.State, a.Code, lastErr, at)
-		if a.State == policy.ActionQueued && a.NotBefore.After(p.c.opts.Now()) {
+		if policy.WaitingRetryAfter(a.State, a.NotBefore, p.c.opts.Now()) {
 			msg = rateLimitedNote(a.Kind, a.NotBefore) // outbox.go
 		}
 	}
@@ -389,9 +389,8 @@ func (p *itemPanel) renderLayers() {
 // attemptLabel names an attempt: the first try, or the console's one
 // automatic connection retry.
 func attemptLabel(op string, number int) string {
-	switch k := policy.ActionKind(op); k {
-	case policy.ActionResubmit, policy.ActionFileRequest, policy.ActionReplacement:
-		op = policy.ActionWord(k) // the words the panel uses for actions everywhere
+	if d, ok := policy.DescribeKind(policy.ActionKind(op)); ok {
+		op = d.Word // the words the panel uses for actions everywhere
 	}
 	if number > 1 {
 		return op + ", connection retry"

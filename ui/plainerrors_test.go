@@ -17,9 +17,9 @@ import (
 	"github.com/trustscreen/reviewer/store"
 )
 
-// rawCacheError is what the driver says when the cache fails: text for the
+// errRawCache is what the driver says when the cache fails: text for the
 // Details area, never a dialog's headline.
-var rawCacheError = fmt.Errorf("store: exec: %w", errors.New("database is locked (5) (SQLITE_BUSY)"))
+var errRawCache = fmt.Errorf("store: exec: %w", errors.New("database is locked (5) (SQLITE_BUSY)"))
 
 const plainCacheError = "The console failed to read or write its local cache (INTERNAL_ERROR)."
 
@@ -27,16 +27,16 @@ const plainCacheError = "The console failed to read or write its local cache (IN
 // raw error.
 type failingTriage struct{ *viewsFake }
 
-func (failingTriage) Snooze(context.Context, string, time.Time, string) error { return rawCacheError }
+func (failingTriage) Snooze(context.Context, string, time.Time, string) error { return errRawCache }
 func (failingTriage) SaveView(context.Context, string, review.ViewFilter) error {
-	return rawCacheError
+	return errRawCache
 }
 
 // failingUndo is a bulk workflow whose group cancel fails in the cache.
 type failingUndo struct{ *fakeBulk }
 
 func (failingUndo) CancelRun(context.Context, int64) ([]store.Action, error) {
-	return nil, rawCacheError
+	return nil, errRawCache
 }
 
 // The snooze, view and bulk dialogs say what went wrong in the words the

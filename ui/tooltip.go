@@ -196,28 +196,3 @@ func (l *tipLabel) MouseIn(ev *desktop.MouseEvent) {
 }
 func (l *tipLabel) MouseMoved(*desktop.MouseEvent) {}
 func (l *tipLabel) MouseOut()                      { l.tip.out() }
-
-// escEntry is an entry in a dialog: Escape closes the dialog even while
-// the entry has the focus (a focused entry otherwise keeps the key).
-type escEntry struct {
-	widget.Entry
-	onEsc func()
-}
-
-func newEscEntry(multiLine bool) *escEntry {
-	e := &escEntry{}
-	e.MultiLine = multiLine
-	if multiLine {
-		e.Wrapping = fyne.TextWrapWord
-	}
-	e.ExtendBaseWidget(e)
-	return e
-}
-
-func (e *escEntry) TypedKey(ev *fyne.KeyEvent) {
-	if ev.Name == fyne.KeyEscape && e.onEsc != nil {
-		e.onEsc()
-		return
-	}
-	e.Entry.TypedKey(ev)
-}

@@ -364,7 +364,7 @@ func TestAnEmptyCustomerMessageIsRefusedInTheDialog(t *testing.T) {
 	// Control and bidi characters, or more than 4,000 characters, never
 	// reach the customer: Send is off, and the dialog says why.
 	for text, says := range map[string]string{
-		"Please send]0;x a photo.": "escape character", "Please send gpj.‮exe": "right-to-left override",
+		"Please send\x1b]0;x\a a photo.": "escape character", "Please send gpj.\u202eexe": "right-to-left override",
 		strings.Repeat("Please. ", 600): "at most 4000 characters",
 	} {
 		c.apply(func() { rd.msg.SetText(text) })

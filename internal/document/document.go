@@ -45,6 +45,7 @@ import (
 	"golang.org/x/image/webp"
 
 	"github.com/trustscreen/reviewer/internal/jpegscale"
+	"github.com/trustscreen/reviewer/policy"
 )
 
 // The media types the console shows.
@@ -85,9 +86,6 @@ const (
 	DefaultMegapixels   = 60
 	DefaultPDFTimeout   = 10 * time.Second
 	DefaultPDFMemoryMiB = 512
-	// MaxBytes is the largest file the console takes from the service
-	// (the contract's limit), whatever it declared.
-	MaxBytes = 10 << 20
 )
 
 // DefaultLimits are the limits with no environment.
@@ -200,22 +198,11 @@ func failf(k Kind, format string, a ...any) error {
 }
 
 // Sniff names the media type the first bytes say, or "" for none the
-// console shows.
-func Sniff(b []byte) string {
-	switch {
-	case len(b) >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF:
-		return JPEG
-	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
-		return PNG
-	case len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
-		return WebP
-	case bytes.HasPrefix(b, []byte("%PDF-")):
-		return PDF
-	}
-	return ""
-}
+// console shows: policy's rule (SniffMediaType), the one the upload is
+// judged by, so that the viewer and the upload never disagree.
+func Sniff(b []byte) string { return policy.SniffMediaType(b) }
 
-// ErrFileTooLarge is a file over MaxBytes.
+// ErrFileTooLarge is a file over policy.MaxFileSize (the contract's 10 MiB).
 var ErrFileTooLarge error = &Error{Kind: KindTooLarge, msg: "Refused: the file is over 10 MiB."}
 
 // ErrUnrecognised is a file with no declared type (a local file: reviewer
@@ -258,7 +245,7 @@ func Check(declared string, data []byte) (string, error) {
 	if len(data) == 0 {
 		return "", failf(KindDamaged, "The file is damaged: it is empty.")
 	}
-	if len(data) > MaxBytes {
+	if len(data) > policy.MaxFileSize { // the contract's limit, whatever was declared
 		return "", ErrFileTooLarge
 	}
 	got := Sniff(data)

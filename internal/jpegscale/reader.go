@@ -844,7 +844,7 @@ func DecodeScaledContext(ctx context.Context, r io.Reader, denom int) (image.Ima
 // each the average of the denom × denom pixels it stands for. Denom 1 is
 // Decode.
 func DecodeScaled(r io.Reader, denom int) (image.Image, error) {
-	return decodeScaled(nil, r, denom)
+	return decodeScaled(context.Background(), r, denom)
 }
 
 func decodeScaled(ctx context.Context, r io.Reader, denom int) (image.Image, error) {

@@ -154,7 +154,8 @@ func (r *Renderer) Page(data []byte, i int, maxPixels int64) (*image.RGBA, error
 		return nil, refusal(pdfproto.KindUndrawable)
 	}
 	defer res.Cleanup()
-	img := res.Result.Image
+	// The default format is RGBA: anything else is not a page drawn as asked.
+	img, _ := res.Result.RenderedImage.(*image.RGBA)
 	// PDFium rounds the size it was asked for (620 × 874 for 875): no
 	// larger, never empty.
 	if img == nil {

@@ -26,6 +26,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/trustscreen/reviewer/policy"
 )
 
 // Version is the protocol's version, in the ready line.
@@ -38,7 +40,7 @@ var Ready = fmt.Sprintf("reviewer-pdf %d ready", Version)
 const MaxLine = 128
 
 // MaxInput is the largest PDF the child takes (the console's file limit).
-const MaxInput = 10 << 20
+const MaxInput = policy.MaxFileSize
 
 // The kinds of refusal the child may answer.
 const (
