@@ -14,6 +14,10 @@ DEB_BUILD := gcc pkg-config libgl1-mesa-dev xorg-dev
 DEB_SHOT  := xvfb imagemagick xdotool x11-utils jq
 # For the keyboard walk: the screenshot tools, and what reads its results.
 DEB_WALK  := $(DEB_SHOT) sqlite3
+# For the tests: a CJK font for the PDF renderer to substitute for a
+# font a PDF does not embed, and poppler's pdftoppm, the peer its pages
+# are compared with (internal/document).
+DEB_TEST  := fonts-wqy-microhei poppler-utils
 # For the performance suite: the sqlite3 shell (the listing's peer), a
 # virtual display and xev (the window's figures).
 DEB_BENCH := sqlite3 xvfb x11-utils libjpeg-turbo-progs
@@ -32,7 +36,7 @@ export CGO_ENABLED := 1
 # programs of `make bench` included, is built without it.
 export GOFLAGS := $(strip $(GOFLAGS) -tags=no_emoji)
 
-.PHONY: deps deps-shot deps-bench build demo test fuzz bench bench-build bench-smoke reliability screenshot walk package windows windows-check vet staticcheck fmt-check clean
+.PHONY: deps deps-shot deps-bench deps-test build demo test fuzz bench bench-build bench-smoke reliability screenshot walk package windows windows-check vet staticcheck fmt-check clean
 
 # Installs the Debian packages that are not there yet (as root, or with sudo).
 define apt_install
@@ -54,6 +58,9 @@ deps-shot: deps
 
 deps-bench: deps
 	$(call apt_install,$(DEB_BENCH))
+
+deps-test: deps
+	$(call apt_install,$(DEB_TEST))
 
 build: deps
 	$(GO) build -o $(BIN) .
@@ -82,7 +89,7 @@ fmt-check:
 # window suites also run under the race detector. The reliability tests are
 # a module of their own (reliability/go.mod), so ./... does not reach them:
 # their short form runs from their folder.
-test: deps vet staticcheck fmt-check bench-smoke
+test: deps deps-test vet staticcheck fmt-check bench-smoke
 	$(GO) test -count=1 ./...
 	cd reliability && $(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./client/ ./review/ ./store/ ./ui/

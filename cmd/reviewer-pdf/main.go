@@ -15,7 +15,9 @@
 // the console by more than one page's time limit, on any system. A crash here is a
 // "damaged or unreadable PDF" line in the console, never a crashed window.
 //
-// It reads no file but its compiled-code cache folder (-cache), writes
+// It reads no file but its compiled-code cache folder (-cache) and the
+// system's font folders (read-only, for text in a font a PDF does not
+// embed), writes
 // nothing but its answers, opens no connection, and gets no environment
 // from the console.
 package main

@@ -290,6 +290,14 @@ type Doc struct {
 	full        *fullDecode // the whole image, when img is reduced
 	pdf         []byte
 	lim         Limits
+	fonts       *fontNotes // a PDF's pages drawn with a font substituted
+}
+
+// fontNotes are the pages of a PDF whose text was drawn in a font other
+// than the one it names (the PDF does not embed it).
+type fontNotes struct {
+	mu    sync.Mutex
+	pages map[int]bool
 }
 
 // fullDecode is the one decode of a reduced image at full resolution:
@@ -331,7 +339,7 @@ func OpenView(ctx context.Context, declared string, data []byte, lim Limits, vie
 		if err != nil {
 			return nil, err
 		}
-		return &Doc{MediaType: t, Pages: n, pdf: data, lim: lim}, nil
+		return &Doc{MediaType: t, Pages: n, pdf: data, lim: lim, fonts: &fontNotes{pages: map[int]bool{}}}, nil
 	}
 	img, w, h, scale, o, err := decodeImage(ctx, t, data, lim, viewW, viewH)
 	if err != nil {
@@ -517,8 +525,32 @@ func (d *Doc) Page(ctx context.Context, i int) (image.Image, error) {
 	if d.img != nil {
 		return d.img, nil
 	}
-	return pdfPage(ctx, d.pdf, i, d.lim)
+	img, subst, err := pdfPage(ctx, d.pdf, i, d.lim)
+	if err == nil {
+		d.fonts.mu.Lock()
+		d.fonts.pages[i] = subst
+		d.fonts.mu.Unlock()
+	}
+	return img, err
 }
+
+// FontsSubstituted reports whether page i, as last drawn, has text in a
+// font the PDF does not embed, drawn in one of the system's fonts (or the
+// renderer's own) instead: its shapes may differ from what the sender saw,
+// and a character no font has is missing. False for an image, and for a
+// page not drawn yet.
+func (d *Doc) FontsSubstituted(i int) bool {
+	if d.fonts == nil {
+		return false
+	}
+	d.fonts.mu.Lock()
+	defer d.fonts.mu.Unlock()
+	return d.fonts.pages[i]
+}
+
+// FontsSubstitutedWords is what the viewer and reviewer render say of a
+// page whose fonts were substituted.
+const FontsSubstitutedWords = "the PDF does not include a font its text uses: that text is drawn in a font of this computer's, so its shapes may differ from the sender's"
 
 func (f *fullDecode) wait(ctx context.Context, d *Doc) (image.Image, error) {
 	f.once.Do(func() {
