@@ -131,7 +131,9 @@ bench: deps-bench bench-build
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./store/ && \
 	echo "the viewer's first view of a 10 MiB JPEG (5200x3900 to 1240x700), against the standard library's decode and scale:" && \
 	$(GO) test -run '^$$' -bench 'FirstView|FullResolution|FullDecodeProgressive' -benchtime 5x -count 5 ./internal/document/ | tee bin/firstview.txt && \
-	./scripts/firstview-check.sh bin/firstview.txt || status=1; exit $$status
+	./scripts/firstview-check.sh bin/firstview.txt || status=1; \
+	echo "the first PDF after installing, to its first page: the renderer compiling (cold), and compiled ahead by the window (prepared):"; \
+	$(GO) test -run '^$$' -bench 'FirstPDFAfterInstall' -benchtime 1x -count 3 ./internal/document/ || status=1; exit $$status
 
 bench-build: deps
 	$(GO) build -o $(BIN) .

@@ -50,6 +50,11 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 	// the processor (two cores, one of them drawing in software) from the
 	// window's first frame.
 	a.Lifecycle().SetOnStarted(func() {
+		if !sc.started {
+			// The PDF renderer's code, compiled well after the start
+			// (prepare.go), so that the first PDF does not wait for it.
+			prepareRenderer(opts.DocumentLimits, time.After)
+		}
 		sc.started = true
 		if c := sc.c; c != nil {
 			sc.start(c)

@@ -79,6 +79,12 @@ type Limits struct {
 	// Renderer is where the PDF renderer (reviewer-pdf) is when it is not
 	// beside the console's executable: REVIEWER_PDF_RENDERER.
 	Renderer string
+	// PrepareAfter is how long after the window's start the renderer is
+	// compiled into RendererCache, in the background at the lowest
+	// priority, when it is not there yet (PrepareRenderer):
+	// REVIEWER_PDF_PREPARE_AFTER, default 20 s; "off" (negative): never,
+	// and the first PDF compiles it.
+	PrepareAfter time.Duration
 }
 
 // Defaults.
@@ -86,11 +92,12 @@ const (
 	DefaultMegapixels   = 60
 	DefaultPDFTimeout   = 10 * time.Second
 	DefaultPDFMemoryMiB = 512
+	DefaultPrepareAfter = 20 * time.Second
 )
 
 // DefaultLimits are the limits with no environment.
 func DefaultLimits() Limits {
-	return Limits{MaxPixels: DefaultMegapixels * 1_000_000, PDFTimeout: DefaultPDFTimeout, PDFMemoryMiB: DefaultPDFMemoryMiB}
+	return Limits{MaxPixels: DefaultMegapixels * 1_000_000, PDFTimeout: DefaultPDFTimeout, PDFMemoryMiB: DefaultPDFMemoryMiB, PrepareAfter: DefaultPrepareAfter}
 }
 
 // LimitsFromEnv reads the limits from the environment; a value that is not
@@ -126,6 +133,17 @@ func LimitsFrom(lookup func(string) (string, bool)) (Limits, error) {
 		l.RendererCache = v
 	}
 	l.Renderer = strings.TrimSpace(getenv("REVIEWER_PDF_RENDERER"))
+	switch v := strings.TrimSpace(getenv("REVIEWER_PDF_PREPARE_AFTER")); v {
+	case "":
+	case "off":
+		l.PrepareAfter = -1
+	default:
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return l, fmt.Errorf("REVIEWER_PDF_PREPARE_AFTER=%q: want a duration such as 20s, or off", v)
+		}
+		l.PrepareAfter = d
+	}
 	if v := strings.TrimSpace(getenv("REVIEWER_PDF_MEMORY_MIB")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 64 || n > 4096 {

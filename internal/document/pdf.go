@@ -353,3 +353,27 @@ func RendererStarted() bool {
 	defer renderer.mu.Unlock()
 	return renderer.child != nil && !renderer.child.ended()
 }
+
+// PrepareRenderer compiles the PDF renderer into its cache folder ahead
+// of the first PDF, so that the first PDF after installing takes half a
+// second, not six: it runs "reviewer-pdf -prepare", a process of its own
+// at the lowest priority (nice 19 on Linux), with no environment, that
+// compiles PDFium when the folder does not hold it yet and exits (it
+// returns at once when a mark in the folder says it was done). It does
+// nothing without a cache folder, without a renderer, or when one is
+// already running (it compiled, or loaded, the code). ctx ends it.
+func PrepareRenderer(ctx context.Context, lim Limits) error {
+	lim = lim.withDefaults()
+	if lim.RendererCache == "" || RendererStarted() {
+		return nil
+	}
+	path := rendererPath(lim)
+	if path == "" {
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, path, "-prepare", "-cache", lim.RendererCache, "-memory-mib", strconv.Itoa(lim.PDFMemoryMiB))
+	cmd.Env = []string{}
+	cmd.Dir = "/"
+	cmd.SysProcAttr = endsWithConsole()
+	return cmd.Run()
+}

@@ -485,6 +485,10 @@ func answer(bw *bufio.Writer, err error, ok func()) {
 	}
 }
 
+// CacheUsable reports whether dir is a cache folder the renderer uses:
+// one only this user may write to.
+func CacheUsable(dir string) bool { return privateDir(dir) }
+
 // privateDir makes dir (0700) and reports whether only this user may write
 // to it: the renderer runs the machine code it finds there.
 func privateDir(dir string) bool {
