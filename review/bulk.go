@@ -480,7 +480,7 @@ func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKin
 }
 
 // Confirm queues every action of a plan durably, each with its own key,
-// before any call (store.CreateRun: in chunks that let other writers in).
+// before any call (store.RunStore.CreateRun: in chunks that let other writers in).
 // Each item is judged again inside the transaction that queues it; what
 // changed since the plan is left out and reported. A plan over the bulk
 // limit needs CountConfirmed (NeedsCount). A confirmation that stopped

@@ -41,7 +41,7 @@ type RunProgress struct {
 	Cancelled int
 }
 
-// progressOf is the progress of a run counted by state (store.RunCounts).
+// progressOf is the progress of a run counted by state (store.RunStore.RunCounts).
 func progressOf(counts map[policy.ActionState]int) RunProgress {
 	var p RunProgress
 	for st, n := range counts {

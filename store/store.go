@@ -474,7 +474,7 @@ func (db *DB) Close() error {
 	db.closeWatcher()
 	err := db.db.Close()
 	if db.file != nil {
-		db.file.Close() // after SQLite's descriptors: see DB.file
+		db.file.Close() // after SQLite's descriptors: see core.file
 	}
 	return err
 }
