@@ -111,7 +111,7 @@ func TestWindow(t *testing.T) {
 		"crlf\r\n\x1b[2J\ttab":                     `crlf\r` + "\n" + `\x1b[2J\ttab`,
 		"zero\u200bwidth\ufeff\u2066iso":           `zero\u200bwidth\ufeff\u2066iso`,
 		"bad\xffbyte \\ kept":                      `bad\xffbyte \ kept`,
-		"c1\u009bcsi\u2028sep":                      `c1\u009bcsi\u2028sep`,
+		"c1\u009bcsi\u2028sep":                     `c1\u009bcsi\u2028sep`,
 	} {
 		got := Window(in)
 		if got != want {
