@@ -36,7 +36,7 @@ type bulkScreen struct {
 	wf   bulkWorkflow
 	plan review.Plan
 
-	headline, skipped, status *widget.Label
+	headline, skipped, status *textLabel
 	messages                  map[policy.Code]*formEntry
 	count                     *formEntry // the plan's count typed, over the bulk limit (nil: not asked)
 	confirm, undo, stop       *formButton
@@ -86,10 +86,10 @@ func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
 	f := b.form
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	b.apply = func(f func()) { f() }
-	b.headline = widget.NewLabelWithStyle(p.Headline(), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	b.skipped = widget.NewLabel(skippedText(p))
+	b.headline = newLabelWithStyle(p.Headline(), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	b.skipped = newLabel(skippedText(p))
 	b.skipped.Wrapping = fyne.TextWrapWord
-	b.status = widget.NewLabel("Nothing is queued until you confirm.")
+	b.status = newLabel("Nothing is queued until you confirm.")
 	b.status.Wrapping = fyne.TextWrapWord
 	b.bar = widget.NewProgressBar()
 	b.bar.Hide()
@@ -104,7 +104,7 @@ func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
 			e := f.multiLine(2)
 			e.SetText(p.Messages[c])
 			b.messages[c] = e
-			top.Add(widget.NewLabel("Message to the customers for " + string(c) + " (once for all of them):"))
+			top.Add(newLabel("Message to the customers for " + string(c) + " (once for all of them):"))
 			top.Add(e)
 			top.Add(f.hint())
 		}
@@ -121,7 +121,7 @@ func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
 				b.confirm.Disable()
 			}
 		}
-		l := widget.NewLabel(fmt.Sprintf("This acts on %d items, more than the bulk limit of %d. Type %d to confirm:", p.Len(), p.Max, p.Len()))
+		l := newLabel(fmt.Sprintf("This acts on %d items, more than the bulk limit of %d. Type %d to confirm:", p.Len(), p.Max, p.Len()))
 		l.Wrapping = fyne.TextWrapWord
 		top.Add(l)
 		top.Add(b.count)
@@ -149,20 +149,20 @@ func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
 		}
 		return len(b.shown)
 	},
-		func() fyne.CanvasObject { return widget.NewLabel("") },
+		func() fyne.CanvasObject { return newLabel("") },
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			b.mu.Lock()
 			defer b.mu.Unlock()
 			if b.planned {
-				o.(*widget.Label).SetText(b.planLine(b.plan.Items[i]))
+				o.(*textLabel).SetText(b.planLine(b.plan.Items[i]))
 			} else {
-				o.(*widget.Label).SetText(b.resultLine(b.shown[i]))
+				o.(*textLabel).SetText(b.resultLine(b.shown[i]))
 			}
 		})
 	b.results.Hide()
 
 	if !p.WaitUntil.IsZero() {
-		top.Add(widget.NewLabel("The API asked us to wait until " + p.WaitUntil.Local().Format("15:04:05") +
+		top.Add(newLabel("The API asked us to wait until " + p.WaitUntil.Local().Format("15:04:05") +
 			": the actions stay queued until then."))
 	}
 	top.Add(b.bar)
@@ -234,12 +234,12 @@ func (b *bulkScreen) planLine(it review.PlanItem) string {
 	if d, ok := b.details[it.ItemID]; ok {
 		file, who = d.FileName, d.CustomerRef
 	}
-	parts := []string{nameOr(file, it.ItemID)}
+	parts := []string{shown(nameOr(file, it.ItemID))}
 	if who != "" {
-		parts = append(parts, who)
+		parts = append(parts, shown(who))
 	}
 	if it.Code != "" {
-		parts = append(parts, string(it.Code))
+		parts = append(parts, shown(string(it.Code)))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -284,12 +284,12 @@ func skippedText(p review.Plan) string {
 // what became of it; a done item with its new score or code (b.mu held).
 func (b *bulkScreen) resultLine(r review.ItemResult) string {
 	a := r.Action
-	parts := []string{nameOr(b.planFiles[a.ItemID], a.ItemID)}
+	parts := []string{shown(nameOr(b.planFiles[a.ItemID], a.ItemID))}
 	d, known := b.details[a.ItemID]
 	if known {
-		parts = []string{nameOr(d.FileName, a.ItemID)}
+		parts = []string{shown(nameOr(d.FileName, a.ItemID))}
 		if d.CustomerRef != "" {
-			parts = append(parts, d.CustomerRef)
+			parts = append(parts, shown(d.CustomerRef))
 		}
 	}
 	var what string
@@ -301,7 +301,7 @@ func (b *bulkScreen) resultLine(r review.ItemResult) string {
 		case d.Checked():
 			what += fmt.Sprintf(": new score %d", *d.RiskScore)
 		case d.ErrorCode != "":
-			what += ": now " + string(d.ErrorCode)
+			what += ": now " + shown(string(d.ErrorCode))
 		}
 	case policy.ActionQueued:
 		what = "not sent yet: queued for the next flush"
@@ -309,9 +309,9 @@ func (b *bulkScreen) resultLine(r review.ItemResult) string {
 		what = "outcome unknown: the next flush reconciles it"
 	case policy.ActionFailed:
 		if policy.MayQueueAgain(a.LastErrorCode) {
-			what = "turned away for now (" + string(a.LastErrorCode) + "): Queue again sends it anew"
+			what = "turned away for now (" + shown(string(a.LastErrorCode)) + "): Queue again sends it anew"
 		} else {
-			what = policy.StateWord(a.State) + " by the API: " + string(a.LastErrorCode)
+			what = policy.StateWord(a.State) + " by the API: " + shown(string(a.LastErrorCode))
 		}
 	case policy.ActionCancelled:
 		what = "cancelled, nothing sent"
@@ -436,7 +436,7 @@ func (b *bulkScreen) showResult(run review.Run, res review.RunResult, err error)
 		text += fmt.Sprintf("; %d changed since the plan and were left out", len(run.Refused))
 	}
 	if res.Stopped != "" {
-		text += ". Stopped sending: " + res.Stopped + "; the rest stays queued"
+		text += ". Stopped sending: " + shownLong(res.Stopped) + "; the rest stays queued"
 	}
 	if err != nil {
 		text += ". " + sentence(err)
