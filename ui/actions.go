@@ -47,14 +47,12 @@ func (c *Console) tick() {
 	}
 	c.ticking = true
 	time.AfterFunc(time.Second, func() {
-		fyne.Do(func() {
-			c.apply(func() {
-				c.ticking = false
-				if c.flight(c.panel.itemID) != nil {
-					c.panel.renderMessage()
-				}
-				c.tick()
-			})
+		c.onUI(false, func() {
+			c.ticking = false
+			if c.flight(c.panel.itemID) != nil {
+				c.panel.renderMessage()
+			}
+			c.tick()
 		})
 	})
 }

@@ -60,9 +60,9 @@ type bulkScreen struct {
 	// machine says).
 	ctx    context.Context
 	cancel context.CancelFunc
-	// apply runs a widget update from the run's goroutine one at a time
-	// with the window's own (Console.apply, when shown in the window).
-	apply func(func())
+	// door hands a widget update from the run's goroutine to the UI
+	// goroutine (thread.go: Console.onUI, when shown in the window).
+	door func(wait bool, f func())
 
 	mu        sync.Mutex
 	run       review.Run
@@ -85,7 +85,7 @@ func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
 	b.form = newDialogForm(nil, nil)
 	f := b.form
 	b.ctx, b.cancel = context.WithCancel(context.Background())
-	b.apply = func(f func()) { f() }
+	b.door = onUI
 	b.headline = newLabelWithStyle(p.Headline(), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	b.skipped = newLabel(skippedText(p))
 	b.skipped.Wrapping = fyne.TextWrapWord
@@ -413,10 +413,10 @@ func (b *bulkScreen) onConfirm() {
 
 // showNow runs a widget update from the run's goroutine on the UI
 // goroutine, one at a time with the window's own, and waits for it.
-func (b *bulkScreen) showNow(f func()) { fyne.DoAndWait(func() { b.apply(f) }) }
+func (b *bulkScreen) showNow(f func()) { b.door(true, f) }
 
 // showLater is showNow without the wait.
-func (b *bulkScreen) showLater(f func()) { fyne.Do(func() { b.apply(f) }) }
+func (b *bulkScreen) showLater(f func()) { b.door(false, f) }
 
 // onStop stops the run from starting more sends. Those under way end as
 // the action machine says (an answer, or an outcome that the next flush
@@ -563,7 +563,7 @@ func (c *Console) planBulk(kind policy.ActionKind, sel review.Selection) {
 // Escape) stops the run from starting more sends.
 func (c *Console) showBulk(bw bulkWorkflow, p review.Plan) *bulkScreen {
 	b := newBulkScreen(bw, p)
-	b.apply = c.apply
+	b.door = c.onUI
 	// A notification when the run leaves actions unknown or refused (the
 	// dialog says it too).
 	b.onEnded = func(p review.RunProgress) { c.notes.post(runEndLine(p)) }

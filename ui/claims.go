@@ -77,7 +77,7 @@ func newTeamView(p *itemPanel) *teamView {
 		held: map[string]*heldClaim{}, claiming: map[string]bool{}, failed: map[string]bool{},
 		lastInput: p.c.opts.Now()} // opening the window is her doing
 	v.after = func(d time.Duration, f func()) func() {
-		t := time.AfterFunc(d, func() { fyne.Do(func() { v.p.c.apply(f) }) })
+		t := time.AfterFunc(d, func() { v.p.c.onUI(false, f) })
 		return func() { t.Stop() }
 	}
 	v.claim.TextStyle.Bold = true

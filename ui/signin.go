@@ -194,7 +194,7 @@ func (s *signInScreen) onCheck() {
 		if err == nil && !stopped {
 			where, err = s.si.Keep(apiURL, tok, false)
 		}
-		fyne.Do(func() { s.apply(func() { s.checked(apiURL, tok, who, where, err, stopped) }) })
+		onUI(false, func() { s.checked(apiURL, tok, who, where, err, stopped) })
 	}()
 }
 

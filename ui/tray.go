@@ -98,7 +98,7 @@ func (c *Console) setTrayMenu() {
 	t.set = true
 	// The tray's clicks come from the tray's own goroutine: each runs on
 	// the UI goroutine, as a key would.
-	ui := func(fn func()) func() { return func() { fyne.Do(func() { c.apply(fn) }) } }
+	ui := func(fn func()) func() { return func() { c.onUI(false, fn) } }
 	t.app.SetSystemTrayMenu(trayMenu(t.model, c.clock.Now(), ui(c.showWindow), ui(c.onSync), ui(c.autoFlush), ui(c.onQuit)))
 }
 
