@@ -174,7 +174,7 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	send := opts.Notify
 	if send == nil {
 		send = func(n *fyne.Notification) {
-			onUI(false, func() { // a held line goes from the notifier's timer
+			toUI(false, func() { // a held line goes from the notifier's timer (thread.go)
 				if a := fyne.CurrentApp(); a != nil {
 					a.SendNotification(n)
 				}

@@ -208,7 +208,7 @@ func (s *screens) signOut() {
 		if err != nil {
 			say = fullStop("Sign out could not remove the token: " + err.Error())
 		}
-		onUI(false, func() { s.signIn(say) })
+		toUI(false, func() { s.signIn(say) })
 	}()
 }
 

@@ -24,16 +24,25 @@ import (
 // caller's goroutine by design).
 var uiGoroutine atomic.Uint64
 
-// onUI hands fn to the UI goroutine (fyne.Do; with wait, fyne.DoAndWait)
-// as one widget update (widgetMu). When Fyne runs it anywhere else (its
-// loop has ended), fn is dropped: the window it would change is gone.
+// onUI hands fn to the UI goroutine (toUI) as one widget update
+// (widgetMu).
 func onUI(wait bool, fn func()) {
+	toUI(wait, func() {
+		widgetMu.Lock()
+		defer widgetMu.Unlock()
+		fn()
+	})
+}
+
+// toUI hands fn to the UI goroutine (fyne.Do; with wait, fyne.DoAndWait),
+// without widgetMu (a notification, the tooltip's own lock, the screens'
+// switch, which take their own). When Fyne runs it anywhere else (its
+// loop has ended), fn is dropped: the window it would change is gone.
+func toUI(wait bool, fn func()) {
 	run := func() {
 		if !onUIGoroutine() {
 			return
 		}
-		widgetMu.Lock()
-		defer widgetMu.Unlock()
 		fn()
 	}
 	if wait {

@@ -31,7 +31,7 @@ func (t *tooltip) in(obj fyne.CanvasObject, ev *desktop.MouseEvent, text func() 
 	t.mu.Unlock()
 	pos := ev.AbsolutePosition
 	time.AfterFunc(tipDelay, func() {
-		onUI(false, func() { // thread.go: nothing, once the window has ended
+		toUI(false, func() { // thread.go: nothing, once the window has ended
 			t.mu.Lock()
 			defer t.mu.Unlock()
 			if gen != t.gen {
