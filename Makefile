@@ -97,7 +97,7 @@ test: deps vet staticcheck fmt-check bench-smoke
 FUZZTIME ?= 10000x
 FUZZ_TARGETS := \
 	./client/:FuzzBatchPageDecoder ./client/:FuzzItemDecoder ./client/:FuzzErrorBody ./client/:FuzzRetryAfter ./client/:FuzzDocumentType \
-	./policy/:FuzzCheckFile ./internal/safetext/:FuzzCSVCell ./internal/safetext/:FuzzLine \
+	./policy/:FuzzCheckFile ./internal/safetext/:FuzzCSVCell ./internal/safetext/:FuzzLine ./ui/:FuzzTheWindowDrawsOutsideTextEscaped \
 	./internal/document/:FuzzOpen ./internal/jpegscale/:FuzzDecodeMatchesStandardLibrary
 fuzz: deps
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
