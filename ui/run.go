@@ -50,6 +50,9 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 	// the processor (two cores, one of them drawing in software) from the
 	// window's first frame.
 	a.Lifecycle().SetOnStarted(func() {
+		// The event loop runs on this goroutine: onUI (thread.go) drops
+		// what Fyne runs anywhere else once the loop has ended.
+		uiGoroutine.Store(goroutineID())
 		sc.started = true
 		if c := sc.c; c != nil {
 			sc.start(c)
@@ -113,7 +116,7 @@ func (s *screens) console(wf Workflow) {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				fyne.Do(func() { c.apply(c.refreshStrip) })
+				c.onUI(false, c.refreshStrip)
 			}
 		}
 	})
@@ -205,7 +208,7 @@ func (s *screens) signOut() {
 		if err != nil {
 			say = fullStop("Sign out could not remove the token: " + err.Error())
 		}
-		fyne.Do(func() { s.signIn(say) })
+		toUI(false, func() { s.signIn(say) })
 	}()
 }
 
