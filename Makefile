@@ -36,7 +36,11 @@ export CGO_ENABLED := 1
 # programs of `make bench` included, is built without it.
 export GOFLAGS := $(strip $(GOFLAGS) -tags=no_emoji)
 
+<<<<<<< HEAD
 .PHONY: deps deps-shot deps-bench deps-test build demo test fuzz bench bench-build bench-smoke reliability screenshot walk package windows windows-check vet staticcheck fmt-check clean
+=======
+.PHONY: deps deps-shot deps-bench build demo test doors fuzz bench bench-build bench-smoke reliability screenshot walk package windows windows-check vet staticcheck fmt-check clean
+>>>>>>> main
 
 # Installs the Debian packages that are not there yet (as root, or with sudo).
 define apt_install
@@ -81,6 +85,14 @@ staticcheck: deps
 	$(GO) run $(STATICCHECK) ./...
 	cd reliability && $(GO) run $(STATICCHECK) ./...
 
+# The limits of issue 28 ("Small doors"), measured: exported methods of
+# every type in review and store from go doc (DOORS_MAX_METHODS, 45), the
+# window's interfaces and type assertions (DOORS_MAX_INTERFACE, 15).
+# DOORS_ENFORCE names the areas whose miss fails (all by default; `make
+# test` enforces store only until the review and ui halves land).
+doors:
+	./scripts/doors.sh
+
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
@@ -89,7 +101,12 @@ fmt-check:
 # window suites also run under the race detector. The reliability tests are
 # a module of their own (reliability/go.mod), so ./... does not reach them:
 # their short form runs from their folder.
+<<<<<<< HEAD
 test: deps deps-test vet staticcheck fmt-check bench-smoke
+=======
+test: deps vet staticcheck fmt-check bench-smoke
+	DOORS_ENFORCE=store ./scripts/doors.sh
+>>>>>>> main
 	$(GO) test -count=1 ./...
 	cd reliability && $(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./client/ ./review/ ./store/ ./ui/
@@ -102,14 +119,18 @@ test: deps deps-test vet staticcheck fmt-check bench-smoke
 # worker is mid-run (golang/go#75804, fixed in Go 1.27); a count has no
 # deadline to race. FUZZTIME=1m (or 1000000x) for a longer hunt.
 FUZZTIME ?= 10000x
+# The window's fuzz target drives a whole console per input (about 100 a
+# second on 2 cores): a budget of its own (TARGET:BUDGET below).
+FUZZTIME_WINDOW ?= 500x
 FUZZ_TARGETS := \
 	./client/:FuzzBatchPageDecoder ./client/:FuzzItemDecoder ./client/:FuzzErrorBody ./client/:FuzzRetryAfter ./client/:FuzzDocumentType \
-	./policy/:FuzzCheckFile ./internal/safetext/:FuzzCSVCell ./internal/safetext/:FuzzLine \
+	./policy/:FuzzCheckFile ./internal/safetext/:FuzzCSVCell ./internal/safetext/:FuzzLine ./ui/:FuzzTheWindowDrawsOutsideTextEscaped:$(FUZZTIME_WINDOW) \
 	./internal/document/:FuzzOpen ./internal/jpegscale/:FuzzDecodeMatchesStandardLibrary
 fuzz: deps
-	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
-		echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
-		out=$$($(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg 2>&1) || { echo "$$out"; exit 1; }; done
+	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; rest=$${t#*:}; name=$${rest%%:*}; budget=$(FUZZTIME); \
+		case $$rest in *:*) budget=$${rest#*:};; esac; \
+		echo "fuzz $$name ($$pkg) for $$budget"; \
+		out=$$($(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $$budget $$pkg 2>&1) || { echo "$$out"; exit 1; }; done
 
 # The fault matrix through a real TCP proxy (toxiproxy, in-process) and
 # 20 SIGKILLs each during flushes, syncs and actions; prints the matrix (see

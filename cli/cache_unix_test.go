@@ -179,42 +179,7 @@ func TestACacheThatCanOnlyBeReadShowsWhatItHolds(t *testing.T) {
 		arrived[ep] = h.srv.Arrivals(ep)
 	}
 
-	read := func(args ...string) string {
-		t.Helper()
-		out, errs := h.want(0, args...)
-		if strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "the cache at "+path+" is read-only") ||
-			!strings.Contains(errs, "showing what it holds; nothing can be queued or synced") {
-			t.Fatalf("reviewer %s: stderr is not the one line that says the cache is read-only: %q", strings.Join(args, " "), errs)
-		}
-		return out
-	}
-	var items []map[string]any
-	out = read("items", "--json")
-	if err := json.Unmarshal([]byte(out), &items); err != nil || len(items) < 100 {
-		t.Fatalf("items --json of a read-only cache: %v (%d)", err, len(items))
-	}
-	if out = read("items"); !strings.Contains(out, id) {
-		t.Fatalf("items of a read-only cache lacks %s:\n%s", id, out)
-	}
-	if out = read("item", id); !strings.Contains(out, id) {
-		t.Fatalf("item %s of a read-only cache: %s", id, out)
-	}
-	if out = read("item", id, "--json"); !strings.Contains(out, key) {
-		t.Fatalf("item %s --json of a read-only cache lacks its action's key %s: %s", id, key, out)
-	}
-	if out = read("outbox"); !strings.Contains(out, key) {
-		t.Fatalf("outbox of a read-only cache lacks %s: %s", key, out)
-	}
-	box = nil
-	out = read("outbox", "--json")
-	if err := json.Unmarshal([]byte(out), &box); err != nil || len(box) != 1 || box[0] != (queued{id, key}) {
-		t.Fatalf("outbox --json of a read-only cache: %v %s", err, out)
-	}
-	csv := filepath.Join(exports, "items.csv")
-	read("export", "--csv", csv)
-	if b, err := os.ReadFile(csv); err != nil || !strings.Contains(string(b), id) {
-		t.Fatalf("export of a read-only cache: %v %.200s", err, b)
-	}
+	h.readsStillShow(t, "the cache at "+path+" is read-only", id, key, filepath.Join(exports, "items.csv"))
 
 	other := h.srv.FindCode("CLASSIFIER_UNAVAILABLE")
 	for _, args := range [][]string{{"sync"}, {"flush"}, {"resubmit", other}, {"note", id, "checked the selfie"}, {"cancel", "1"}} {
@@ -285,5 +250,49 @@ func TestADamagedCacheThatCanOnlyBeReadStillGivesItsOutbox(t *testing.T) {
 	}
 	if after := folderBytes(t, dir); after != before {
 		t.Fatalf("the read-only folder changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// readsStillShow runs every reading command on a cache that can only be
+// read (a folder she cannot write, a full disk) and checks that each shows
+// what the cache holds (item id and its queued action's key), with one
+// line on stderr that says why (line) and what cannot be done; export
+// writes to csv.
+func (h *harness) readsStillShow(t *testing.T, line, id, key, csv string) {
+	t.Helper()
+	read := func(args ...string) string {
+		t.Helper()
+		out, errs := h.want(0, args...)
+		if strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, line) ||
+			!strings.Contains(errs, "showing what it holds; nothing can be queued or synced") {
+			t.Fatalf("reviewer %s: stderr is not the one line that says the cache is read-only: %q", strings.Join(args, " "), errs)
+		}
+		return out
+	}
+	var items []map[string]any
+	if out := read("items", "--json"); json.Unmarshal([]byte(out), &items) != nil || len(items) < 100 {
+		t.Fatalf("items --json: %d items: %.200s", len(items), out)
+	}
+	for _, args := range [][]string{{"items"}, {"item", id}} {
+		if out := read(args...); !strings.Contains(out, id) {
+			t.Fatalf("%s lacks %s:\n%s", strings.Join(args, " "), id, out)
+		}
+	}
+	for _, args := range [][]string{{"item", id, "--json"}, {"outbox"}} {
+		if out := read(args...); !strings.Contains(out, key) {
+			t.Fatalf("%s lacks the queued action's key %s: %s", strings.Join(args, " "), key, out)
+		}
+	}
+	type queued struct {
+		ItemID string `json:"item_id"`
+		Key    string `json:"idempotency_key"`
+	}
+	var box []queued
+	if out := read("outbox", "--json"); json.Unmarshal([]byte(out), &box) != nil || len(box) != 1 || box[0] != (queued{id, key}) {
+		t.Fatalf("outbox --json: %s", out)
+	}
+	read("export", "--csv", csv)
+	if b, err := os.ReadFile(csv); err != nil || !strings.Contains(string(b), id) {
+		t.Fatalf("export: %v %.200s", err, b)
 	}
 }

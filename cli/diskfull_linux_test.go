@@ -103,7 +103,7 @@ func TestDiskFullAfterTheCallSaysItWasSent(t *testing.T) {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	box, _ := db.Outbox(ctx)
+	box, _ := db.Outbox.Outbox(ctx)
 	if len(box) != 1 || box[0].State != "sending" || box[0].Sends != 1 {
 		t.Fatalf("outbox after the full disk: %+v", box)
 	}
@@ -225,40 +225,8 @@ func TestAFullDiskStillShowsWhatTheCacheHolds(t *testing.T) {
 		arrived[ep] = h.srv.Arrivals(ep)
 	}
 
-	read := func(args ...string) string {
-		t.Helper()
-		out, errs := h.want(0, args...)
-		t.Logf("%v: %s", args, errs)
-		if strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "the cache at "+path+" is read-only while the disk that holds it is full") ||
-			!strings.Contains(errs, "showing what it holds; nothing can be queued or synced") {
-			t.Fatalf("reviewer %s: stderr is not the one line that says the cache is read-only: %q", strings.Join(args, " "), errs)
-		}
-		return out
-	}
-	var items []map[string]any
-	out = read("items", "--json")
-	if err := json.Unmarshal([]byte(out), &items); err != nil || len(items) < 100 {
-		t.Fatalf("items --json on a full disk: %v (%d)", err, len(items))
-	}
-	if out = read("items"); !strings.Contains(out, id) {
-		t.Fatalf("items on a full disk lacks %s:\n%s", id, out)
-	}
-	if out = read("item", id, "--json"); !strings.Contains(out, key) {
-		t.Fatalf("item %s --json on a full disk lacks its action's key %s: %s", id, key, out)
-	}
-	if out = read("outbox"); !strings.Contains(out, key) {
-		t.Fatalf("outbox on a full disk lacks %s: %s", key, out)
-	}
-	box = nil
-	out = read("outbox", "--json")
-	if err := json.Unmarshal([]byte(out), &box); err != nil || len(box) != 1 || box[0] != (queued{id, key}) {
-		t.Fatalf("outbox --json on a full disk: %v %s", err, out)
-	}
-	csv := filepath.Join(h.dir, "items.csv") // on another disk
-	read("export", "--csv", csv)
-	if b, err := os.ReadFile(csv); err != nil || !strings.Contains(string(b), id) {
-		t.Fatalf("export on a full disk: %v %.200s", err, b)
-	}
+	h.readsStillShow(t, "the cache at "+path+" is read-only while the disk that holds it is full", id, key,
+		filepath.Join(h.dir, "items.csv")) // the export on another disk
 
 	other := h.srv.FindCode("CLASSIFIER_UNAVAILABLE")
 	for _, args := range [][]string{{"sync"}, {"flush"}, {"resubmit", other}, {"note", id, "checked the selfie"}, {"cancel", "1"}} {

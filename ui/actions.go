@@ -47,14 +47,12 @@ func (c *Console) tick() {
 	}
 	c.ticking = true
 	time.AfterFunc(time.Second, func() {
-		fyne.Do(func() {
-			c.apply(func() {
-				c.ticking = false
-				if c.flight(c.panel.itemID) != nil {
-					c.panel.renderMessage()
-				}
-				c.tick()
-			})
+		c.onUI(false, func() {
+			c.ticking = false
+			if c.flight(c.panel.itemID) != nil {
+				c.panel.renderMessage()
+			}
+			c.tick()
 		})
 	})
 }
@@ -122,8 +120,8 @@ func (p *itemPanel) onResubmit() {
 		return
 	}
 	id, name := p.itemID, p.detail.FileName
-	p.c.confirm("Re-submit "+name+"?",
-		"This runs the paid analysis again on the same file, once. A re-run may help with "+string(p.detail.ErrorCode)+".",
+	p.c.confirm("Re-submit "+shown(name)+"?",
+		"This runs the paid analysis again on the same file, once. A re-run may help with "+shown(string(p.detail.ErrorCode))+".",
 		"Re-submit", func() {
 			if p.itemID == id {
 				p.act(policy.ActionResubmit, "Re-submitting", p.c.wf.Resubmit)
@@ -134,7 +132,7 @@ func (p *itemPanel) onResubmit() {
 // confirm shows a question whose default button (Enter) confirms; Esc
 // or Cancel does nothing, Tab reaches the buttons (form.go).
 func (c *Console) confirm(title, text, action string, yes func()) {
-	l := widget.NewLabel(text)
+	l := newLabel(text)
 	l.Wrapping = fyne.TextWrapWord
 	f := newDialogForm(c.win, c)
 	ok := f.defaultButton(action+" (Enter)", func() {
@@ -165,7 +163,7 @@ func (p *itemPanel) onRequestFile() {
 // requestDialog is the "Request a new file" dialog.
 type requestDialog struct {
 	msg  *formEntry
-	why  *widget.Label
+	why  *textLabel
 	send *formButton
 	form *dialogForm
 }
@@ -175,7 +173,7 @@ type requestDialog struct {
 // line, Tab moves to the buttons, Esc cancels.
 func newRequestDialog(c *Console, text string, send func(string)) *requestDialog {
 	f := newDialogForm(c.win, c)
-	rd := &requestDialog{form: f, msg: f.multiLine(4), why: widget.NewLabel("")}
+	rd := &requestDialog{form: f, msg: f.multiLine(4), why: newLabel("")}
 	rd.msg.SetText(text)
 	rd.why.Importance = widget.DangerImportance
 	rd.why.Wrapping = fyne.TextWrapWord
@@ -205,7 +203,7 @@ func newRequestDialog(c *Console, text string, send func(string)) *requestDialog
 		}
 	}
 	rd.msg.OnChanged(text)
-	body := container.NewVBox(widget.NewLabel("Message to the customer (sent exactly as written):"), rd.msg, f.hint(), rd.why)
+	body := container.NewVBox(newLabel("Message to the customer (sent exactly as written):"), rd.msg, f.hint(), rd.why)
 	f.show("Request a new file", body, []fyne.CanvasObject{cancel, rd.send}, 540)
 	rd.msg.cursorToEnd()
 	return rd
@@ -268,7 +266,7 @@ func (p *itemPanel) openUpload(path string) {
 // uploadDialog is the "Upload replacement" dialog.
 type uploadDialog struct {
 	path   *formEntry
-	why    *widget.Label
+	why    *textLabel
 	upload *formButton
 	form   *dialogForm
 	// anyway is her word that she uploads a file the console could not
@@ -324,7 +322,7 @@ func newUploadDialog(c *Console, path string, upload func(string, review.Replace
 	}
 	browse := f.button("Browse…", func() { c.browse(ud.path) })
 	cancel := f.cancelButton("Cancel (Esc)")
-	body := container.NewVBox(widget.NewLabel("The file the customer sent (JPEG, PNG, WebP or PDF, at most 10 MiB):"),
+	body := container.NewVBox(newLabel("The file the customer sent (JPEG, PNG, WebP or PDF, at most 10 MiB):"),
 		container.NewBorder(nil, nil, nil, browse, ud.path), ud.why, ud.anyway, wrapped(uploadCost))
 	f.onClosed = func() {
 		if c.uploadDlg == ud {

@@ -187,7 +187,7 @@ func TestTheBatchListShowsTheOldestOverdueAge(t *testing.T) {
 	second := func(i int) string {
 		row := c.batches.list.CreateItem()
 		c.batches.list.UpdateItem(i, row)
-		l := row.(*fyne.Container).Objects[3].(*widget.Label)
+		l := row.(*fyne.Container).Objects[3].(*textLabel)
 		if !l.Visible() {
 			return ""
 		}

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"fyne.io/fyne/v2"
-
 	"github.com/trustscreen/reviewer/review"
 )
 
@@ -176,7 +174,7 @@ func (c *Console) syncOnSchedule(ctx context.Context) {
 			}
 			continue // look again: due may have moved
 		}
-		fyne.DoAndWait(func() { c.apply(c.onSync) })
+		c.onUI(true, c.onSync)
 		// onSync marked the schedule running, or a sync already ran
 		// (which did): either way the loop waits for its end above.
 		c.sched.mu.Lock()

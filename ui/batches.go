@@ -58,7 +58,7 @@ type batchList struct {
 	opened store.BatchSummary
 	// note says that a search matched nothing, or that it hides the open
 	// batch.
-	note    *widget.Label
+	note    *textLabel
 	gen     int
 	content fyne.CanvasObject
 }
@@ -126,7 +126,7 @@ func (b *batchList) newList() *keyList {
 		match.Importance = widget.HighImportance
 		counts := newTipLabel("0 ✗ · 0 ↻")
 		counts.hint = countsLegend // shortcuts.go; the sheet says it too
-		return container.NewVBox(title, widget.NewRichText(), counts, widget.NewLabel("0 awaiting file"), widget.NewLabel("oldest 0 d"), match)
+		return container.NewVBox(title, richText(), counts, newLabel("0 awaiting file"), newLabel("oldest 0 d"), match)
 	}
 	l.UpdateItem = func(id widget.ListItemID, o fyne.CanvasObject) {
 		if id >= len(b.rows) {
@@ -138,11 +138,11 @@ func (b *batchList) newList() *keyList {
 		first, second := countsText(r)
 		second, third := withAge(second, b.ages[r.ID]) // ageing.go
 		bands := box.Objects[1].(*widget.RichText)
-		bands.Segments = bandSegments(r)
+		bands.Segments = safeSegments(bandSegments(r))
 		bands.Refresh()
 		box.Objects[2].(*tipLabel).SetText(first)
-		setOrHide(box.Objects[3].(*widget.Label), second)
-		setOrHide(box.Objects[4].(*widget.Label), third)
+		setOrHide(box.Objects[3].(*textLabel), second)
+		setOrHide(box.Objects[4].(*textLabel), third)
 		match := box.Objects[5].(*tipLabel)
 		match.SetText(matchText(r))
 		if match.Text == "" {
@@ -223,7 +223,7 @@ func matchText(r store.BatchSummary) string {
 
 // heightsOf is the height of each row: its lines.
 func (b *batchList) heightsOf(rows []store.BatchSummary) []float32 {
-	line := widget.NewLabel("X").MinSize().Height
+	line := newLabel("X").MinSize().Height
 	pad := theme.Padding()
 	hs := make([]float32, len(rows))
 	for i, r := range rows {

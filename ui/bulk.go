@@ -36,7 +36,7 @@ type bulkScreen struct {
 	wf   bulkWorkflow
 	plan review.Plan
 
-	headline, skipped, status *widget.Label
+	headline, skipped, status *textLabel
 	messages                  map[policy.Code]*formEntry
 	count                     *formEntry // the plan's count typed, over the bulk limit (nil: not asked)
 	confirm, undo, stop       *formButton
@@ -60,9 +60,9 @@ type bulkScreen struct {
 	// machine says).
 	ctx    context.Context
 	cancel context.CancelFunc
-	// apply runs a widget update from the run's goroutine one at a time
-	// with the window's own (Console.apply, when shown in the window).
-	apply func(func())
+	// door hands a widget update from the run's goroutine to the UI
+	// goroutine (thread.go: Console.onUI, when shown in the window).
+	door func(wait bool, f func())
 
 	mu        sync.Mutex
 	run       review.Run
@@ -85,11 +85,11 @@ func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
 	b.form = newDialogForm(nil, nil)
 	f := b.form
 	b.ctx, b.cancel = context.WithCancel(context.Background())
-	b.apply = func(f func()) { f() }
-	b.headline = widget.NewLabelWithStyle(p.Headline(), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	b.skipped = widget.NewLabel(skippedText(p))
+	b.door = onUI
+	b.headline = newLabelWithStyle(p.Headline(), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	b.skipped = newLabel(skippedText(p))
 	b.skipped.Wrapping = fyne.TextWrapWord
-	b.status = widget.NewLabel("Nothing is queued until you confirm.")
+	b.status = newLabel("Nothing is queued until you confirm.")
 	b.status.Wrapping = fyne.TextWrapWord
 	b.bar = widget.NewProgressBar()
 	b.bar.Hide()
@@ -104,7 +104,7 @@ func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
 			e := f.multiLine(2)
 			e.SetText(p.Messages[c])
 			b.messages[c] = e
-			top.Add(widget.NewLabel("Message to the customers for " + string(c) + " (once for all of them):"))
+			top.Add(newLabel("Message to the customers for " + string(c) + " (once for all of them):"))
 			top.Add(e)
 			top.Add(f.hint())
 		}
@@ -121,7 +121,7 @@ func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
 				b.confirm.Disable()
 			}
 		}
-		l := widget.NewLabel(fmt.Sprintf("This acts on %d items, more than the bulk limit of %d. Type %d to confirm:", p.Len(), p.Max, p.Len()))
+		l := newLabel(fmt.Sprintf("This acts on %d items, more than the bulk limit of %d. Type %d to confirm:", p.Len(), p.Max, p.Len()))
 		l.Wrapping = fyne.TextWrapWord
 		top.Add(l)
 		top.Add(b.count)
@@ -149,20 +149,20 @@ func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
 		}
 		return len(b.shown)
 	},
-		func() fyne.CanvasObject { return widget.NewLabel("") },
+		func() fyne.CanvasObject { return newLabel("") },
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			b.mu.Lock()
 			defer b.mu.Unlock()
 			if b.planned {
-				o.(*widget.Label).SetText(b.planLine(b.plan.Items[i]))
+				o.(*textLabel).SetText(b.planLine(b.plan.Items[i]))
 			} else {
-				o.(*widget.Label).SetText(b.resultLine(b.shown[i]))
+				o.(*textLabel).SetText(b.resultLine(b.shown[i]))
 			}
 		})
 	b.results.Hide()
 
 	if !p.WaitUntil.IsZero() {
-		top.Add(widget.NewLabel("The API asked us to wait until " + p.WaitUntil.Local().Format("15:04:05") +
+		top.Add(newLabel("The API asked us to wait until " + p.WaitUntil.Local().Format("15:04:05") +
 			": the actions stay queued until then."))
 	}
 	top.Add(b.bar)
@@ -234,12 +234,12 @@ func (b *bulkScreen) planLine(it review.PlanItem) string {
 	if d, ok := b.details[it.ItemID]; ok {
 		file, who = d.FileName, d.CustomerRef
 	}
-	parts := []string{nameOr(file, it.ItemID)}
+	parts := []string{shown(nameOr(file, it.ItemID))}
 	if who != "" {
-		parts = append(parts, who)
+		parts = append(parts, shown(who))
 	}
 	if it.Code != "" {
-		parts = append(parts, string(it.Code))
+		parts = append(parts, shown(string(it.Code)))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -284,12 +284,12 @@ func skippedText(p review.Plan) string {
 // what became of it; a done item with its new score or code (b.mu held).
 func (b *bulkScreen) resultLine(r review.ItemResult) string {
 	a := r.Action
-	parts := []string{nameOr(b.planFiles[a.ItemID], a.ItemID)}
+	parts := []string{shown(nameOr(b.planFiles[a.ItemID], a.ItemID))}
 	d, known := b.details[a.ItemID]
 	if known {
-		parts = []string{nameOr(d.FileName, a.ItemID)}
+		parts = []string{shown(nameOr(d.FileName, a.ItemID))}
 		if d.CustomerRef != "" {
-			parts = append(parts, d.CustomerRef)
+			parts = append(parts, shown(d.CustomerRef))
 		}
 	}
 	var what string
@@ -301,7 +301,7 @@ func (b *bulkScreen) resultLine(r review.ItemResult) string {
 		case d.Checked():
 			what += fmt.Sprintf(": new score %d", *d.RiskScore)
 		case d.ErrorCode != "":
-			what += ": now " + string(d.ErrorCode)
+			what += ": now " + shown(string(d.ErrorCode))
 		}
 	case policy.ActionQueued:
 		what = "not sent yet: queued for the next flush"
@@ -309,9 +309,9 @@ func (b *bulkScreen) resultLine(r review.ItemResult) string {
 		what = "outcome unknown: the next flush reconciles it"
 	case policy.ActionFailed:
 		if policy.MayQueueAgain(a.State, a.LastErrorCode) {
-			what = "turned away for now (" + string(a.LastErrorCode) + "): Queue again sends it anew"
+			what = "turned away for now (" + shown(string(a.LastErrorCode)) + "): Queue again sends it anew"
 		} else {
-			what = policy.StateWord(a.State) + " by the API: " + string(a.LastErrorCode)
+			what = policy.StateWord(a.State) + " by the API: " + shown(string(a.LastErrorCode))
 		}
 	case policy.ActionCancelled:
 		what = "cancelled, nothing sent"
@@ -413,10 +413,10 @@ func (b *bulkScreen) onConfirm() {
 
 // showNow runs a widget update from the run's goroutine on the UI
 // goroutine, one at a time with the window's own, and waits for it.
-func (b *bulkScreen) showNow(f func()) { fyne.DoAndWait(func() { b.apply(f) }) }
+func (b *bulkScreen) showNow(f func()) { b.door(true, f) }
 
 // showLater is showNow without the wait.
-func (b *bulkScreen) showLater(f func()) { fyne.Do(func() { b.apply(f) }) }
+func (b *bulkScreen) showLater(f func()) { b.door(false, f) }
 
 // onStop stops the run from starting more sends. Those under way end as
 // the action machine says (an answer, or an outcome that the next flush
@@ -436,7 +436,7 @@ func (b *bulkScreen) showResult(run review.Run, res review.RunResult, err error)
 		text += fmt.Sprintf("; %d changed since the plan and were left out", len(run.Refused))
 	}
 	if res.Stopped != "" {
-		text += ". Stopped sending: " + res.Stopped + "; the rest stays queued"
+		text += ". Stopped sending: " + shownLong(res.Stopped) + "; the rest stays queued"
 	}
 	if err != nil {
 		text += ". " + sentence(err)
@@ -563,7 +563,7 @@ func (c *Console) planBulk(kind policy.ActionKind, sel review.Selection) {
 // Escape) stops the run from starting more sends.
 func (c *Console) showBulk(bw bulkWorkflow, p review.Plan) *bulkScreen {
 	b := newBulkScreen(bw, p)
-	b.apply = c.apply
+	b.door = c.onUI
 	// A notification when the run leaves actions unknown or refused (the
 	// dialog says it too).
 	b.onEnded = func(p review.RunProgress) { c.notes.post(runEndLine(p)) }

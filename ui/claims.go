@@ -10,7 +10,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -41,8 +40,8 @@ import (
 // teamView is the team part of the item panel.
 type teamView struct {
 	p       *itemPanel
-	claim   *widget.Label
-	notes   *widget.Label
+	claim   *textLabel
+	notes   *textLabel
 	entry   *textEntry // focus.go
 	add     *widget.Button
 	next    *tipButton
@@ -78,7 +77,7 @@ func newTeamView(p *itemPanel) *teamView {
 		held: map[string]*heldClaim{}, claiming: map[string]bool{}, failed: map[string]bool{},
 		lastInput: p.c.opts.Now()} // opening the window is her doing
 	v.after = func(d time.Duration, f func()) func() {
-		t := time.AfterFunc(d, func() { fyne.Do(func() { v.p.c.apply(f) }) })
+		t := time.AfterFunc(d, func() { v.p.c.onUI(false, f) })
 		return func() { t.Stop() }
 	}
 	v.claim.TextStyle.Bold = true
@@ -91,7 +90,7 @@ func newTeamView(p *itemPanel) *teamView {
 	}
 	v.add = widget.NewButtonWithIcon("Add note", theme.DocumentCreateIcon(), v.onAddNote)
 	v.next = newTipButton("Next", theme.MediaSkipNextIcon(), "Claim and open the oldest item that needs a reviewer and nobody holds (key: n)", v.onNext)
-	v.content = container.NewVBox(v.claim, container.NewBorder(nil, nil, nil, v.next, widget.NewLabel("Notes")), v.notes,
+	v.content = container.NewVBox(v.claim, container.NewBorder(nil, nil, nil, v.next, newLabel("Notes")), v.notes,
 		v.entry, v.add)
 	v.content.Hide()
 	return v
@@ -105,7 +104,7 @@ func holderText(c policy.Claim, now time.Time) string {
 
 // holderName is the reviewer holding a claim, capitalised.
 func holderName(c policy.Claim) string {
-	name := c.Reviewer
+	name := shown(c.Reviewer)
 	if r, n := utf8.DecodeRuneInString(name); n > 0 {
 		name = string(unicode.ToUpper(r)) + name[n:]
 	}
@@ -462,7 +461,7 @@ func (v *teamView) refuseHeld(what string) bool {
 	p.note, p.noteDetails, p.noteItem = who+": "+what+" is off until the claim ends or is released; nothing was sent.", "", p.itemID
 	p.renderMessage()
 	if p.c.panelOff {
-		dialog.ShowInformation(who, p.note, p.c.win)
+		showInformation(who, p.note, p.c.win)
 	} else {
 		// The panel's message may sit below the document, out of view:
 		// the strip says it too, so that the key is answered where seen.

@@ -18,7 +18,7 @@ func (v *teamView) renderConflict(d review.Detail) {
 	}
 	for _, full := range d.Actions {
 		if full.ID == a.ID && full.LastError != "" {
-			setOrHide(v.p.message, fmt.Sprintf("The %s was not run: %s. Shown here as it is now.", policy.ActionWord(a.Kind), full.LastError))
+			setOrHide(v.p.message, fmt.Sprintf("The %s was not run: %s. Shown here as it is now.", policy.ActionWord(a.Kind), shownLong(full.LastError)))
 			v.p.detailsAc.Hide()
 			return
 		}

@@ -6,7 +6,8 @@
 // reviewer's workflow through the one Workflow interface (workflow.go),
 // always off the UI goroutine and under the window's context, which
 // closing the window cancels (syncing, probing and flushing are in
-// syncing.go); it touches widgets only through fyne.Do. What is news
+// syncing.go); it touches widgets from other goroutines only through
+// onUI (thread.go), which hands them to fyne.Do. What is news
 // after a sync comes with the sync's result (review.SyncProgress.NewItems).
 // It does not import Fyne's app driver, so its widgets run headless
 // under fyne.io/fyne/v2/test.
@@ -173,7 +174,7 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	send := opts.Notify
 	if send == nil {
 		send = func(n *fyne.Notification) {
-			fyne.Do(func() { // a held line goes from the notifier's timer
+			toUI(false, func() { // a held line goes from the notifier's timer (thread.go)
 				if a := fyne.CurrentApp(); a != nil {
 					a.SendNotification(n)
 				}
@@ -317,14 +318,12 @@ func (c *Console) background(work func(ctx context.Context) func()) {
 		defer c.jobs.done()
 		apply := work(c.ctx)
 		if apply != nil {
-			fyne.DoAndWait(func() {
-				c.apply(func() {
-					// What a result does (a reload keeping the row) is
-					// never the reviewer's input (claims_away.go).
-					c.applyingResult = true
-					defer func() { c.applyingResult = false }()
-					apply()
-				})
+			c.onUI(true, func() { // thread.go
+				// What a result does (a reload keeping the row) is
+				// never the reviewer's input (claims_away.go).
+				c.applyingResult = true
+				defer func() { c.applyingResult = false }()
+				apply()
 			})
 		}
 	}()

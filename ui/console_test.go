@@ -663,7 +663,7 @@ func TestPreferencesShowTheNameAndSaveAValidURLOnly(t *testing.T) {
 	}
 	found := false
 	for _, o := range test.LaidOutObjects(top) {
-		if l, ok := o.(*widget.Label); ok && l.Text == "ana" {
+		if l, ok := asLabel(o); ok && l.Text == "ana" {
 			found = true
 		}
 		if e, ok := o.(*widget.Entry); ok && e.Text == "ana" {

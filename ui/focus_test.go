@@ -11,7 +11,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/store"
 )
@@ -272,7 +271,7 @@ func TestEveryBoundShortcutIsOnTheSheet(t *testing.T) {
 	}
 	var texts []string
 	for _, o := range test.LaidOutObjects(top) {
-		if l, ok := o.(*widget.Label); ok {
+		if l, ok := asLabel(o); ok {
 			texts = append(texts, l.Text)
 		}
 	}

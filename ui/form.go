@@ -79,8 +79,8 @@ func (f *dialogForm) multiLine(rows int) *formEntry {
 }
 
 // hint is the line under a multi-line field that says its keys.
-func (f *dialogForm) hint() *widget.Label {
-	l := widget.NewLabel(multiLineHint) // full contrast: the faint low importance is hard to read
+func (f *dialogForm) hint() *textLabel {
+	l := newLabel(multiLineHint) // full contrast: the faint low importance is hard to read
 	l.Wrapping = fyne.TextWrapWord
 	return l
 }
@@ -166,7 +166,7 @@ func (f *dialogForm) focusNext() {
 // show opens the dialog: title, body, and its buttons (left to right), at
 // width and as tall as its content; the first field takes the focus.
 func (f *dialogForm) show(title string, body fyne.CanvasObject, buttons []fyne.CanvasObject, width float32) {
-	f.dlg = dialog.NewCustomWithoutButtons(title, body, f.win)
+	f.dlg = dialog.NewCustomWithoutButtons(drawn(title), body, f.win)
 	f.dlg.SetButtons(buttons)
 	cv := f.win.Canvas()
 	var prevKey func(*fyne.KeyEvent)

@@ -73,7 +73,7 @@ func findFormButton(o fyne.CanvasObject, text string) *formButton {
 func dialogTexts(c *Console) string {
 	var out []string
 	walkObjects(c.win.Canvas().Overlays().Top(), func(o fyne.CanvasObject) {
-		if l, ok := o.(*widget.Label); ok {
+		if l, ok := asLabel(o); ok {
 			out = append(out, l.Text)
 		}
 	})

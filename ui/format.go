@@ -16,13 +16,6 @@ import (
 	"github.com/trustscreen/reviewer/review"
 )
 
-// shown makes text from the service (ids, file names, customer references,
-// messages) safe to draw: control and bidi characters escaped, one line, a
-// long value cut (internal/safetext, the same escaper the command line
-// uses). A file named "gpj.exe" with a right-to-left override must read as
-// what it is.
-func shown(s string) string { return safetext.Line(s, safetext.Value) }
-
 func clock(t time.Time) string { return t.Local().Format("15:04") }
 
 func dayClock(t time.Time) string { return t.Local().Format("Jan 2 15:04") }
@@ -101,14 +94,14 @@ func explain(err error) (headline, details string) {
 	var pe *policy.Error
 	if errors.As(err, &pe) && !isClientError(err) {
 		// The console's own refusals are written for people already.
-		return capitalize(pe.Message), ""
+		return capitalize(safetext.Sentence(pe.Message)), ""
 	}
 	code := policy.ErrorCode(err)
 	headline = headlineFor(code)
 	if _, ok := client.AsError(err); !ok && code == policy.CodeInternal {
 		headline = "The console failed to read or write its local cache (INTERNAL_ERROR)."
 	}
-	details = oneLine(err.Error())
+	details = safetext.Sentence(oneLine(err.Error()))
 	log.Printf("reviewer: %s", details)
 	return headline, details
 }
@@ -156,7 +149,7 @@ func actionNote(kind policy.ActionKind, state policy.ActionState, code policy.Co
 		headline = "The " + what + " is " + string(state) + "."
 	}
 	if state != policy.ActionDone && state != policy.ActionCancelled {
-		details = lastErr
+		details = shownLong(lastErr)
 	}
 	return headline, details
 }

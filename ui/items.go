@@ -58,7 +58,7 @@ var allColumns = []column{
 		if v.ErrorCode == "" {
 			return "—", widget.MediumImportance
 		}
-		return string(v.ErrorCode), widget.MediumImportance
+		return shown(string(v.ErrorCode)), widget.MediumImportance
 	}},
 	{"Retry", "", 44, 6, func(v review.ItemView) (string, widget.Importance) {
 		if v.Retryable {
@@ -175,8 +175,8 @@ type itemTable struct {
 	status  *keySelect // focus.go
 	code    *keySelect
 	needs   *keyCheck
-	count   *widget.Label
-	heading *widget.Label // which batch the items belong to
+	count   *textLabel
+	heading *textLabel    // which batch the items belong to
 	offline *offlineCheck // "Available offline" on it (kept.go)
 	rows    []review.ItemView
 	cols    []column
@@ -204,7 +204,7 @@ type itemTable struct {
 const pageRows = 500
 
 func newItemTable(c *Console) *itemTable {
-	t := &itemTable{c: c, row: -1, count: widget.NewLabel(""), heading: widget.NewLabel(""), cols: allColumns}
+	t := &itemTable{c: c, row: -1, count: newLabel(""), heading: newLabel(""), cols: allColumns}
 	t.heading.TextStyle.Bold = true
 	t.heading.Truncation = fyne.TextTruncateEllipsis
 	labels := make([]string, len(statusFilter))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
@@ -100,7 +99,7 @@ func (o *offlineCheck) changed(on bool) {
 	}
 	o.busy = true
 	o.check.Disable()
-	say := func(s string) { fyne.Do(func() { o.c.apply(func() { o.c.strip.say(s) }) }) }
+	say := func(s string) { o.c.onUI(false, func() { o.c.strip.say(s) }) }
 	if on {
 		o.c.strip.say("Keeping the documents of batch " + shown(batch) + " for offline review…")
 	}

@@ -9,7 +9,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/internal/keptdocs"
 	"github.com/trustscreen/reviewer/keyring"
@@ -40,7 +39,7 @@ func keptConsole(t *testing.T, secrets *keyring.Keyring) (*Console, *review.Serv
 func prefsText(c *Console) string {
 	var b strings.Builder
 	for _, o := range test.LaidOutObjects(c.win.Canvas().Overlays().Top()) {
-		if l, ok := o.(*widget.Label); ok {
+		if l, ok := asLabel(o); ok {
 			b.WriteString(l.Text + "\n")
 		}
 	}

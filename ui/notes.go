@@ -21,11 +21,11 @@ func notesText(ns []store.NoteRow) string {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "%s · %s: %s", n.Author, n.CreatedAt.Local().Format("Jan 2 15:04"), n.Text)
+		fmt.Fprintf(&b, "%s · %s: %s", shown(n.Author), n.CreatedAt.Local().Format("Jan 2 15:04"), shownLong(n.Text))
 		switch n.State {
 		case policy.ActionDone:
 		case policy.ActionFailed:
-			fmt.Fprintf(&b, " (refused: %s)", n.LastErrorCode)
+			fmt.Fprintf(&b, " (refused: %s)", shown(string(n.LastErrorCode)))
 		default:
 			b.WriteString(" (waiting to be sent)")
 		}

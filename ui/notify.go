@@ -91,7 +91,7 @@ func (n *notifier) flushLocked(now time.Time) {
 	}
 	body := strings.Join(n.held, "\n")
 	n.held, n.last = nil, now
-	n.send(fyne.NewNotification(notifyTitle, body))
+	n.send(notification(notifyTitle, body))
 	if n.sent != nil {
 		n.sent()
 	}
@@ -107,9 +107,9 @@ func newWorkLine(rows []review.ItemView) string {
 	seen := map[string]bool{}
 	var refs []string
 	for _, r := range rows {
-		ref := r.CustomerRef
-		if ref == "" {
-			ref = r.BatchID
+		ref := shown(r.CustomerRef)
+		if r.CustomerRef == "" {
+			ref = shown(r.BatchID)
 		}
 		if !seen[ref] {
 			seen[ref] = true
@@ -189,7 +189,7 @@ func (c *Console) announceNews(ids []string) {
 		line := newWorkLine(rows)
 		return func() {
 			if slices.Equal(c.strip.newIDs, ids) { // still the news the link shows
-				c.strip.news.SetText(line + map[bool]string{true: ": show it", false: ": show them"}[len(ids) == 1])
+				c.strip.news.SetText(drawn(line) + map[bool]string{true: ": show it", false: ": show them"}[len(ids) == 1])
 				c.strip.row2.Refresh()
 			}
 			c.notes.post(line)

@@ -40,7 +40,7 @@ func (p *itemPanel) showQueueAgain() {
 		return
 	}
 	p.requeue.SetText("Queue again: " + policy.ActionWord(a.Kind))
-	p.requeue.Tip = "The service turned it away for now (" + string(a.LastErrorCode) + "). Queue it again as a new intent with a new key (key: q)"
+	p.requeue.Tip = "The service turned it away for now (" + shown(string(a.LastErrorCode)) + "). Queue it again as a new intent with a new key (key: q)"
 	if a.Kind.Paid() {
 		p.requeue.Tip += "; a new paid analysis, and the service may have run the first one before it failed"
 	}

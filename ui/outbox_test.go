@@ -10,7 +10,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/client"
 	"github.com/trustscreen/reviewer/policy"
@@ -277,7 +276,7 @@ func TestABulkResultOffersQueueAgainForWhatWasTurnedAway(t *testing.T) {
 	c.apply(func() {
 		if top := c.win.Canvas().Overlays().Top(); top != nil {
 			for _, o := range test.LaidOutObjects(top) {
-				if l, ok := o.(*widget.Label); ok {
+				if l, ok := asLabel(o); ok {
 					texts = append(texts, l.Text)
 				}
 			}

@@ -33,13 +33,13 @@ type itemPanel struct {
 	// noteItem and is dropped when another item is shown.
 	note, noteDetails, noteItem string
 
-	title     *widget.Label
-	subtitle  *widget.Label
-	verdict   *widget.Label
-	triage    *widget.Label // the band of a score, or the age of a wait (ageing.go)
-	explain   *widget.Label
-	reported  *widget.Label
-	nextActor *widget.Label
+	title     *textLabel
+	subtitle  *textLabel
+	verdict   *textLabel
+	triage    *textLabel // the band of a score, or the age of a wait (ageing.go)
+	explain   *textLabel
+	reported  *textLabel
+	nextActor *textLabel
 	layers    *fyne.Container
 	team      *teamView // claims.go: claim, notes, Next
 	resubmit  *tipButton
@@ -49,21 +49,15 @@ type itemPanel struct {
 	requeue   *tipButton // an action the service turned away for now, queued again (outbox.go)
 	cancel    *tipButton
 	stop      *tipButton
-	why       *widget.Label
-	message   *widget.Label
-	details   *widget.Label
+	why       *textLabel
+	message   *textLabel
+	details   *textLabel
 	detailsAc *widget.Accordion
-	attempts  *widget.Label
-	audit     *widget.Label
+	attempts  *textLabel
+	audit     *textLabel
 	preview   *preview          // the item's document (preview.go)
 	scroll    *container.Scroll // the item's state, above its history
 	content   fyne.CanvasObject
-}
-
-func wrapped(text string) *widget.Label {
-	l := widget.NewLabel(text)
-	l.Wrapping = fyne.TextWrapWord
-	return l
 }
 
 func newItemPanel(c *Console) *itemPanel {
@@ -183,7 +177,7 @@ func (p *itemPanel) situation() policy.Situation {
 
 // setOrHide shows a label with text, or hides it when there is none, so
 // that empty wrapped labels leave no gaps.
-func setOrHide(l *widget.Label, text string) {
+func setOrHide(l *textLabel, text string) {
 	l.SetText(text)
 	if text == "" {
 		l.Hide()
@@ -227,7 +221,7 @@ func (p *itemPanel) render() {
 	if !p.loaded {
 		p.title.SetText("No item selected")
 		p.triage.Hide()
-		for _, l := range []*widget.Label{p.subtitle, p.verdict, p.explain, p.reported, p.nextActor, p.why, p.attempts, p.audit} {
+		for _, l := range []*textLabel{p.subtitle, p.verdict, p.explain, p.reported, p.nextActor, p.why, p.attempts, p.audit} {
 			l.SetText("")
 		}
 		p.layers.RemoveAll()
@@ -252,7 +246,7 @@ func (p *itemPanel) render() {
 	setOrHide(p.triage, text)
 	explain := safetext.Line(policy.Describe(d.Item), safetext.Message)
 	if d.ErrorCode != "" {
-		explain += " (code " + string(d.ErrorCode) + ")"
+		explain += " (code " + shown(string(d.ErrorCode)) + ")"
 	}
 	p.explain.SetText(explain)
 	setOrHide(p.reported, reportedText(d.Item))
@@ -350,7 +344,7 @@ func (p *itemPanel) whyText(rErr, fErr, uErr error) string {
 	case d.Next.Kind == policy.NextWait:
 		return "The screening API asked the console to wait: re-submit after " + clock(d.Next.Until) + "."
 	case fErr == nil:
-		return "Re-submit is off: a new file is needed (" + string(d.ErrorCode) + "). Request one, or upload the one the customer sent."
+		return "Re-submit is off: a new file is needed (" + shown(string(d.ErrorCode)) + "). Request one, or upload the one the customer sent."
 	case uErr == nil:
 		return "Waiting for the customer's new file: upload it when it arrives."
 	case d.Checked():
@@ -377,11 +371,11 @@ func (p *itemPanel) renderLayers() {
 	for _, n := range names {
 		// The words sit on the window's background, not on the bar, so they
 		// keep their contrast in both themes.
-		v, name := d.Layers[n], strings.ReplaceAll(n, "_", " ")
+		v, name := d.Layers[n], shown(strings.ReplaceAll(n, "_", " "))
 		bar := widget.NewProgressBar()
 		bar.TextFormatter = func() string { return "" }
 		bar.SetValue(v)
-		label := widget.NewLabel(fmt.Sprintf("%s  %.2f", name, v))
+		label := newLabel(fmt.Sprintf("%s  %.2f", name, v))
 		p.layers.Add(container.NewGridWithColumns(2, label, container.NewPadded(bar)))
 	}
 }
@@ -409,7 +403,7 @@ func attemptsText(d review.Detail) string {
 			humanDuration(a.Elapsed), humanDuration(a.ConnectTimeout), humanDuration(a.RequestTimeout))
 		fmt.Fprintf(&b, " → %s", strings.ReplaceAll(string(a.Class), "_", " "))
 		if a.Code != "" {
-			b.WriteString(" " + string(a.Code))
+			b.WriteString(" " + shown(string(a.Code)))
 		}
 		if a.HTTPStatus != 0 {
 			b.WriteString(" (HTTP " + strconv.Itoa(a.HTTPStatus) + ")")
@@ -425,9 +419,9 @@ func auditText(d review.Detail) string {
 	}
 	var b strings.Builder
 	for _, e := range d.Audit {
-		fmt.Fprintf(&b, "%s  %s  %s", e.At.Local().Format("Jan 2 15:04:05"), e.Reviewer, e.Event)
+		fmt.Fprintf(&b, "%s  %s  %s", e.At.Local().Format("Jan 2 15:04:05"), shown(e.Reviewer), shown(e.Event))
 		if e.Detail != "" {
-			b.WriteString(": " + e.Detail)
+			b.WriteString(": " + shownLong(e.Detail))
 		}
 		b.WriteString("\n")
 	}

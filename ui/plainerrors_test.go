@@ -114,7 +114,7 @@ func findEntries(o fyne.CanvasObject) []*widget.Entry {
 func labelTexts(o fyne.CanvasObject) []string {
 	var out []string
 	walkObjects(o, func(o fyne.CanvasObject) {
-		if l, ok := o.(*widget.Label); ok && l.Text != "" {
+		if l, ok := asLabel(o); ok && l.Text != "" {
 			out = append(out, l.Text)
 		}
 	})
@@ -131,7 +131,7 @@ func walkObjects(o fyne.CanvasObject, visit func(fyne.CanvasObject)) {
 		for _, k := range v.Objects {
 			walkObjects(k, visit)
 		}
-	case *widget.Entry, *widget.Label:
+	case *widget.Entry, *widget.Label, *textLabel, *tipLabel:
 		// their insides are text, not widgets of the dialog
 	case fyne.Widget:
 		for _, k := range test.WidgetRenderer(v).Objects() {

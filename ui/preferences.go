@@ -75,7 +75,7 @@ func (p *Preferences) autoAdvance() bool {
 // show opens the preferences dialog over win.
 func (p *Preferences) show(win fyne.Window) {
 	name, fromService := p.reviewer()
-	who := widget.NewLabel(name)
+	who := newLabel(name)
 	who.TextStyle.Bold = true
 	f := newDialogForm(win, nil)
 	api := f.entry()
@@ -188,7 +188,7 @@ func (p *Preferences) saveDesk(notify, hideToTray bool) {
 // confirmSignOut asks before signing out: the token leaves the keyring,
 // and signing in again needs it. The cache, and what it has not sent, stay.
 func (p *Preferences) confirmSignOut(win fyne.Window, hidePrefs func()) {
-	msg := widget.NewLabel("The API token is removed from where it is kept: " + p.tokenSource + ".\n" +
+	msg := newLabel("The API token is removed from where it is kept: " + p.tokenSource + ".\n" +
 		"Signing in again needs the token. The cache stays: its batches can still be reviewed offline, " +
 		"and queued actions go out after the next sign-in.")
 	msg.Wrapping = fyne.TextWrapWord

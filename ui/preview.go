@@ -64,7 +64,7 @@ type preview struct {
 	docVersion int
 
 	img     *canvas.Image
-	line    *widget.Label
+	line    *textLabel
 	content *docArea
 
 	// first is the item the window showed by itself as it opened; its
@@ -235,7 +235,7 @@ func (p *preview) decoded(id string, version int) *document.Doc {
 // never hold the document's bytes).
 func documentLine(err error) string {
 	if e, ok := document.AsError(err); ok {
-		return e.Error()
+		return shownLong(e.Error())
 	}
 	var de *review.DocumentError
 	if errors.As(err, &de) && de.Problem == review.DocNotOffered {
@@ -278,13 +278,13 @@ func (p *preview) arm() {
 type docArea struct {
 	widget.BaseWidget
 	body   fyne.CanvasObject
-	cap    *widget.Label
+	cap    *textLabel
 	height float32
 	open   func()
 }
 
 func newDocArea(body fyne.CanvasObject, height float32, open func()) *docArea {
-	a := &docArea{body: body, cap: widget.NewLabel(""), height: height, open: open}
+	a := &docArea{body: body, cap: newLabel(""), height: height, open: open}
 	a.cap.Hide()
 	a.ExtendBaseWidget(a)
 	return a

@@ -50,6 +50,9 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 	// the processor (two cores, one of them drawing in software) from the
 	// window's first frame.
 	a.Lifecycle().SetOnStarted(func() {
+		// The event loop runs on this goroutine: onUI (thread.go) drops
+		// what Fyne runs anywhere else once the loop has ended.
+		uiGoroutine.Store(goroutineID())
 		if !sc.started {
 			// The PDF renderer's code, compiled well after the start
 			// (prepare.go), so that the first PDF does not wait for it.
@@ -118,7 +121,7 @@ func (s *screens) console(wf Workflow) {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				fyne.Do(func() { c.apply(c.refreshStrip) })
+				c.onUI(false, c.refreshStrip)
 			}
 		}
 	})
@@ -210,7 +213,7 @@ func (s *screens) signOut() {
 		if err != nil {
 			say = fullStop("Sign out could not remove the token: " + err.Error())
 		}
-		fyne.Do(func() { s.signIn(say) })
+		toUI(false, func() { s.signIn(say) })
 	}()
 }
 

@@ -157,7 +157,7 @@ func (c *Console) showShortcuts() {
 func (c *Console) shortcutSheet(views []review.View) {
 	box := container.NewVBox()
 	for _, g := range keyGroups {
-		head := widget.NewLabel(g)
+		head := newLabel(g)
 		head.TextStyle.Bold = true
 		head.Importance = widget.HighImportance
 		box.Add(head)
@@ -176,7 +176,7 @@ func (c *Console) shortcutSheet(views []review.View) {
 				} else {
 					grid.Add(newKeyLabel(fmt.Sprintf("Ctrl+%d", i+1)))
 				}
-				grid.Add(wrapped("the view \"" + v.Name + "\""))
+				grid.Add(wrapped("the view \"" + shown(v.Name) + "\""))
 			}
 		}
 		box.Add(grid)

@@ -63,10 +63,10 @@ type signInScreen struct {
 
 	url, token *widget.Entry
 	check      *widget.Button
-	status     *widget.Label
+	status     *textLabel
 	// offer holds the token-file offer, shown when no keyring answered.
 	offer     *fyne.Container
-	offerText *widget.Label
+	offerText *textLabel
 	writeFile *widget.Button
 	// proceed opens the console once signed in.
 	proceed *widget.Button
@@ -106,9 +106,9 @@ func newSignInScreen(win fyne.Window, si SignIn, saveURL func(string), done func
 	s.token.OnSubmitted = func(string) { s.onCheck() }
 	s.check = widget.NewButton("Check and sign in", s.onCheck)
 	s.check.Importance = widget.HighImportance
-	s.status = widget.NewLabel("")
+	s.status = newLabel("")
 	s.status.Wrapping = fyne.TextWrapWord
-	s.offerText = widget.NewLabel("")
+	s.offerText = newLabel("")
 	s.offerText.Wrapping = fyne.TextWrapWord
 	s.writeFile = widget.NewButton("Keep the token in this file", s.onWriteFile)
 	s.offer = container.NewVBox(s.offerText, container.NewHBox(s.writeFile))
@@ -117,8 +117,8 @@ func newSignInScreen(win fyne.Window, si SignIn, saveURL func(string), done func
 	s.proceed.Importance = widget.HighImportance
 	s.proceed.Hide()
 
-	title := widget.NewLabelWithStyle("Sign in to the screening API", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	intro := widget.NewLabel("No API token is known on this computer yet. Enter the API address and the token your " +
+	title := newLabelWithStyle("Sign in to the screening API", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	intro := newLabel("No API token is known on this computer yet. Enter the API address and the token your " +
 		"administrator gave you. The console checks them with the service, then keeps the token in the system's " +
 		"keyring; it is never shown or saved in the preferences.")
 	intro.Wrapping = fyne.TextWrapWord
@@ -194,7 +194,7 @@ func (s *signInScreen) onCheck() {
 		if err == nil && !stopped {
 			where, err = s.si.Keep(apiURL, tok, false)
 		}
-		fyne.Do(func() { s.apply(func() { s.checked(apiURL, tok, who, where, err, stopped) }) })
+		onUI(false, func() { s.checked(apiURL, tok, who, where, err, stopped) })
 	}()
 }
 

@@ -154,6 +154,8 @@ func (r *signInRig) noToken() {
 		switch w := o.(type) {
 		case *widget.Label:
 			text = w.Text
+		case *textLabel:
+			text = w.Text
 		case *widget.Entry:
 			if !w.Password { // a password field draws dots; its renderer is walked below
 				text = w.Text
@@ -451,6 +453,8 @@ func TestPreferencesOfferNoSignOutForAnEnvironmentToken(t *testing.T) {
 		case *widget.Button:
 			texts = append(texts, w.Text)
 		case *widget.Label:
+			texts = append(texts, w.Text)
+		case *textLabel:
 			texts = append(texts, w.Text)
 		case *fyne.Container:
 			for _, x := range w.Objects {

@@ -39,6 +39,7 @@ func (c *Console) onSnooze() {
 	if c.panel.detail.ID == id && c.panel.detail.FileName != "" {
 		name = c.panel.detail.FileName
 	}
+	name = shown(name)
 	now := time.Now
 	if c.opts.Now != nil {
 		now = c.opts.Now

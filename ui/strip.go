@@ -21,9 +21,9 @@ import (
 type statusStrip struct {
 	widget.BaseWidget
 
-	conn     *widget.Label
-	synced   *widget.Label
-	demo     *widget.Label
+	conn     *textLabel
+	synced   *textLabel
+	demo     *textLabel
 	reviewer *tipLabel
 	// whoFrom says where the reviewer's name comes from (console.go).
 	whoFrom  func() string
@@ -31,7 +31,7 @@ type statusStrip struct {
 	cancel   *tipButton
 	panelBtn *tipButton
 	progress *widget.ProgressBarInfinite
-	pages    *widget.Label
+	pages    *textLabel
 	news     *widget.Hyperlink // "5 new items need you: show them" (newitems.go)
 	refused  *widget.Hyperlink // "show the 6 refused" after a flush (outbox.go)
 	refIDs   []string
@@ -47,8 +47,8 @@ type stripHandlers struct {
 	sync, cancelSync, preferences, shortcuts, export, togglePanel, news func()
 }
 
-func newKeyLabel(text string) *widget.Label {
-	l := widget.NewLabel(text)
+func newKeyLabel(text string) *textLabel {
+	l := newLabel(text)
 	l.TextStyle = fyne.TextStyle{Bold: true}
 	return l
 }
@@ -56,12 +56,12 @@ func newKeyLabel(text string) *widget.Label {
 // newStatusStrip builds the strip; demo shows the demo-data mark.
 func newStatusStrip(demo bool, h stripHandlers) *statusStrip {
 	s := &statusStrip{
-		conn:     widget.NewLabel("● Opening the cache…"),
-		synced:   widget.NewLabel(""),
-		demo:     widget.NewLabel("DEMO DATA"),
+		conn:     newLabel("● Opening the cache…"),
+		synced:   newLabel(""),
+		demo:     newLabel("DEMO DATA"),
 		reviewer: &tipLabel{whole: true},
 		progress: widget.NewProgressBarInfinite(),
-		pages:    widget.NewLabel(""),
+		pages:    newLabel(""),
 	}
 	s.reviewer.ExtendBaseWidget(s.reviewer)
 	s.pages.Truncation = fyne.TextTruncateEllipsis
@@ -109,7 +109,7 @@ func (s *statusStrip) show(st review.Connectivity, reviewer string, now time.Tim
 		from = s.whoFrom()
 	}
 	s.reviewer.hint = "Your name in the audit trail, from " + from + ". To review under another name, start the console with --reviewer NAME or set REVIEWER_NAME."
-	s.reviewer.SetText(reviewer + " (from " + from + ")")
+	s.reviewer.SetText(shown(reviewer) + " (from " + from + ")")
 	var parts []string
 	if !st.LastSync.IsZero() {
 		parts = append(parts, "synced "+clock(st.LastSync))

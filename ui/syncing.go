@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"fyne.io/fyne/v2"
-
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 )
@@ -108,7 +106,7 @@ func (c *Console) checkCache(ctx context.Context) {
 	c.version = v
 	c.mu.Unlock()
 	if changed {
-		fyne.DoAndWait(func() { c.apply(c.reload) })
+		c.onUI(true, c.reload)
 	}
 }
 
@@ -133,17 +131,15 @@ func (c *Console) probeConn(ctx context.Context) (review.Connectivity, bool) {
 	if err != nil {
 		return review.Connectivity{}, false
 	}
-	fyne.DoAndWait(func() {
-		c.apply(func() {
-			c.showConnectivity(st)
-			switch {
-			case st.Conn.State != review.ConnOnline || syncing:
-			case c.syncAgain:
-				c.onSync() // a first sync that failed, tried again by itself; it flushes after
-			default:
-				c.autoFlush()
-			}
-		})
+	c.onUI(true, func() {
+		c.showConnectivity(st)
+		switch {
+		case st.Conn.State != review.ConnOnline || syncing:
+		case c.syncAgain:
+			c.onSync() // a first sync that failed, tried again by itself; it flushes after
+		default:
+			c.autoFlush()
+		}
 	})
 	return st, true
 }
@@ -205,10 +201,8 @@ func (c *Console) onSync() {
 	c.strip.running(true)
 	c.background(func(context.Context) func() {
 		p, err := c.wf.Sync(ctx, func(p review.SyncProgress) {
-			fyne.Do(func() {
-				c.apply(func() {
-					c.strip.say(fmt.Sprintf("syncing: %s, %s", plural(p.Pages, "page"), plural(p.Items, "item")))
-				})
+			c.onUI(false, func() {
+				c.strip.say(fmt.Sprintf("syncing: %s, %s", plural(p.Pages, "page"), plural(p.Items, "item")))
 			})
 		})
 		var fr review.FlushResult

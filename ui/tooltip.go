@@ -31,7 +31,7 @@ func (t *tooltip) in(obj fyne.CanvasObject, ev *desktop.MouseEvent, text func() 
 	t.mu.Unlock()
 	pos := ev.AbsolutePosition
 	time.AfterFunc(tipDelay, func() {
-		fyne.Do(func() {
+		toUI(false, func() { // thread.go: nothing, once the window has ended
 			t.mu.Lock()
 			defer t.mu.Unlock()
 			if gen != t.gen {
@@ -50,8 +50,8 @@ func (t *tooltip) showLocked(obj fyne.CanvasObject, pos fyne.Position, text stri
 	if c == nil {
 		return
 	}
-	l := widget.NewLabel(text)
-	l.Wrapping = fyne.TextWrapWord
+	text = drawn(text)
+	l := wrapped(text)
 	bg := canvas.NewRectangle(theme.Color(theme.ColorNameOverlayBackground))
 	content := container.NewStack(bg, l)
 	t.popup = widget.NewPopUp(content, c)
@@ -106,9 +106,12 @@ func newOffTipButton(label string, icon fyne.Resource, tip string, tapped func()
 // tipButtonOf is a tipButton not yet extended as a widget.
 func tipButtonOf(label string, icon fyne.Resource, tip string, tapped func()) *tipButton {
 	b := &tipButton{Tip: tip}
-	b.Text, b.Icon, b.OnTapped = label, icon, tapped
+	b.Text, b.Icon, b.OnTapped = drawn(label), icon, tapped
 	return b
 }
+
+// SetText draws the button's text through the gate (text.go).
+func (b *tipButton) SetText(text string) { b.Button.SetText(drawn(text)) }
 
 func (b *tipButton) MouseIn(ev *desktop.MouseEvent) {
 	b.Button.MouseIn(ev)
@@ -136,7 +139,7 @@ type tipLabel struct {
 
 func newTipLabel(text string) *tipLabel {
 	l := &tipLabel{}
-	l.Text = text
+	l.Text = drawn(text)
 	l.Truncation = fyne.TextTruncateEllipsis // a small MinSize: a template row asks for no width
 	l.ExtendBaseWidget(l)
 	return l
@@ -156,7 +159,7 @@ func (l *tipLabel) wider(width float32) bool {
 // whether or not it fits: on a table's short cells that was most of the
 // window's start-up work and garbage. A measure is cached.
 func (l *tipLabel) SetText(text string) {
-	l.Text = text
+	l.Text = drawn(text)
 	l.Truncation = l.cut(l.Size().Width)
 	l.Refresh()
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/store"
@@ -99,7 +98,7 @@ func (c *Console) setTrayMenu() {
 	t.set = true
 	// The tray's clicks come from the tray's own goroutine: each runs on
 	// the UI goroutine, as a key would.
-	ui := func(fn func()) func() { return func() { fyne.Do(func() { c.apply(fn) }) } }
+	ui := func(fn func()) func() { return func() { c.onUI(false, fn) } }
 	t.app.SetSystemTrayMenu(trayMenu(t.model, c.clock.Now(), ui(c.showWindow), ui(c.onSync), ui(c.autoFlush), ui(c.onQuit)))
 }
 
@@ -193,7 +192,7 @@ func (c *Console) onQuit() {
 			if c.win.Canvas().Overlays().Top() != nil {
 				c.win.Canvas().Overlays().Top().Hide()
 			}
-			msg := widget.NewLabel(fullStop(strings.ToUpper(what[:1])+what[1:]+" not sent yet") +
+			msg := newLabel(fullStop(strings.ToUpper(what[:1])+what[1:]+" not sent yet") +
 				" They stay in the cache and go out the next time the console runs (or with reviewer flush); an unknown outcome is checked then with its key, never sent again blind.")
 			msg.Wrapping = fyne.TextWrapWord
 			f := newDialogForm(c.win, c)

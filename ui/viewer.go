@@ -54,7 +54,7 @@ type viewer struct {
 	sides    []*side
 	active   int
 	locked   bool
-	status   *widget.Label
+	status   *textLabel
 	row      *fyne.Container
 }
 
@@ -75,9 +75,9 @@ type side struct {
 	fit     *image.RGBA // the page scaled to the window, for fit and below
 	view    view
 	raster  *canvas.Raster
-	line    *widget.Label
-	title   *widget.Label
-	result  *widget.Label
+	line    *textLabel
+	title   *textLabel
+	result  *textLabel
 	other   *widget.Button
 	area    *dragArea
 	content fyne.CanvasObject
@@ -99,7 +99,7 @@ func openViewer(c *Console, src Documents, lim document.Limits, itemID string) *
 	v := &viewer{c: c, src: src, lim: lim, itemID: itemID, locked: true}
 	v.ctx, v.stop = context.WithCancel(c.ctx)
 	v.win = fyne.CurrentApp().NewWindow("Document — " + shown(itemID))
-	v.status = widget.NewLabel("Loading the versions…")
+	v.status = newLabel("Loading the versions…")
 	v.row = container.NewGridWithRows(1)
 	v.win.SetContent(container.NewBorder(nil, v.status, nil, nil, v.row))
 	v.win.Resize(viewerSize)
@@ -150,7 +150,7 @@ func (v *viewer) setVersions(vs []review.DocumentVersion) {
 }
 
 func (v *viewer) newSide(i int) *side {
-	s := &side{v: v, line: wrapped("Loading…"), title: widget.NewLabel(""), result: wrapped("")}
+	s := &side{v: v, line: wrapped("Loading…"), title: newLabel(""), result: wrapped("")}
 	s.title.TextStyle.Bold = true
 	s.raster = canvas.NewRaster(s.draw)
 	s.area = newDragArea(container.NewStack(s.raster, container.NewCenter(s.line)), func(dx, dy float32) {

@@ -164,7 +164,7 @@ func TestResubmitAsksFirstAndEveryKeyIsDocumented(t *testing.T) {
 	}
 	var sheet []string
 	for _, o := range test.LaidOutObjects(top) {
-		if l, ok := o.(*widget.Label); ok {
+		if l, ok := asLabel(o); ok {
 			sheet = append(sheet, l.Text)
 		}
 	}
@@ -284,7 +284,7 @@ func TestThePanelSpeaksInWholeSentencesForEveryState(t *testing.T) {
 					c.panel.render()
 				})
 				name := string(status) + "/" + reported + "/" + string(state)
-				for _, l := range []*widget.Label{c.panel.title, c.panel.subtitle, c.panel.verdict, c.panel.explain, c.panel.reported, c.panel.nextActor, c.panel.why, c.panel.message} {
+				for _, l := range []*textLabel{c.panel.title, c.panel.subtitle, c.panel.verdict, c.panel.explain, c.panel.reported, c.panel.nextActor, c.panel.why, c.panel.message} {
 					txt := l.Text
 					if !l.Visible() || txt == "" {
 						continue
@@ -332,7 +332,7 @@ func openRequest(t *testing.T, c *Console) *requestDialog {
 	}
 	rd := &requestDialog{msg: msg, send: findFormButton(top, "Send (Ctrl+Enter)")}
 	walkObjects(top, func(o fyne.CanvasObject) {
-		if l, ok := o.(*widget.Label); ok && l.Importance == widget.DangerImportance {
+		if l, ok := o.(*textLabel); ok && l.Importance == widget.DangerImportance {
 			rd.why = l
 		}
 	})

@@ -62,6 +62,41 @@ func Line(s string, max int) string {
 	return b.String()
 }
 
+// Window is the window's last gate: the text a widget draws, with every
+// character Line escapes written as Line writes it (\x1b, \u202e, \u200b,
+// \xff), but for the newline, which it keeps. It escapes no backslash and
+// cuts nothing, so that text it was given already safe (the console's own
+// words, with each value from outside put through Line) comes back as it
+// was, line breaks and all. What it returns holds no control character but
+// the newline, no bidi control, no invisible character and no byte that is
+// not UTF-8, whatever it was given.
+func Window(s string) string {
+	clean := true
+	for i := 0; i < len(s) && clean; {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		clean = r != utf8.RuneError && (r == '\n' || !needsEscape(r))
+		i += n
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\n':
+			b.WriteByte('\n')
+		case r == '\\':
+			b.WriteByte('\\')
+		default:
+			b.WriteString(escapeRune(s[i:i+n], r, n))
+		}
+		i += n
+	}
+	return b.String()
+}
+
 // fast reports whether s needs neither escaping nor cutting.
 func fast(s string, max int) bool {
 	if len(s) > max*utf8.UTFMax {

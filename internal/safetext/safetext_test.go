@@ -101,6 +101,26 @@ func TestLine(t *testing.T) {
 	}
 }
 
+// The window's gate escapes what Line escapes but keeps the console's own
+// line breaks and what Line made safe already.
+func TestWindow(t *testing.T) {
+	for in, want := range map[string]string{
+		"Customer ID \u202eVERIFIED_FAKE\u202c ok": `Customer ID \u202eVERIFIED_FAKE\u202c ok`,
+		"(from the screening service)":             "(from the screening service)",
+		"line one\nline two":                       "line one\nline two",
+		"crlf\r\n\x1b[2J\ttab":                     `crlf\r` + "\n" + `\x1b[2J\ttab`,
+		"zero\u200bwidth\ufeff\u2066iso":           `zero\u200bwidth\ufeff\u2066iso`,
+		"bad\xffbyte \\ kept":                      `bad\xffbyte \ kept`,
+		"c1\u009bcsi\u2028sep":                     `c1\u009bcsi\u2028sep`,
+	} {
+		got := Window(in)
+		if got != want {
+			t.Errorf("Window(%q) = %q, want %q", in, got, want)
+		}
+		checkPrintable(t, in, strings.ReplaceAll(got, "\n", " "))
+	}
+}
+
 func TestSentenceCutsLongWordsAndKeepsTheRest(t *testing.T) {
 	msg := "NOT_FOUND: no item " + strings.Repeat("A", 10000) + " in the cache; run sync\n\x1b[2J"
 	got := Sentence(msg)
@@ -141,6 +161,15 @@ func FuzzLine(f *testing.F) {
 		checkPrintable(t, s, sent)
 		if n := utf8.RuneCountInString(sent); n > Message {
 			t.Fatalf("Sentence: %d runes", n)
+		}
+		// The window's gate: nothing but the newline left to reorder,
+		// hide or control text, and Line's output passes it unchanged.
+		checkPrintable(t, s, strings.ReplaceAll(Window(s), "\n", " "))
+		if w := Window(out); w != out {
+			t.Fatalf("Window(%q) = %q: changed what Line made safe", out, w)
+		}
+		if w := Window(Window(s)); w != Window(s) {
+			t.Fatalf("Window is not idempotent on %q", s)
 		}
 		full := Line(s, 1<<30)
 		back, ok := unescape(full)

@@ -1,0 +1,98 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/trustscreen/reviewer/internal/safetext"
+)
+
+// Text from outside (the service's names, notes, customer references, file
+// names, codes and messages, error texts, a file's name) is drawn by one
+// rule, the command line's (internal/safetext), in two steps:
+//
+//   - each value from outside is put through shown (or shownLong, for a
+//     note or a message) where it is written into the console's words: one
+//     line, control, bidi and invisible characters escaped, a long value
+//     cut, as on the terminal;
+//   - every text a widget of this package draws passes drawn
+//     (safetext.Window) on its way in: the labels are textLabels, the cells
+//     and tooltips tipLabels, the buttons tipButtons, and the dialogs'
+//     titles, the notifications and the batch list's rich text go through
+//     it too. A value that missed the first step still cannot reorder,
+//     hide or control what the window shows.
+//
+// TestOutsideTextHasOneDoor (text_test.go) holds the package to the
+// second step: no widget.Label, no label built by Fyne's constructors, no
+// raw dialog or notification outside this file.
+
+// shown makes a value from outside (an id, a file name, a customer
+// reference, a reviewer's name, a code) safe to write into a line: control
+// and bidi characters escaped, one line, a long value cut. A file named
+// "gpj.exe" with a right-to-left override reads as what it is.
+func shown(s string) string { return safetext.Line(s, safetext.Value) }
+
+// shownLong is shown for a longer value: a note, a message, an error's
+// text.
+func shownLong(s string) string { return safetext.Line(s, safetext.Message) }
+
+// drawn is the gate in front of every widget: what it draws holds no
+// control character but the newline, no bidi control, nothing invisible.
+func drawn(s string) string { return safetext.Window(s) }
+
+// textLabel is the window's label: its text passes drawn whichever way it
+// is set (its constructor, SetText).
+type textLabel struct {
+	widget.Label
+}
+
+func newLabel(text string) *textLabel {
+	l := &textLabel{}
+	l.Text = drawn(text)
+	l.ExtendBaseWidget(l)
+	return l
+}
+
+func newLabelWithStyle(text string, align fyne.TextAlign, style fyne.TextStyle) *textLabel {
+	l := &textLabel{}
+	l.Text, l.Alignment, l.TextStyle = drawn(text), align, style
+	l.ExtendBaseWidget(l)
+	return l
+}
+
+// wrapped is a label that wraps at words.
+func wrapped(text string) *textLabel {
+	l := newLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+// SetText draws text through the gate.
+func (l *textLabel) SetText(text string) { l.Label.SetText(drawn(text)) }
+
+// richText is a rich text of the given segments, their text through the gate.
+func richText(segs ...widget.RichTextSegment) *widget.RichText {
+	return widget.NewRichText(safeSegments(segs)...)
+}
+
+// safeSegments passes the text of each text segment through the gate.
+func safeSegments(segs []widget.RichTextSegment) []widget.RichTextSegment {
+	for _, s := range segs {
+		if t, ok := s.(*widget.TextSegment); ok {
+			t.Text = drawn(t.Text)
+		}
+	}
+	return segs
+}
+
+// showInformation shows a message in a dialog, its title and text through
+// the gate.
+func showInformation(title, message string, win fyne.Window) {
+	dialog.ShowInformation(drawn(title), drawn(message), win)
+}
+
+// notification is a notification, its title and body through the gate.
+func notification(title, body string) *fyne.Notification {
+	return fyne.NewNotification(drawn(title), drawn(body))
+}
