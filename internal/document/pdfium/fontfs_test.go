@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/trustscreen/reviewer/internal/document/pdftest"
 )
 
 // The renderer sees the folders of fonts and nothing else: not a file
@@ -44,5 +46,27 @@ func TestTheRendererSeesOnlyTheFontFolders(t *testing.T) {
 	}
 	if ents, err := fs.ReadDir(f, "."); err != nil || len(ents) != 1 {
 		t.Fatalf("the root lists %v (%v), want only the way down", ents, err)
+	}
+}
+
+// Where none of the font folders exists (Windows, macOS, a machine with
+// no fonts installed), the renderer still starts and draws a page.
+func TestTheRendererDrawsWithoutAnyFontFolder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles the PDF renderer (seconds)")
+	}
+	r, err := Start(Config{MemoryMiB: 256, CacheDir: filepath.Join(t.TempDir(), "cache"), FontDirs: []string{filepath.Join(t.TempDir(), "none")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	img, subst, err := r.Page(pdftest.TwoPagePDF(), 0, 1<<24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Page 1's blue square, at its lower left quarter; no text, no font.
+	b := img.Bounds()
+	if c := img.RGBAAt(b.Dx()/4, b.Dy()*3/4); c.B < 200 || c.R > 50 || subst {
+		t.Fatalf("the page's lower left is %v, fonts substituted %v", c, subst)
 	}
 }
