@@ -204,11 +204,13 @@ func TestABrokenRendererIsADamagedPDFNeverACrash(t *testing.T) {
 		want         error
 	}{
 		{"crashes at once", "exit 3", ErrRenderer},
-		{"another protocol", "echo 'reviewer-pdf 2 ready'; exec cat >/dev/null", ErrRenderer},
+		{"another protocol", "echo 'reviewer-pdf 3 ready'; exec cat >/dev/null", ErrRenderer},
 		{"crashes on the page", ready + "kill -SEGV $$", ErrDamaged},
 		{"asks for more pixels than asked", ready + "echo 'page 8000 8000 0'; exec cat >/dev/null", ErrDamaged},
 		{"a page over the side", ready + "echo 'page 100000 1 0'; exec cat >/dev/null", ErrDamaged},
 		{"ends mid-page", ready + "echo 'page 10 10 0'; printf 'abcd'; exit 0", ErrDamaged},
+		{"a page line of version 1", ready + "echo 'page 10 10'; head -c 400 /dev/zero; exec cat >/dev/null", ErrDamaged},
+		{"a font flag neither 0 nor 1", ready + "echo 'page 10 10 2'; head -c 400 /dev/zero; exec cat >/dev/null", ErrDamaged},
 		{"says the document", ready + "echo \"error $req\"; exec cat >/dev/null", ErrDamaged},
 		{"a long line", ready + "head -c 100000 /dev/zero | tr '\\0' a; exec cat >/dev/null", ErrDamaged},
 	} {
