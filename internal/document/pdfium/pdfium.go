@@ -52,14 +52,15 @@ type Config struct {
 	// used only when it is a folder no other user may write to.
 	CacheDir string
 	// FontDirs are the folders of fonts PDFium may read (read-only), for
-	// text in a font the PDF does not embed; nil: FontDirs().
+	// text in a font the PDF does not embed; nil: SystemFontDirs.
 	FontDirs []string
 }
 
 // SystemFontDirs are the folders PDFium's Linux font loader scans (its
 // compiled-in defaults, which the WebAssembly build keeps): each existing
-// one is mounted read-only at its own path in the module's file system,
-// and nothing else is.
+// one is seen read-only at its own path in the module's file system, and
+// nothing else is. They are the system's, written by its packages only;
+// a link in one is followed (os.DirFS), as fontconfig follows it.
 var SystemFontDirs = []string{"/usr/share/fonts", "/usr/share/X11/fonts/Type1", "/usr/share/X11/fonts/TTF", "/usr/local/share/fonts"}
 
 // fontMounts is a file system of dirs alone, read-only, each at its own
