@@ -401,7 +401,7 @@ func gatedRenderer(t *testing.T, real string) (string, *pageGate) {
 				return
 			}
 			msg := []byte(line)
-			if f, err := pdfproto.Fields(strings.TrimSuffix(line, "\n"), "page", 2, 1<<14); err == nil {
+			if f, err := pdfproto.Fields(strings.TrimSuffix(line, "\n"), "page", 3, 1<<14); err == nil {
 				px := make([]byte, f[0]*f[1]*4)
 				if _, err := io.ReadFull(r, px); err != nil {
 					return

@@ -13,8 +13,13 @@ import (
 // The window has the PDF renderer compiled ahead of the first PDF, off
 // its start: nothing runs before PrepareAfter has passed, then the
 // renderer runs once with -prepare and the cache folder (here a stand-in
-// that writes down how it was called); "off" runs nothing.
+// that writes down how it was called); "off" runs nothing. In a process
+// of its own: nothing is prepared while a renderer runs, and the other
+// tests' renderer runs for the whole process.
 func TestTheRendererIsCompiledAfterTheWindowsStartNotDuringIt(t *testing.T) {
+	if !inOwnProcess(t, nil) {
+		return
+	}
 	dir := t.TempDir()
 	called := filepath.Join(dir, "called")
 	fake := filepath.Join(dir, "fake-renderer")
