@@ -585,6 +585,11 @@ func (t *itemTable) refresh() {
 				keep, t.wantID = t.wantID, ""
 			}
 			advance := t.advanceFrom != "" && t.advanceFrom == keep
+			if t.c.win.Canvas().Overlays().Top() != nil {
+				// A dialog is open on the item she is on: the program does
+				// not move her away from under it (one item on screen).
+				advance = false
+			}
 			t.advanceFrom = ""
 			old := t.rows
 			t.rows = rows

@@ -108,10 +108,12 @@ func (p *itemPanel) show(id string) {
 	if id != p.itemID {
 		// Until the new item is loaded, nothing of the previous one may
 		// be acted on or read as this one's state.
+		// Nor may any of its text stay beside the new item's picture:
+		// the panel says which item loads, and nothing else, until it
+		// has (one item on screen).
 		p.itemID = id
-		p.setButtons(false, false, false)
-		p.cancel.Hide()
-		p.renderMessage()
+		p.loaded = false
+		p.render()
 		p.scroll.ScrollToTop() // another item is read from its top
 	}
 	p.itemID = id
@@ -126,8 +128,8 @@ func (p *itemPanel) show(id string) {
 	p.c.background(func(ctx context.Context) func() {
 		d, err := p.c.wf.Item(ctx, id)
 		return func() {
-			if gen != p.gen {
-				return
+			if gen != p.gen || id != p.itemID {
+				return // she has left the item: its answer is dropped, never drawn
 			}
 			if err != nil {
 				p.loaded = false
@@ -220,6 +222,9 @@ func verdictText(it policy.Item) (string, widget.Importance) {
 func (p *itemPanel) render() {
 	if !p.loaded {
 		p.title.SetText("No item selected")
+		if p.itemID != "" {
+			p.title.SetText("Loading " + shown(p.itemID) + "…")
+		}
 		p.triage.Hide()
 		for _, l := range []*textLabel{p.subtitle, p.verdict, p.explain, p.reported, p.nextActor, p.why, p.attempts, p.audit} {
 			l.SetText("")
@@ -227,6 +232,8 @@ func (p *itemPanel) render() {
 		p.layers.RemoveAll()
 		p.cancel.Hide()
 		p.stop.Hide()
+		p.again.Hide()
+		p.requeue.Hide()
 		p.setButtons(false, false, false)
 		p.renderMessage()
 		p.team.render()
