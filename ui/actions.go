@@ -119,6 +119,7 @@ func (p *itemPanel) onResubmit() {
 	if p.team.refuseHeld("re-submitting") { // claims.go: who holds it and until when, not the confirmation
 		return
 	}
+	p.team.working(p.itemID) // claims.go: opening a decision on it is starting work on it
 	id, name := p.itemID, p.detail.FileName
 	p.c.confirm("Re-submit "+shown(name)+"?",
 		"This runs the paid analysis again on the same file, once. A re-run may help with "+shown(string(p.detail.ErrorCode))+".",
@@ -152,6 +153,7 @@ func (p *itemPanel) onRequestFile() {
 	if p.team.refuseHeld("requesting a file") { // claims.go: who holds it and until when, not the confirmation
 		return
 	}
+	p.team.working(p.itemID) // claims.go: opening a decision on it is starting work on it
 	id := p.itemID
 	newRequestDialog(p.c, policy.Info(p.detail.ErrorCode).CustomerMessage, func(msg string) {
 		if p.itemID == id {
@@ -253,6 +255,7 @@ func (p *itemPanel) openUpload(path string) {
 	if p.team.refuseHeld("uploading a file") { // claims.go: who holds it and until when, not the confirmation
 		return
 	}
+	p.team.working(p.itemID) // claims.go: opening a decision on it is starting work on it
 	id := p.itemID
 	ud := newUploadDialog(p.c, path, func(path string, opt review.ReplaceOptions) {
 		p.c.settings.store().SetString(prefLastFolder, filepath.Dir(path))
