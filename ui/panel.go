@@ -91,10 +91,15 @@ func newItemPanel(c *Console) *itemPanel {
 	)
 	p.team = newTeamView(p)
 	p.preview = newPreview(c)
+	acts1, acts2 := container.NewGridWithColumns(2, p.resubmit, p.request), container.NewGridWithColumns(2, p.upload, p.cancel)
 	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.triage, p.explain, p.reported, p.nextActor, p.layers, p.preview.content,
-		container.NewGridWithColumns(2, p.resubmit, p.request), container.NewGridWithColumns(2, p.upload, p.cancel), p.again, p.requeue,
+		acts1, acts2, p.again, p.requeue,
 		p.why, p.message, p.stop, p.detailsAc, p.team.content, widget.NewSeparator())
-	p.scroll = container.NewVScroll(top)
+	// The panel holds still: its least width is the action buttons', never
+	// what an item or its document brings (a caption, a long name), so the
+	// divider moves only when she moves it, and the buttons are never cut.
+	steady := &steadyWidth{width: func() float32 { return max(acts1.MinSize().Width, acts2.MinSize().Width) }}
+	p.scroll = container.NewVScroll(container.New(steady, top))
 	p.content = container.NewVSplit(p.scroll, history)
 	p.content.(*container.Split).Offset = 0.68
 	return p // its action buttons start disabled: no item is loaded
@@ -438,3 +443,24 @@ func auditText(d review.Detail) string {
 // ready: the panel shows the loaded detail of the selected item (not the
 // previous item's while the next one loads).
 func (p *itemPanel) ready() bool { return p.loaded && p.detail.ID == p.itemID }
+
+// steadyWidth lays its objects over each other at the size it is given;
+// its least width is width(), whatever they hold, its least height theirs.
+type steadyWidth struct{ width func() float32 }
+
+func (s *steadyWidth) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Resize(size)
+		o.Move(fyne.NewPos(0, 0))
+	}
+}
+
+func (s *steadyWidth) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	h := float32(0)
+	for _, o := range objs {
+		if o.Visible() {
+			h = max(h, o.MinSize().Height)
+		}
+	}
+	return fyne.NewSize(s.width(), h)
+}

@@ -284,7 +284,8 @@ type docArea struct {
 }
 
 func newDocArea(body fyne.CanvasObject, height float32, open func()) *docArea {
-	a := &docArea{body: body, cap: newLabel(""), height: height, open: open}
+	// The caption wraps: at its full length it would widen the panel.
+	a := &docArea{body: body, cap: wrapped(""), height: height, open: open}
 	a.cap.Hide()
 	a.ExtendBaseWidget(a)
 	return a

@@ -1,0 +1,65 @@
+package ui
+
+import (
+	"errors"
+	"testing"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/trustscreen/reviewer/review"
+)
+
+// panelWidth lays the window out again, as a frame does after its content
+// changed, and returns the item panel's width.
+func panelWidth(c *Console) float32 {
+	var w float32
+	c.apply(func() {
+		c.win.Content().Refresh()
+		w = c.panel.content.Size().Width
+	})
+	return w
+}
+
+// withinPanel reports whether o is drawn whole inside the item panel.
+func withinPanel(c *Console, o fyne.CanvasObject) bool {
+	d := fyne.CurrentApp().Driver()
+	pp, op := d.AbsolutePositionForObject(c.panel.content), d.AbsolutePositionForObject(o)
+	return o.Size().Width >= o.MinSize().Width-0.5 && op.X >= pp.X-0.5 &&
+		op.X+o.Size().Width <= pp.X+c.panel.content.Size().Width+0.5
+}
+
+// The screen holds still: the panel's width is the same whether a
+// document loads, shows (with its caption), cannot be shown or clears;
+// only her hand moves the divider. At 1280x800 the panel's action buttons
+// are drawn whole.
+func TestThePanelHoldsStillAsDocumentsComeAndGo(t *testing.T) {
+	docs := newFakeDocs()
+	docs.add("itm_1", "image/png", cardPNG(t, 300, 200, blue), review.DocumentVersion{})
+	docs.add("itm_2", "image/png", cardPNG(t, 300, 200, red), review.DocumentVersion{})
+	docs.errs["itm_2"] = errors.New("offline, and this document is not kept for offline review; it shows when the service answers again")
+	c := docConsole(t, docs, errorItem("itm_1", "CLASSIFIER_TIMEOUT"), errorItem("itm_2_with_a_much_longer_identifier_than_usual", "DECODE_FAILED"), errorItem("itm_2", "DECODE_FAILED"))
+	if c.panel.preview.state != "shown" {
+		t.Fatalf("first document: %q", c.panel.preview.state)
+	}
+	want := panelWidth(c)
+	if want <= 0 {
+		t.Fatal("the panel is not laid out")
+	}
+	for _, b := range []fyne.CanvasObject{c.panel.resubmit, c.panel.request, c.panel.upload} {
+		if !withinPanel(c, b) {
+			t.Fatalf("a button is clipped: %v at min %v in a panel %v wide", b.Size(), b.MinSize(), want)
+		}
+	}
+	for step, move := range []func(){
+		func() { c.items.move(1) },  // a long id, no document
+		func() { c.items.move(1) },  // a document that cannot be shown
+		func() { c.items.move(-2) }, // back to the shown one
+		func() { c.panel.show("") }, // nothing selected
+	} {
+		c.apply(move)
+		c.Settle()
+		if got := panelWidth(c); got != want {
+			t.Fatalf("step %d (%q, document %q): the panel is %v wide, was %v", step, c.panel.itemID, c.panel.preview.state, got, want)
+		}
+	}
+}
