@@ -89,7 +89,8 @@ func newTeamView(p *itemPanel) *teamView {
 	}
 	v.add = widget.NewButtonWithIcon("Add note", theme.DocumentCreateIcon(), v.onAddNote)
 	v.next = newTipButton("Next", theme.MediaSkipNextIcon(), "Claim and open the oldest item that needs a reviewer and nobody holds (key: n)", v.onNext)
-	v.content = container.NewVBox(v.claim, container.NewBorder(nil, nil, nil, v.next, newLabel("Notes")), v.notes,
+	// The claim line is drawn by the panel above the picture (panel.go).
+	v.content = container.NewVBox(container.NewBorder(nil, nil, nil, v.next, newLabel("Notes")), v.notes,
 		v.entry, v.add)
 	v.content.Hide()
 	return v
@@ -115,6 +116,18 @@ func holderName(c policy.Claim) string {
 // cell's tooltip (holderHint), the panel and the strip.
 func holderCell(c policy.Claim) string { return "held: " + holderName(c) }
 
+// withHolder puts who holds a row another reviewer holds before a cell's
+// words, when she has no action of her own on it (as actionCell says it).
+func withHolder(cell func(review.ItemView) (string, widget.Importance)) func(review.ItemView) (string, widget.Importance) {
+	return func(v review.ItemView) (string, widget.Importance) {
+		text, imp := cell(v)
+		if v.Action == nil && v.Holder != nil {
+			return holderCell(*v.Holder) + " · " + text, widget.WarningImportance
+		}
+		return text, imp
+	}
+}
+
 // holderHint is the held row's Action cell's tooltip: the whole sentence
 // ("" when nobody else holds the item).
 func holderHint(v review.ItemView) string {
@@ -134,7 +147,7 @@ func (v *teamView) render() {
 	tw := v.p.c.wf
 	v.content.Show()
 	if !v.p.loaded {
-		v.claim.SetText("")
+		setOrHide(v.claim, "")
 		v.notes.SetText("")
 		v.add.Disable()
 		return
@@ -171,6 +184,7 @@ func (v *teamView) render() {
 		v.add.Enable()
 		v.entry.Enable()
 	}
+	setOrHide(v.claim, v.claim.Text) // no empty line above the picture
 	v.claim.Refresh()
 }
 

@@ -2,10 +2,14 @@ package ui
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 
+	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 )
 
@@ -61,5 +65,58 @@ func TestThePanelHoldsStillAsDocumentsComeAndGo(t *testing.T) {
 		if got := panelWidth(c); got != want {
 			t.Fatalf("step %d (%q, document %q): the panel is %v wide, was %v", step, c.panel.itemID, c.panel.preview.state, got, want)
 		}
+	}
+}
+
+// Who holds an item is visible where she looks: in its row at 1280x800
+// with the panel open (where the Action column is dropped), with until
+// when in the cell's tooltip, and in the panel above the picture.
+func TestWhoHoldsAnItemShowsInItsRowAndAboveThePicture(t *testing.T) {
+	docs := newFakeDocs()
+	docs.add("itm_1", "image/png", cardPNG(t, 300, 200, blue), review.DocumentVersion{})
+	held := errorItem("itm_1", "CLASSIFIER_TIMEOUT")
+	held.Holder = &policy.Claim{Reviewer: "ben", ExpiresAt: time.Now().Add(10 * time.Minute)}
+	held.Claim = held.Holder
+	wf := newTeamFake(held, errorItem("itm_2", "CLASSIFIER_TIMEOUT"))
+	a := test.NewTempApp(t)
+	w := test.NewTempWindow(t, nil)
+	w.Resize(fyne.NewSize(1280, 800))
+	c := NewConsole(w, wf, Options{Prefs: a.Preferences(), Documents: docs})
+	c.apply(c.reload)
+	c.Settle()
+	c.apply(c.panel.preview.arm)
+	c.Settle()
+	if c.panelOff {
+		t.Fatal("the panel is not open at 1280x800")
+	}
+	// In the batch, and across all batches (where the customer's column
+	// leaves no room for the Action column).
+	for _, all := range []bool{false, true} {
+		c.apply(func() { c.batches.all.SetChecked(all) })
+		c.Settle()
+		found, hint := "", ""
+		for col := range c.items.cols {
+			if cell := c.tipCell(0, col); strings.Contains(cell.Text, "held: Ben") {
+				found, hint = cell.Text, cell.hint
+			}
+		}
+		if found == "" || !strings.HasPrefix(hint, "Ben is on this until") {
+			t.Fatalf("all batches %v: the held row says %q (tooltip %q); columns %d", all, found, hint, len(c.items.cols))
+		}
+		// The other row says nobody.
+		for col := range c.items.cols {
+			if cell := c.tipCell(1, col); strings.Contains(cell.Text, "held") {
+				t.Fatalf("a free row says %q", cell.Text)
+			}
+		}
+	}
+	claim := c.panel.team.claim
+	if !strings.HasPrefix(claim.Text, "Ben is on this until") || !claim.Visible() {
+		t.Fatalf("panel claim line %q", claim.Text)
+	}
+	c.apply(func() { c.win.Content().Refresh() })
+	d := fyne.CurrentApp().Driver()
+	if cy, py := d.AbsolutePositionForObject(claim).Y, d.AbsolutePositionForObject(c.panel.preview.content).Y; cy >= py {
+		t.Fatalf("the claim line is at y %v, the picture at %v", cy, py)
 	}
 }

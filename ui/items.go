@@ -482,7 +482,7 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	}
 	text = t.c.selectionMark(id.Row, id.Col, text) // select.go
 	l.hint = ""
-	if col.title == "Action" {
+	if col.title == "Action" || (col.title == "Status" && !t.hasColumn("Action")) {
 		l.hint = holderHint(v) // claims.go: "Ben is on this until 10:19"
 	}
 	if col.title == "File" {

@@ -92,7 +92,9 @@ func newItemPanel(c *Console) *itemPanel {
 	p.team = newTeamView(p)
 	p.preview = newPreview(c)
 	acts1, acts2 := container.NewGridWithColumns(2, p.resubmit, p.request), container.NewGridWithColumns(2, p.upload, p.cancel)
-	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.triage, p.explain, p.reported, p.nextActor, p.layers, p.preview.content,
+	// Who holds the item (the team's claim line) sits above the picture,
+	// where she looks, not under the document below the fold.
+	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.triage, p.team.claim, p.explain, p.reported, p.nextActor, p.layers, p.preview.content,
 		acts1, acts2, p.again, p.requeue,
 		p.why, p.message, p.stop, p.detailsAc, p.team.content, widget.NewSeparator())
 	// The panel holds still: its least width is the action buttons', never
