@@ -11,6 +11,7 @@ import (
 
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/store"
 )
 
 // panelWidth lays the window out again, as a frame does after its content
@@ -118,5 +119,22 @@ func TestWhoHoldsAnItemShowsInItsRowAndAboveThePicture(t *testing.T) {
 	d := fyne.CurrentApp().Driver()
 	if cy, py := d.AbsolutePositionForObject(claim).Y, d.AbsolutePositionForObject(c.panel.preview.content).Y; cy >= py {
 		t.Fatalf("the claim line is at y %v, the picture at %v", cy, py)
+	}
+}
+
+// A filter beside the others keeps the items by who holds them: free,
+// mine, others'; it asks the cache for what it names, for the reviewer.
+func TestTheHeldFilterAsksForFreeMineOrOthers(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("itm_1", "CLASSIFIER_TIMEOUT")}}
+	c := newTestConsole(t, wf)
+	for i, want := range []store.HeldFilter{"", store.HeldFree, store.HeldMine, store.HeldOthers} {
+		c.apply(func() { c.items.held.SetSelectedIndex(i) })
+		c.Settle()
+		wf.mu.Lock()
+		last := wf.filters[len(wf.filters)-1]
+		wf.mu.Unlock()
+		if last.Held != want || (want != "" && last.Me != "ana") {
+			t.Fatalf("%q chosen: the cache was asked for %q of %q", c.items.held.Selected, last.Held, last.Me)
+		}
 	}
 }

@@ -83,6 +83,18 @@ func actionCell(v review.ItemView) (string, widget.Importance) {
 	return actionText(v), widget.MediumImportance
 }
 
+// heldFilter lists the choices of who holds the items: anyone, nobody,
+// the reviewer, another reviewer (store.HeldFilter).
+var heldFilter = []struct {
+	label string
+	held  store.HeldFilter
+}{
+	{"Held by anyone", ""},
+	{"Free", store.HeldFree},
+	{"Mine", store.HeldMine},
+	{"Others'", store.HeldOthers},
+}
+
 // statusFilter lists the status filter's choices in the rows' words.
 var statusFilter = []struct {
 	label  string
@@ -175,6 +187,7 @@ type itemTable struct {
 	status  *keySelect // focus.go
 	code    *keySelect
 	needs   *keyCheck
+	held    *keySelect // who holds the items: anyone, free, mine, others' (heldFilter)
 	count   *textLabel
 	heading *textLabel    // which batch the items belong to
 	offline *offlineCheck // "Available offline" on it (kept.go)
@@ -219,6 +232,11 @@ func newItemTable(c *Console) *itemTable {
 	codes = append(codes, string(policy.CodeInvalidResponse))
 	t.code = newKeySelect(c, codes, func(string) { t.refresh() })
 	t.needs = newKeyCheck(c, "Needs my action", func(bool) { t.refresh() })
+	held := make([]string, len(heldFilter))
+	for i, h := range heldFilter {
+		held[i] = h.label
+	}
+	t.held = newKeySelect(c, held, func(string) { t.refresh() })
 
 	t.table = &keyTable{}
 	t.table.Length = func() (int, int) { return len(t.rows), len(t.cols) }
@@ -252,7 +270,7 @@ func newItemTable(c *Console) *itemTable {
 		}
 	}
 	t.table.ExtendBaseWidget(t.table)
-	filters := container.NewBorder(nil, nil, t.needs, nil, container.NewGridWithColumns(2, t.status, t.code))
+	filters := container.NewBorder(nil, nil, t.needs, nil, container.NewGridWithColumns(3, t.status, t.code, t.held))
 	t.offline = newOfflineCheck(c)
 	t.content = container.NewBorder(container.NewVBox(container.NewBorder(nil, nil, nil, t.offline.check, t.heading), filters), t.count, nil, nil, t.table)
 	return t
@@ -497,6 +515,9 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 // filter is what the filters select.
 func (t *itemTable) filter() store.ItemFilter {
 	f := store.ItemFilter{BatchID: t.c.batches.batchID(), NeedsAction: t.needs.Checked, SortBy: t.sortBy, Desc: t.desc}
+	if i := t.held.SelectedIndex(); i > 0 {
+		f.Held, f.Me = heldFilter[i].held, t.c.wf.Reviewer() // claims.go: who holds it now
+	}
 	f.TriageFilter = t.c.view.extra // views.go: snoozed, overdue, the news
 	if i := t.status.SelectedIndex(); i > 0 {
 		f.Status = statusFilter[i].status
