@@ -29,13 +29,13 @@ func TestItemsByWhoHoldsThem(t *testing.T) {
 		claimed("mine", "ana", now.Add(10*time.Minute)),
 		claimed("bens", "ben", now.Add(10*time.Minute)),
 	}
-	if _, err := db.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0, items...)}); err != nil {
+	if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0, items...)}); err != nil {
 		t.Fatal(err)
 	}
 	for held, want := range map[store.HeldFilter]string{
 		"": "bens ended free mine", store.HeldFree: "ended free", store.HeldMine: "mine", store.HeldOthers: "bens",
 	} {
-		rows, err := db.Items(ctx, store.ItemFilter{Held: held, Me: "ana", SortBy: "id"})
+		rows, err := db.Items.Items(ctx, store.ItemFilter{Held: held, Me: "ana", SortBy: "id"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestItemsByWhoHoldsThem(t *testing.T) {
 		if got != " "+want {
 			t.Errorf("%q: %q, want %q", held, got, want)
 		}
-		if n, err := db.CountItems(ctx, store.ItemFilter{Held: held, Me: "ana"}); err != nil || n != len(rows) {
+		if n, err := db.Items.CountItems(ctx, store.ItemFilter{Held: held, Me: "ana"}); err != nil || n != len(rows) {
 			t.Errorf("%q: counted %d (%v), listed %d", held, n, err, len(rows))
 		}
 	}

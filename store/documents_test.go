@@ -105,16 +105,16 @@ func TestAwaitingAFileIsNoResultOfTheFile(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpenDB(t)
 	v1 := withFiles(failed("i1", "b1", policy.CodeUnsupportedMediaType, t0), 1)
-	if _, err := db.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0, v1)}); err != nil {
+	if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0, v1)}); err != nil {
 		t.Fatal(err)
 	}
 	waiting := v1
 	waiting.Status, waiting.ErrorCode, waiting.ReportedCode = policy.StatusAwaitingFile, "", ""
 	waiting.UpdatedAt = t0.Add(time.Hour)
-	if err := db.ApplyItem(ctx, waiting, "ana", "", ""); err != nil {
+	if err := db.Sync.ApplyItem(ctx, waiting, "ana", "", ""); err != nil {
 		t.Fatal(err)
 	}
-	vs, err := db.FileVersions(ctx, "i1")
+	vs, err := db.Files.FileVersions(ctx, "i1")
 	if err != nil || len(vs) != 1 {
 		t.Fatalf("%+v %v", vs, err)
 	}
