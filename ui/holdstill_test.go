@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/trustscreen/reviewer/policy"
@@ -25,12 +26,17 @@ func panelWidth(c *Console) float32 {
 	return w
 }
 
-// withinPanel reports whether o is drawn whole inside the item panel.
+// withinPanel reports whether o is drawn whole inside the item panel, in
+// view: not cut across, nor below the panel's upper part (nor scrolled).
 func withinPanel(c *Console, o fyne.CanvasObject) bool {
 	d := fyne.CurrentApp().Driver()
 	pp, op := d.AbsolutePositionForObject(c.panel.content), d.AbsolutePositionForObject(o)
-	return o.Size().Width >= o.MinSize().Width-0.5 && op.X >= pp.X-0.5 &&
-		op.X+o.Size().Width <= pp.X+c.panel.content.Size().Width+0.5
+	sp := d.AbsolutePositionForObject(c.panel.scroll)
+	upper := c.panel.content.(*container.Split).Leading
+	bottom := d.AbsolutePositionForObject(upper).Y + upper.Size().Height
+	return o.Size().Width >= o.MinSize().Width-0.5 && o.Size().Height >= o.MinSize().Height-0.5 &&
+		op.X >= pp.X-0.5 && op.X+o.Size().Width <= pp.X+c.panel.content.Size().Width+0.5 &&
+		op.Y >= sp.Y+c.panel.scroll.Size().Height-0.5 && op.Y+o.Size().Height <= bottom+0.5
 }
 
 // The screen holds still: the panel's width is the same whether a

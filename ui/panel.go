@@ -57,6 +57,7 @@ type itemPanel struct {
 	audit     *textLabel
 	preview   *preview          // the item's document (preview.go)
 	scroll    *container.Scroll // the item's state, above its history
+	actions   *fyne.Container   // the action buttons, pinned under the scroll
 	content   fyne.CanvasObject
 }
 
@@ -95,14 +96,16 @@ func newItemPanel(c *Console) *itemPanel {
 	// Who holds the item (the team's claim line) sits above the picture,
 	// where she looks, not under the document below the fold.
 	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.triage, p.team.claim, p.explain, p.reported, p.nextActor, p.layers, p.preview.content,
-		acts1, acts2, p.again, p.requeue,
 		p.why, p.message, p.stop, p.detailsAc, p.team.content, widget.NewSeparator())
 	// The panel holds still: its least width is the action buttons', never
 	// what an item or its document brings (a caption, a long name), so the
 	// divider moves only when she moves it, and the buttons are never cut.
 	steady := &steadyWidth{width: func() float32 { return max(acts1.MinSize().Width, acts2.MinSize().Width) }}
 	p.scroll = container.NewVScroll(container.New(steady, top))
-	p.content = container.NewVSplit(p.scroll, history)
+	// The action buttons are pinned under the item's state, outside its
+	// scroll: at 1280x800 they are never cut or scrolled out of view.
+	p.actions = container.NewVBox(acts1, acts2, p.again, p.requeue)
+	p.content = container.NewVSplit(container.NewBorder(nil, p.actions, nil, nil, p.scroll), history)
 	p.content.(*container.Split).Offset = 0.68
 	return p // its action buttons start disabled: no item is loaded
 }
