@@ -270,9 +270,12 @@ func newItemTable(c *Console) *itemTable {
 		}
 	}
 	t.table.ExtendBaseWidget(t.table)
-	filters := container.NewBorder(nil, nil, t.needs, nil, container.NewGridWithColumns(3, t.status, t.code, t.held))
+	filters := container.NewBorder(nil, nil, t.needs, nil, container.NewGridWithColumns(2, t.status, t.code))
 	t.offline = newOfflineCheck(c)
-	t.content = container.NewBorder(container.NewVBox(container.NewBorder(nil, nil, nil, t.offline.check, t.heading), filters), t.count, nil, nil, t.table)
+	// Who holds the items is chosen on the heading's line: a third choice
+	// on the filters' line would make the window wider than 800 pixels.
+	head := container.NewBorder(nil, nil, nil, container.NewHBox(t.held, t.offline.check), t.heading)
+	t.content = container.NewBorder(container.NewVBox(head, filters), t.count, nil, nil, t.table)
 	return t
 }
 
