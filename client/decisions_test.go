@@ -3,7 +3,9 @@ package client_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/trustscreen/reviewer/client"
 	"github.com/trustscreen/reviewer/policy"
@@ -206,5 +208,40 @@ func TestA11ServiceTakesNoDecisions(t *testing.T) {
 	_, _, err = ana.Confirm(ctx, id, "../x", "k2", true, "")
 	if !errors.Is(err, client.ErrUnsafeID) || srv.Arrivals(screenapi.EPConfirmation) != 0 {
 		t.Fatalf("an unsafe decision id must not be sent: %v", err)
+	}
+}
+
+// An answer to a decision that carries none is no answer for the key: a
+// bad answer (the workflow reconciles it), never a decided item.
+func TestAnAnswerWithoutTheDecisionIsABadAnswer(t *testing.T) {
+	c, n := servePage(t, goodItem)
+	_, _, err := c.Decide(context.Background(), "itm_good", "k1", policy.OutcomeClear, "DOC_GENUINE", "")
+	mustClientErr(t, err, client.ClassBadAnswer, policy.CodeInvalidResponse)
+	_, _, err = c.Confirm(context.Background(), "itm_good", "dec_1", "k2", true, "")
+	mustClientErr(t, err, client.ClassBadAnswer, policy.CodeInvalidResponse)
+	if n.Load() != 2 {
+		t.Fatalf("a bad answer was retried: %d requests", n.Load())
+	}
+}
+
+// A sync that brings an item with a decision the console cannot read keeps
+// the item invalid, with its text, never decided; its neighbours stand.
+func TestASyncedDecisionInAnUnknownStateIsAnInvalidItem(t *testing.T) {
+	decided := strings.Replace(goodItem, `"attempt":1`, `"attempt":1,"decisions":[`+
+		`{"id":"dec_1","outcome":"clear","reason_code":"DOC_GENUINE","by":"ana","at":"2026-11-29T10:00:00Z","state":"final","confirmation":null}]`, 1)
+	broken := strings.NewReplacer(`"itm_good"`, `"itm_bad"`, `"state":"final"`, `"state":"approved"`).Replace(decided)
+	page := `{"batches":[{"id":"bat_1","customer_ref":"C","created_at":"2026-11-29T09:00:00Z","updated_at":"2026-11-29T10:05:00Z","items":[` +
+		decided + `,` + broken + `]}],"next_cursor":null}`
+	c, _ := servePage(t, page)
+	p, _, err := c.ListBatches(context.Background(), time.Time{}, "", 0)
+	if err != nil || len(p.Batches) != 1 || len(p.Batches[0].Items) != 2 {
+		t.Fatalf("%v %+v", err, p)
+	}
+	good, bad := p.Batches[0].Items[0], p.Batches[0].Items[1]
+	if d := good.CurrentDecision(); good.Status != policy.StatusScored || d == nil || d.State != policy.DecisionFinal || d.Outcome != policy.OutcomeClear {
+		t.Fatalf("good: %+v", good)
+	}
+	if bad.Status != policy.StatusInvalid || bad.CurrentDecision() != nil || bad.Checked() || !strings.Contains(bad.Problem, "approved") || bad.Raw == "" {
+		t.Fatalf("bad: %+v", bad)
 	}
 }
