@@ -234,7 +234,8 @@ const (
 // now, or an *Error saying why not, in words. An item that could not be
 // checked (in error, an invalid answer, pending, awaiting a file) is never
 // cleared; nothing is decided while an analysis runs; a decision counts as
-// the item's one open action.
+// the item's one open action; a service that sends no decisions (1.0,
+// 1.1) takes none, and that is said.
 func CanDecide(s Situation, o Outcome) error {
 	it := s.Item
 	if !o.Known() {
@@ -242,6 +243,9 @@ func CanDecide(s Situation, o Outcome) error {
 	}
 	if s.OpenAction.Open() {
 		return Errorf(CodeActionOpen, "item %s already has an open action (%s); wait for it or cancel it", it.ID, s.OpenAction)
+	}
+	if !it.Team.DecisionsOffered && it.Status != StatusInvalid {
+		return Errorf(CodeNotOffered, "this service does not take decisions (it speaks contract 1.0 or 1.1); item %s was not decided", it.ID)
 	}
 	switch it.Status {
 	case StatusInvalid:

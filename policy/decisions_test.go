@@ -96,6 +96,18 @@ func TestCanDecide(t *testing.T) {
 	} {
 		s := situationOf(c.status, RecommendReview)
 		s.OpenAction = c.open
+		if c.want == "" || c.want == CodeNotChecked || c.want == CodeNotDecidable {
+			// The same item from a service that takes no decisions (1.1).
+			old := s
+			old.Item.Team.DecisionsOffered = false
+			want := CodeNotOffered
+			if c.status == StatusInvalid {
+				want = c.want // an invalid answer says nothing of the service
+			}
+			if err := CanDecide(old, c.o); ErrorCode(err) != want || (want == CodeNotOffered && !strings.Contains(err.Error(), "does not take decisions")) {
+				t.Errorf("%s %s on a 1.1 service: %v, want %s", c.o, c.status, err, want)
+			}
+		}
 		err := CanDecide(s, c.o)
 		if got := ErrorCode(err); got != c.want {
 			t.Errorf("%s %s (open %q): %v, want %q", c.o, c.status, c.open, err, c.want)
