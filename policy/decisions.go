@@ -362,7 +362,8 @@ func CanConfirm(it Item, me string, agree bool, comment string) (string, error) 
 // NeedsReviewerDecisions is "needs the reviewer" for reviewer me on a
 // service that takes decisions (1.2): what NeedsReviewer says, and, when
 // no action of hers is open on the item, a scored item recommended review
-// or reject with no decision yet, an item whose decision was returned, and
+// or reject with no decision yet, an item whose decision was returned (but
+// not while its analysis runs, when nothing can be decided), and
 // a decision awaiting confirmation for everyone but its author. A final
 // decision needs nobody. On a service that sends no decisions (1.0, 1.1)
 // it is NeedsReviewer.
@@ -383,7 +384,9 @@ func NeedsReviewerDecisions(s Situation, me string) bool {
 	}
 	switch d.State {
 	case DecisionReturned:
-		return true
+		// A new decision is needed, and she can take one unless the item's
+		// analysis runs (CanDecide would refuse it; the result brings it back).
+		return it.Status != StatusPending
 	case DecisionAwaiting:
 		return d.By != me
 	}

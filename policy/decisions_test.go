@@ -215,6 +215,7 @@ func TestNeedsReviewerDecisions(t *testing.T) {
 		{"awaiting confirmation, for another", withDecisions(scored(RecommendReject), dec(DecisionAwaiting, "ana")), "", "ben", true},
 		{"awaiting confirmation, for its author", withDecisions(scored(RecommendReject), dec(DecisionAwaiting, "ana")), "", "ana", false},
 		{"awaiting confirmation of a rejected error item, for another", withDecisions(situationOf(StatusError, "").Item, dec(DecisionAwaiting, "ana")), "", "ben", true},
+		{"a returned decision on an item re-analysed now", withDecisions(situationOf(StatusPending, "").Item, dec(DecisionReturned, "ana")), "", "ben", false},
 		{"her decision is queued", scored(RecommendReview), ActionQueued, "ana", false},
 		{"her decision is unknown: reconcile", scored(RecommendReview), ActionUnknown, "ana", true},
 		{"a 1.1 service: as before", noDecisions, "", "ana", false},
