@@ -360,32 +360,32 @@ func CanConfirm(it Item, me string, agree bool, comment string) (string, error) 
 }
 
 // NeedsReviewerDecisions is "needs the reviewer" for reviewer me on a
-// service that takes decisions (1.2): what NeedsReviewer says, and, when
-// no action of hers is open on the item, a scored item recommended review
-// or reject with no decision yet, an item whose decision was returned (but
-// not while its analysis runs, when nothing can be decided), and
-// a decision awaiting confirmation for everyone but its author. A final
-// decision needs nobody. On a service that sends no decisions (1.0, 1.1)
-// it is NeedsReviewer.
+// service that takes decisions (1.2). An action to reconcile always needs
+// her, and another open action never does (as NeedsReviewer says). Then
+// the item's current decision rules:
+//   - none: what NeedsReviewer says (an item in error to re-submit or to
+//     ask a new file for), and a scored item recommended review or reject;
+//   - final: nobody; the verdict is taken, and re-running the analysis of
+//     a rejected item would be paid for nothing;
+//   - returned: a new decision, unless the item's analysis runs (nothing
+//     can be decided then; its result brings it back);
+//   - awaiting confirmation: everyone but its author.
 //
-// The store's SQL follows it when the store learns decisions: it keeps
-// the current decision's state and author beside the item.
+// On a service that sends no decisions (1.0, 1.1), and for an invalid
+// answer, it is NeedsReviewer. The store's SQL follows it when the store
+// learns decisions: it keeps the current decision's state and author
+// beside the item.
 func NeedsReviewerDecisions(s Situation, me string) bool {
-	if NeedsReviewer(s) {
-		return true
-	}
 	it := s.Item
-	if !it.Team.DecisionsOffered || s.OpenAction.Open() || it.Status == StatusInvalid {
-		return false
+	if !it.Team.DecisionsOffered || it.Status == StatusInvalid || s.OpenAction.Open() {
+		return NeedsReviewer(s)
 	}
 	d := it.CurrentDecision()
 	if d == nil {
-		return it.Status == StatusScored && (it.Recommendation == RecommendReview || it.Recommendation == RecommendReject)
+		return NeedsReviewer(s) || it.Status == StatusScored && (it.Recommendation == RecommendReview || it.Recommendation == RecommendReject)
 	}
 	switch d.State {
 	case DecisionReturned:
-		// A new decision is needed, and she can take one unless the item's
-		// analysis runs (CanDecide would refuse it; the result brings it back).
 		return it.Status != StatusPending
 	case DecisionAwaiting:
 		return d.By != me
