@@ -200,6 +200,7 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	c.batches = newBatchList(c)
 	c.items = newItemTable(c)
 	c.panel = newItemPanel(c)
+	c.panel.team.entry.submit = c.panel.team.onAddNote // Ctrl+Enter sends the note (notes.go)
 
 	c.right = container.NewHSplit(c.items.content, c.panel.content)
 	c.right.Offset = rightOffset
@@ -518,6 +519,8 @@ func (c *Console) onRune(r rune) {
 		c.panel.team.onNext() // claims.go
 	case 'v':
 		c.panel.preview.openViewer() // preview.go
+	case 'm':
+		c.focusNote() // notes.go
 	case '/':
 		c.focusSearch()
 	case '?':
