@@ -148,7 +148,9 @@ func (t *keyTable) TypedKey(ev *fyne.KeyEvent) {
 // canvas up by the embedded *Table, which is not on the canvas, so on its
 // own it never focuses an extended table and arrows went nowhere.)
 func (t *keyTable) Tapped(ev *fyne.PointEvent) {
+	tappedTable = t // select.go: a click reads the modifiers held
 	t.Table.Tapped(ev)
+	tappedTable = nil
 	if c := fyne.CurrentApp().Driver().CanvasForObject(t); c != nil && c.Focused() != t {
 		c.Focus(t)
 	}
