@@ -112,7 +112,8 @@ type Console struct {
 	onEnter   func() // the open confirmation's default button
 	onEscape  func() // the open dialog's own close, when it must run its OnClosed
 	uploadDlg *uploadDialog
-	viewer    *viewer // the document viewer last opened (viewer.go)
+	viewer    *viewer           // the document viewer last opened (viewer.go)
+	sheet     *container.Scroll // the open shortcut sheet's, for its keys (shortcuts.go)
 	panelOff  bool
 	warned    bool          // Options.Warnings were said
 	views     []review.View // the saved views, as last read (views.go)
@@ -189,7 +190,7 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 		}
 		c.showConnectivity(c.conn)
 	})
-	c.strip = newStatusStrip(opts.Demo, stripHandlers{sync: c.onSync, cancelSync: c.onCancelSync, preferences: func() { c.settings.show(c.win) },
+	c.strip = newStatusStrip(opts.Demo, stripHandlers{sync: c.onSync, cancelSync: c.onCancelSync, preferences: c.showPreferences,
 		shortcuts: c.showShortcuts, export: c.onExport, togglePanel: c.togglePanel, news: c.onNews})
 	c.strip.whoFrom = c.reviewerFrom
 	c.settings.keptDocuments = c.keptPreferences // kept.go
@@ -468,7 +469,7 @@ func (c *Console) onKey(ev *fyne.KeyEvent) {
 	if top := cv.Overlays().Top(); top != nil {
 		switch ev.Name {
 		case fyne.KeyEscape:
-			c.onEnter = nil
+			c.onEnter, c.sheet = nil, nil
 			if esc := c.onEscape; esc != nil {
 				c.onEscape = nil
 				esc()
@@ -479,6 +480,8 @@ func (c *Console) onKey(ev *fyne.KeyEvent) {
 			if c.onEnter != nil {
 				c.onEnter()
 			}
+		default:
+			c.scrollSheet(ev) // shortcuts.go
 		}
 		return
 	}

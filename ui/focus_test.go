@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -338,4 +339,39 @@ func slicesContains(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// The shortcut sheet scrolls by ↓ and PgDn; Ctrl+, opens Preferences.
+func TestTheSheetScrollsByKeysAndPreferencesHaveAKey(t *testing.T) {
+	c := newTestConsole(t, twoBatches())
+	pressKey(c, fyne.KeyF1)
+	if c.sheet == nil || c.win.Canvas().Overlays().Top() == nil {
+		t.Fatal("F1 showed no sheet")
+	}
+	pressKey(c, fyne.KeyDown)
+	down := c.sheet.Offset.Y
+	pressKey(c, fyne.KeyPageDown)
+	if down <= 0 || c.sheet.Offset.Y <= down {
+		t.Fatalf("↓ scrolled the sheet to %v, PgDn to %v", down, c.sheet.Offset.Y)
+	}
+	pressKey(c, fyne.KeyHome)
+	if c.sheet.Offset.Y != 0 {
+		t.Fatalf("Home left the sheet at %v", c.sheet.Offset.Y)
+	}
+	pressKey(c, fyne.KeyEscape)
+	if c.win.Canvas().Overlays().Top() != nil || c.sheet != nil {
+		t.Fatal("Esc did not close the sheet")
+	}
+	c.apply(c.focusItems)
+	pressShortcut(c, ctrl(fyne.KeyComma))
+	top := c.win.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("Ctrl+, opened nothing")
+	}
+	if !slices.ContainsFunc(test.LaidOutObjects(top), func(o fyne.CanvasObject) bool {
+		l, ok := asLabel(o)
+		return ok && l.Text == "Preferences"
+	}) {
+		t.Fatal("Ctrl+, did not open Preferences")
+	}
 }
