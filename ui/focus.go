@@ -93,6 +93,20 @@ type keyCheck struct {
 	c *Console
 }
 
+// newFilterCheck is a check box that filters the items ("Needs my
+// action", "All batches"): ticked by Space or a click, it gives the focus
+// back to the items, so that Tab, End, ↓ and the letters work at once.
+func newFilterCheck(c *Console, label string, changed func(bool)) *keyCheck {
+	k := newKeyCheck(c, label, changed)
+	k.OnChanged = func(on bool) {
+		changed(on)
+		if c.items != nil {
+			c.focusItems()
+		}
+	}
+	return k
+}
+
 func newKeyCheck(c *Console, label string, changed func(bool)) *keyCheck {
 	k := &keyCheck{c: c}
 	k.Text, k.OnChanged = label, changed

@@ -375,3 +375,25 @@ func TestTheSheetScrollsByKeysAndPreferencesHaveAKey(t *testing.T) {
 		t.Fatal("Ctrl+, did not open Preferences")
 	}
 }
+
+// Space on "Needs my action" (and on "All batches") gives the focus back
+// to the items: End and ↓ move in them at once.
+func TestAFilterTickedFromTheKeyboardGivesTheFocusBackToTheItems(t *testing.T) {
+	wf := twoBatches()
+	wf.items = append(wf.items, inBatch(errorItem("b48", "DECODE_FAILED"), "bat_48", "CUST-7048"))
+	c := newTestConsole(t, wf)
+	for _, k := range []*keyCheck{c.items.needs, c.batches.all} {
+		c.apply(func() { c.win.Canvas().Focus(k) })
+		typeText(c, " ")
+		c.Settle()
+		if !k.Checked || focused(c) != c.items.table {
+			t.Fatalf("Space on %q: checked %v, the focus on %T", k.Text, k.Checked, focused(c))
+		}
+	}
+	pressKey(c, fyne.KeyHome)
+	first := c.panel.itemID
+	pressKey(c, fyne.KeyEnd)
+	if c.panel.itemID == first || c.panel.itemID == "" {
+		t.Fatalf("End after the filter stayed on %q", c.panel.itemID)
+	}
+}

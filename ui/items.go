@@ -220,7 +220,7 @@ func newItemTable(c *Console) *itemTable {
 	}
 	codes = append(codes, string(policy.CodeInvalidResponse))
 	t.code = newKeySelect(c, codes, func(string) { t.refresh() })
-	t.needs = newKeyCheck(c, "Needs my action", func(bool) { t.refresh() })
+	t.needs = newFilterCheck(c, "Needs my action", func(bool) { t.refresh() })
 
 	t.table = &keyTable{}
 	t.table.Length = func() (int, int) { return len(t.rows), len(t.cols) }
