@@ -276,8 +276,8 @@ func (t *itemTable) showHeading() {
 	default:
 		text = "Batch " + shown(b.selected)
 	}
-	if t.c.view.name != "" {
-		text += " · view: " + shown(t.c.view.name)
+	if name := t.c.viewInForce(); name != "" { // views.go
+		text += " · view: " + shown(name)
 	}
 	t.heading.SetText(text)
 	t.offline.show(b.batchID())
