@@ -949,3 +949,50 @@ func TestTheUploadDialogRefusesADamagedFileAndAsksBeforeAnUncheckedOne(t *testin
 		t.Fatalf("calls %v, want one unchecked upload", got)
 	}
 }
+
+// Back online: when the API answers again after an outage the window
+// syncs then, not at the next scheduled time, and the strip says so.
+func TestBackOnlineTheWindowSyncsAtOnce(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "CLASSIFIER_TIMEOUT")}}
+	c := newTestConsoleWith(t, wf, Options{SyncEvery: time.Hour})
+	ctx := context.Background()
+	syncs := func() int {
+		n := 0
+		for _, call := range wf.Calls() {
+			if strings.HasPrefix(call, "sync") {
+				n++
+			}
+		}
+		return n
+	}
+	c.probe(ctx) // online: nothing to catch up on
+	c.Settle()
+	before := syncs()
+	if before != 0 {
+		t.Fatalf("%d syncs while online all along", before)
+	}
+	wf.mu.Lock()
+	wf.probeErr = errors.New("down")
+	wf.mu.Unlock()
+	if st := c.probe(ctx); st != review.ConnOffline {
+		t.Fatalf("down: %s", st)
+	}
+	c.Settle()
+	wf.mu.Lock()
+	wf.probeErr = nil
+	wf.mu.Unlock()
+	if st := c.probe(ctx); st != review.ConnOnline {
+		t.Fatalf("up: %s", st)
+	}
+	c.Settle()
+	var pages string
+	c.apply(func() { pages = c.strip.pages.Text })
+	if syncs() != 1 || !strings.HasPrefix(pages, "Synced") {
+		t.Fatalf("back online: %d syncs, strip %q", syncs(), pages)
+	}
+	c.probe(ctx) // still online: no second sync
+	c.Settle()
+	if syncs() != 1 {
+		t.Fatalf("%d syncs after a second probe online", syncs())
+	}
+}
