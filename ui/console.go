@@ -114,6 +114,7 @@ type Console struct {
 	uploadDlg *uploadDialog
 	viewer    *viewer           // the document viewer last opened (viewer.go)
 	sheet     *container.Scroll // the open shortcut sheet's, for its keys (shortcuts.go)
+	back      lastActed         // the item of the last action's result, for b (strip.go)
 	panelOff  bool
 	warned    bool          // Options.Warnings were said
 	views     []review.View // the saved views, as last read (views.go)
@@ -524,6 +525,8 @@ func (c *Console) onRune(r rune) {
 		c.panel.preview.openViewer() // preview.go
 	case 'm':
 		c.focusNote() // notes.go
+	case 'b':
+		c.goBack() // strip.go
 	case '/':
 		c.focusSearch()
 	case '?':

@@ -73,6 +73,7 @@ func init() {
 		{group: "Acting", keys: "u", what: "upload the replacement the customer sent (or drop the file on the window)"},
 		{group: "Acting", keys: "x", what: "cancel the item's queued action"},
 		{group: "Acting", keys: "q", what: "queue again an action the service turned away for now (a new intent, a new key)"},
+		{group: "Acting", keys: "b", what: "back to the item of the last action, whose result the top line says"},
 		{group: "Acting", keys: "m", what: "write a note on the item: Ctrl+Enter sends it, Tab leaves the field"},
 		{group: "Acting", keys: "n", what: "next: claim and open the oldest item that needs a reviewer and nobody holds"},
 		{group: "Acting", keys: "Ctrl+Shift+Z", what: "snooze the item", shortcuts: []fyne.Shortcut{ctrlShift(fyne.KeyZ)},

@@ -996,3 +996,49 @@ func TestBackOnlineTheWindowSyncsAtOnce(t *testing.T) {
 		t.Fatalf("%d syncs after a second probe online", syncs())
 	}
 }
+
+// After an action the top line says its result where she looks, though
+// the panel moved on to the next item, and b goes back to the item she
+// left; while it waits (an offline request takes seconds) it says so at once.
+func TestAnActionsResultIsSaidWithAKeyBack(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED"), scoredItem("s", 10, policy.RecommendForward), errorItem("b", "INTERNAL_ERROR")}}
+	c := newTestConsole(t, wf)
+	pages := func() (s string) { c.apply(func() { s = c.strip.pages.Text }); return s }
+	wf.mu.Lock() // the request waits on the workflow
+	c.apply(func() { c.panel.requestFile("Please send it again.") })
+	said := pages()
+	wf.mu.Unlock()
+	if !strings.HasPrefix(said, "a.jpg: requesting a new file…") {
+		t.Fatalf("while it waits the strip says %q", said)
+	}
+	c.Settle2(t, func() bool { return c.panel.ready() && c.panel.itemID == "b" })
+	if got := pages(); got != "a.jpg: request for a new file done · b goes back to it" {
+		t.Fatalf("after the request the strip says %q", got)
+	}
+	c.apply(c.focusItems)
+	typeText(c, "b")
+	c.Settle2(t, func() bool { return c.panel.ready() && c.panel.itemID == "a" })
+
+	c.apply(func() { c.items.move(2) })
+	c.Settle2(t, func() bool { return c.panel.ready() && c.panel.itemID == "b" })
+	c.apply(func() { c.panel.act(policy.ActionResubmit, "Re-submitting", wf.Resubmit) })
+	c.Settle()
+	if got := pages(); got != "b.jpg: re-submission queued: goes out when the service answers · b goes back to it" {
+		t.Fatalf("a queued re-submission: %q", got)
+	}
+	wf.resubmit = func(_ context.Context, id string) (review.Result, error) { // the service answers: scored
+		a := wf.setAction(id, policy.ActionResubmit, policy.ActionDone, "")
+		wf.mu.Lock()
+		wf.items[2] = scoredItem("b", 9, policy.RecommendForward)
+		wf.items[2].Band = policy.BandLow
+		wf.mu.Unlock()
+		return review.Result{Action: a}, nil
+	}
+	c.apply(func() { c.items.move(-2); c.items.move(2) })
+	c.Settle2(t, func() bool { return c.panel.ready() && c.panel.itemID == "b" && c.flight("b") == nil })
+	c.apply(func() { c.panel.act(policy.ActionResubmit, "Re-submitting", wf.Resubmit) })
+	c.Settle()
+	if got := pages(); got != "b.jpg: re-submission done: 9 · low (forward) · b goes back to it" {
+		t.Fatalf("a re-submission scored: %q", got)
+	}
+}
