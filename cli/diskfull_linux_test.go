@@ -103,7 +103,7 @@ func TestDiskFullAfterTheCallSaysItWasSent(t *testing.T) {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	box, _ := db.Outbox(ctx)
+	box, _ := db.Outbox.Outbox(ctx)
 	if len(box) != 1 || box[0].State != "sending" || box[0].Sends != 1 {
 		t.Fatalf("outbox after the full disk: %+v", box)
 	}

@@ -134,7 +134,7 @@ func hostileCache(t *testing.T, path string) (ids []string) {
 			MediaType: "image/jpeg", SizeBytes: 10, Status: policy.StatusError, ErrorCode: policy.CodeDecodeFailed,
 			ReportedCode: "DECODE_FAILED", ErrorMessage: "bad\x1b[8m hidden\r\nline", UpdatedAt: now})
 	}
-	if _, err := db.ApplyPage(context.Background(), []policy.Batch{b}); err != nil {
+	if _, err := db.Sync.ApplyPage(context.Background(), []policy.Batch{b}); err != nil {
 		t.Fatal(err)
 	}
 	return ids

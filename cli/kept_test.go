@@ -26,7 +26,7 @@ func batchOfItem(t *testing.T, h *harness, id string) string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	it, err := db.Item(context.Background(), id)
+	it, err := db.Items.Item(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,13 +38,13 @@ func (h *harness) fillCache(n int) {
 				ReportedCode: string(policy.CodeClassifierTimeout), Attempt: 1, UpdatedAt: at})
 		}
 		if page = append(page, bt); len(page) == 200 {
-			if _, err := db.ApplyPage(context.Background(), page); err != nil {
+			if _, err := db.Sync.ApplyPage(context.Background(), page); err != nil {
 				h.t.Fatal(err)
 			}
 			page = nil
 		}
 	}
-	if _, err := db.ApplyPage(context.Background(), page); err != nil {
+	if _, err := db.Sync.ApplyPage(context.Background(), page); err != nil {
 		h.t.Fatal(err)
 	}
 }

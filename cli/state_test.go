@@ -148,12 +148,13 @@ func (g *gate) onAnswer(f func()) {
 // takeOver is another process whose clock is past the console's lease: it
 // flushes the cache straight at the service.
 func (h *harness) takeOver(t *testing.T, ahead time.Duration) (review.FlushResult, error) {
-	db, err := store.Open(h.env["REVIEWER_DB"])
+	db, err := store.Open(h.env["REVIEWER_DB"], store.WithConfig(store.Config{
+		Now: func() time.Time { return time.Now().Add(ahead) },
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	db.SetClock(func() time.Time { return time.Now().Add(ahead) })
 	cfg := client.DefaultConfig()
 	cfg.BaseURL, cfg.Token, cfg.RetrySleep = h.srv.URL(), token, time.Millisecond
 	api, err := client.New(cfg)
@@ -207,8 +208,8 @@ func TestAFlushSaysWhatItSkipped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	box, _ := db.Outbox(context.Background())
-	held, ok, err := db.LeaseAction(context.Background(), box[0].ID, time.Hour) // another process is sending it
+	box, _ := db.Outbox.Outbox(context.Background())
+	held, ok, err := db.Outbox.LeaseAction(context.Background(), box[0].ID, time.Hour) // another process is sending it
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}

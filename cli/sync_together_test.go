@@ -179,7 +179,7 @@ func TestTwoSyncsAtOnceEachSayWhatItReceived(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if nb, ni, err := db.Counts(context.Background()); err != nil || nb != batches || ni != batches*perBatch {
+	if nb, ni, err := db.Items.Counts(context.Background()); err != nil || nb != batches || ni != batches*perBatch {
 		t.Fatalf("the cache holds %d batches, %d items (%v)", nb, ni, err)
 	}
 }

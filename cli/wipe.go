@@ -252,11 +252,11 @@ func (r *runner) unsent(cache string) ([]outboxEntry, error) {
 		defer db.Close()
 		ctx, cancel := signalContext()
 		defer cancel()
-		actions, err := db.Outbox(ctx)
+		actions, err := db.Outbox.Outbox(ctx)
 		if err != nil {
 			return nil, err
 		}
-		notes, err := db.OpenNotes(ctx)
+		notes, err := db.Notes.OpenNotes(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -255,7 +255,7 @@ func AheadOf(t, now time.Time) bool { return t.After(now.Add(MaxClockSkew)) }
 // invalid (no verdict), its problem names the date it carried, and it is
 // dated now, so that the next real change of it replaces it. It reports
 // whether the batch itself is dated ahead; such a batch is kept as sent
-// but must not move the sync position (store.ApplyPage).
+// but must not move the sync position (store.SyncStore.ApplyPage).
 func HoldBackFuture(b *Batch, now time.Time) (ahead bool) {
 	now = now.UTC()
 	for i, it := range b.Items {

@@ -174,13 +174,13 @@ func fillRetryable(t *testing.T, path string, n, total int) {
 			bt.Items = append(bt.Items, it)
 		}
 		if page = append(page, bt); len(page) == 500 {
-			if _, err := db.ApplyPage(context.Background(), page); err != nil {
+			if _, err := db.Sync.ApplyPage(context.Background(), page); err != nil {
 				t.Fatal(err)
 			}
 			page = nil
 		}
 	}
-	if _, err := db.ApplyPage(context.Background(), page); err != nil {
+	if _, err := db.Sync.ApplyPage(context.Background(), page); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -161,7 +161,7 @@ func (s *Service) act(ctx context.Context, a store.Action, file []byte) (Result,
 		return Result{}, policy.Errorf(policy.CodeInvalidInput, "the console does not know actions of kind %q", a.Kind)
 	}
 	a.Key, a.Reviewer = s.newKey(), s.who()
-	a, err := s.db.CreateAction(ctx, a, file, s.notHeldByOther(spec.Check)) // conflicts.go: a claim refuses too
+	a, err := s.db.Outbox.CreateAction(ctx, a, file, s.notHeldByOther(spec.Check)) // conflicts.go: a claim refuses too
 	if err != nil {
 		return Result{}, err
 	}
@@ -234,7 +234,7 @@ func postResubmit(s *Service, _, opCtx context.Context, a store.Action, _ int64,
 }
 
 func postReplacement(s *Service, ctx, opCtx context.Context, a store.Action, _ int64, opts []client.CallOption) (*policy.Item, []policy.Attempt, error, error) {
-	data, err := s.db.ActionFile(ctx, a.ID)
+	data, err := s.db.Outbox.ActionFile(ctx, a.ID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -246,7 +246,7 @@ func postReplacement(s *Service, ctx, opCtx context.Context, a store.Action, _ i
 // as its reason. Its answer is the request, not the item: the item after
 // it is policy's (the kind's AfterDone).
 func postFileRequest(s *Service, ctx, opCtx context.Context, a store.Action, rev int64, opts []client.CallOption) (*policy.Item, []policy.Attempt, error, error) {
-	sit, err := s.db.Situation(ctx, a.ItemID)
+	sit, err := s.db.Outbox.Situation(ctx, a.ItemID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -268,7 +268,7 @@ func (s *Service) release(ctx context.Context, a store.Action, cause error) (Res
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
 	fin := notSentFinish(a, cause, nil)
-	if _, err := s.db.FinishAction(rctx, a.ID, fin); err != nil {
+	if _, err := s.db.Outbox.FinishAction(rctx, a.ID, fin); err != nil {
 		return Result{Action: a}, fmt.Errorf("%w (and recording that nothing was sent failed: %v; the action will be reconciled after its lease)", cause, err)
 	}
 	return Result{Action: a}, cause
@@ -281,7 +281,7 @@ func (s *Service) notSent(ctx context.Context, a store.Action, cause error, atte
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
 	fin := notSentFinish(a, cause, attempts)
-	done, err := s.db.FinishAction(rctx, a.ID, fin)
+	done, err := s.db.Outbox.FinishAction(rctx, a.ID, fin)
 	if err != nil {
 		return Result{Action: a, Err: cause}, s.unrecorded(a, fin, err)
 	}
@@ -455,14 +455,14 @@ func (s *Service) Flush(ctx context.Context) (FlushResult, error) {
 	// housekeeping, never a reason not to send: a failure (a busy cache)
 	// is tried again by the next flush.
 	_ = s.purgeKeptFiles(ctx)
-	open, err := s.db.Outbox(ctx)
+	open, err := s.db.Outbox.Outbox(ctx)
 	if err != nil {
 		return fr, err
 	}
 	// The API asked us to wait (a 429's Retry-After): nothing is sent
 	// before then, neither a queued action nor a reconciliation; each
 	// waits (AwaitRateLimit sends them then).
-	until, err := s.db.RateLimitedUntil(ctx)
+	until, err := s.db.Sync.RateLimitedUntil(ctx)
 	if err != nil {
 		return fr, err
 	}
@@ -646,7 +646,7 @@ func (s *Service) awaitLease(ctx context.Context, a store.Action, until time.Tim
 	t := time.NewTimer(othersPoll)
 	defer t.Stop()
 	for {
-		cur, err := s.db.Action(ctx, a.ID)
+		cur, err := s.db.Outbox.Action(ctx, a.ID)
 		if err != nil {
 			return a, err
 		}
@@ -668,21 +668,21 @@ func (s *Service) awaitLease(ctx context.Context, a store.Action, until time.Tim
 
 // Cancel cancels a queued action: one that nothing of has left.
 func (s *Service) Cancel(ctx context.Context, actionID int64) (store.Action, error) {
-	return s.db.CancelAction(ctx, actionID, s.who())
+	return s.db.Outbox.CancelAction(ctx, actionID, s.who())
 }
 
 // Outbox lists the actions not done yet.
-func (s *Service) Outbox(ctx context.Context) ([]store.Action, error) { return s.db.Outbox(ctx) }
+func (s *Service) Outbox(ctx context.Context) ([]store.Action, error) { return s.db.Outbox.Outbox(ctx) }
 
 // OutboxNotes lists the notes written here not done yet (contract 1.1:
 // notes have an outbox of their own). Notes cost nothing.
 func (s *Service) OutboxNotes(ctx context.Context) ([]store.NoteRow, error) {
-	return s.db.OpenNotes(ctx)
+	return s.db.Notes.OpenNotes(ctx)
 }
 
 // CancelNote withdraws a note that was never sent.
 func (s *Service) CancelNote(ctx context.Context, id int64) (store.NoteRow, error) {
-	return s.db.CancelNote(ctx, id, s.who())
+	return s.db.Notes.CancelNote(ctx, id, s.who())
 }
 
 // QueueAgain makes a failed action's intent again, as a new action with a
@@ -693,7 +693,7 @@ func (s *Service) CancelNote(ctx context.Context, id int64) (store.NoteRow, erro
 // action, a claim, a status that moved refuse it); a replacement sends
 // the file the failed one kept.
 func (s *Service) QueueAgain(ctx context.Context, actionID int64) (Result, error) {
-	a, err := s.db.Action(ctx, actionID)
+	a, err := s.db.Outbox.Action(ctx, actionID)
 	if err != nil {
 		return Result{}, err
 	}

@@ -34,7 +34,6 @@ func (s *Service) SetTriage(t TriageSettings) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.triage = t
-	s.db.SetBands(t.Bands) // a batch's counts by band
 	return nil
 }
 
@@ -66,7 +65,7 @@ func (s *Service) aged(r store.ItemRow, now time.Time) Aged {
 // OldestWaiting returns, per batch, how long its longest-waiting item (not
 // scored, not snoozed) has been in its status, and its level.
 func (s *Service) OldestWaiting(ctx context.Context, batchIDs []string) (map[string]Aged, error) {
-	since, err := s.db.OldestWaiting(ctx, batchIDs)
+	since, err := s.db.Triage.OldestWaiting(ctx, batchIDs)
 	if err != nil {
 		return nil, err
 	}

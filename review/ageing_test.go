@@ -73,3 +73,43 @@ func TestAgeAndBandInEveryRow(t *testing.T) {
 		t.Fatal("falling bands accepted")
 	}
 }
+
+// A batch's counts by band follow the bands in force: the store holds no
+// bands of its own, review passes them with every listing of batches.
+func TestBatchesCountByTheBandsInForce(t *testing.T) {
+	e := setup(t)
+	e.sync(t)
+	ctx := context.Background()
+	index := map[policy.Band]int{policy.BandLow: 0, policy.BandMedium: 1, policy.BandHigh: 2, policy.BandCritical: 3}
+	for _, bands := range []policy.Bands{policy.DefaultBands(), {Medium: 1, High: 2, Critical: 3}, {Medium: 95, High: 98, Critical: 99}} {
+		if err := e.svc.SetTriage(review.TriageSettings{Bands: bands, Ageing: policy.DefaultAgeing()}); err != nil {
+			t.Fatal(err)
+		}
+		items, err := e.svc.Items(ctx, store.ItemFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want [4]int
+		for _, it := range items {
+			if b, ok := bands.Of(it.Item); ok {
+				want[index[b]]++
+			}
+		}
+		if want == [4]int{} {
+			t.Fatal("no scored item in the reference data")
+		}
+		bs, err := e.svc.Batches(ctx, "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got [4]int
+		for _, b := range bs {
+			for i, n := range b.Bands {
+				got[i] += n
+			}
+		}
+		if got != want {
+			t.Errorf("bands %+v: batches count %v, items %v", bands, got, want)
+		}
+	}
+}

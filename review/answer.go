@@ -21,7 +21,7 @@ func (s *Service) foreignAnswer(ctx context.Context, itemID string, it policy.It
 	if it.ID != itemID {
 		msg = fmt.Sprintf("the answer for item %s is about item %q", itemID, it.ID)
 	} else {
-		cached, err := s.db.Item(ctx, itemID)
+		cached, err := s.db.Items.Item(ctx, itemID)
 		if err != nil || it.BatchID == cached.BatchID {
 			return nil
 		}

@@ -49,7 +49,7 @@ func BenchmarkBulkPlan500On100k(b *testing.B) {
 			}
 			page = append(page, bt)
 		}
-		if _, err := db.ApplyPage(ctx, page); err != nil {
+		if _, err := db.Sync.ApplyPage(ctx, page); err != nil {
 			b.Fatal(err)
 		}
 	}

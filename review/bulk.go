@@ -301,7 +301,7 @@ func heldBy(check func(store.ItemRow, string, time.Time) string, r store.ItemRow
 // a filter (the longest waiting first).
 func (s *Service) eachSelected(ctx context.Context, sel Selection, fn func(store.ItemRow) error) error {
 	if sel.IDs != nil {
-		rows, err := s.db.ItemsByID(ctx, sel.IDs)
+		rows, err := s.db.Items.ItemsByID(ctx, sel.IDs)
 		if err != nil {
 			return err
 		}
@@ -317,7 +317,7 @@ func (s *Service) eachSelected(ctx context.Context, sel Selection, fn func(store
 	if f.SortBy == "" {
 		f.SortBy = "since" // the longest waiting go out first
 	}
-	return s.db.EachItem(ctx, f, fn)
+	return s.db.Items.EachItem(ctx, f, fn)
 }
 
 // PlanResubmit plans the re-submission of a selection: only items whose
@@ -366,7 +366,7 @@ func (s *Service) EachPlanItem(ctx context.Context, p Plan, fn func(PlanItem) er
 		if len(ids) == 0 {
 			return nil
 		}
-		rows, err := s.db.ItemsByID(ctx, ids)
+		rows, err := s.db.Items.ItemsByID(ctx, ids)
 		if err != nil {
 			return err
 		}
@@ -419,7 +419,7 @@ func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKin
 		return Plan{}, policy.Errorf(policy.CodeInvalidInput, "a %s is not planned in bulk", policy.ActionWord(kind))
 	}
 	skip := spec.BulkSkip
-	until, err := s.db.RateLimitedUntil(ctx)
+	until, err := s.db.Sync.RateLimitedUntil(ctx)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -480,7 +480,7 @@ func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKin
 }
 
 // Confirm queues every action of a plan durably, each with its own key,
-// before any call (store.CreateRun: in chunks that let other writers in).
+// before any call (store.RunStore.CreateRun: in chunks that let other writers in).
 // Each item is judged again inside the transaction that queues it; what
 // changed since the plan is left out and reported. A plan over the bulk
 // limit needs CountConfirmed (NeedsCount). A confirmation that stopped
@@ -565,7 +565,7 @@ func (s *Service) confirm(ctx context.Context, p Plan, chunk func([]store.Action
 		return buf, nil
 	}
 	var queued, left int
-	run, _, err := s.db.CreateRunFrom(ctx, p.Kind, s.who(), n, source, s.notHeldByOther(check),
+	run, _, err := s.db.Runs.CreateRunFrom(ctx, p.Kind, s.who(), n, source, s.notHeldByOther(check),
 		func(created []store.Action, refused []store.Refusal) {
 			queued, left = queued+len(created), left+len(refused)
 			chunk(created, refused)

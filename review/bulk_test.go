@@ -36,7 +36,7 @@ func planned(t *testing.T, e *env) review.Plan {
 func checkEffects(t *testing.T, e *env, db *store.DB, p review.Plan, runID int64) map[policy.ActionState]int {
 	t.Helper()
 	ctx := context.Background()
-	acts, err := db.RunActions(ctx, runID)
+	acts, err := db.Runs.RunActions(ctx, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestBulkPlanSaysTheCostAndWhatItLeavesOut(t *testing.T) {
 	e := setup(t)
 	e.sync(t)
 	ctx := context.Background()
-	all, _ := e.db.Items(ctx, store.ItemFilter{Status: policy.StatusError})
+	all, _ := e.db.Items.Items(ctx, store.ItemFilter{Status: policy.StatusError})
 	retryable, needFile := 0, 0
 	for _, r := range all {
 		if policy.Retryable(r.ErrorCode) {
@@ -278,7 +278,7 @@ func TestAPlanOverTheBulkLimitNeedsItsCount(t *testing.T) {
 	if _, err := e.svc.Confirm(ctx, p); policy.ErrorCode(err) != policy.CodeInvalidInput || !strings.Contains(err.Error(), "bulk limit") {
 		t.Fatalf("confirmed over the limit without its count: %v", err)
 	}
-	if acts, _ := e.db.Outbox(ctx); len(acts) != 0 {
+	if acts, _ := e.db.Outbox.Outbox(ctx); len(acts) != 0 {
 		t.Fatalf("%d queued", len(acts))
 	}
 	p.CountConfirmed = len(p.Items)

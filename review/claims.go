@@ -95,7 +95,7 @@ func offlineClaim(op, itemID string, err error) error {
 // (0: the configured length). Another reviewer's claim is a ConflictError
 // naming them; the item in the answer is applied either way.
 func (s *Service) Claim(ctx context.Context, itemID string, ttl time.Duration) (policy.Item, error) {
-	if _, err := s.db.Item(ctx, itemID); err != nil {
+	if _, err := s.db.Items.Item(ctx, itemID); err != nil {
 		return policy.Item{}, err
 	}
 	if err := s.notOfferedLocally("claims"); err != nil {
@@ -118,7 +118,7 @@ func (s *Service) Claim(ctx context.Context, itemID string, ttl time.Duration) (
 
 // Release releases the reviewer's claim on an item.
 func (s *Service) Release(ctx context.Context, itemID string) (policy.Item, error) {
-	if _, err := s.db.Item(ctx, itemID); err != nil {
+	if _, err := s.db.Items.Item(ctx, itemID); err != nil {
 		return policy.Item{}, err
 	}
 	if err := s.notOfferedLocally("claims"); err != nil {
@@ -137,7 +137,7 @@ func (s *Service) claimOutcome(ctx context.Context, itemID, op string, it policy
 	s.observe(err)
 	rctx, cancel := recordCtx(ctx)
 	defer cancel()
-	_ = s.db.RecordAttempts(rctx, itemID, op, attempts)
+	_ = s.db.Evidence.RecordAttempts(rctx, itemID, op, attempts)
 	if err == nil {
 		err = s.foreignAnswer(rctx, itemID, it)
 	}
@@ -180,7 +180,7 @@ type NextResult struct {
 // claimed meanwhile. With a 1.0 service, or offline, it picks from the
 // cache and says it could not claim.
 func (s *Service) Next(ctx context.Context) (NextResult, error) {
-	ids, err := s.db.NextCandidates(ctx, s.who(), s.now(), 50)
+	ids, err := s.db.Team.NextCandidates(ctx, s.who(), s.now(), 50)
 	if err != nil {
 		return NextResult{}, err
 	}

@@ -61,7 +61,7 @@ func (s *Service) explainConflict(ctx context.Context, apply **policy.Item, deta
 	rctx, cancel := recordCtx(ctx)
 	defer cancel()
 	v := seen{revision: sent, at: queued}
-	if before, rerr := s.db.Item(rctx, itemID); rerr == nil {
+	if before, rerr := s.db.Items.Item(rctx, itemID); rerr == nil {
 		v.item, v.cached = before.Item, true
 	}
 	ce := &ConflictError{Code: e.Code, Item: e.Item, cause: err}

@@ -149,10 +149,10 @@ func (s *Service) ForgetDocuments() { s.docs.clear() }
 // synced before the cache kept them), the service is asked once and its
 // answer kept; a 1.0 service offers none.
 func (s *Service) DocumentVersions(ctx context.Context, itemID string) ([]DocumentVersion, error) {
-	if _, err := s.db.Item(ctx, itemID); err != nil {
+	if _, err := s.db.Items.Item(ctx, itemID); err != nil {
 		return nil, err
 	}
-	vs, err := s.db.FileVersions(ctx, itemID)
+	vs, err := s.db.Files.FileVersions(ctx, itemID)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +191,7 @@ func (s *Service) readVersions(ctx context.Context, itemID string) ([]store.File
 	if err := s.applyAnswered(ctx, it, s.who(), "", ""); err != nil {
 		return nil, err
 	}
-	return s.db.FileVersions(ctx, itemID)
+	return s.db.Files.FileVersions(ctx, itemID)
 }
 
 // documentError turns a call's error into what the window says.

@@ -61,14 +61,14 @@ func (s *Service) keptFileRetention() time.Duration {
 
 // KeptFile is the newest kept file of an item's failed replacements.
 func (s *Service) KeptFile(ctx context.Context, itemID string) (store.KeptFile, error) {
-	return s.db.KeptFile(ctx, itemID)
+	return s.db.Files.KeptFile(ctx, itemID)
 }
 
 // ReplaceAgain uploads again the file of the item's newest failed
 // replacement: a new intent with a new key, the reviewer's own choice. The
 // new action holds its own copy, so the failed one's bytes go.
 func (s *Service) ReplaceAgain(ctx context.Context, itemID string, opt ReplaceOptions) (Result, error) {
-	k, err := s.db.KeptFile(ctx, itemID)
+	k, err := s.db.Files.KeptFile(ctx, itemID)
 	if err != nil {
 		return Result{}, policy.Errorf(policy.CodeConflict,
 			"item %s has no kept file of a failed replacement: upload the customer's file with 'reviewer replace %s FILE'", itemID, itemID)
@@ -77,7 +77,7 @@ func (s *Service) ReplaceAgain(ctx context.Context, itemID string, opt ReplaceOp
 	if err != nil {
 		return res, err
 	}
-	if derr := s.db.DiscardFile(ctx, k.ActionID, s.who(), fmt.Sprintf("uploaded again as action %d", res.Action.ID)); derr != nil {
+	if derr := s.db.Files.DiscardFile(ctx, k.ActionID, s.who(), fmt.Sprintf("uploaded again as action %d", res.Action.ID)); derr != nil {
 		return res, derr
 	}
 	return res, nil
@@ -86,15 +86,15 @@ func (s *Service) ReplaceAgain(ctx context.Context, itemID string, opt ReplaceOp
 // DiscardKeptFile deletes the kept file of the item's newest failed
 // replacement (its hash and size stay for the audit).
 func (s *Service) DiscardKeptFile(ctx context.Context, itemID string) (store.KeptFile, error) {
-	k, err := s.db.KeptFile(ctx, itemID)
+	k, err := s.db.Files.KeptFile(ctx, itemID)
 	if err != nil {
 		return k, policy.Errorf(policy.CodeConflict, "item %s has no kept file of a failed replacement", itemID)
 	}
-	return k, s.db.DiscardFile(ctx, k.ActionID, s.who(), "discarded by the reviewer")
+	return k, s.db.Files.DiscardFile(ctx, k.ActionID, s.who(), "discarded by the reviewer")
 }
 
 // purgeKeptFiles applies the retention of kept files.
 func (s *Service) purgeKeptFiles(ctx context.Context) error {
-	_, err := s.db.PurgeKeptFiles(ctx, s.now().Add(-s.keptFileRetention()))
+	_, err := s.db.Files.PurgeKeptFiles(ctx, s.now().Add(-s.keptFileRetention()))
 	return err
 }

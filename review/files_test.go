@@ -25,7 +25,7 @@ func TestReplacementFileIsDeletedWhenDoneOrCancelled(t *testing.T) {
 	if err != nil || res.Action.State != "done" {
 		t.Fatalf("replace: %+v %v", res.Action, err)
 	}
-	d, err := e.db.ActionFileDigest(ctx, res.Action.ID)
+	d, err := e.db.Files.ActionFileDigest(ctx, res.Action.ID)
 	if err != nil || d.Held || d.Size != int64(len(pdf)) || len(d.SHA256) != 64 {
 		t.Fatalf("done: %+v %v", d, err)
 	}
@@ -36,13 +36,13 @@ func TestReplacementFileIsDeletedWhenDoneOrCancelled(t *testing.T) {
 	if err != nil || res.Action.State != "queued" {
 		t.Fatalf("replace offline: %+v %v", res.Action, err)
 	}
-	if d, _ := e.db.ActionFileDigest(ctx, res.Action.ID); !d.Held {
+	if d, _ := e.db.Files.ActionFileDigest(ctx, res.Action.ID); !d.Held {
 		t.Fatal("a queued replacement lost its file")
 	}
 	if _, err := e.svc.Cancel(ctx, res.Action.ID); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := e.db.ActionFileDigest(ctx, res.Action.ID); d.Held || d.Size != int64(len(pdf)) {
+	if d, _ := e.db.Files.ActionFileDigest(ctx, res.Action.ID); d.Held || d.Size != int64(len(pdf)) {
 		t.Fatalf("cancelled: %+v", d)
 	}
 }
@@ -62,7 +62,7 @@ func TestAFailedReplacementKeepsItsFileForAnotherTry(t *testing.T) {
 	if err != nil || first.Action.State != policy.ActionFailed {
 		t.Fatalf("replace: %+v %v", first.Action, err)
 	}
-	if d, _ := e.db.ActionFileDigest(ctx, first.Action.ID); !d.Held {
+	if d, _ := e.db.Files.ActionFileDigest(ctx, first.Action.ID); !d.Held {
 		t.Fatal("a replacement that ran nothing lost the customer's file")
 	}
 	if d, err := e.svc.Item(ctx, id); err != nil || d.KeptFile != "passport.png" {
@@ -77,7 +77,7 @@ func TestAFailedReplacementKeepsItsFileForAnotherTry(t *testing.T) {
 	if len(ups) != 1 || ups[0].SHA256 != hex.EncodeToString(sum[:]) || ups[0].Size != len(pdf) {
 		t.Fatalf("uploads %+v", ups)
 	}
-	if d, _ := e.db.ActionFileDigest(ctx, first.Action.ID); d.Held {
+	if d, _ := e.db.Files.ActionFileDigest(ctx, first.Action.ID); d.Held {
 		t.Fatal("the failed replacement still holds the file after it went out again")
 	}
 	if _, err := e.svc.ReplaceAgain(ctx, id, review.ReplaceOptions{}); policy.ErrorCode(err) != policy.CodeConflict {
@@ -97,7 +97,7 @@ func TestAFailedReplacementKeepsItsFileForAnotherTry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := e.db.ActionFileDigest(ctx, k.ActionID); d.Held {
+	if d, _ := e.db.Files.ActionFileDigest(ctx, k.ActionID); d.Held {
 		t.Fatal("discarded, yet held")
 	}
 	e.svc.SetKeptFileRetention(time.Hour)

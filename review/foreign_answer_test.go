@@ -84,7 +84,7 @@ func TestAnAnswerAboutAnotherItemIsNoVerdict(t *testing.T) {
 	if victim == "" || !ok {
 		t.Fatal("the seed has no SOURCE_UNREACHABLE or DECODE_FAILED item")
 	}
-	otherBefore, err := e.db.Item(ctx, other)
+	otherBefore, err := e.db.Items.Item(ctx, other)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,11 +115,11 @@ func TestAnAnswerAboutAnotherItemIsNoVerdict(t *testing.T) {
 	if res.Action.State != policy.ActionUnknown {
 		t.Fatalf("the action is %s, want unknown (reconciled with the same key)", res.Action.State)
 	}
-	v, _ := e.db.Item(ctx, victim)
+	v, _ := e.db.Items.Item(ctx, victim)
 	if v.Checked() || v.RiskScore != nil || v.Status == policy.StatusScored {
 		t.Fatalf("%s looks checked: %+v", victim, v.Item)
 	}
-	o, _ := e.db.Item(ctx, other)
+	o, _ := e.db.Items.Item(ctx, other)
 	if o.Status != otherBefore.Status || o.RiskScore != nil || o.Checked() || o.Revision != otherBefore.Revision {
 		t.Fatalf("%s was overwritten by an answer about %s: %+v", other, victim, o.Item)
 	}
@@ -135,7 +135,7 @@ func TestAnAnswerAboutAnotherItemIsNoVerdict(t *testing.T) {
 	if n := e.srv.Analyses(victim); n != 1 {
 		t.Fatalf("%d analyses for one intent", n)
 	}
-	acts, _ := e.db.ItemActions(ctx, victim)
+	acts, _ := e.db.Outbox.ItemActions(ctx, victim)
 	if len(acts) != 1 || acts[0].State != policy.ActionDone {
 		t.Fatalf("after the flush: %+v", acts)
 	}
@@ -159,7 +159,7 @@ func TestAnAnswerUnderAnotherBatchIsNoVerdict(t *testing.T) {
 	if policy.ErrorCode(res.Err) != policy.CodeInvalidResponse || res.Action.State != policy.ActionUnknown {
 		t.Fatalf("want an unknown action with INVALID_RESPONSE, got %s %v", res.Action.State, res.Err)
 	}
-	v, _ := e.db.Item(ctx, victim)
+	v, _ := e.db.Items.Item(ctx, victim)
 	if v.Checked() || v.BatchID == "bat_elsewhere" {
 		t.Fatalf("the answer was applied: %+v", v.Item)
 	}
@@ -188,7 +188,7 @@ func TestARefusalCarryingAForeignItemIsStillRecorded(t *testing.T) {
 	if policy.ErrorCode(res.Err) != policy.CodeClaimed || res.Action.State != policy.ActionFailed {
 		t.Fatalf("want a failed action with CLAIMED, got %s %v", res.Action.State, res.Err)
 	}
-	if v, _ := e.db.Item(ctx, victim); v.BatchID == "bat_elsewhere" {
+	if v, _ := e.db.Items.Item(ctx, victim); v.BatchID == "bat_elsewhere" {
 		t.Fatalf("the foreign item was applied: %+v", v.Item)
 	}
 }
@@ -199,7 +199,7 @@ func TestAClaimAnsweredWithAnotherItemIsNotApplied(t *testing.T) {
 	ctx := context.Background()
 	victim := e.srv.FindCode("SOURCE_UNREACHABLE")
 	other := e.srv.FindCode("DECODE_FAILED")
-	before, _ := e.db.Item(ctx, other)
+	before, _ := e.db.Items.Item(ctx, other)
 	f.arm(victim, "/claim", func(status int, body map[string]any) (int, map[string]any) {
 		otherRaw, _ := e.srv.Item(other)
 		body["id"], body["batch_id"] = other, otherRaw.BatchID
@@ -208,7 +208,7 @@ func TestAClaimAnsweredWithAnotherItemIsNotApplied(t *testing.T) {
 	if _, err := e.svc.Claim(ctx, victim, 0); policy.ErrorCode(err) != policy.CodeInvalidResponse {
 		t.Fatalf("want INVALID_RESPONSE, got %v", err)
 	}
-	if o, _ := e.db.Item(ctx, other); o.Claim != nil || o.Revision != before.Revision {
+	if o, _ := e.db.Items.Item(ctx, other); o.Claim != nil || o.Revision != before.Revision {
 		t.Fatalf("%s took the claim answered for %s: %+v", other, victim, o.Item)
 	}
 }

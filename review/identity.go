@@ -38,7 +38,7 @@ type Identified struct {
 
 func (s *Service) loadIdentity() {
 	s.team.claimTTL = policy.DefaultClaimTTL
-	id, err := s.db.Identity(context.Background())
+	id, err := s.db.Team.Identity(context.Background())
 	if err != nil {
 		return
 	}
@@ -61,7 +61,7 @@ func (s *Service) setVersion(ctx context.Context, v string) {
 	id.APIVersion = v
 	s.team.identity = id
 	s.team.mu.Unlock()
-	_ = s.db.SetIdentity(ctx, policy.Identity{APIVersion: v})
+	_ = s.db.Team.SetIdentity(ctx, policy.Identity{APIVersion: v})
 }
 
 // Identify asks the service who the reviewer is. With a 1.0 service, or
@@ -77,11 +77,11 @@ func (s *Service) Identify(ctx context.Context) (Identified, error) {
 		if s.APIVersion() != "1.1" {
 			// Items synced while the service spoke 1.0 carry no revision,
 			// and an incremental sync would never bring most of them again.
-			if err := s.db.MarkFullSyncIfUnrevised(ctx, "the service now speaks contract 1.1"); err != nil {
+			if err := s.db.Sync.MarkFullSyncIfUnrevised(ctx, "the service now speaks contract 1.1"); err != nil {
 				return Identified{}, err
 			}
 		}
-		if err := s.db.SetIdentity(ctx, me); err != nil {
+		if err := s.db.Team.SetIdentity(ctx, me); err != nil {
 			return Identified{}, err
 		}
 		s.team.mu.Lock()

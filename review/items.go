@@ -66,16 +66,16 @@ func (s *Service) Items(ctx context.Context, f store.ItemFilter) ([]ItemView, er
 // EachItem calls fn with each item of a listing as the cache reads it, so
 // that a listing of any length is written out in flat memory.
 func (s *Service) EachItem(ctx context.Context, f store.ItemFilter, fn func(ItemView) error) error {
-	until, err := s.db.RateLimitedUntil(ctx)
+	until, err := s.db.Sync.RateLimitedUntil(ctx)
 	if err != nil {
 		return err
 	}
 	sit := policy.Situation{RateLimitedUntil: until, Now: s.now()}
-	notes, err := s.db.NoteCounts(ctx) // only items with notes: a small map
+	notes, err := s.db.Notes.NoteCounts(ctx) // only items with notes: a small map
 	if err != nil {
 		return err
 	}
-	return s.db.EachItem(ctx, f, func(r store.ItemRow) error {
+	return s.db.Items.EachItem(ctx, f, func(r store.ItemRow) error {
 		v := s.view(r, sit)
 		v.Notes = notes[r.ID]
 		return fn(v)
@@ -85,40 +85,40 @@ func (s *Service) EachItem(ctx context.Context, f store.ItemFilter, fn func(Item
 // CountItems is how many items a listing holds: the window sizes its table
 // with it and reads the rows a page at a time.
 func (s *Service) CountItems(ctx context.Context, f store.ItemFilter) (int, error) {
-	return s.db.CountItems(ctx, f)
+	return s.db.Items.CountItems(ctx, f)
 }
 
 // Item returns one item with its actions, attempts and audit trail.
 func (s *Service) Item(ctx context.Context, id string) (Detail, error) {
-	r, err := s.db.Item(ctx, id)
+	r, err := s.db.Items.Item(ctx, id)
 	if err != nil {
 		return Detail{}, err
 	}
-	until, err := s.db.RateLimitedUntil(ctx)
+	until, err := s.db.Sync.RateLimitedUntil(ctx)
 	if err != nil {
 		return Detail{}, err
 	}
 	d := Detail{ItemView: s.view(r, policy.Situation{RateLimitedUntil: until, Now: s.now()})}
-	if d.Actions, err = s.db.ItemActions(ctx, id); err != nil {
+	if d.Actions, err = s.db.Outbox.ItemActions(ctx, id); err != nil {
 		return d, err
 	}
-	if d.Attempts, err = s.db.ItemAttempts(ctx, id); err != nil {
+	if d.Attempts, err = s.db.Evidence.ItemAttempts(ctx, id); err != nil {
 		return d, err
 	}
-	if d.Audit, err = s.db.ItemAudit(ctx, id); err != nil {
+	if d.Audit, err = s.db.Evidence.ItemAudit(ctx, id); err != nil {
 		return d, err
 	}
-	if d.KeptFile, _, err = s.db.KeptFileName(ctx, id); err != nil {
+	if d.KeptFile, _, err = s.db.Files.KeptFileName(ctx, id); err != nil {
 		return d, err
 	}
-	d.NoteRows, err = s.db.ItemNotes(ctx, id)
+	d.NoteRows, err = s.db.Notes.ItemNotes(ctx, id)
 	d.Notes = len(d.NoteRows)
 	return d, err
 }
 
 // Batches lists the newest batches matching a search.
 func (s *Service) Batches(ctx context.Context, search string, limit int) ([]store.BatchSummary, error) {
-	return s.db.Batches(ctx, search, limit)
+	return s.db.Items.Batches(ctx, s.Triage().Bands, search, limit)
 }
 
 // ExportCSV writes the items of a batch (all batches when empty) as CSV.
@@ -136,7 +136,7 @@ func (s *Service) ExportCSV(ctx context.Context, w io.Writer, batchID string) (i
 	}
 	_ = write("batch_id", "customer_ref", "item_id", "file_name", "kind", "status", "risk_score",
 		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at", "notes")
-	notes, err := s.db.AllNotes(ctx)
+	notes, err := s.db.Notes.AllNotes(ctx)
 	if err != nil {
 		return 0, err
 	}

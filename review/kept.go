@@ -194,7 +194,7 @@ func (s *Service) batchItems(ctx context.Context, batchID string) ([]store.ItemR
 	if batchID == "" {
 		return nil, policy.Errorf(policy.CodeInvalidInput, "no batch named")
 	}
-	items, err := s.db.Items(ctx, store.ItemFilter{BatchID: batchID})
+	items, err := s.db.Items.Items(ctx, store.ItemFilter{BatchID: batchID})
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +254,7 @@ func (s *Service) KeptDocumentsDue(ctx context.Context, now time.Time, olderThan
 			ids = append(ids, e.ItemID)
 		}
 	}
-	rows, err := s.db.ItemsByID(ctx, ids)
+	rows, err := s.db.Items.ItemsByID(ctx, ids)
 	if err != nil {
 		return nil, err
 	}

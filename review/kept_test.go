@@ -46,7 +46,7 @@ func setupKept(t *testing.T) (*env, *keptdocs.Store, *keptClock) {
 
 func batchOf(t *testing.T, e *env, itemID string) string {
 	t.Helper()
-	it, err := e.db.Item(context.Background(), itemID)
+	it, err := e.db.Items.Item(context.Background(), itemID)
 	if err != nil {
 		t.Fatal(err)
 	}

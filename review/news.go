@@ -50,7 +50,7 @@ func (n *noticed) take() []string {
 // need the reviewer.
 func (s *Service) applyAnswered(ctx context.Context, it policy.Item, reviewer, event, detail string) error {
 	was, known := s.needsReviewer(ctx, it.ID)
-	if err := s.db.ApplyItem(ctx, it, reviewer, event, detail); err != nil {
+	if err := s.db.Sync.ApplyItem(ctx, it, reviewer, event, detail); err != nil {
 		return err
 	}
 	if now, ok := s.needsReviewer(ctx, it.ID); known && ok && !was && now {

@@ -34,7 +34,7 @@ func (s *Service) AddNote(ctx context.Context, itemID, text string) (NoteResult,
 	if err := sendable(itemID); err != nil {
 		return NoteResult{}, err
 	}
-	n, err := s.db.CreateNote(ctx, store.NoteRow{ItemID: itemID, Key: s.newKey(), Author: s.who(), Text: t})
+	n, err := s.db.Notes.CreateNote(ctx, store.NoteRow{ItemID: itemID, Key: s.newKey(), Author: s.who(), Text: t})
 	if err != nil {
 		return NoteResult{}, err
 	}
@@ -49,11 +49,11 @@ func (s *Service) AddNote(ctx context.Context, itemID, text string) (NoteResult,
 // fenced action is: it is reported (its error says so) and the flush goes
 // on to the next note.
 func (s *Service) flushNotes(ctx context.Context, fr *FlushResult) error {
-	until, err := s.db.RateLimitedUntil(ctx)
+	until, err := s.db.Sync.RateLimitedUntil(ctx)
 	if err != nil {
 		return err
 	}
-	pending, err := s.db.PendingNotes(ctx)
+	pending, err := s.db.Notes.PendingNotes(ctx)
 	if err != nil {
 		return err
 	}

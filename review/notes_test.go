@@ -230,7 +230,7 @@ func TestAFencedNoteKeepsItsEvidenceAndTheFlushGoesOn(t *testing.T) {
 		}
 		var ok bool
 		var err error
-		if taken, ok, err = other.db.LeaseNote(ctx, n.ID, time.Minute); err != nil || !ok || taken.State != policy.ActionUnknown {
+		if taken, ok, err = other.db.Notes.LeaseNote(ctx, n.ID, time.Minute); err != nil || !ok || taken.State != policy.ActionUnknown {
 			t.Errorf("take-over %+v %v %v", taken, ok, err)
 		}
 	})
@@ -278,7 +278,7 @@ func TestAFlushDuringARateLimitSendsNoNote(t *testing.T) {
 	e.sync(t)
 	ctx := context.Background()
 	clk := &fakeClock{}
-	e.db.SetClock(clk.Now)
+	setStoreClock(e.db, clk.Now)
 	e.svc.SetClock(clk.Now)
 	id := e.srv.FindCode("CLASSIFIER_TIMEOUT")
 	e.srv.Refuse()

@@ -20,7 +20,7 @@ const probeTimeout = 10 * time.Second
 // API come back, and its answer ends the pause.
 func (s *Service) Probe(ctx context.Context) (called bool, err error) {
 	now := s.now()
-	if until, err := s.db.RateLimitedUntil(ctx); err != nil {
+	if until, err := s.db.Sync.RateLimitedUntil(ctx); err != nil {
 		return false, err
 	} else if now.Before(until) {
 		return false, nil
@@ -42,7 +42,7 @@ func (s *Service) Probe(ctx context.Context) (called bool, err error) {
 
 // CacheVersion changes whenever the cache was changed through another
 // connection, another process included (PRAGMA data_version).
-func (s *Service) CacheVersion(ctx context.Context) (int64, error) { return s.db.DataVersion(ctx) }
+func (s *Service) CacheVersion(ctx context.Context) (int64, error) { return s.db.Sync.DataVersion(ctx) }
 
 // ReviewerFromService reports whether the reviewer's name is the one the
 // service gave (GET /v1/me, now or when last reached) rather than this

@@ -44,7 +44,7 @@ func TestProbeFollowsTheAPI(t *testing.T) {
 func TestProbeHonoursRetryAfter(t *testing.T) {
 	e := setup(t)
 	ctx := context.Background()
-	if err := e.db.SetRateLimitedUntil(ctx, time.Now().Add(time.Minute)); err != nil {
+	if err := e.db.Sync.SetRateLimitedUntil(ctx, time.Now().Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	before := e.srv.Arrivals(screenapi.EPBatches)

@@ -68,7 +68,7 @@ func (s *Service) Purge(ctx context.Context, olderThan time.Duration, dryRun boo
 	}
 	now := s.now()
 	if dryRun {
-		b, err := s.db.Forgettable(ctx, now, batchAge)
+		b, err := s.db.Retention.Forgettable(ctx, now, batchAge)
 		if err != nil {
 			return Purged{Batches: b}, err
 		}
@@ -85,10 +85,10 @@ func (s *Service) Purge(ctx context.Context, olderThan time.Duration, dryRun boo
 	if err != nil {
 		return Purged{KeptDocuments: kept}, err
 	}
-	b, err := s.db.Forget(ctx, now, batchAge, s.who())
+	b, err := s.db.Retention.Forget(ctx, now, batchAge, s.who())
 	if err != nil {
 		return Purged{Batches: b, KeptDocuments: kept}, err
 	}
-	n, err := s.db.PurgeKeptFiles(ctx, now.Add(-s.keptFileRetention()))
+	n, err := s.db.Files.PurgeKeptFiles(ctx, now.Add(-s.keptFileRetention()))
 	return Purged{Batches: b, KeptFiles: n, KeptDocuments: kept}, err
 }

@@ -164,19 +164,19 @@ func (s *Service) Connectivity(ctx context.Context) (Connectivity, error) {
 		// is as good as offline.
 		c.State, c.RetryAt = ConnOffline, time.Time{}
 	}
-	last, err := s.db.LastSync(ctx)
+	last, err := s.db.Sync.LastSync(ctx)
 	if err != nil {
 		return Connectivity{Conn: c}, err
 	}
-	until, err := s.db.RateLimitedUntil(ctx)
+	until, err := s.db.Sync.RateLimitedUntil(ctx)
 	if err != nil {
 		return Connectivity{Conn: c, LastSync: last}, err
 	}
-	out, err := s.db.CountOutbox(ctx)
+	out, err := s.db.Outbox.CountOutbox(ctx)
 	if err != nil {
 		return Connectivity{Conn: c, LastSync: last, RateLimitedUntil: until}, err
 	}
-	empty, err := s.db.Empty(ctx)
+	empty, err := s.db.Items.Empty(ctx)
 	return Connectivity{Conn: c, LastSync: last, RateLimitedUntil: until, Outbox: out, Empty: empty}, err
 }
 

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -38,9 +39,37 @@ type env struct {
 // what a call needs under -race on two loaded cores, with room to spare.
 const roomyTimeout = 20 * time.Second
 
+// storeClocks are the clocks the tests' caches were opened with (the
+// store takes its clock once, at Open): setStoreClock moves one.
+var storeClocks sync.Map // *store.DB -> *atomic.Pointer[func() time.Time]
+
+// openStore opens the cache at path with a clock setStoreClock can move.
+func openStore(path string) (*store.DB, error) {
+	clk := new(atomic.Pointer[func() time.Time])
+	db, err := store.Open(path, store.WithConfig(store.Config{Now: func() time.Time {
+		if now := clk.Load(); now != nil {
+			return (*now)()
+		}
+		return time.Now()
+	}}))
+	if err == nil {
+		storeClocks.Store(db, clk)
+	}
+	return db, err
+}
+
+// setStoreClock replaces the clock of a cache opened by openStore.
+func setStoreClock(db *store.DB, now func() time.Time) {
+	clk, ok := storeClocks.Load(db)
+	if !ok {
+		panic("setStoreClock: the cache was not opened by openStore")
+	}
+	clk.(*atomic.Pointer[func() time.Time]).Store(&now)
+}
+
 func newService(t testing.TB, url, path string, mod ...func(*client.Config)) (*store.DB, *client.Client, *review.Service) {
 	t.Helper()
-	db, err := store.Open(path)
+	db, err := openStore(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,11 +125,11 @@ func TestSyncFirstAndIncremental(t *testing.T) {
 	if p.Pages != 5 || p.Batches != 48 || len(seen) != 5 || p.Changed != p.Items || p.Invalid < 4 {
 		t.Fatalf("first sync %+v, %d progress reports", p, len(seen))
 	}
-	nb, ni, _ := e.db.Counts(context.Background())
+	nb, ni, _ := e.db.Items.Counts(context.Background())
 	if nb != 48 || ni != p.Items {
 		t.Fatalf("cache holds %d batches %d items", nb, ni)
 	}
-	pos, _ := e.db.SyncPosition(context.Background())
+	pos, _ := e.db.Sync.SyncPosition(context.Background())
 	arrivals := e.srv.Arrivals(screenapi.EPBatches)
 
 	p = e.sync(t)
@@ -110,7 +139,7 @@ func TestSyncFirstAndIncremental(t *testing.T) {
 		e.srv.Arrivals(screenapi.EPBatches) != arrivals+1 {
 		t.Fatalf("a sync with nothing changed: %+v", p)
 	}
-	if pos2, _ := e.db.SyncPosition(context.Background()); !pos2.Equal(pos) {
+	if pos2, _ := e.db.Sync.SyncPosition(context.Background()); !pos2.Equal(pos) {
 		t.Fatalf("position moved %v -> %v", pos, pos2)
 	}
 	// A change at the service comes down, alone.
@@ -123,7 +152,7 @@ func TestSyncFirstAndIncremental(t *testing.T) {
 	if p.Changed != 1 {
 		t.Fatalf("incremental sync %+v", p)
 	}
-	it, _ := e.db.Item(context.Background(), id)
+	it, _ := e.db.Items.Item(context.Background(), id)
 	if it.Status != policy.StatusScored || *it.RiskScore != 33 {
 		t.Fatalf("%+v", it)
 	}
@@ -132,7 +161,7 @@ func TestSyncFirstAndIncremental(t *testing.T) {
 func TestSyncStoresBrokenItemsAsInvalidAndTheRestNormally(t *testing.T) {
 	e := setup(t)
 	e.sync(t)
-	rows, _ := e.db.Items(context.Background(), store.ItemFilter{Status: policy.StatusInvalid})
+	rows, _ := e.db.Items.Items(context.Background(), store.ItemFilter{Status: policy.StatusInvalid})
 	if len(rows) < 4 {
 		t.Fatalf("%d invalid items", len(rows))
 	}
@@ -140,7 +169,7 @@ func TestSyncStoresBrokenItemsAsInvalidAndTheRestNormally(t *testing.T) {
 		if r.RiskScore != nil || r.Recommendation != "" || r.ErrorCode != policy.CodeInvalidResponse || r.Problem == "" {
 			t.Fatalf("invalid item shown as checked: %+v", r)
 		}
-		siblings, _ := e.db.Items(context.Background(), store.ItemFilter{BatchID: r.BatchID})
+		siblings, _ := e.db.Items.Items(context.Background(), store.ItemFilter{BatchID: r.BatchID})
 		if len(siblings) != e.srv.BatchSize(r.BatchID) {
 			t.Fatalf("the rest of batch %s was not stored", r.BatchID)
 		}
@@ -155,10 +184,10 @@ func TestMalformedPageIsNotApplied(t *testing.T) {
 	if policy.ErrorCode(err) != policy.CodeInvalidResponse || p.Pages != 0 {
 		t.Fatalf("%+v %v", p, err)
 	}
-	if nb, _, _ := e.db.Counts(context.Background()); nb != 0 {
+	if nb, _, _ := e.db.Items.Counts(context.Background()); nb != 0 {
 		t.Fatalf("%d batches stored from a malformed page", nb)
 	}
-	if pos, _ := e.db.SyncPosition(context.Background()); !pos.IsZero() {
+	if pos, _ := e.db.Sync.SyncPosition(context.Background()); !pos.IsZero() {
 		t.Fatal("position moved")
 	}
 	if p = e.sync(t); p.Batches != 48 {
@@ -175,7 +204,7 @@ func TestSyncStopsCleanlyWhenCancelled(t *testing.T) {
 	if policy.ErrorCode(err) != policy.CodeCancelled || p.Pages != 1 || policy.ErrorMessage(err) != "sync cancelled by you after 1 page" {
 		t.Fatalf("%+v %v", p, err)
 	}
-	if nb, _, _ := e.db.Counts(context.Background()); nb != 10 {
+	if nb, _, _ := e.db.Items.Counts(context.Background()); nb != 10 {
 		t.Fatalf("%d batches: the committed page must stay", nb)
 	}
 	if p = e.sync(t); p.Batches < 38 { // resumes from the position
@@ -581,7 +610,7 @@ func TestTwoProcessesResubmittingOneItemPayForOneAnalysis(t *testing.T) {
 	if e.srv.Analyses(id) != 1 || e.srv.Arrivals(screenapi.EPResubmit) != 1 {
 		t.Fatalf("analyses %d arrivals %d", e.srv.Analyses(id), e.srv.Arrivals(screenapi.EPResubmit))
 	}
-	acts, _ := e.db.ItemActions(context.Background(), id)
+	acts, _ := e.db.Outbox.ItemActions(context.Background(), id)
 	if len(acts) != 1 || acts[0].State != policy.ActionDone {
 		t.Fatalf("actions %+v", acts)
 	}
@@ -625,7 +654,7 @@ func (c *clock) now() time.Time { return c.t }
 func onClock(e *env, at time.Time) *clock {
 	c := &clock{t: at}
 	e.svc.SetClock(c.now)
-	e.db.SetClock(c.now)
+	setStoreClock(e.db, c.now)
 	return c
 }
 
@@ -682,7 +711,7 @@ type console struct {
 
 func openConsole(t testing.TB, url, tok, path string, now func() time.Time) *console {
 	t.Helper()
-	db, err := store.Open(path)
+	db, err := openStore(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -698,7 +727,7 @@ func openConsole(t testing.TB, url, tok, path string, now func() time.Time) *con
 	}
 	svc := review.New(db, api, cfg.Budget(), "local-name")
 	if now != nil {
-		db.SetClock(now)
+		setStoreClock(db, now)
 		svc.SetClock(now)
 	}
 	return &console{db: db, api: api, svc: svc, path: path}

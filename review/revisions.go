@@ -85,12 +85,12 @@ func (s *Service) readFirst(ctx, opCtx context.Context, a store.Action) firstRea
 	rctx, cancel := recordCtx(ctx)
 	defer cancel()
 	if len(r.changed) == 0 {
-		if err := s.db.ApplyItem(rctx, it, "", "", ""); err != nil {
+		if err := s.db.Sync.ApplyItem(rctx, it, "", "", ""); err != nil {
 			r.err = err
 			return r
 		}
 	}
-	if err := s.db.SetActionRevision(rctx, a.ID, r.match); err != nil {
+	if err := s.db.Outbox.SetActionRevision(rctx, a.ID, r.match); err != nil {
 		r.err = err
 	}
 	return r
@@ -100,16 +100,16 @@ func (s *Service) readFirst(ctx, opCtx context.Context, a store.Action) firstRea
 // kept with the action, or for an action older than that, the cache's item
 // with the notes the cache holds.
 func (s *Service) sawOf(ctx context.Context, a store.Action) (saw policy.Item, kept bool, err error) {
-	saw, kept, err = s.db.ActionSeen(ctx, a.ID)
+	saw, kept, err = s.db.Outbox.ActionSeen(ctx, a.ID)
 	if err != nil || kept {
 		return saw, kept, err
 	}
-	row, err := s.db.Item(ctx, a.ItemID)
+	row, err := s.db.Items.Item(ctx, a.ItemID)
 	if err != nil {
 		return saw, false, err
 	}
 	saw = row.Item
-	ids, err := s.db.ItemNoteIDs(ctx, a.ItemID)
+	ids, err := s.db.Notes.ItemNoteIDs(ctx, a.ItemID)
 	for _, id := range ids {
 		saw.Notes = append(saw.Notes, policy.Note{ID: id})
 	}
@@ -142,7 +142,7 @@ func (s *Service) stopChanged(ctx context.Context, a store.Action, rf firstRead,
 	fin := store.Finish{On: policy.EventRefused, Lease: a.Sends, ErrCode: policy.CodeItemChanged, Err: ce.Sentence,
 		Event:   "not sent: " + string(policy.CodeItemChanged) + ", the item changed since the reviewer saw it",
 		Applied: &it, Attempts: read}
-	done, err := s.db.FinishAction(rctx, a.ID, fin)
+	done, err := s.db.Outbox.FinishAction(rctx, a.ID, fin)
 	if err != nil {
 		return Result{Action: a, Err: ce}, s.unrecorded(a, fin, err)
 	}
@@ -162,7 +162,7 @@ func (s *Service) ownNoteOnly(ctx context.Context, a store.Action, sent int64, c
 	if s.foreignAnswer(ctx, a.ItemID, *e.Item) != nil {
 		return 0, false
 	}
-	saw, kept, err := s.db.ActionSeen(ctx, a.ID)
+	saw, kept, err := s.db.Outbox.ActionSeen(ctx, a.ID)
 	if err != nil || !kept {
 		return 0, false
 	}

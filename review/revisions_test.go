@@ -250,7 +250,7 @@ func TestTheNextSyncAfterAnUpgradeIsAFullOne(t *testing.T) {
 	if unrevised != 0 {
 		t.Fatalf("%d items still at revision 0 after the full sync", unrevised)
 	}
-	if why, _ := db.FullSyncDue(ctx); why != "" {
+	if why, _ := db.Sync.FullSyncDue(ctx); why != "" {
 		t.Fatalf("the mark stays after a full sync: %q", why)
 	}
 }

@@ -41,7 +41,7 @@ type RunProgress struct {
 	Cancelled int
 }
 
-// progressOf is the progress of a run counted by state (store.RunCounts).
+// progressOf is the progress of a run counted by state (store.RunStore.RunCounts).
 func progressOf(counts map[policy.ActionState]int) RunProgress {
 	var p RunProgress
 	for st, n := range counts {
@@ -122,11 +122,11 @@ var errHalt = errors.New("no more sends start")
 // it); when it cannot be read, the error is a *SummaryError and Progress
 // is what this process saw.
 func (s *Service) SendRun(ctx context.Context, runID int64, opts RunOptions) (RunResult, error) {
-	run, err := s.db.Run(ctx, runID)
+	run, err := s.db.Runs.Run(ctx, runID)
 	if err != nil {
 		return RunResult{}, err
 	}
-	counts, err := s.db.RunCounts(ctx, runID)
+	counts, err := s.db.Runs.RunCounts(ctx, runID)
 	if err != nil {
 		return RunResult{Run: run}, err
 	}
@@ -159,7 +159,7 @@ func (s *Service) SendRun(ctx context.Context, runID int64, opts RunOptions) (Ru
 	// starting (fatal).
 	var g errgroup.Group
 	g.SetLimit(n)
-	walk := s.db.EachRunAction(ctx, runID, []policy.ActionState{policy.ActionQueued, policy.ActionUnknown}, func(a store.Action) error {
+	walk := s.db.Runs.EachRunAction(ctx, runID, []policy.ActionState{policy.ActionQueued, policy.ActionUnknown}, func(a store.Action) error {
 		mu.Lock()
 		halt := stopped != "" || fatal != nil
 		mu.Unlock()
@@ -234,12 +234,12 @@ func (s *Service) SendRun(ctx context.Context, runID int64, opts RunOptions) (Ru
 		s.beforeSummary()
 	}
 	out := RunResult{Run: run, Progress: seen, Stopped: stopped}
-	if counts, err = s.db.RunCounts(rctx, runID); err != nil {
+	if counts, err = s.db.Runs.RunCounts(rctx, runID); err != nil {
 		return out, errors.Join(fatal, &SummaryError{Err: err})
 	}
 	out.Progress = progressOf(counts)
 	if !opts.CountsOnly {
-		err := s.db.EachRunAction(rctx, runID, nil, func(a store.Action) error {
+		err := s.db.Runs.EachRunAction(rctx, runID, nil, func(a store.Action) error {
 			out.Items = append(out.Items, ItemResult{Action: a, Err: errs[a.ID]})
 			return nil
 		})
@@ -257,7 +257,7 @@ func (s *Service) SendRun(ctx context.Context, runID int64, opts RunOptions) (Ru
 // EachRunAction calls fn with each action of a run as it is now, in the
 // order queued, a page at a time (a run of any size in flat memory).
 func (s *Service) EachRunAction(ctx context.Context, runID int64, fn func(store.Action) error) error {
-	return s.db.EachRunAction(ctx, runID, nil, fn)
+	return s.db.Runs.EachRunAction(ctx, runID, nil, fn)
 }
 
 // mayStart says why no new send may start now, or "".
@@ -268,7 +268,7 @@ func (s *Service) mayStart(ctx context.Context) string {
 	if h := s.api.Health(); h.CircuitOpen {
 		return "the API stopped answering: calls paused until " + h.RetryAt.Local().Format("15:04:05")
 	}
-	if until, err := s.db.RateLimitedUntil(ctx); err == nil && s.now().Before(until) {
+	if until, err := s.db.Sync.RateLimitedUntil(ctx); err == nil && s.now().Before(until) {
 		return "the API asked us to wait until " + until.Local().Format("15:04:05")
 	}
 	return ""
@@ -289,18 +289,18 @@ func stopReason(res Result) string {
 
 // CancelRun cancels, as a group, the actions of a run not yet sent.
 func (s *Service) CancelRun(ctx context.Context, runID int64) ([]store.Action, error) {
-	return s.db.CancelRun(ctx, runID, s.who())
+	return s.db.Runs.CancelRun(ctx, runID, s.who())
 }
 
 // RunState reads a run's actions as they are now (the result list after a
 // restart, or after a flush sent the rest).
 func (s *Service) RunState(ctx context.Context, runID int64) (RunResult, error) {
-	run, err := s.db.Run(ctx, runID)
+	run, err := s.db.Runs.Run(ctx, runID)
 	if err != nil {
 		return RunResult{}, err
 	}
 	out := RunResult{Run: run}
-	err = s.db.EachRunAction(ctx, runID, nil, func(a store.Action) error {
+	err = s.db.Runs.EachRunAction(ctx, runID, nil, func(a store.Action) error {
 		out.Progress.Total++
 		out.Progress.add(a.State, 1)
 		out.Items = append(out.Items, ItemResult{Action: a})

@@ -131,7 +131,7 @@ func TestBulkRunFaultsHalfway(t *testing.T) {
 				// The one turned away waits for its Retry-After (120 s):
 				// a flush after it.
 				later := func() time.Time { return time.Now().Add(121 * time.Second) }
-				db2.SetClock(later)
+				setStoreClock(db2, later)
 				svc2.SetClock(later)
 			}
 			if _, err := svc2.Flush(ctx); err != nil {
@@ -195,13 +195,13 @@ func TestBulkRunKilledHalfwayEndsWithOneEffectEach(t *testing.T) {
 	db2, api2, svc2 := newService(t, e.srv.URL(), e.path)
 	defer db2.Close()
 	defer api2.Close()
-	runs, err := db2.RunActions(ctx, 1)
+	runs, err := db2.Runs.RunActions(ctx, 1)
 	if err != nil || len(runs) != len(p.Items) {
 		t.Fatalf("the run after the kill: %d actions %v", len(runs), err)
 	}
 	// A send in flight at the kill holds its lease: after it runs out, the
 	// flush reconciles it with the same key.
-	db2.SetClock(func() time.Time { return time.Now().Add(2 * roomyTimeout) })
+	setStoreClock(db2, func() time.Time { return time.Now().Add(2 * roomyTimeout) })
 	for range 3 {
 		if _, err := svc2.Flush(ctx); err != nil {
 			t.Fatal(err)
@@ -244,7 +244,7 @@ func bulkCrash(svc *review.Service) {
 func TestA429MidRunLeavesTheRestQueuedAndSendsThemAfterTheWait(t *testing.T) {
 	e := setup(t)
 	clk := &fakeClock{}
-	e.db.SetClock(clk.Now)
+	setStoreClock(e.db, clk.Now)
 	e.svc.SetClock(clk.Now)
 	p := planned(t, e)
 	ctx := context.Background()
@@ -370,7 +370,7 @@ func TestAPlanToConfirmQueuesWhatItHeldAndNoMore(t *testing.T) {
 	}
 	// After the plan: a new item in error, and the first planned one scored.
 	at := time.Now().UTC().Truncate(time.Millisecond)
-	first, err := e.db.Item(ctx, held.Items[0].ItemID)
+	first, err := e.db.Items.Item(ctx, held.Items[0].ItemID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +381,7 @@ func TestAPlanToConfirmQueuesWhatItHeldAndNoMore(t *testing.T) {
 	fresh := policy.Item{ID: "itm_after_the_plan", BatchID: "bat_after_the_plan", Kind: policy.KindSelfie, FileName: "late.jpg",
 		MediaType: "image/jpeg", Status: policy.StatusError, ErrorCode: policy.CodeClassifierTimeout,
 		ReportedCode: string(policy.CodeClassifierTimeout), Attempt: 1, UpdatedAt: at}
-	if _, err := e.db.ApplyPage(ctx, []policy.Batch{
+	if _, err := e.db.Sync.ApplyPage(ctx, []policy.Batch{
 		{ID: first.BatchID, CustomerRef: "CUST", CreatedAt: at, UpdatedAt: at, Items: []policy.Item{scored}},
 		{ID: fresh.BatchID, CustomerRef: "CUST-LATE", CreatedAt: at, UpdatedAt: at, Items: []policy.Item{fresh}},
 	}); err != nil {
@@ -395,10 +395,10 @@ func TestAPlanToConfirmQueuesWhatItHeldAndNoMore(t *testing.T) {
 	if run.Queued != p.Len()-1 || run.LeftOut != 1 || len(left) != 1 || left[0].ItemID != first.ID || run.Actions != nil || run.Refused != nil {
 		t.Fatalf("run %+v, left out %v", run, left)
 	}
-	if r, err := e.db.Item(ctx, fresh.ID); err != nil || r.OpenAction() != "" {
+	if r, err := e.db.Items.Item(ctx, fresh.ID); err != nil || r.OpenAction() != "" {
 		t.Fatalf("the item that came after the plan: %+v %v", r.OpenAction(), err)
 	}
-	counts, err := e.db.RunCounts(ctx, run.ID)
+	counts, err := e.db.Runs.RunCounts(ctx, run.ID)
 	if err != nil || counts[policy.ActionQueued] != p.Len()-1 {
 		t.Fatalf("%v %v", counts, err)
 	}

@@ -101,7 +101,7 @@ type actionSend struct {
 
 func (o *actionSend) lease(ctx context.Context) (bool, Result, error) {
 	s := o.s
-	a, ok, err := s.db.LeaseAction(ctx, o.id, s.lease())
+	a, ok, err := s.db.Outbox.LeaseAction(ctx, o.id, s.lease())
 	if err != nil {
 		return false, Result{}, err
 	}
@@ -122,7 +122,7 @@ func (o *actionSend) lease(ctx context.Context) (bool, Result, error) {
 func (o *actionSend) call(ctx, opCtx context.Context) (bool, Result, error) {
 	s, a := o.s, o.a
 	// The revision stored when the action was queued (conflicts.go).
-	rev, err := s.db.ActionRevision(ctx, a.ID)
+	rev, err := s.db.Outbox.ActionRevision(ctx, a.ID)
 	if err != nil {
 		res, err := s.release(ctx, a, err)
 		return true, res, err
@@ -155,7 +155,7 @@ func (o *actionSend) call(ctx, opCtx context.Context) (bool, Result, error) {
 		// The new revision is kept first: once the second request may
 		// have gone out, a failure to record can no longer say "not sent".
 		rctx, rcancel := recordCtx(ctx)
-		err := s.db.SetActionRevision(rctx, a.ID, next)
+		err := s.db.Outbox.SetActionRevision(rctx, a.ID, next)
 		rcancel()
 		if err != nil {
 			res, err := s.notSent(ctx, a, err, append(o.read, attempts...))
@@ -206,13 +206,13 @@ func (o *actionSend) judge(ctx context.Context) {
 }
 
 func (o *actionSend) record(ctx context.Context) (err error) {
-	o.done, err = o.s.db.FinishAction(ctx, o.a.ID, o.fin)
+	o.done, err = o.s.db.Outbox.FinishAction(ctx, o.a.ID, o.fin)
 	return err
 }
 
 func (o *actionSend) unrecorded(ctx context.Context, err error) (Result, error) {
 	res := Result{Action: o.a, Err: o.err}
-	if cur, cerr := o.s.db.Action(ctx, o.a.ID); cerr == nil {
+	if cur, cerr := o.s.db.Outbox.Action(ctx, o.a.ID); cerr == nil {
 		res.Action = cur
 	}
 	return res, o.s.unrecorded(o.a, o.fin, err)
@@ -241,7 +241,7 @@ type noteSend struct {
 }
 
 func (o *noteSend) lease(ctx context.Context) (bool, NoteResult, error) {
-	n, ok, err := o.s.db.LeaseNote(ctx, o.id, o.s.lease())
+	n, ok, err := o.s.db.Notes.LeaseNote(ctx, o.id, o.s.lease())
 	if err != nil || !ok {
 		return false, NoteResult{Note: n}, err
 	}
@@ -280,7 +280,7 @@ func (o *noteSend) judge(ctx context.Context) {
 }
 
 func (o *noteSend) record(ctx context.Context) (err error) {
-	o.done, err = o.s.db.FinishNote(ctx, o.n.ID, o.fin)
+	o.done, err = o.s.db.Notes.FinishNote(ctx, o.n.ID, o.fin)
 	return err
 }
 

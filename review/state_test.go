@@ -40,13 +40,13 @@ func TestASendingActionWhoseLeaseRanOutStaysUnknownOffline(t *testing.T) {
 	key := out[0].Key
 
 	// Time passes beyond the lease; the API is unreachable.
-	e.db.SetClock(func() time.Time { return time.Now().Add(time.Hour) })
+	setStoreClock(e.db, func() time.Time { return time.Now().Add(time.Hour) })
 	e.srv.Refuse()
 	fr, err := e.svc.Flush(ctx)
 	if err != nil || fr.Unknown != 1 || fr.Queued != 0 || fr.Sent() != 1 {
 		t.Fatalf("flush while unreachable: %+v %v", fr, err)
 	}
-	a, _ := e.db.Action(ctx, out[0].ID)
+	a, _ := e.db.Outbox.Action(ctx, out[0].ID)
 	if a.State != policy.ActionUnknown || a.Key != key {
 		t.Fatalf("a taken-over action met an unreachable API and became %s", a.State)
 	}
@@ -79,7 +79,7 @@ func TestConcurrentFlushesCountOnlyWhatEachSent(t *testing.T) {
 	e := setup(t)
 	e.sync(t)
 	ctx := context.Background()
-	rows, err := e.db.Items(ctx, store.ItemFilter{Retryable: true})
+	rows, err := e.db.Items.Items(ctx, store.ItemFilter{Retryable: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestAFencedSenderIsToldItsCallWasMade(t *testing.T) {
 	db2, api2, svc2 := newService(t, e.srv.URL(), e.path)
 	defer db2.Close()
 	defer api2.Close()
-	db2.SetClock(func() time.Time { return time.Now().Add(time.Hour) })
+	setStoreClock(db2, func() time.Time { return time.Now().Add(time.Hour) })
 	var taken review.FlushResult
 	e.svc.SetAfterCall(func(store.Action) { taken, _ = svc2.Flush(ctx) })
 	res, err := e.svc.Resubmit(ctx, id)

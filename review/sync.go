@@ -60,7 +60,7 @@ type SyncProgress struct {
 // fetched but not written when the sync stops is fetched again next time.
 func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncProgress, error) {
 	var p SyncProgress
-	since, err := s.db.SyncPosition(ctx)
+	since, err := s.db.Sync.SyncPosition(ctx)
 	if err != nil {
 		return p, err
 	}
@@ -75,11 +75,11 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 	if s.APIVersion() == "1.0" {
 		s.identifyOnce(ctx)
 	}
-	full, err := s.db.FullSyncDue(ctx)
+	full, err := s.db.Sync.FullSyncDue(ctx)
 	if err != nil {
 		return p, err
 	}
-	lastSync, err := s.db.LastSync(ctx)
+	lastSync, err := s.db.Sync.LastSync(ctx)
 	if err != nil {
 		return p, err
 	}
@@ -114,9 +114,9 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 		}
 		if f.err != nil {
 			rctx, cancel := recordCtx(ctx)
-			_ = s.db.RecordAttempts(rctx, "", "sync", f.attempts)
+			_ = s.db.Evidence.RecordAttempts(rctx, "", "sync", f.attempts)
 			if e, ok := client.AsError(f.err); ok && e.Code == policy.CodeRateLimited {
-				_ = s.db.SetRateLimitedUntil(rctx, e.RetryAfter)
+				_ = s.db.Sync.SetRateLimitedUntil(rctx, e.RetryAfter)
 			}
 			cancel()
 			if ctx.Err() != nil {
@@ -133,7 +133,7 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 		if !snapped && changesAfter(f.page.Batches, since) {
 			before, snapped = s.needsYou(ctx), true
 		}
-		n, err := s.db.ApplyPage(ctx, f.page.Batches)
+		n, err := s.db.Sync.ApplyPage(ctx, f.page.Batches)
 		if err != nil {
 			if ctx.Err() != nil {
 				return p, cancelled()
@@ -167,11 +167,11 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 	if ctx.Err() != nil {
 		return p, cancelled()
 	}
-	if err := s.db.SetLastSync(ctx, s.now()); err != nil {
+	if err := s.db.Sync.SetLastSync(ctx, s.now()); err != nil {
 		return p, err
 	}
 	if full != "" {
-		if err := s.db.FullSyncDone(ctx, full); err != nil {
+		if err := s.db.Sync.FullSyncDone(ctx, full); err != nil {
 			return p, err
 		}
 	}

@@ -61,7 +61,7 @@ func TestSyncStopsOnACursorItWasGivenBefore(t *testing.T) {
 	if n := lists.Load(); n != 3 {
 		t.Fatalf("the service was asked %d times; want 3 (\"\", a, b: then a again)", n)
 	}
-	if nb, _, _ := db.Counts(context.Background()); nb != 3 || p.Pages != 3 {
+	if nb, _, _ := db.Items.Counts(context.Background()); nb != 3 || p.Pages != 3 {
 		t.Fatalf("the pages before the repeat: %d batches in the cache, %d pages applied", nb, p.Pages)
 	}
 }

@@ -50,10 +50,10 @@ func TestSyncPositionNeverMovesIntoTheFuture(t *testing.T) {
 	if p.Ahead != 1 || p.Invalid < 1 {
 		t.Fatalf("a batch dated 2099 is not reported: %+v", p)
 	}
-	if pos, _ := db.SyncPosition(ctx); policy.AheadOf(pos, time.Now()) {
+	if pos, _ := db.Sync.SyncPosition(ctx); policy.AheadOf(pos, time.Now()) {
 		t.Fatalf("the sync position moved to %v", pos)
 	}
-	got, _ := db.Item(ctx, bad)
+	got, _ := db.Items.Item(ctx, bad)
 	if got.Status != policy.StatusInvalid || got.Checked() || got.RiskScore != nil || !strings.Contains(got.Problem, "future") {
 		t.Fatalf("the item dated 2099 is stored as %+v", got.Item)
 	}
@@ -69,7 +69,7 @@ func TestSyncPositionNeverMovesIntoTheFuture(t *testing.T) {
 	if _, err := svc.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if it, _ := db.Item(ctx, good); it.Status != policy.StatusScored || it.RiskScore == nil || *it.RiskScore != 12 {
+	if it, _ := db.Items.Item(ctx, good); it.Status != policy.StatusScored || it.RiskScore == nil || *it.RiskScore != 12 {
 		t.Fatalf("the change after the 2099 batch was missed: %+v", it.Item)
 	}
 	// And when the service's clock is right again, the item dated 2099
@@ -79,7 +79,7 @@ func TestSyncPositionNeverMovesIntoTheFuture(t *testing.T) {
 	if _, err := svc.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if it, _ := db.Item(ctx, bad); it.Status != policy.StatusScored {
+	if it, _ := db.Items.Item(ctx, bad); it.Status != policy.StatusScored {
 		t.Fatalf("the item once dated 2099 did not take its real change: %+v", it.Item)
 	}
 }

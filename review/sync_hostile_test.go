@@ -85,22 +85,22 @@ func TestSyncAppliesEverythingAroundAnItemItCannotRead(t *testing.T) {
 		t.Fatalf("sync: %+v, %d lists: %v", p, lists.Load(), err)
 	}
 	for _, id := range []string{"itm_ok1", "itm_ok3"} {
-		if r, err := db.Item(ctx, id); err != nil || !r.Checked() || *r.RiskScore != 30 {
+		if r, err := db.Items.Item(ctx, id); err != nil || !r.Checked() || *r.RiskScore != 30 {
 			t.Fatalf("%s: %+v %v", id, r.Item, err)
 		}
 	}
-	if r, err := db.Item(ctx, "itm_ok2"); err != nil || r.Status != policy.StatusError || r.ErrorCode != policy.CodeClassifierTimeout {
+	if r, err := db.Items.Item(ctx, "itm_ok2"); err != nil || r.Status != policy.StatusError || r.ErrorCode != policy.CodeClassifierTimeout {
 		t.Fatalf("itm_ok2 (after the broken ones on the page): %+v %v", r.Item, err)
 	}
 	for id, want := range map[string]string{"itm_claim": "275760", "itm_huge": "1e400", "itm_layer": "layers", ".": "relative path", "..": "relative path"} {
-		r, err := db.Item(ctx, id)
+		r, err := db.Items.Item(ctx, id)
 		if err != nil || r.Status != policy.StatusInvalid || r.Checked() || r.RiskScore != nil || r.Recommendation != "" ||
 			r.ErrorCode != policy.CodeInvalidResponse || !strings.Contains(r.Problem, want) || !strings.Contains(r.Raw, fmt.Sprintf(`"id":%q`, id)) {
 			t.Fatalf("%s: %+v %v", id, r.Item, err)
 		}
 	}
 	// The item that is not an object has a made id, and its text.
-	rows, err := db.Items(ctx, store.ItemFilter{BatchID: "bat_1"})
+	rows, err := db.Items.Items(ctx, store.ItemFilter{BatchID: "bat_1"})
 	if err != nil || len(rows) != 8 {
 		t.Fatalf("bat_1 holds %d items: %v", len(rows), err)
 	}
@@ -108,7 +108,7 @@ func TestSyncAppliesEverythingAroundAnItemItCannotRead(t *testing.T) {
 	for _, r := range rows {
 		if policy.IDProblem(r.ID) != "" && r.ID != "." && r.ID != ".." {
 			made++
-			if full, _ := db.Item(ctx, r.ID); full.Status != policy.StatusInvalid || full.Raw != `["not","an","item"]` {
+			if full, _ := db.Items.Item(ctx, r.ID); full.Status != policy.StatusInvalid || full.Raw != `["not","an","item"]` {
 				t.Fatalf("the item that is not an object: %+v", full.Item)
 			}
 		}
@@ -116,7 +116,7 @@ func TestSyncAppliesEverythingAroundAnItemItCannotRead(t *testing.T) {
 	if made != 1 {
 		t.Fatalf("%d items with a made id", made)
 	}
-	if pos, _ := db.SyncPosition(ctx); !pos.Equal(time.Date(2026, 11, 29, 11, 0, 0, 0, time.UTC)) {
+	if pos, _ := db.Sync.SyncPosition(ctx); !pos.Equal(time.Date(2026, 11, 29, 11, 0, 0, 0, time.UTC)) {
 		t.Fatalf("position %v: the later page was not applied", pos)
 	}
 	// Nothing is ever sent for "." or "..": not an action, a claim or a note.
@@ -173,7 +173,7 @@ func TestSyncStopsAServiceWhosePagesNeverEnd(t *testing.T) {
 			if n := lists.Load(); n != c.lists || pages != c.wantPages {
 				t.Fatalf("%d lists, %d pages applied; want %d, %d", n, pages, c.lists, c.wantPages)
 			}
-			if nb, _, _ := db.Counts(ctx); nb != c.batches {
+			if nb, _, _ := db.Items.Counts(ctx); nb != c.batches {
 				t.Fatalf("%d batches kept, want %d", nb, c.batches)
 			}
 		})

@@ -69,7 +69,7 @@ func (s *Service) ItemFilter(v ViewFilter) store.ItemFilter {
 // Views lists the built-in views, then the saved ones, oldest first: the
 // order of Ctrl+1…9.
 func (s *Service) Views(ctx context.Context) ([]View, error) {
-	saved, err := s.db.Views(ctx)
+	saved, err := s.db.Triage.Views(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,7 @@ func (s *Service) SaveView(ctx context.Context, name string, f ViewFilter) error
 	if err != nil {
 		return err
 	}
-	return s.db.SaveView(ctx, name, string(spec))
+	return s.db.Triage.SaveView(ctx, name, string(spec))
 }
 
 // RenameView renames a saved view.
@@ -102,7 +102,7 @@ func (s *Service) RenameView(ctx context.Context, from, to string) error {
 	if isBuiltin(from) || isBuiltin(to) {
 		return policy.Errorf(policy.CodeConflict, "the built-in views keep their names")
 	}
-	return s.db.RenameView(ctx, from, to)
+	return s.db.Triage.RenameView(ctx, from, to)
 }
 
 // DeleteView deletes a saved view.
@@ -110,5 +110,5 @@ func (s *Service) DeleteView(ctx context.Context, name string) error {
 	if isBuiltin(name) {
 		return policy.Errorf(policy.CodeConflict, "%q is a built-in view and cannot be deleted", name)
 	}
-	return s.db.DeleteView(ctx, name)
+	return s.db.Triage.DeleteView(ctx, name)
 }

@@ -73,8 +73,8 @@ func queryActions(ctx context.Context, q querier, where string, args ...any) ([]
 }
 
 // Situation is what policy needs to judge an action on an item.
-func (db *DB) Situation(ctx context.Context, itemID string) (policy.Situation, error) {
-	return situation(ctx, db.db, itemID, db.now())
+func (s *OutboxStore) Situation(ctx context.Context, itemID string) (policy.Situation, error) {
+	return situation(ctx, s.db, itemID, s.now())
 }
 
 func situation(ctx context.Context, q querier, itemID string, now time.Time) (policy.Situation, error) {
@@ -93,9 +93,9 @@ func situation(ctx context.Context, q querier, itemID string, now time.Time) (po
 // any call. check judges the item's situation inside the same transaction;
 // the partial UNIQUE index is the last word when two processes race: the
 // insert that loses is refused with ACTION_OPEN.
-func (db *DB) CreateAction(ctx context.Context, a Action, file []byte, check func(policy.Situation) error) (Action, error) {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		now := db.now()
+func (s *OutboxStore) CreateAction(ctx context.Context, a Action, file []byte, check func(policy.Situation) error) (Action, error) {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now()
 		sit, err := situation(ctx, tx, a.ItemID, now)
 		if err != nil {
 			return err
@@ -149,9 +149,9 @@ func insertAction(ctx context.Context, tx *sql.Tx, now time.Time, a Action, saw 
 // counts a send; Finish.Lease must carry that count back (the fence). A
 // queued action the service rate limited is not leased before its
 // NotBefore (ok false, a says until when).
-func (db *DB) LeaseAction(ctx context.Context, id int64, lease time.Duration) (a Action, ok bool, err error) {
-	err = db.tx(ctx, func(tx *sql.Tx) error {
-		now := db.now()
+func (s *OutboxStore) LeaseAction(ctx context.Context, id int64, lease time.Duration) (a Action, ok bool, err error) {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now()
 		cur, err := getAction(ctx, tx, id)
 		if err != nil {
 			return err
@@ -243,11 +243,11 @@ type Finish struct {
 // a sender whose lease ran out and was taken over gets ErrFenced (with the
 // action as it is); of its outcome only the evidence of its attempts and an
 // audit entry are written.
-func (db *DB) FinishAction(ctx context.Context, id int64, f Finish) (Action, error) {
+func (s *OutboxStore) FinishAction(ctx context.Context, id int64, f Finish) (Action, error) {
 	var a Action
 	fenced := false
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		now := db.now()
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now()
 		cur, err := getAction(ctx, tx, id)
 		if err != nil {
 			return err
@@ -305,9 +305,9 @@ func (db *DB) FinishAction(ctx context.Context, id int64, f Finish) (Action, err
 // those the machine lets a lease move (queued, unknown, sending) whose lease
 // is free (a sending one only once its lease ran out), and not waiting for
 // a rate limit's end.
-func (db *DB) PendingActions(ctx context.Context) ([]Action, error) {
-	now := ms(db.now())
-	return queryActions(ctx, db.db, `state IN `+leasableSQL+` AND (lease_until IS NULL OR lease_until < ?)
+func (s *OutboxStore) PendingActions(ctx context.Context) ([]Action, error) {
+	now := ms(s.now())
+	return queryActions(ctx, s.db, `state IN `+leasableSQL+` AND (lease_until IS NULL OR lease_until < ?)
 		AND (not_before IS NULL OR not_before <= ?) ORDER BY id`, now, now)
 }
 
@@ -326,10 +326,10 @@ func (c OutboxCount) Empty() bool { return c.Queued+c.Sending+c.Unknown+c.Notes 
 
 // CountOutbox counts the outbox (the window shows it at all times) with
 // the partial indexes of open actions and notes, however long it is.
-func (db *DB) CountOutbox(ctx context.Context) (OutboxCount, error) {
+func (s *OutboxStore) CountOutbox(ctx context.Context) (OutboxCount, error) {
 	var c OutboxCount
-	now := ms(db.now())
-	rows, err := db.db.QueryContext(ctx, `SELECT state, COUNT(*), COALESCE(SUM(not_before > ?), 0), COALESCE(MAX(not_before), 0)
+	now := ms(s.now())
+	rows, err := s.db.QueryContext(ctx, `SELECT state, COUNT(*), COALESCE(SUM(not_before > ?), 0), COALESCE(MAX(not_before), 0)
 		FROM actions WHERE state IN `+openSQL+` GROUP BY state`, now)
 	if err != nil {
 		return c, err
@@ -356,29 +356,29 @@ func (db *DB) CountOutbox(ctx context.Context) (OutboxCount, error) {
 	if err := rows.Err(); err != nil {
 		return c, err
 	}
-	err = db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM notes WHERE state IN `+noteOpenSQL+` AND idempotency_key IS NOT NULL`).Scan(&c.Notes)
+	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM notes WHERE state IN `+noteOpenSQL+` AND idempotency_key IS NOT NULL`).Scan(&c.Notes)
 	return c, err
 }
 
 // Outbox lists the open actions (those that still hold their item), oldest first.
-func (db *DB) Outbox(ctx context.Context) ([]Action, error) {
-	return queryActions(ctx, db.db, `state IN `+openSQL+` ORDER BY id`)
+func (s *OutboxStore) Outbox(ctx context.Context) ([]Action, error) {
+	return queryActions(ctx, s.db, `state IN `+openSQL+` ORDER BY id`)
 }
 
 // Action returns one action.
-func (db *DB) Action(ctx context.Context, id int64) (Action, error) {
-	return getAction(ctx, db.db, id)
+func (s *OutboxStore) Action(ctx context.Context, id int64) (Action, error) {
+	return getAction(ctx, s.db, id)
 }
 
 // ItemActions lists an item's actions, newest first.
-func (db *DB) ItemActions(ctx context.Context, itemID string) ([]Action, error) {
-	return queryActions(ctx, db.db, `item_id = ? ORDER BY id DESC`, itemID)
+func (s *OutboxStore) ItemActions(ctx context.Context, itemID string) ([]Action, error) {
+	return queryActions(ctx, s.db, `item_id = ? ORDER BY id DESC`, itemID)
 }
 
 // ActionFile returns the file stored with a replacement.
-func (db *DB) ActionFile(ctx context.Context, id int64) ([]byte, error) {
+func (s *OutboxStore) ActionFile(ctx context.Context, id int64) ([]byte, error) {
 	var data []byte
-	err := db.db.QueryRowContext(ctx, `SELECT data FROM action_files WHERE action_id = ?`, id).Scan(&data)
+	err := s.db.QueryRowContext(ctx, `SELECT data FROM action_files WHERE action_id = ?`, id).Scan(&data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("file for action", fmt.Sprint(id))
 	}
@@ -388,10 +388,10 @@ func (db *DB) ActionFile(ctx context.Context, id int64) ([]byte, error) {
 // CancelAction withdraws an action, if the machine allows it: only one
 // that nothing of has left (queued). One that may have reached the service
 // is never cancelled: only the service's answer for its key ends it.
-func (db *DB) CancelAction(ctx context.Context, id int64, reviewer string) (Action, error) {
+func (s *OutboxStore) CancelAction(ctx context.Context, id int64, reviewer string) (Action, error) {
 	var a Action
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		now := db.now()
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now()
 		cur, err := getAction(ctx, tx, id)
 		if err != nil {
 			return err

@@ -50,14 +50,14 @@ func TestNeedsActionFollowsPolicy(t *testing.T) {
 			}
 		}
 	}
-	if _, err := db.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0, items...)}); err != nil {
+	if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0, items...)}); err != nil {
 		t.Fatal(err)
 	}
 	var want []string
 	for _, it := range items {
 		c := combos[it.ID]
 		if c.state != "" {
-			a, err := db.CreateAction(ctx, store.Action{ItemID: it.ID, Kind: policy.ActionResubmit, Key: "k-" + it.ID, Reviewer: "ana"}, nil, allow)
+			a, err := db.Outbox.CreateAction(ctx, store.Action{ItemID: it.ID, Kind: policy.ActionResubmit, Key: "k-" + it.ID, Reviewer: "ana"}, nil, allow)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +65,7 @@ func TestNeedsActionFollowsPolicy(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		sit, err := db.Situation(ctx, it.ID)
+		sit, err := db.Outbox.Situation(ctx, it.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestNeedsActionFollowsPolicy(t *testing.T) {
 	if len(want) == 0 || len(want) == len(items) {
 		t.Fatalf("policy says %d of %d items need the reviewer: the test covers nothing", len(want), len(items))
 	}
-	rows, err := db.Items(ctx, store.ItemFilter{NeedsAction: true})
+	rows, err := db.Items.Items(ctx, store.ItemFilter{NeedsAction: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestNeedsActionFollowsPolicy(t *testing.T) {
 		listed = append(listed, r.ID)
 	}
 	slices.Sort(listed)
-	next, err := db.NextCandidates(ctx, "ana", t0, len(items)+1)
+	next, err := db.Team.NextCandidates(ctx, "ana", t0, len(items)+1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,16 +87,16 @@ func (f TriageFilter) where(where []string, args []any, now time.Time, needsActi
 
 // OldestWaiting returns, per batch, when its longest-waiting item (not
 // scored, not snoozed now) entered its status. Batches with none are absent.
-func (db *DB) OldestWaiting(ctx context.Context, batchIDs []string) (map[string]time.Time, error) {
+func (s *TriageStore) OldestWaiting(ctx context.Context, batchIDs []string) (map[string]time.Time, error) {
 	out := map[string]time.Time{}
 	if len(batchIDs) == 0 {
 		return out, nil
 	}
-	args := []any{ms(db.now())}
+	args := []any{ms(s.now())}
 	for _, id := range batchIDs {
 		args = append(args, id)
 	}
-	rows, err := db.db.QueryContext(ctx, `SELECT i.batch_id, MIN(i.since) FROM items i
+	rows, err := s.db.QueryContext(ctx, `SELECT i.batch_id, MIN(i.since) FROM items i
 		LEFT JOIN snoozes sz ON sz.item_id = i.id AND sz.until > ?
 		WHERE `+waitingSQL+` AND sz.item_id IS NULL AND i.batch_id IN (?`+strings.Repeat(",?", len(batchIDs)-1)+`)
 		GROUP BY i.batch_id`, args...)

@@ -34,13 +34,13 @@ func fillErrors(tb testing.TB, db *store.DB, n int) []store.Action {
 			acts = append(acts, store.Action{ItemID: iid, Kind: policy.ActionResubmit, Key: "key-" + iid})
 		}
 		if page = append(page, bt); len(page) == 100 {
-			if _, err := db.ApplyPage(ctx, page); err != nil {
+			if _, err := db.Sync.ApplyPage(ctx, page); err != nil {
 				tb.Fatal(err)
 			}
 			page = nil
 		}
 	}
-	if _, err := db.ApplyPage(ctx, page); err != nil {
+	if _, err := db.Sync.ApplyPage(ctx, page); err != nil {
 		tb.Fatal(err)
 	}
 	return acts
@@ -61,7 +61,7 @@ func BenchmarkConfirmRun(b *testing.B) {
 				db, acts := errorCache(b, n)
 				b.StartTimer()
 				start := time.Now()
-				_, created, refused, err := db.CreateRun(ctx, policy.ActionResubmit, "ana", acts, policy.CanResubmit)
+				_, created, refused, err := db.Runs.CreateRun(ctx, policy.ActionResubmit, "ana", acts, policy.CanResubmit)
 				elapsed += time.Since(start)
 				if err != nil || len(created) != n || len(refused) != 0 {
 					b.Fatalf("%d created, %d refused: %v", len(created), len(refused), err)

@@ -30,7 +30,7 @@ func BenchmarkForget100k(b *testing.B) {
 				}
 				page = append(page, bt)
 			}
-			if _, err := db.ApplyPage(ctx, page); err != nil {
+			if _, err := db.Sync.ApplyPage(ctx, page); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -47,7 +47,7 @@ func BenchmarkForget100k(b *testing.B) {
 			}
 		}
 		b.StartTimer()
-		got, err := db.Forget(ctx, time.Now(), policy.DefaultRetention, "ana")
+		got, err := db.Retention.Forget(ctx, time.Now(), policy.DefaultRetention, "ana")
 		if err != nil || len(got) != 10_000 {
 			b.Fatal(len(got), err)
 		}

@@ -33,7 +33,7 @@ func bigCache(b *testing.B) *store.DB {
 			}
 			page = append(page, bt)
 		}
-		if _, err := db.ApplyPage(ctx, page); err != nil {
+		if _, err := db.Sync.ApplyPage(ctx, page); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -45,35 +45,35 @@ func BenchmarkCache100k(b *testing.B) {
 	ctx := context.Background()
 	b.Run("BatchesNewest200", func(b *testing.B) {
 		for b.Loop() {
-			if bs, err := db.Batches(ctx, "", 200); err != nil || len(bs) != 200 {
+			if bs, err := db.Items.Batches(ctx, policy.DefaultBands(), "", 200); err != nil || len(bs) != 200 {
 				b.Fatal(len(bs), err)
 			}
 		}
 	})
 	b.Run("BatchesSearch", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := db.Batches(ctx, "b0999", 200); err != nil {
+			if _, err := db.Items.Batches(ctx, policy.DefaultBands(), "b0999", 200); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("ItemsOfBatch", func(b *testing.B) {
 		for b.Loop() {
-			if rows, err := db.Items(ctx, store.ItemFilter{BatchID: "b05000"}); err != nil || len(rows) != 10 {
+			if rows, err := db.Items.Items(ctx, store.ItemFilter{BatchID: "b05000"}); err != nil || len(rows) != 10 {
 				b.Fatal(len(rows), err)
 			}
 		}
 	})
 	b.Run("NeedsActionFirstPage", func(b *testing.B) {
 		for b.Loop() {
-			if rows, err := db.Items(ctx, store.ItemFilter{NeedsAction: true, Limit: 500}); err != nil || len(rows) != 500 {
+			if rows, err := db.Items.Items(ctx, store.ItemFilter{NeedsAction: true, Limit: 500}); err != nil || len(rows) != 500 {
 				b.Fatal(len(rows), err)
 			}
 		}
 	})
 	b.Run("ItemByID", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := db.Item(ctx, "b07777_03"); err != nil {
+			if _, err := db.Items.Item(ctx, "b07777_03"); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -81,7 +81,7 @@ func BenchmarkCache100k(b *testing.B) {
 	b.Run("ResyncUnchangedPage", func(b *testing.B) {
 		page := []policy.Batch{batchOf("b09999", t0.Add(9999*time.Second))}
 		for b.Loop() {
-			if n, err := db.ApplyPage(ctx, page); err != nil || n.Batches != 0 {
+			if n, err := db.Sync.ApplyPage(ctx, page); err != nil || n.Batches != 0 {
 				b.Fatal(n, err)
 			}
 		}
@@ -106,7 +106,7 @@ func BenchmarkApplyPage(b *testing.B) {
 			}
 			page = append(page, bt)
 		}
-		if got, err := db.ApplyPage(ctx, page); err != nil || got.Items != 1000 {
+		if got, err := db.Sync.ApplyPage(ctx, page); err != nil || got.Items != 1000 {
 			b.Fatal(got, err)
 		}
 	}

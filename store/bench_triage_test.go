@@ -22,7 +22,7 @@ func BenchmarkTriage100k(b *testing.B) {
 	}
 	b.Run("ItemsByID500", func(b *testing.B) {
 		for b.Loop() {
-			if rows, err := db.ItemsByID(ctx, ids); err != nil || len(rows) != 500 {
+			if rows, err := db.Items.ItemsByID(ctx, ids); err != nil || len(rows) != 500 {
 				b.Fatal(len(rows), err)
 			}
 		}
@@ -30,7 +30,7 @@ func BenchmarkTriage100k(b *testing.B) {
 	b.Run("OverdueOldestFirstPage", func(b *testing.B) {
 		f := store.ItemFilter{TriageFilter: store.TriageFilter{OlderThan: 5 * 24 * time.Hour}, SortBy: "since", Limit: 200}
 		for b.Loop() {
-			if rows, err := db.Items(ctx, f); err != nil || len(rows) != 200 {
+			if rows, err := db.Items.Items(ctx, f); err != nil || len(rows) != 200 {
 				b.Fatal(len(rows), err)
 			}
 		}
@@ -41,7 +41,7 @@ func BenchmarkTriage100k(b *testing.B) {
 	}
 	b.Run("OldestWaiting200Batches", func(b *testing.B) {
 		for b.Loop() {
-			if m, err := db.OldestWaiting(ctx, batches); err != nil || len(m) != 200 {
+			if m, err := db.Triage.OldestWaiting(ctx, batches); err != nil || len(m) != 200 {
 				b.Fatal(len(m), err)
 			}
 		}

@@ -40,7 +40,7 @@ func TestABusyCacheIsCacheBusyInWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	_, err = other.CreateNote(context.Background(), store.NoteRow{ItemID: "b000000_0", Key: "note-1", Author: "ben", Text: "seen"})
+	_, err = other.Notes.CreateNote(context.Background(), store.NoteRow{ItemID: "b000000_0", Key: "note-1", Author: "ben", Text: "seen"})
 	if !store.IsBusy(err) || policy.ErrorCode(err) != policy.CodeCacheBusy {
 		t.Fatalf("a write into a busy cache: %v (code %s), want CACHE_BUSY", err, policy.ErrorCode(err))
 	}
@@ -48,7 +48,7 @@ func TestABusyCacheIsCacheBusyInWords(t *testing.T) {
 		t.Fatalf("not in words: %q", msg)
 	}
 	holder.Rollback()
-	if notes, err := other.ItemNotes(context.Background(), "b000000_0"); err != nil || len(notes) != 0 {
+	if notes, err := other.Notes.ItemNotes(context.Background(), "b000000_0"); err != nil || len(notes) != 0 {
 		t.Fatalf("the refused note was kept: %d %v", len(notes), err)
 	}
 }
@@ -89,12 +89,12 @@ func TestAWriterGetsInWhileABulkRunIsConfirmed(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		_, created, refused, err := db.CreateRun(context.Background(), policy.ActionResubmit, "ana", acts, check)
+		_, created, refused, err := db.Runs.CreateRun(context.Background(), policy.ActionResubmit, "ana", acts, check)
 		done <- result{len(created), len(refused), err}
 	}()
 	<-started
 	waitFrom := time.Now()
-	note, err := other.CreateNote(context.Background(), store.NoteRow{ItemID: "b000000_0", Key: "note-1", Author: "ben", Text: "seen"})
+	note, err := other.Notes.CreateNote(context.Background(), store.NoteRow{ItemID: "b000000_0", Key: "note-1", Author: "ben", Text: "seen"})
 	waited := time.Since(waitFrom)
 	if err != nil {
 		t.Fatalf("a note during the confirmation: %v (code %s)", err, policy.ErrorCode(err))
@@ -130,11 +130,11 @@ func TestAStoppedConfirmationKeepsWhatItQueued(t *testing.T) {
 		}
 		return policy.CanResubmit(sit)
 	}
-	run, created, _, err := db.CreateRun(ctx, policy.ActionResubmit, "ana", acts, check)
+	run, created, _, err := db.Runs.CreateRun(ctx, policy.ActionResubmit, "ana", acts, check)
 	if err == nil || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "cancel-run") {
 		t.Fatalf("a stopped confirmation: %v", err)
 	}
-	kept, err := db.RunActions(context.Background(), run.ID)
+	kept, err := db.Runs.RunActions(context.Background(), run.ID)
 	if err != nil || len(kept) != len(created) || len(kept) == 0 || len(kept) == len(acts) {
 		t.Fatalf("%d kept, %d reported queued, of %d: %v", len(kept), len(created), len(acts), err)
 	}

@@ -45,8 +45,8 @@ func (tm teamColumns) apply(it *policy.Item) {
 // NextCandidates lists the items that need a reviewer and that nobody but
 // me holds at now, oldest in their status first (items.since: the
 // service's status_since, or the answer in which the cache saw the status).
-func (db *DB) NextCandidates(ctx context.Context, me string, now time.Time, limit int) ([]string, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT i.id FROM items i`+newestAction+`
+func (s *TeamStore) NextCandidates(ctx context.Context, me string, now time.Time, limit int) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT i.id FROM items i`+newestAction+`
 		WHERE `+needsActionSQL+`
 		  AND (i.claim_reviewer IS NULL OR i.claim_reviewer = ? OR i.claim_expires_at <= ?)
 		ORDER BY i.since, i.id LIMIT ?`, me, ms(now), limit)

@@ -134,8 +134,8 @@ func applyFiles(ctx context.Context, tx *sql.Tx, it policy.Item) error {
 // result the console recorded for it. offered is false when the cache
 // knows no version of the item (synced from a 1.0 service, or never since
 // the cache kept versions).
-func (db *DB) FileVersions(ctx context.Context, itemID string) (vs []FileVersion, err error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT version, file_name, media_type, size_bytes, uploaded_at,
+func (s *FileStore) FileVersions(ctx context.Context, itemID string) (vs []FileVersion, err error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT version, file_name, media_type, size_bytes, uploaded_at,
 			status, risk_score, error_code, reported_code, recorded_at
 		FROM file_versions WHERE item_id = ? ORDER BY version`, itemID)
 	if err != nil {

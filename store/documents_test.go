@@ -26,21 +26,21 @@ func TestFileVersionsKeepTheResultOfEachVersion(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpenDB(t)
 	v1 := withFiles(failed("i1", "b1", policy.CodeDecodeFailed, t0), 1)
-	if _, err := db.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0, v1)}); err != nil {
+	if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0, v1)}); err != nil {
 		t.Fatal(err)
 	}
 	// The same answer again (a later sync) records nothing new.
 	again := v1
 	again.UpdatedAt = t0.Add(time.Minute)
-	if _, err := db.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0.Add(time.Minute), again)}); err != nil {
+	if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0.Add(time.Minute), again)}); err != nil {
 		t.Fatal(err)
 	}
 	// The replacement's answer, as an action applies it.
 	v2 := withFiles(scored("i1", "b1", 62, t0.Add(2*time.Hour)), 2)
-	if err := db.ApplyItem(ctx, v2, "ana", "", ""); err != nil {
+	if err := db.Sync.ApplyItem(ctx, v2, "ana", "", ""); err != nil {
 		t.Fatal(err)
 	}
-	vs, err := db.FileVersions(ctx, "i1")
+	vs, err := db.Files.FileVersions(ctx, "i1")
 	if err != nil || len(vs) != 2 {
 		t.Fatalf("%+v %v", vs, err)
 	}
@@ -53,10 +53,10 @@ func TestFileVersionsKeepTheResultOfEachVersion(t *testing.T) {
 		t.Fatalf("version 2: %+v", vs[1])
 	}
 	// An item from a 1.0 service lists nothing.
-	if _, err := db.ApplyPage(ctx, []policy.Batch{batchOf("b2", t0, scored("i2", "b2", 10, t0))}); err != nil {
+	if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b2", t0, scored("i2", "b2", 10, t0))}); err != nil {
 		t.Fatal(err)
 	}
-	if vs, err := db.FileVersions(ctx, "i2"); err != nil || len(vs) != 0 {
+	if vs, err := db.Files.FileVersions(ctx, "i2"); err != nil || len(vs) != 0 {
 		t.Fatalf("1.0 item: %+v %v", vs, err)
 	}
 }
@@ -92,7 +92,7 @@ func BenchmarkApplyPageWithFiles(b *testing.B) {
 			}
 			page = append(page, bt)
 		}
-		if got, err := db.ApplyPage(ctx, page); err != nil || got.Items != 1000 {
+		if got, err := db.Sync.ApplyPage(ctx, page); err != nil || got.Items != 1000 {
 			b.Fatal(got, err)
 		}
 	}

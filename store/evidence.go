@@ -44,13 +44,13 @@ func insertAttempts(ctx context.Context, tx *sql.Tx, actionID *int64, itemID, op
 
 // RecordAttempts keeps the evidence of a call that belongs to no action
 // (a failed sync page, a reconciliation read).
-func (db *DB) RecordAttempts(ctx context.Context, itemID, op string, as []policy.Attempt) error {
-	return db.tx(ctx, func(tx *sql.Tx) error { return insertAttempts(ctx, tx, nil, itemID, op, as) })
+func (s *EvidenceStore) RecordAttempts(ctx context.Context, itemID, op string, as []policy.Attempt) error {
+	return s.tx(ctx, func(tx *sql.Tx) error { return insertAttempts(ctx, tx, nil, itemID, op, as) })
 }
 
 // ItemAttempts lists the attempts made for an item, newest first.
-func (db *DB) ItemAttempts(ctx context.Context, itemID string) ([]AttemptRow, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT COALESCE(action_id, 0), COALESCE(item_id, ''), operation, number,
+func (s *EvidenceStore) ItemAttempts(ctx context.Context, itemID string) ([]AttemptRow, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT COALESCE(action_id, 0), COALESCE(item_id, ''), operation, number,
 		started_at, deadline, spent_before_ms, connect_timeout_ms, request_timeout_ms, elapsed_ms, class,
 		COALESCE(code, ''), COALESCE(http_status, 0), COALESCE(detail, '') FROM attempts WHERE item_id = ? ORDER BY id DESC`, itemID)
 	if err != nil {
@@ -94,19 +94,19 @@ func audit(ctx context.Context, tx *sql.Tx, at time.Time, reviewer, itemID strin
 }
 
 // Audit appends an entry to the audit log.
-func (db *DB) Audit(ctx context.Context, e AuditEntry) error {
-	return db.tx(ctx, func(tx *sql.Tx) error {
+func (s *EvidenceStore) Audit(ctx context.Context, e AuditEntry) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
 		at := e.At
 		if at.IsZero() {
-			at = db.now()
+			at = s.now()
 		}
 		return audit(ctx, tx, at, e.Reviewer, e.ItemID, e.ActionID, e.Event, e.Detail)
 	})
 }
 
 // ItemAudit lists an item's audit trail, newest first.
-func (db *DB) ItemAudit(ctx context.Context, itemID string) ([]AuditEntry, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT at, reviewer, COALESCE(item_id, ''), COALESCE(action_id, 0), event,
+func (s *EvidenceStore) ItemAudit(ctx context.Context, itemID string) ([]AuditEntry, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT at, reviewer, COALESCE(item_id, ''), COALESCE(action_id, 0), event,
 		COALESCE(detail, '') FROM audit WHERE item_id = ? ORDER BY id DESC`, itemID)
 	if err != nil {
 		return nil, err

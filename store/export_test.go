@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Exec runs a statement (tests only: to prove what the schema refuses).
 func (db *DB) Exec(ctx context.Context, q string) error {
@@ -19,3 +22,7 @@ func (db *DB) PageCacheKiB(ctx context.Context) (int, error) {
 func (db *DB) QueryRow(ctx context.Context, q string, dest ...any) error {
 	return db.db.QueryRowContext(ctx, q).Scan(dest...)
 }
+
+// SetClock replaces the services' clock after Open (tests only: the
+// product gives it once, in Config).
+func (db *DB) SetClock(now func() time.Time) { db.now = now }

@@ -19,11 +19,11 @@ type FileDigest struct {
 }
 
 // ActionFileDigest returns what the cache keeps of an action's file.
-func (db *DB) ActionFileDigest(ctx context.Context, actionID int64) (FileDigest, error) {
+func (s *FileStore) ActionFileDigest(ctx context.Context, actionID int64) (FileDigest, error) {
 	var d FileDigest
 	var sum sql.NullString
 	var size sql.NullInt64
-	err := db.db.QueryRowContext(ctx, `SELECT sha256, size_bytes, data IS NOT NULL FROM action_files WHERE action_id = ?`,
+	err := s.db.QueryRowContext(ctx, `SELECT sha256, size_bytes, data IS NOT NULL FROM action_files WHERE action_id = ?`,
 		actionID).Scan(&sum, &size, &d.Held)
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, notFound("file for action", fmt.Sprint(actionID))
@@ -48,9 +48,9 @@ type KeptFile struct {
 var keptSQL = sqlStates(statesWhere(func(s policy.ActionState) bool { return !s.Open() && !s.DropsFile() }))
 
 // KeptFile returns the newest kept file of an item's failed replacements.
-func (db *DB) KeptFile(ctx context.Context, itemID string) (KeptFile, error) {
+func (s *FileStore) KeptFile(ctx context.Context, itemID string) (KeptFile, error) {
 	k := KeptFile{ItemID: itemID}
-	err := db.db.QueryRowContext(ctx, `SELECT a.id, COALESCE(a.file_name, ''), f.data
+	err := s.db.QueryRowContext(ctx, `SELECT a.id, COALESCE(a.file_name, ''), f.data
 		FROM actions a JOIN action_files f ON f.action_id = a.id
 		WHERE a.item_id = ? AND a.state IN `+keptSQL+` AND f.data IS NOT NULL ORDER BY a.id DESC LIMIT 1`, itemID).
 		Scan(&k.ActionID, &k.FileName, &k.Data)
@@ -62,22 +62,22 @@ func (db *DB) KeptFile(ctx context.Context, itemID string) (KeptFile, error) {
 
 // DiscardFile deletes the bytes a failed replacement kept (its hash and
 // size stay), and audits why. It is a no-op for a file already gone.
-func (db *DB) DiscardFile(ctx context.Context, actionID int64, reviewer, why string) error {
-	return db.tx(ctx, func(tx *sql.Tx) error {
-		return discardFiles(ctx, tx, db.now(), reviewer, why, `a.id = ?`, actionID)
+func (s *FileStore) DiscardFile(ctx context.Context, actionID int64, reviewer, why string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		return discardFiles(ctx, tx, s.now(), reviewer, why, `a.id = ?`, actionID)
 	})
 }
 
 // PurgeKeptFiles deletes the bytes of the failed replacements that failed
 // before the time given (the retention), and says how many.
-func (db *DB) PurgeKeptFiles(ctx context.Context, before time.Time) (int, error) {
+func (s *FileStore) PurgeKeptFiles(ctx context.Context, before time.Time) (int, error) {
 	var n int
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM actions a JOIN action_files f ON f.action_id = a.id
 			WHERE a.state IN `+keptSQL+` AND f.data IS NOT NULL AND a.updated_at < ?`, ms(before)).Scan(&n); err != nil || n == 0 {
 			return err
 		}
-		return discardFiles(ctx, tx, db.now(), "", "the retention of uploaded files ran out",
+		return discardFiles(ctx, tx, s.now(), "", "the retention of uploaded files ran out",
 			`a.state IN `+keptSQL+` AND a.updated_at < ?`, ms(before))
 	})
 	return n, err
@@ -100,8 +100,8 @@ func discardFiles(ctx context.Context, tx *sql.Tx, now time.Time, reviewer, why,
 
 // KeptFileName is the name of the newest kept file of an item's failed
 // replacements, without reading its bytes; ok is false when none is kept.
-func (db *DB) KeptFileName(ctx context.Context, itemID string) (name string, ok bool, err error) {
-	err = db.db.QueryRowContext(ctx, `SELECT COALESCE(a.file_name, '') FROM actions a JOIN action_files f ON f.action_id = a.id
+func (s *FileStore) KeptFileName(ctx context.Context, itemID string) (name string, ok bool, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT COALESCE(a.file_name, '') FROM actions a JOIN action_files f ON f.action_id = a.id
 		WHERE a.item_id = ? AND a.state IN `+keptSQL+` AND f.data IS NOT NULL ORDER BY a.id DESC LIMIT 1`, itemID).Scan(&name)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil

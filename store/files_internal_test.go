@@ -30,7 +30,7 @@ func TestReplacementBytesAreDeletedWhenTheActionEnds(t *testing.T) {
 			MediaType: "image/jpeg", Status: policy.StatusError, ErrorCode: policy.CodeDecodeFailed,
 			ReportedCode: "DECODE_FAILED", UpdatedAt: now})
 	}
-	if _, err := db.ApplyPage(ctx, []policy.Batch{{ID: "b1", CustomerRef: "C", CreatedAt: now, UpdatedAt: now, Items: items}}); err != nil {
+	if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{{ID: "b1", CustomerRef: "C", CreatedAt: now, UpdatedAt: now, Items: items}}); err != nil {
 		t.Fatal(err)
 	}
 	file := []byte("%PDF-1.7 an identity document")
@@ -38,13 +38,13 @@ func TestReplacementBytesAreDeletedWhenTheActionEnds(t *testing.T) {
 	allow := func(policy.Situation) error { return nil }
 	ids := map[string]int64{}
 	for _, it := range items {
-		a, err := db.CreateAction(ctx, Action{ItemID: it.ID, Kind: policy.ActionReplacement, Key: "k-" + it.ID,
+		a, err := db.Outbox.CreateAction(ctx, Action{ItemID: it.ID, Kind: policy.ActionReplacement, Key: "k-" + it.ID,
 			Reviewer: "ana", FileName: "new.pdf"}, file, allow)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids[it.ID] = a.ID
-		d, err := db.ActionFileDigest(ctx, a.ID)
+		d, err := db.Files.ActionFileDigest(ctx, a.ID)
 		if err != nil || !d.Held || d.Size != int64(len(file)) || d.SHA256 != hex.EncodeToString(sum[:]) {
 			t.Fatalf("on creation: %+v %v", d, err)
 		}
@@ -55,7 +55,7 @@ func TestReplacementBytesAreDeletedWhenTheActionEnds(t *testing.T) {
 		}
 	}
 	for id, aid := range ids {
-		d, err := db.ActionFileDigest(ctx, aid)
+		d, err := db.Files.ActionFileDigest(ctx, aid)
 		if err != nil || d.SHA256 != hex.EncodeToString(sum[:]) || d.Size != int64(len(file)) {
 			t.Fatalf("%s: the digest must stay: %+v %v", id, d, err)
 		}
@@ -76,16 +76,16 @@ func TestReplacementBytesAreDeletedWhenTheActionEnds(t *testing.T) {
 		t.Fatal("a replacement without its file was re-opened")
 	}
 	// The retention removes a failed one's file, and says so in the audit.
-	if n, err := db.PurgeKeptFiles(ctx, time.Now().Add(-time.Hour)); err != nil || n != 0 {
+	if n, err := db.Files.PurgeKeptFiles(ctx, time.Now().Add(-time.Hour)); err != nil || n != 0 {
 		t.Fatalf("purged %d (%v): the file failed just now", n, err)
 	}
-	if n, err := db.PurgeKeptFiles(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
+	if n, err := db.Files.PurgeKeptFiles(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
 		t.Fatalf("purged %d (%v), want 1", n, err)
 	}
-	if d, _ := db.ActionFileDigest(ctx, ids["i-failed"]); d.Held || d.SHA256 != hex.EncodeToString(sum[:]) {
+	if d, _ := db.Files.ActionFileDigest(ctx, ids["i-failed"]); d.Held || d.SHA256 != hex.EncodeToString(sum[:]) {
 		t.Fatalf("after the retention: %+v", d)
 	}
-	if d, _ := db.ActionFileDigest(ctx, ids["i-unknown"]); !d.Held {
+	if d, _ := db.Files.ActionFileDigest(ctx, ids["i-unknown"]); !d.Held {
 		t.Fatal("the retention took the file of an open action")
 	}
 	detail = ""
@@ -94,7 +94,7 @@ func TestReplacementBytesAreDeletedWhenTheActionEnds(t *testing.T) {
 		t.Fatalf("audit: %q", detail)
 	}
 	// Still sendable while unknown: the bytes are there.
-	if data, err := db.ActionFile(ctx, ids["i-unknown"]); err != nil || string(data) != string(file) {
+	if data, err := db.Outbox.ActionFile(ctx, ids["i-unknown"]); err != nil || string(data) != string(file) {
 		t.Fatalf("unknown: %q %v", data, err)
 	}
 	if err := db.Close(); err != nil {
@@ -110,7 +110,7 @@ func TestOpenTightensAnExistingCacheAndItsWAL(t *testing.T) {
 	}
 	defer first.Close()
 	// A write makes the -wal and -shm exist while first is open.
-	if err := first.SetLastSync(context.Background(), time.Now()); err != nil {
+	if err := first.Sync.SetLastSync(context.Background(), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{path, path + "-wal", path + "-shm"} {

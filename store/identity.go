@@ -12,14 +12,14 @@ import (
 
 // Identity returns what the service last said of the reviewer's identity,
 // as the cache kept it.
-func (db *DB) Identity(ctx context.Context) (policy.Identity, error) {
+func (s *TeamStore) Identity(ctx context.Context) (policy.Identity, error) {
 	var id policy.Identity
 	var err error
 	for _, f := range []struct {
 		key string
 		dst *string
 	}{{"me_reviewer", &id.Reviewer}, {"me_display_name", &id.DisplayName}, {"api_version", &id.APIVersion}} {
-		if *f.dst, err = getString(ctx, db.db, f.key); err != nil {
+		if *f.dst, err = getString(ctx, s.db, f.key); err != nil {
 			return id, err
 		}
 	}
@@ -28,8 +28,8 @@ func (db *DB) Identity(ctx context.Context) (policy.Identity, error) {
 
 // SetIdentity stores what the service said: the reviewer (when it offers
 // GET /v1/me) and the contract version.
-func (db *DB) SetIdentity(ctx context.Context, id policy.Identity) error {
-	return db.tx(ctx, func(tx *sql.Tx) error {
+func (s *TeamStore) SetIdentity(ctx context.Context, id policy.Identity) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
 		if id.Reviewer != "" {
 			if err := setString(ctx, tx, "me_reviewer", id.Reviewer); err != nil {
 				return err

@@ -166,19 +166,19 @@ func plainName(s string) bool {
 // runs each statement of a cancellable context in a goroutine of its own
 // (two thread hand-offs per row), and a page is short. Cancellation is
 // checked before the page, so a sync stops between pages.
-func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, error) {
+func (s *SyncStore) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, error) {
 	var n Applied
 	err := ctx.Err()
 	if err != nil {
 		return n, err
 	}
 	ctx = context.WithoutCancel(ctx)
-	batches, n.HeldIndexes, n.HeldItems, n.HeldInvalid, err = db.dropHeld(ctx, batches)
+	batches, n.HeldIndexes, n.HeldItems, n.HeldInvalid, err = s.dropHeld(ctx, batches)
 	n.Held = len(n.HeldIndexes)
 	if err != nil || len(batches) == 0 {
 		return n, err
 	}
-	err = db.tx(ctx, func(tx *sql.Tx) error {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
 		bs, err := tx.PrepareContext(ctx, upsertBatchSQL)
 		if err != nil {
 			return err
@@ -196,7 +196,7 @@ func (db *DB) ApplyPage(ctx context.Context, batches []policy.Batch) (Applied, e
 		// A batch dated ahead of the console's clock (beyond the allowed
 		// skew) is kept, but never becomes the position: every later sync
 		// would ask for changes after a date that has not come.
-		limit := db.now()
+		limit := s.now()
 		for _, b := range batches {
 			res, err := bs.ExecContext(ctx, b.ID, b.CustomerRef, ms(b.CreatedAt), ms(b.UpdatedAt))
 			if err != nil {
@@ -258,15 +258,15 @@ func applyNotes(ctx context.Context, tx *sql.Tx, it policy.Item) error {
 // ApplyItem writes an item the service answered outside of an action (a
 // claim, a release, a refusal carrying the item, a read after a note) and
 // audits the event, if one is named.
-func (db *DB) ApplyItem(ctx context.Context, it policy.Item, reviewer, event, detail string) error {
-	return db.tx(ctx, func(tx *sql.Tx) error {
+func (s *SyncStore) ApplyItem(ctx context.Context, it policy.Item, reviewer, event, detail string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
 		if err := upsertItem(ctx, tx, it); err != nil {
 			return fmt.Errorf("applying item %s: %w", it.ID, err)
 		}
 		if event == "" {
 			return nil
 		}
-		return audit(ctx, tx, db.now(), reviewer, it.ID, 0, event, detail)
+		return audit(ctx, tx, s.now(), reviewer, it.ID, 0, event, detail)
 	})
 }
 
@@ -328,14 +328,14 @@ func (r *itemRows) upsert(ctx context.Context, items []policy.Item) (int64, erro
 // is held when its row and every item of it would be left as they are by
 // the upserts (same updated_at, same state), and no other item is filed
 // under it. It returns the rest, and where the held ones were in the page.
-func (db *DB) dropHeld(ctx context.Context, batches []policy.Batch) (out []policy.Batch, held []int, items, invalid int, err error) {
-	pos, err := getState(ctx, db.db, keyPosition)
+func (s *SyncStore) dropHeld(ctx context.Context, batches []policy.Batch) (out []policy.Batch, held []int, items, invalid int, err error) {
+	pos, err := getState(ctx, s.db, keyPosition)
 	if err != nil || pos == 0 {
 		return batches, nil, 0, 0, err
 	}
 	for i, b := range batches {
 		if ms(b.UpdatedAt) <= pos {
-			same, err := db.holds(ctx, b)
+			same, err := s.holds(ctx, b)
 			if err != nil {
 				return nil, nil, 0, 0, err
 			}
@@ -367,20 +367,20 @@ const heldItemSQL = `SELECT COUNT(*) FROM items WHERE id = ? AND batch_id = ? AN
 	AND revision IS ? AND claim_reviewer IS ? AND claim_expires_at IS ?))`
 
 // holds reports whether the cache holds batch b exactly as sent.
-func (db *DB) holds(ctx context.Context, b policy.Batch) (bool, error) {
+func (s *SyncStore) holds(ctx context.Context, b policy.Batch) (bool, error) {
 	var k int
-	err := db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM batches WHERE id = ? AND updated_at = ? AND customer_ref = ?`,
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM batches WHERE id = ? AND updated_at = ? AND customer_ref = ?`,
 		b.ID, ms(b.UpdatedAt), b.CustomerRef).Scan(&k)
 	if err != nil || k == 0 {
 		return false, err
 	}
-	if err := db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM items WHERE batch_id = ?`, b.ID).Scan(&k); err != nil || k != len(b.Items) {
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM items WHERE batch_id = ?`, b.ID).Scan(&k); err != nil || k != len(b.Items) {
 		return false, err
 	}
 	for _, it := range b.Items {
 		v := valuesOf(it)
 		// The state the upsert compares at the same instant (its WHERE).
-		if err := db.db.QueryRowContext(ctx, heldItemSQL, v.id, v.batchID, v.updatedAt, v.updatedAt, v.status, v.riskScore,
+		if err := s.db.QueryRowContext(ctx, heldItemSQL, v.id, v.batchID, v.updatedAt, v.updatedAt, v.status, v.riskScore,
 			v.errorCode, v.reportedCode, v.attempt, v.problem, v.revision, v.claimReviewer, v.claimExpiry).Scan(&k); err != nil || k == 0 {
 			return false, err
 		}
@@ -518,9 +518,9 @@ func ItemsQuery(f ItemFilter, now time.Time) (string, []any) {
 
 // Items lists items. A long listing should use EachItem, or pages of
 // Limit and Offset: this one holds every row in memory.
-func (db *DB) Items(ctx context.Context, f ItemFilter) ([]ItemRow, error) {
+func (s *ItemStore) Items(ctx context.Context, f ItemFilter) ([]ItemRow, error) {
 	var out []ItemRow
-	err := db.EachItem(ctx, f, func(r ItemRow) error {
+	err := s.EachItem(ctx, f, func(r ItemRow) error {
 		out = append(out, r)
 		return nil
 	})
@@ -530,9 +530,9 @@ func (db *DB) Items(ctx context.Context, f ItemFilter) ([]ItemRow, error) {
 // EachItem calls fn with each item of a listing, in order, as SQLite reads
 // it: memory stays flat however many rows match. An error from fn stops
 // the listing and is returned.
-func (db *DB) EachItem(ctx context.Context, f ItemFilter, fn func(ItemRow) error) error {
-	q, args := ItemsQuery(f, db.now())
-	rows, err := db.db.QueryContext(ctx, q, args...)
+func (s *ItemStore) EachItem(ctx context.Context, f ItemFilter, fn func(ItemRow) error) error {
+	q, args := ItemsQuery(f, s.now())
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return err
 	}
@@ -551,22 +551,22 @@ func (db *DB) EachItem(ctx context.Context, f ItemFilter, fn func(ItemRow) error
 }
 
 // CountItems is how many items a listing holds (Limit and Offset aside).
-func (db *DB) CountItems(ctx context.Context, f ItemFilter) (int, error) {
+func (s *ItemStore) CountItems(ctx context.Context, f ItemFilter) (int, error) {
 	f.Limit, f.Offset, f.SortBy = 0, 0, ""
-	q, args := ItemsQuery(f, db.now())
+	q, args := ItemsQuery(f, s.now())
 	q = q[:strings.LastIndex(q, " ORDER BY ")]
 	var n int
-	err := db.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM ("+q+")", args...).Scan(&n)
+	err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM ("+q+")", args...).Scan(&n)
 	return n, err
 }
 
 // Item returns one item, with the raw text of an invalid one (which
 // listings do not read).
-func (db *DB) Item(ctx context.Context, id string) (ItemRow, error) {
-	r, err := getItem(ctx, db.db, id)
+func (s *ItemStore) Item(ctx context.Context, id string) (ItemRow, error) {
+	r, err := getItem(ctx, s.db, id)
 	if err == nil && r.Status == policy.StatusInvalid {
 		var raw sql.NullString
-		err = db.db.QueryRowContext(ctx, `SELECT raw FROM items WHERE id = ?`, id).Scan(&raw)
+		err = s.db.QueryRowContext(ctx, `SELECT raw FROM items WHERE id = ?`, id).Scan(&raw)
 		r.Raw = raw.String
 	}
 	return r, err
@@ -583,7 +583,7 @@ func getItem(ctx context.Context, q querier, id string) (ItemRow, error) {
 
 // ItemsByID returns the items of a selection that the cache holds, in the
 // order given; ids it does not hold are left out.
-func (db *DB) ItemsByID(ctx context.Context, ids []string) ([]ItemRow, error) {
+func (s *ItemStore) ItemsByID(ctx context.Context, ids []string) ([]ItemRow, error) {
 	byID := make(map[string]ItemRow, len(ids))
 	const chunk = 500
 	for start := 0; start < len(ids); start += chunk {
@@ -593,7 +593,7 @@ func (db *DB) ItemsByID(ctx context.Context, ids []string) ([]ItemRow, error) {
 			args[i] = id
 		}
 		q := "SELECT " + itemColumns + itemFrom + " WHERE i.id IN (?" + strings.Repeat(",?", len(part)-1) + ")"
-		rows, err := db.db.QueryContext(ctx, q, args...)
+		rows, err := s.db.QueryContext(ctx, q, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -691,7 +691,7 @@ type BatchSummary struct {
 	Items       int
 	Scored      int
 	// Bands counts the scored items by risk band: low, medium, high,
-	// critical (SetBands).
+	// critical (the bands given to Batches).
 	Bands        [4]int
 	Errors       int // errors and invalid answers
 	Retryable    int
@@ -700,22 +700,6 @@ type BatchSummary struct {
 	// MatchItem and MatchFile, in a search, are the first item of the
 	// batch whose id or file name matched ("" when the batch itself did).
 	MatchItem, MatchFile string
-}
-
-// SetBands sets the risk bands that Batches counts scored items in.
-func (db *DB) SetBands(b policy.Bands) {
-	db.bandsMu.Lock()
-	defer db.bandsMu.Unlock()
-	db.bands = &b
-}
-
-func (db *DB) riskBands() policy.Bands {
-	db.bandsMu.Lock()
-	defer db.bandsMu.Unlock()
-	if db.bands == nil || db.bands.Check() != nil {
-		return policy.DefaultBands()
-	}
-	return *db.bands
 }
 
 // SearchScope is how many of the newest batches a search looks into for
@@ -727,8 +711,10 @@ const SearchScope = 500
 // Batches lists the newest batches (at most limit; 0 for all) matching a
 // search: in their id or customer reference, or holding an item with the
 // search as its whole id (any batch, by index) or in its id or file name
-// (among the SearchScope newest batches).
-func (db *DB) Batches(ctx context.Context, search string, limit int) ([]BatchSummary, error) {
+// (among the SearchScope newest batches). Scored items are counted in
+// bands (policy.DefaultBands when they are not valid): the caller's
+// settings, which the reviewer may change while the cache is open.
+func (s *ItemStore) Batches(ctx context.Context, bands policy.Bands, search string, limit int) ([]BatchSummary, error) {
 	inner := "SELECT id, customer_ref, created_at, updated_at, NULL AS match_item FROM batches"
 	var args []any
 	if s := strings.TrimSpace(search); s != "" {
@@ -751,7 +737,10 @@ func (db *DB) Batches(ctx context.Context, search string, limit int) ([]BatchSum
 	if limit > 0 {
 		inner += fmt.Sprintf(" LIMIT %d", limit)
 	}
-	rb := db.riskBands()
+	rb := bands
+	if rb.Check() != nil {
+		rb = policy.DefaultBands()
+	}
 	q := `SELECT b.id, b.customer_ref, b.created_at, b.updated_at, b.match_item, COALESCE(m.file_name, ''), COUNT(i.id),
 		COALESCE(SUM(i.status = ` + sqlState(policy.StatusScored) + `), 0),
 		COALESCE(SUM(i.status = ` + sqlState(policy.StatusScored) + ` AND i.risk_score < ` + fmt.Sprint(rb.Medium) + `), 0),
@@ -764,7 +753,7 @@ func (db *DB) Batches(ctx context.Context, search string, limit int) ([]BatchSum
 		COALESCE(SUM(EXISTS(SELECT 1 FROM actions a WHERE a.item_id = i.id AND a.state IN ` + openSQL + `)), 0)
 		FROM (` + inner + `) b LEFT JOIN items i ON i.batch_id = b.id LEFT JOIN items m ON m.id = b.match_item
 		GROUP BY b.id ORDER BY b.created_at DESC, b.id DESC`
-	rows, err := db.db.QueryContext(ctx, q, args...)
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -786,14 +775,14 @@ func (db *DB) Batches(ctx context.Context, search string, limit int) ([]BatchSum
 // Empty reports whether the cache holds no batch at all (never synced, or
 // a first sync that wrote nothing): the window must not speak of cached
 // data then.
-func (db *DB) Empty(ctx context.Context) (bool, error) {
+func (s *ItemStore) Empty(ctx context.Context) (bool, error) {
 	var any bool
-	err := db.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM batches)`).Scan(&any)
+	err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM batches)`).Scan(&any)
 	return !any, err
 }
 
 // Counts is how many batches and items the cache holds.
-func (db *DB) Counts(ctx context.Context) (batches, items int, err error) {
-	err = db.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM batches), (SELECT COUNT(*) FROM items)`).Scan(&batches, &items)
+func (s *ItemStore) Counts(ctx context.Context) (batches, items int, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM batches), (SELECT COUNT(*) FROM items)`).Scan(&batches, &items)
 	return
 }

@@ -23,7 +23,7 @@ func TestStoreFollowsTheActionMachine(t *testing.T) {
 				now := t0
 				db.SetClock(func() time.Time { return now })
 				seedOne(t, db, policy.CodeClassifierTimeout)
-				a, err := db.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k", Reviewer: "ana"}, nil, allow)
+				a, err := db.Outbox.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k", Reviewer: "ana"}, nil, allow)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -43,16 +43,16 @@ func TestStoreFollowsTheActionMachine(t *testing.T) {
 				switch ev {
 				case policy.EventLease:
 					var ok bool
-					got, ok, err = db.LeaseAction(ctx, a.ID, time.Minute)
+					got, ok, err = db.Outbox.LeaseAction(ctx, a.ID, time.Minute)
 					if err == nil && !ok {
 						err = fmt.Errorf("claim refused")
 					}
 				case policy.EventCancel:
-					got, err = db.CancelAction(ctx, a.ID, "ana")
+					got, err = db.Outbox.CancelAction(ctx, a.ID, "ana")
 				default:
-					got, err = db.FinishAction(ctx, a.ID, store.Finish{On: ev, Lease: 1, Event: string(ev)})
+					got, err = db.Outbox.FinishAction(ctx, a.ID, store.Finish{On: ev, Lease: 1, Event: string(ev)})
 				}
-				after, _ := db.Action(ctx, a.ID)
+				after, _ := db.Outbox.Action(ctx, a.ID)
 				want, allowed := policy.Transition(from, ev)
 				switch {
 				case allowed && err != nil:
@@ -78,10 +78,10 @@ func TestALeaseRespectsALiveLease(t *testing.T) {
 			db := MustOpenDB(t)
 			db.SetClock(func() time.Time { return t0 })
 			seedOne(t, db, policy.CodeClassifierTimeout)
-			a, _ := db.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k", Reviewer: "ana"}, nil, allow)
+			a, _ := db.Outbox.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k", Reviewer: "ana"}, nil, allow)
 			until := t0.Add(time.Second)
 			db.Exec(ctx, fmt.Sprintf(`UPDATE actions SET state = '%s', sends = 1, lease_until = %d WHERE id = %d`, from, until.UnixMilli(), a.ID))
-			got, ok, err := db.LeaseAction(ctx, a.ID, time.Minute)
+			got, ok, err := db.Outbox.LeaseAction(ctx, a.ID, time.Minute)
 			if err != nil || ok || got.State != from || !got.LeaseUntil.Equal(until) || got.Sends != 1 {
 				t.Fatalf("leased under a live lease: %+v %v %v", got, ok, err)
 			}
@@ -95,14 +95,14 @@ func TestUnknownIsNeverCancelled(t *testing.T) {
 	db := MustOpenDB(t)
 	ctx := context.Background()
 	seedOne(t, db, policy.CodeClassifierTimeout)
-	a, _ := db.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k", Reviewer: "ana"}, nil, allow)
-	c, _, _ := db.LeaseAction(ctx, a.ID, time.Minute)
-	db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventNoAnswer, Lease: c.Sends, Event: "unknown"})
-	_, err := db.CancelAction(ctx, a.ID, "ana")
+	a, _ := db.Outbox.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k", Reviewer: "ana"}, nil, allow)
+	c, _, _ := db.Outbox.LeaseAction(ctx, a.ID, time.Minute)
+	db.Outbox.FinishAction(ctx, a.ID, store.Finish{On: policy.EventNoAnswer, Lease: c.Sends, Event: "unknown"})
+	_, err := db.Outbox.CancelAction(ctx, a.ID, "ana")
 	if policy.ErrorCode(err) != policy.CodeConflict || !strings.Contains(err.Error(), "may have reached the service") || !strings.Contains(err.Error(), "flush") {
 		t.Fatalf("%v", err)
 	}
-	if _, err := db.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k2", Reviewer: "ana"}, nil, allow); policy.ErrorCode(err) != policy.CodeActionOpen {
+	if _, err := db.Outbox.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k2", Reviewer: "ana"}, nil, allow); policy.ErrorCode(err) != policy.CodeActionOpen {
 		t.Fatalf("a second action beside an unknown one: %v", err)
 	}
 }
@@ -117,16 +117,16 @@ func TestARateLimitedActionWaitsForItsRetryAfter(t *testing.T) {
 	now := t0
 	db.SetClock(func() time.Time { return now })
 	seedOne(t, db, policy.CodeClassifierTimeout)
-	a, err := db.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k", Reviewer: "ana"}, nil, allow)
+	a, err := db.Outbox.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k", Reviewer: "ana"}, nil, allow)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, ok, err := db.LeaseAction(ctx, a.ID, time.Minute)
+	l, ok, err := db.Outbox.LeaseAction(ctx, a.ID, time.Minute)
 	if err != nil || !ok {
 		t.Fatalf("lease: %v %v", ok, err)
 	}
 	until := t0.Add(90 * time.Second)
-	back, err := db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventRateLimited, Lease: l.Sends, ErrCode: policy.CodeRateLimited,
+	back, err := db.Outbox.FinishAction(ctx, a.ID, store.Finish{On: policy.EventRateLimited, Lease: l.Sends, ErrCode: policy.CodeRateLimited,
 		Err: "slow down", RateLimitedUntil: until, Event: "rate limited"})
 	if err != nil || back.State != policy.ActionQueued || !back.NotBefore.Equal(until) || !back.LeaseUntil.IsZero() {
 		t.Fatalf("after a 429: %+v %v", back, err)
@@ -136,26 +136,26 @@ func TestARateLimitedActionWaitsForItsRetryAfter(t *testing.T) {
 	}
 	for _, at := range []time.Duration{0, 89 * time.Second} {
 		now = t0.Add(at)
-		if got, ok, err := db.LeaseAction(ctx, a.ID, time.Minute); err != nil || ok || got.State != policy.ActionQueued || !got.NotBefore.Equal(until) {
+		if got, ok, err := db.Outbox.LeaseAction(ctx, a.ID, time.Minute); err != nil || ok || got.State != policy.ActionQueued || !got.NotBefore.Equal(until) {
 			t.Fatalf("leased %s before its Retry-After: %+v %v %v", at, got, ok, err)
 		}
-		if p, err := db.PendingActions(ctx); err != nil || len(p) != 0 {
+		if p, err := db.Outbox.PendingActions(ctx); err != nil || len(p) != 0 {
 			t.Fatalf("pending %s before its Retry-After: %+v %v", at, p, err)
 		}
-		if o, err := db.Outbox(ctx); err != nil || len(o) != 1 || !o[0].NotBefore.Equal(until) {
+		if o, err := db.Outbox.Outbox(ctx); err != nil || len(o) != 1 || !o[0].NotBefore.Equal(until) {
 			t.Fatalf("the outbox does not show the wait: %+v %v", o, err)
 		}
 	}
 	now = until
-	if p, err := db.PendingActions(ctx); err != nil || len(p) != 1 {
+	if p, err := db.Outbox.PendingActions(ctx); err != nil || len(p) != 1 {
 		t.Fatalf("pending at its Retry-After: %+v %v", p, err)
 	}
-	got, ok, err := db.LeaseAction(ctx, a.ID, time.Minute)
+	got, ok, err := db.Outbox.LeaseAction(ctx, a.ID, time.Minute)
 	if err != nil || !ok || got.State != policy.ActionSending || !got.NotBefore.IsZero() || got.Sends != 2 {
 		t.Fatalf("lease at its Retry-After: %+v %v %v", got, ok, err)
 	}
 	// A send that reached nothing queues it with no wait.
-	back, err = db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventNotSent, Lease: got.Sends, ErrCode: policy.CodeAPIUnreachable, Event: "not sent"})
+	back, err = db.Outbox.FinishAction(ctx, a.ID, store.Finish{On: policy.EventNotSent, Lease: got.Sends, ErrCode: policy.CodeAPIUnreachable, Event: "not sent"})
 	if err != nil || back.State != policy.ActionQueued || !back.NotBefore.IsZero() {
 		t.Fatalf("not sent: %+v %v", back, err)
 	}

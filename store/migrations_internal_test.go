@@ -145,7 +145,7 @@ func TestMigration9RepairsTheSinceOfTheFirstForm(t *testing.T) {
 	}
 	defer db.Close()
 	for id, want := range map[string]int64{"old": base - 257*hour, "young": base - 2*hour, "plain": base - 3*hour} {
-		r, err := db.Item(ctx, id)
+		r, err := db.Items.Item(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ func TestMigration9RepairsTheSinceOfTheFirstForm(t *testing.T) {
 			t.Errorf("%s entered its status at %d, want %d (%+.1f h off)", id, got, want, float64(got-want)/float64(hour))
 		}
 	}
-	next, err := db.NextCandidates(ctx, "ana", time.UnixMilli(base), 10)
+	next, err := db.Team.NextCandidates(ctx, "ana", time.UnixMilli(base), 10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,12 +72,12 @@ func queryNotes(ctx context.Context, q querier, where string, args ...any) ([]No
 
 // CreateNote writes a reviewer's note with its Idempotency-Key before any
 // call. Notes take no slot of the item's one open action.
-func (db *DB) CreateNote(ctx context.Context, n NoteRow) (NoteRow, error) {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+func (s *NoteStore) CreateNote(ctx context.Context, n NoteRow) (NoteRow, error) {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := getItem(ctx, tx, n.ItemID); err != nil {
 			return err
 		}
-		now := db.now()
+		now := s.now()
 		res, err := tx.ExecContext(ctx, `INSERT INTO notes(item_id, idempotency_key, author, text, state, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, n.ItemID, n.Key, n.Author, n.Text, string(policy.InitialNoteState), ms(now), ms(now))
 		if err != nil {
@@ -93,9 +93,9 @@ func (db *DB) CreateNote(ctx context.Context, n NoteRow) (NoteRow, error) {
 // LeaseNote takes a note for one send under a lease, as the note machine
 // says (policy.EventLease, as LeaseAction for an action): ok is false when
 // another sender holds the lease or the note is settled.
-func (db *DB) LeaseNote(ctx context.Context, id int64, lease time.Duration) (n NoteRow, ok bool, err error) {
-	err = db.tx(ctx, func(tx *sql.Tx) error {
-		now := db.now()
+func (s *NoteStore) LeaseNote(ctx context.Context, id int64, lease time.Duration) (n NoteRow, ok bool, err error) {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now()
 		cur, err := getNote(ctx, tx, id)
 		if err != nil {
 			return err
@@ -138,11 +138,11 @@ type NoteFinish struct {
 // whose lease ran out and was taken over gets ErrFenced (with the note as
 // it is); of its outcome, as for an action, the evidence of its attempts
 // and an audit entry are written, and nothing else.
-func (db *DB) FinishNote(ctx context.Context, id int64, f NoteFinish) (NoteRow, error) {
+func (s *NoteStore) FinishNote(ctx context.Context, id int64, f NoteFinish) (NoteRow, error) {
 	var n NoteRow
 	fenced := false
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		now := db.now()
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now()
 		cur, err := getNote(ctx, tx, id)
 		if err != nil {
 			return err
@@ -211,24 +211,24 @@ func noteStatesWhere(pred func(policy.ActionState) bool) []policy.ActionState {
 }
 
 // PendingNotes are the notes a flush must send, oldest first.
-func (db *DB) PendingNotes(ctx context.Context) ([]NoteRow, error) {
-	return queryNotes(ctx, db.db, `state IN `+noteLeasableSQL+` AND (lease_until IS NULL OR lease_until < ?) ORDER BY id`, ms(db.now()))
+func (s *NoteStore) PendingNotes(ctx context.Context) ([]NoteRow, error) {
+	return queryNotes(ctx, s.db, `state IN `+noteLeasableSQL+` AND (lease_until IS NULL OR lease_until < ?) ORDER BY id`, ms(s.now()))
 }
 
 // OpenNotes are the notes written here not done yet (queued, sending,
 // unknown), oldest first: they belong in the outbox beside the actions.
-func (db *DB) OpenNotes(ctx context.Context) ([]NoteRow, error) {
-	return queryNotes(ctx, db.db, `state IN `+noteOpenSQL+` AND idempotency_key IS NOT NULL ORDER BY id`)
+func (s *NoteStore) OpenNotes(ctx context.Context) ([]NoteRow, error) {
+	return queryNotes(ctx, s.db, `state IN `+noteOpenSQL+` AND idempotency_key IS NOT NULL ORDER BY id`)
 }
 
 // CancelNote withdraws a note that was never sent, as the note machine
 // allows (policy.EventCancel: only from queued). A cancelled note is not
 // kept (policy.NoteKept): it never reached anyone, so its row goes, and the
 // audit keeps what it said.
-func (db *DB) CancelNote(ctx context.Context, id int64, reviewer string) (NoteRow, error) {
+func (s *NoteStore) CancelNote(ctx context.Context, id int64, reviewer string) (NoteRow, error) {
 	var n NoteRow
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		now := db.now()
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now()
 		cur, err := getNote(ctx, tx, id)
 		if err != nil {
 			return err
@@ -258,14 +258,14 @@ func (db *DB) CancelNote(ctx context.Context, id int64, reviewer string) (NoteRo
 
 // ItemNotes lists an item's notes, oldest first: the service's and the
 // ones still on their way.
-func (db *DB) ItemNotes(ctx context.Context, itemID string) ([]NoteRow, error) {
-	return queryNotes(ctx, db.db, `item_id = ? ORDER BY created_at, id`, itemID)
+func (s *NoteStore) ItemNotes(ctx context.Context, itemID string) ([]NoteRow, error) {
+	return queryNotes(ctx, s.db, `item_id = ? ORDER BY created_at, id`, itemID)
 }
 
 // NoteCounts is how many notes each item has: those policy.NoteCounts
 // (failed ones left out).
-func (db *DB) NoteCounts(ctx context.Context) (map[string]int, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT item_id, COUNT(*) FROM notes WHERE state IN `+noteCountsSQL+` GROUP BY item_id`)
+func (s *NoteStore) NoteCounts(ctx context.Context) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT item_id, COUNT(*) FROM notes WHERE state IN `+noteCountsSQL+` GROUP BY item_id`)
 	if err != nil {
 		return nil, err
 	}
@@ -284,8 +284,8 @@ func (db *DB) NoteCounts(ctx context.Context) (map[string]int, error) {
 
 // AllNotes returns every note that policy.NoteCounts (not failed), by
 // item, oldest first (export).
-func (db *DB) AllNotes(ctx context.Context) (map[string][]NoteRow, error) {
-	ns, err := queryNotes(ctx, db.db, `state IN `+noteCountsSQL+` ORDER BY item_id, created_at, id`)
+func (s *NoteStore) AllNotes(ctx context.Context) (map[string][]NoteRow, error) {
+	ns, err := queryNotes(ctx, s.db, `state IN `+noteCountsSQL+` ORDER BY item_id, created_at, id`)
 	if err != nil {
 		return nil, err
 	}

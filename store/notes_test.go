@@ -15,7 +15,7 @@ import (
 
 func writeNote(t *testing.T, db *store.DB, key, text string) store.NoteRow {
 	t.Helper()
-	n, err := db.CreateNote(context.Background(), store.NoteRow{ItemID: "i1", Key: key, Author: "ana", Text: text})
+	n, err := db.Notes.CreateNote(context.Background(), store.NoteRow{ItemID: "i1", Key: key, Author: "ana", Text: text})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,21 +55,21 @@ func TestStoreFollowsTheNoteMachine(t *testing.T) {
 				switch ev {
 				case policy.EventLease:
 					var ok bool
-					got, ok, err = db.LeaseNote(ctx, n.ID, time.Minute)
+					got, ok, err = db.Notes.LeaseNote(ctx, n.ID, time.Minute)
 					if err == nil && !ok {
 						err = fmt.Errorf("lease refused")
 					}
 				case policy.EventCancel:
-					got, err = db.CancelNote(ctx, n.ID, "ana")
+					got, err = db.Notes.CancelNote(ctx, n.ID, "ana")
 				default:
 					f := store.NoteFinish{On: ev, Lease: 1, Event: string(ev)}
 					if ev == policy.EventAnswered {
 						f.Remote = &policy.Note{ID: "r1", Author: "ana", Text: n.Text, CreatedAt: t0}
 					}
-					got, err = db.FinishNote(ctx, n.ID, f)
+					got, err = db.Notes.FinishNote(ctx, n.ID, f)
 				}
 				stored := policy.ActionCancelled // the row is gone
-				if ns, _ := db.ItemNotes(ctx, "i1"); len(ns) == 1 {
+				if ns, _ := db.Notes.ItemNotes(ctx, "i1"); len(ns) == 1 {
 					stored = ns[0].State
 				}
 				want, allowed := policy.NoteTransition(from, ev)
@@ -99,31 +99,31 @@ func TestAFencedNoteKeepsItsEvidence(t *testing.T) {
 	db.SetClock(func() time.Time { return now })
 	seedOne(t, db, policy.CodeClassifierTimeout)
 	n := writeNote(t, db, "k", "Customer called.")
-	first, ok, err := db.LeaseNote(ctx, n.ID, time.Minute)
+	first, ok, err := db.Notes.LeaseNote(ctx, n.ID, time.Minute)
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
 	now = t0.Add(time.Hour) // the first sender stalled past its lease
-	taken, ok, err := db.LeaseNote(ctx, n.ID, time.Minute)
+	taken, ok, err := db.Notes.LeaseNote(ctx, n.ID, time.Minute)
 	if err != nil || !ok || taken.State != policy.ActionUnknown || taken.Sends != 2 {
 		t.Fatalf("take-over %+v %v %v", taken, ok, err)
 	}
 	att := policy.Attempt{Number: 1, Start: t0, Deadline: t0.Add(30 * time.Second), Elapsed: 31 * time.Second, Class: "timeout", Detail: "no answer"}
-	got, err := db.FinishNote(ctx, n.ID, store.NoteFinish{On: policy.EventNoAnswer, Lease: first.Sends,
+	got, err := db.Notes.FinishNote(ctx, n.ID, store.NoteFinish{On: policy.EventNoAnswer, Lease: first.Sends,
 		ErrCode: policy.CodeOutcomeUnknown, Err: "no answer", Attempts: []policy.Attempt{att}, Event: "note unknown"})
 	if !errors.Is(err, store.ErrFenced) || got.State != policy.ActionUnknown || got.Sends != 2 || got.LeaseUntil.IsZero() {
 		t.Fatalf("a fenced finish: %+v %v", got, err)
 	}
-	as, err := db.ItemAttempts(ctx, "i1")
+	as, err := db.Evidence.ItemAttempts(ctx, "i1")
 	if err != nil || len(as) != 1 || as[0].Operation != "note" || as[0].Detail != "no answer" {
 		t.Fatalf("the fenced sender's evidence: %+v %v", as, err)
 	}
-	au, _ := db.ItemAudit(ctx, "i1")
+	au, _ := db.Evidence.ItemAudit(ctx, "i1")
 	if len(au) == 0 || !strings.Contains(au[0].Event, "stale send") || !strings.Contains(au[0].Detail, "send 1") {
 		t.Fatalf("audit %+v", au)
 	}
 	// The sender that took it over finishes it.
-	done, err := db.FinishNote(ctx, n.ID, store.NoteFinish{On: policy.EventAnswered, Lease: taken.Sends,
+	done, err := db.Notes.FinishNote(ctx, n.ID, store.NoteFinish{On: policy.EventAnswered, Lease: taken.Sends,
 		Remote: &policy.Note{ID: "r1", Author: "ana", Text: n.Text, CreatedAt: t0}, Event: "note added"})
 	if err != nil || done.State != policy.ActionDone || done.RemoteID != "r1" {
 		t.Fatalf("%+v %v", done, err)
@@ -144,11 +144,11 @@ func TestANoteLeaseRespectsALiveLease(t *testing.T) {
 			if err := db.Exec(ctx, fmt.Sprintf(`UPDATE notes SET state = '%s', sends = 1, lease_until = %d WHERE id = %d`, from, until.UnixMilli(), n.ID)); err != nil {
 				t.Fatal(err)
 			}
-			got, ok, err := db.LeaseNote(ctx, n.ID, time.Minute)
+			got, ok, err := db.Notes.LeaseNote(ctx, n.ID, time.Minute)
 			if err != nil || ok || got.State != from || !got.LeaseUntil.Equal(until) || got.Sends != 1 {
 				t.Fatalf("leased under a live lease: %+v %v %v", got, ok, err)
 			}
-			if ps, _ := db.PendingNotes(ctx); len(ps) != 0 {
+			if ps, _ := db.Notes.PendingNotes(ctx); len(ps) != 0 {
 				t.Fatalf("a note under a live lease is pending: %+v", ps)
 			}
 		})
@@ -164,7 +164,7 @@ func TestTheNotesOutbox(t *testing.T) {
 	db.SetClock(func() time.Time { return now })
 	synced := failed("i1", "b1", policy.CodeClassifierTimeout, t0)
 	synced.Notes = []policy.Note{{ID: "r0", Author: "ben", Text: "Called the branch.", CreatedAt: t0.Add(-time.Hour)}}
-	if _, err := db.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0, synced)}); err != nil {
+	if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0, synced)}); err != nil {
 		t.Fatal(err)
 	}
 	queued := writeNote(t, db, "k1", "One")
@@ -175,7 +175,7 @@ func TestTheNotesOutbox(t *testing.T) {
 		t.Fatalf("written %s", queued.State)
 	}
 	for _, n := range []store.NoteRow{refused, sent} {
-		l, ok, err := db.LeaseNote(ctx, n.ID, time.Minute)
+		l, ok, err := db.Notes.LeaseNote(ctx, n.ID, time.Minute)
 		if err != nil || !ok {
 			t.Fatal(ok, err)
 		}
@@ -183,14 +183,14 @@ func TestTheNotesOutbox(t *testing.T) {
 		if n.ID == sent.ID {
 			f = store.NoteFinish{On: policy.EventAnswered, Lease: l.Sends, Remote: &policy.Note{ID: "r3", Author: "ana", Text: "Three", CreatedAt: t0}, Event: "note added"}
 		}
-		if _, err := db.FinishNote(ctx, n.ID, f); err != nil {
+		if _, err := db.Notes.FinishNote(ctx, n.ID, f); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if c, err := db.CancelNote(ctx, withdrawn.ID, "ana"); err != nil || c.State != policy.ActionCancelled {
+	if c, err := db.Notes.CancelNote(ctx, withdrawn.ID, "ana"); err != nil || c.State != policy.ActionCancelled {
 		t.Fatalf("%+v %v", c, err)
 	}
-	if _, err := db.CancelNote(ctx, refused.ID, "ana"); policy.ErrorCode(err) != policy.CodeConflict {
+	if _, err := db.Notes.CancelNote(ctx, refused.ID, "ana"); policy.ErrorCode(err) != policy.CodeConflict {
 		t.Fatalf("a failed note cancelled: %v", err)
 	}
 	texts := func(ns []store.NoteRow) []string {
@@ -200,41 +200,41 @@ func TestTheNotesOutbox(t *testing.T) {
 		}
 		return out
 	}
-	all, _ := db.ItemNotes(ctx, "i1")
+	all, _ := db.Notes.ItemNotes(ctx, "i1")
 	if got := texts(all); !slices.Equal(got, []string{"Called the branch.:" + string(policy.SyncedNoteState), "One:queued", "Two:failed", "Three:done"}) {
 		t.Fatalf("item notes %v", got)
 	}
-	if p, _ := db.PendingNotes(ctx); !slices.Equal(texts(p), []string{"One:queued"}) {
+	if p, _ := db.Notes.PendingNotes(ctx); !slices.Equal(texts(p), []string{"One:queued"}) {
 		t.Fatalf("pending %v", texts(p))
 	}
-	if o, _ := db.OpenNotes(ctx); !slices.Equal(texts(o), []string{"One:queued"}) {
+	if o, _ := db.Notes.OpenNotes(ctx); !slices.Equal(texts(o), []string{"One:queued"}) {
 		t.Fatalf("outbox %v (a synced note is no one's to send)", texts(o))
 	}
-	if c, _ := db.NoteCounts(ctx); c["i1"] != 3 {
+	if c, _ := db.Notes.NoteCounts(ctx); c["i1"] != 3 {
 		t.Fatalf("counts %v: the failed note is not on the item", c)
 	}
-	if ex, _ := db.AllNotes(ctx); !slices.Equal(texts(ex["i1"]), []string{"Called the branch.:done", "One:queued", "Three:done"}) {
+	if ex, _ := db.Notes.AllNotes(ctx); !slices.Equal(texts(ex["i1"]), []string{"Called the branch.:done", "One:queued", "Three:done"}) {
 		t.Fatalf("export %v", texts(ex["i1"]))
 	}
 	// A note on its way, then taken while its lease is live: not pending,
 	// still in the outbox and counted.
-	l, ok, err := db.LeaseNote(ctx, queued.ID, time.Minute)
+	l, ok, err := db.Notes.LeaseNote(ctx, queued.ID, time.Minute)
 	if err != nil || !ok || l.State != policy.ActionSending {
 		t.Fatal(ok, err)
 	}
-	if p, _ := db.PendingNotes(ctx); len(p) != 0 {
+	if p, _ := db.Notes.PendingNotes(ctx); len(p) != 0 {
 		t.Fatalf("pending under a live lease %v", texts(p))
 	}
-	if o, _ := db.OpenNotes(ctx); !slices.Equal(texts(o), []string{"One:sending"}) {
+	if o, _ := db.Notes.OpenNotes(ctx); !slices.Equal(texts(o), []string{"One:sending"}) {
 		t.Fatalf("outbox %v", texts(o))
 	}
 	// Turned away on its first send: back in the queue, never lost.
-	back, err := db.FinishNote(ctx, queued.ID, store.NoteFinish{On: policy.EventTurnedAway, Lease: l.Sends, ErrCode: policy.CodeRateLimited, Err: "wait", Event: "note turned away"})
+	back, err := db.Notes.FinishNote(ctx, queued.ID, store.NoteFinish{On: policy.EventTurnedAway, Lease: l.Sends, ErrCode: policy.CodeRateLimited, Err: "wait", Event: "note turned away"})
 	if err != nil || back.State != policy.ActionQueued || back.LastErrorCode != policy.CodeRateLimited {
 		t.Fatalf("%+v %v", back, err)
 	}
 	now = t0.Add(time.Hour)
-	if p, _ := db.PendingNotes(ctx); !slices.Equal(texts(p), []string{"One:queued"}) {
+	if p, _ := db.Notes.PendingNotes(ctx); !slices.Equal(texts(p), []string{"One:queued"}) {
 		t.Fatalf("pending %v", texts(p))
 	}
 }

@@ -38,7 +38,7 @@ func TestOpeningANewCacheAtOnceMigratesItOnce(t *testing.T) {
 			}
 		}
 		for _, db := range dbs {
-			if _, _, err := db.Counts(context.Background()); err != nil {
+			if _, _, err := db.Items.Counts(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			db.Close()

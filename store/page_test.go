@@ -22,32 +22,32 @@ func TestApplyPageSkipsBatchesItHolds(t *testing.T) {
 	t1 := t0.Add(time.Minute)
 	b1 := batchOf("b1", t0, scored("i1", "b1", 10, t0))
 	b2 := batchOf("b2", t1, scored("i2", "b2", 20, t1), failed("i3", "b2", policy.CodeDecodeFailed, t1))
-	if n, err := db.ApplyPage(ctx, []policy.Batch{b1, b2}); err != nil || n.Batches != 2 || n.Items != 3 || n.Held != 0 {
+	if n, err := db.Sync.ApplyPage(ctx, []policy.Batch{b1, b2}); err != nil || n.Batches != 2 || n.Items != 3 || n.Held != 0 {
 		t.Fatalf("first page %+v %v", n, err)
 	}
-	if n, err := db.ApplyPage(ctx, []policy.Batch{b2}); err != nil || n.Held != 1 || n.HeldItems != 2 || n.Batches != 0 || n.Items != 0 {
+	if n, err := db.Sync.ApplyPage(ctx, []policy.Batch{b2}); err != nil || n.Held != 1 || n.HeldItems != 2 || n.Batches != 0 || n.Items != 0 {
 		t.Fatalf("the newest batch again: %+v %v", n, err)
 	}
 	b3 := batchOf("b3", t1.Add(time.Second), scored("i4", "b3", 30, t1.Add(time.Second)))
-	if n, err := db.ApplyPage(ctx, []policy.Batch{b3, b2}); err != nil || n.Held != 1 || n.Batches != 1 || n.Items != 1 ||
+	if n, err := db.Sync.ApplyPage(ctx, []policy.Batch{b3, b2}); err != nil || n.Held != 1 || n.Batches != 1 || n.Items != 1 ||
 		len(n.HeldIndexes) != 1 || n.HeldIndexes[0] != 1 { // where in the page: b2 is second
 		t.Fatalf("held and new: %+v %v", n, err)
 	}
 	// The same instant with a different state is a change, not a repeat.
 	changed := batchOf("b2", t1, scored("i2", "b2", 21, t1), failed("i3", "b2", policy.CodeDecodeFailed, t1))
-	if n, err := db.ApplyPage(ctx, []policy.Batch{changed}); err != nil || n.Held != 0 || n.Items != 1 {
+	if n, err := db.Sync.ApplyPage(ctx, []policy.Batch{changed}); err != nil || n.Held != 0 || n.Items != 1 {
 		t.Fatalf("changed at the same instant: %+v %v", n, err)
 	}
 	// So is an item added at the same instant.
 	grown := batchOf("b2", t1, append(changed.Items, scored("i5", "b2", 50, t1))...)
-	if n, err := db.ApplyPage(ctx, []policy.Batch{grown}); err != nil || n.Held != 0 || n.Items != 1 {
+	if n, err := db.Sync.ApplyPage(ctx, []policy.Batch{grown}); err != nil || n.Held != 0 || n.Items != 1 {
 		t.Fatalf("grown at the same instant: %+v %v", n, err)
 	}
 	// An older state of a batch neither counts as held nor rolls it back.
-	if n, err := db.ApplyPage(ctx, []policy.Batch{batchOf("b3", t0, scored("i4", "b3", 99, t0))}); err != nil || n.Held != 0 || n.Batches != 0 || n.Items != 0 {
+	if n, err := db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b3", t0, scored("i4", "b3", 99, t0))}); err != nil || n.Held != 0 || n.Batches != 0 || n.Items != 0 {
 		t.Fatalf("older state: %+v %v", n, err)
 	}
-	if pos, _ := db.SyncPosition(ctx); !pos.Equal(t1.Add(time.Second)) {
+	if pos, _ := db.Sync.SyncPosition(ctx); !pos.Equal(t1.Add(time.Second)) {
 		t.Fatalf("position %v", pos)
 	}
 }
@@ -82,15 +82,15 @@ func TestASameInstantChangeOfAnyComparedValueIsNotHeld(t *testing.T) {
 		t.Run(what, func(t *testing.T) {
 			db := MustOpenDB(t)
 			ctx := context.Background()
-			if _, err := db.ApplyPage(ctx, []policy.Batch{batchOf("b1", at, base())}); err != nil {
+			if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", at, base())}); err != nil {
 				t.Fatal(err)
 			}
-			if n, err := db.ApplyPage(ctx, []policy.Batch{batchOf("b1", at, base())}); err != nil || n.Held != 1 {
+			if n, err := db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", at, base())}); err != nil || n.Held != 1 {
 				t.Fatalf("the same batch again is not held: %+v %v", n, err)
 			}
 			it := base()
 			change(&it)
-			if n, err := db.ApplyPage(ctx, []policy.Batch{batchOf("b1", at, it)}); err != nil || n.Held != 0 || n.Items != 1 {
+			if n, err := db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", at, it)}); err != nil || n.Held != 0 || n.Items != 1 {
 				t.Fatalf("a changed %s at the same instant: %+v %v", what, n, err)
 			}
 		})
@@ -101,11 +101,11 @@ func TestApplyPageWritesNothingOnceCancelled(t *testing.T) {
 	db := MustOpenDB(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := db.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0, scored("i1", "b1", 10, t0))})
+	_, err := db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0, scored("i1", "b1", 10, t0))})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v", err)
 	}
-	if nb, ni, _ := db.Counts(context.Background()); nb != 0 || ni != 0 {
+	if nb, ni, _ := db.Items.Counts(context.Background()); nb != 0 || ni != 0 {
 		t.Fatalf("a cancelled page wrote %d batches %d items", nb, ni)
 	}
 }
@@ -128,17 +128,17 @@ func TestEachItemStreamsTheListingInOrder(t *testing.T) {
 		}
 		page = append(page, bt)
 	}
-	if _, err := db.ApplyPage(ctx, page); err != nil {
+	if _, err := db.Sync.ApplyPage(ctx, page); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []store.ItemFilter{{}, {NeedsAction: true}, {Status: policy.StatusScored, SortBy: "score", Desc: true},
 		{Search: "b07"}, {BatchID: "b03"}, {Limit: 7, Offset: 5}} {
-		all, err := db.Items(ctx, f)
+		all, err := db.Items.Items(ctx, f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		i := 0
-		err = db.EachItem(ctx, f, func(r store.ItemRow) error {
+		err = db.Items.EachItem(ctx, f, func(r store.ItemRow) error {
 			if i >= len(all) || r.ID != all[i].ID {
 				return fmt.Errorf("row %d is %s", i, r.ID)
 			}
@@ -149,21 +149,21 @@ func TestEachItemStreamsTheListingInOrder(t *testing.T) {
 			t.Fatalf("%+v: %d of %d rows: %v", f, i, len(all), err)
 		}
 		if f.Limit == 0 {
-			if n, err := db.CountItems(ctx, f); err != nil || n != len(all) {
+			if n, err := db.Items.CountItems(ctx, f); err != nil || n != len(all) {
 				t.Fatalf("%+v: count %d, listed %d: %v", f, n, len(all), err)
 			}
 		}
 	}
 	// A page of a listing is a slice of the whole, in the same order.
-	all, _ := db.Items(ctx, store.ItemFilter{NeedsAction: true})
-	pg, _ := db.Items(ctx, store.ItemFilter{NeedsAction: true, Limit: 10, Offset: 20})
+	all, _ := db.Items.Items(ctx, store.ItemFilter{NeedsAction: true})
+	pg, _ := db.Items.Items(ctx, store.ItemFilter{NeedsAction: true, Limit: 10, Offset: 20})
 	if len(pg) != 10 || pg[0].ID != all[20].ID || pg[9].ID != all[29].ID {
 		t.Fatalf("page %d rows", len(pg))
 	}
 	// An error from the callback stops the listing and comes back.
 	stop := errors.New("stop")
 	n := 0
-	if err := db.EachItem(ctx, store.ItemFilter{}, func(store.ItemRow) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
+	if err := db.Items.EachItem(ctx, store.ItemFilter{}, func(store.ItemRow) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
 		t.Fatalf("stopped after %d rows: %v", n, err)
 	}
 }
@@ -179,16 +179,16 @@ func TestApplyPageWritesBatchesOfAnySize(t *testing.T) {
 		for k := range size {
 			bt.Items = append(bt.Items, scored(fmt.Sprintf("%s_%02d", id, k), id, k, bt.UpdatedAt))
 		}
-		if n, err := db.ApplyPage(ctx, []policy.Batch{bt}); err != nil || n.Items != size {
+		if n, err := db.Sync.ApplyPage(ctx, []policy.Batch{bt}); err != nil || n.Items != size {
 			t.Fatalf("size %d: %+v %v", size, n, err)
 		}
-		rows, _ := db.Items(ctx, store.ItemFilter{BatchID: id})
+		rows, _ := db.Items.Items(ctx, store.ItemFilter{BatchID: id})
 		if len(rows) != size || *rows[size-1].RiskScore != size-1 {
 			t.Fatalf("size %d: %d rows stored", size, len(rows))
 		}
 		bt.Items[size-1] = scored(bt.Items[size-1].ID, id, 99, bt.UpdatedAt.Add(time.Second))
 		bt.UpdatedAt = bt.UpdatedAt.Add(time.Second)
-		if n, err := db.ApplyPage(ctx, []policy.Batch{bt}); err != nil || n.Items != 1 {
+		if n, err := db.Sync.ApplyPage(ctx, []policy.Batch{bt}); err != nil || n.Items != 1 {
 			t.Fatalf("size %d, one item changed: %+v %v", size, n, err)
 		}
 	}

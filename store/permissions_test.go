@@ -25,7 +25,7 @@ func TestEveryFileOfTheCacheIsPrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.ApplyPage(context.Background(), []policy.Batch{batchOf("b1", t0, scored("i1", "b1", 5, t0))}); err != nil {
+	if _, err := db.Sync.ApplyPage(context.Background(), []policy.Batch{batchOf("b1", t0, scored("i1", "b1", 5, t0))}); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range []string{dir, filepath.Dir(dir)} {

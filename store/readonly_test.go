@@ -48,10 +48,10 @@ func cacheWithOutbox(t *testing.T, path string) store.Action {
 	b := policy.Batch{ID: "bat_1", CustomerRef: "CUST-1", CreatedAt: t0, UpdatedAt: t0, Items: []policy.Item{{
 		ID: "itm_1", BatchID: "bat_1", Kind: "selfie", FileName: "a.jpg", MediaType: "image/jpeg", SizeBytes: 1,
 		Status: policy.StatusError, ErrorCode: policy.CodeClassifierTimeout, Attempt: 1, UpdatedAt: t0}}}
-	if _, err := db.ApplyPage(ctx, []policy.Batch{b}); err != nil {
+	if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{b}); err != nil {
 		t.Fatal(err)
 	}
-	a, err := db.CreateAction(ctx, store.Action{ItemID: "itm_1", Kind: policy.ActionResubmit, Key: "key-ro-1", Reviewer: "ana"}, nil, func(policy.Situation) error { return nil })
+	a, err := db.Outbox.CreateAction(ctx, store.Action{ItemID: "itm_1", Kind: policy.ActionResubmit, Key: "key-ro-1", Reviewer: "ana"}, nil, func(policy.Situation) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,14 +102,14 @@ func TestAReadOnlyCacheIsReadAndWritesSayWhyNot(t *testing.T) {
 			}
 			defer db.Close()
 			ctx := context.Background()
-			box, err := db.Outbox(ctx)
+			box, err := db.Outbox.Outbox(ctx)
 			if err != nil || len(box) != 1 || box[0].Key != want.Key {
 				t.Fatalf("outbox of a read-only cache: %+v %v", box, err)
 			}
-			if _, err := db.Item(ctx, "itm_1"); err != nil {
+			if _, err := db.Items.Item(ctx, "itm_1"); err != nil {
 				t.Fatal(err)
 			}
-			err = db.SetLastSync(ctx, time.Now())
+			err = db.Sync.SetLastSync(ctx, time.Now())
 			if err == nil {
 				t.Fatal("a write to a read-only cache succeeded")
 			}
@@ -129,7 +129,7 @@ func TestAReadOnlyFolderWithALiveLogIsRefusedNotReadStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.SetLastSync(context.Background(), time.Now()); err != nil {
+	if err := db.Sync.SetLastSync(context.Background(), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	// The cache and its log copied while in use (a backup), without -shm.

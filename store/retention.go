@@ -50,11 +50,11 @@ const purgedItems = `(SELECT i.id FROM items i JOIN retention_purge p ON p.batch
 // Forgettable lists the batches the retention would remove at now when
 // batches are kept for keep (a dry run): nothing changes. A keep of zero
 // or less keeps everything.
-func (db *DB) Forgettable(ctx context.Context, now time.Time, keep time.Duration) ([]ForgottenBatch, error) {
+func (s *RetentionStore) Forgettable(ctx context.Context, now time.Time, keep time.Duration) ([]ForgottenBatch, error) {
 	if keep <= 0 {
 		return nil, nil
 	}
-	rows, err := db.db.QueryContext(ctx, `SELECT f.id, b.customer_ref, f.n, f.t FROM (`+forgettableSQL+`) AS f
+	rows, err := s.db.QueryContext(ctx, `SELECT f.id, b.customer_ref, f.n, f.t FROM (`+forgettableSQL+`) AS f
 		JOIN batches b ON b.id = f.id ORDER BY f.t, f.id`, ms(now.Add(-keep)))
 	if err != nil {
 		return nil, err
@@ -89,11 +89,11 @@ const forgetChunk = 1000
 // row). Deleted content is overwritten in the file (secure_delete), and the
 // write-ahead log is checkpointed afterwards when no reader holds it, so
 // that what was forgotten does not linger in free pages.
-func (db *DB) Forget(ctx context.Context, now time.Time, keep time.Duration, reviewer string) ([]ForgottenBatch, error) {
+func (s *RetentionStore) Forget(ctx context.Context, now time.Time, keep time.Duration, reviewer string) ([]ForgottenBatch, error) {
 	if keep <= 0 {
 		return nil, nil
 	}
-	conn, err := db.db.Conn(ctx)
+	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (db *DB) Forget(ctx context.Context, now time.Time, keep time.Duration, rev
 				return err
 			}
 			return tx.Commit()
-		}(), db.busyTimeout)
+		}(), s.busyTimeout)
 		if err != nil {
 			return out, err
 		}

@@ -87,14 +87,14 @@ func TestForgettableFollowsPolicy(t *testing.T) {
 	if len(want) == 0 || len(want) == len(cases) {
 		t.Fatalf("the grid is degenerate: %d of %d forgettable", len(want), len(cases))
 	}
-	dry, err := db.Forgettable(ctx, now, keep)
+	dry, err := db.Retention.Forgettable(ctx, now, keep)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := ids(dry); !sameSet(got, want) {
 		t.Fatalf("the SQL and policy.MayForget disagree:\n%s", diffSets(got, want, cases))
 	}
-	if d, _ := db.Forgettable(ctx, now, 0); len(d) != 0 {
+	if d, _ := db.Retention.Forgettable(ctx, now, 0); len(d) != 0 {
 		t.Fatalf("no period forgets %d batches", len(d))
 	}
 	auditBefore := count(t, db, `SELECT COUNT(*) FROM audit`)
@@ -103,7 +103,7 @@ func TestForgettableFollowsPolicy(t *testing.T) {
 		removedIDs = append(removedIDs, "'"+b+"'")
 	}
 	removedLines := count(t, db, `SELECT COUNT(*) FROM audit u JOIN items i ON i.id = u.item_id WHERE i.batch_id IN (`+strings.Join(removedIDs, ",")+`)`)
-	removed, err := db.Forget(ctx, now, keep, "ana")
+	removed, err := db.Retention.Forget(ctx, now, keep, "ana")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestForgettableFollowsPolicy(t *testing.T) {
 		t.Fatalf("audit lines %d before, %d after: want %d less (the removed items' history) and %d more", auditBefore, after, removedLines, len(want))
 	}
 	// Again: nothing more to forget.
-	if again, err := db.Forget(ctx, now, keep, "ana"); err != nil || len(again) != 0 {
+	if again, err := db.Retention.Forget(ctx, now, keep, "ana"); err != nil || len(again) != 0 {
 		t.Fatalf("a second purge: %v, %v", again, err)
 	}
 	// The audit stays append-only outside a purge.
@@ -220,30 +220,30 @@ func TestSyncTouchesABatch(t *testing.T) {
 	ctx := context.Background()
 	longAgo := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) // the service's updated_at
 	keep := time.Hour
-	if _, err := db.ApplyPage(ctx, []policy.Batch{batchOf("b1", longAgo, scored("i1", "b1", 10, longAgo))}); err != nil {
+	if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", longAgo, scored("i1", "b1", 10, longAgo))}); err != nil {
 		t.Fatal(err)
 	}
-	if f, err := db.Forgettable(ctx, time.Now(), keep); err != nil || len(f) != 0 {
+	if f, err := db.Retention.Forgettable(ctx, time.Now(), keep); err != nil || len(f) != 0 {
 		t.Fatalf("a batch synced just now (updated long ago at the service) is forgettable: %v, %v", f, err)
 	}
 	later := time.Now().Add(2 * keep) // the cache's clock, two periods on
-	if f, err := db.Forgettable(ctx, later, keep); err != nil || len(f) != 1 {
+	if f, err := db.Retention.Forgettable(ctx, later, keep); err != nil || len(f) != 1 {
 		t.Fatalf("untouched for two periods: %v, %v", f, err)
 	}
 	// An unchanged page is not a touch.
 	must(t, db.Exec(ctx, `UPDATE batches SET touched_at = 0`))
-	if _, err := db.ApplyPage(ctx, []policy.Batch{batchOf("b1", longAgo, scored("i1", "b1", 10, longAgo))}); err != nil {
+	if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", longAgo, scored("i1", "b1", 10, longAgo))}); err != nil {
 		t.Fatal(err)
 	}
-	if f, _ := db.Forgettable(ctx, time.Now(), keep); len(f) != 1 {
+	if f, _ := db.Retention.Forgettable(ctx, time.Now(), keep); len(f) != 1 {
 		t.Fatalf("an unchanged page touched the batch: %v", f)
 	}
 	// A change is.
 	next := longAgo.Add(time.Minute)
-	if _, err := db.ApplyPage(ctx, []policy.Batch{batchOf("b1", next, scored("i1", "b1", 11, next))}); err != nil {
+	if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", next, scored("i1", "b1", 11, next))}); err != nil {
 		t.Fatal(err)
 	}
-	if f, _ := db.Forgettable(ctx, time.Now(), keep); len(f) != 0 {
+	if f, _ := db.Retention.Forgettable(ctx, time.Now(), keep); len(f) != 0 {
 		t.Fatalf("a changed batch was not touched: %v", f)
 	}
 }

@@ -85,9 +85,9 @@ func scanIDs(rows *sql.Rows) ([]string, error) {
 // of the notes the cache held (Notes carry only their ID). ok is false
 // when nothing was kept (the action is older than the column): then the
 // cache's item, with ItemNoteIDs, is the best account of what she saw.
-func (db *DB) ActionSeen(ctx context.Context, id int64) (saw policy.Item, ok bool, err error) {
+func (s *OutboxStore) ActionSeen(ctx context.Context, id int64) (saw policy.Item, ok bool, err error) {
 	var raw sql.NullString
-	err = db.db.QueryRowContext(ctx, `SELECT a.seen FROM actions a WHERE a.id = ?`, id).Scan(&raw)
+	err = s.db.QueryRowContext(ctx, `SELECT a.seen FROM actions a WHERE a.id = ?`, id).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {
 		return saw, false, notFound("action", fmt.Sprint(id))
 	}
@@ -108,8 +108,8 @@ func (db *DB) ActionSeen(ctx context.Context, id int64) (saw policy.Item, ok boo
 }
 
 // ItemNoteIDs are the service's ids of the notes the cache holds on an item.
-func (db *DB) ItemNoteIDs(ctx context.Context, itemID string) ([]string, error) {
-	rows, err := db.db.QueryContext(ctx, noteIDsSQL, itemID)
+func (s *NoteStore) ItemNoteIDs(ctx context.Context, itemID string) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, noteIDsSQL, itemID)
 	if err != nil {
 		return nil, err
 	}
@@ -127,15 +127,15 @@ func setActionRevision(ctx context.Context, tx *sql.Tx, id, revision int64) erro
 // SetActionRevision stores the revision an action goes out with, learnt
 // after it was queued (the cache did not know it): every later send of the
 // action carries the same If-Match.
-func (db *DB) SetActionRevision(ctx context.Context, id, revision int64) error {
-	return db.tx(ctx, func(tx *sql.Tx) error { return setActionRevision(ctx, tx, id, revision) })
+func (s *OutboxStore) SetActionRevision(ctx context.Context, id, revision int64) error {
+	return s.tx(ctx, func(tx *sql.Tx) error { return setActionRevision(ctx, tx, id, revision) })
 }
 
 // ActionRevision is the item's revision stored with an action when it was
 // queued, or learnt before its first send (0: none known, a 1.0 service).
-func (db *DB) ActionRevision(ctx context.Context, id int64) (int64, error) {
+func (s *OutboxStore) ActionRevision(ctx context.Context, id int64) (int64, error) {
 	var rev sql.NullInt64
-	err := db.db.QueryRowContext(ctx, `SELECT revision FROM actions WHERE id = ?`, id).Scan(&rev)
+	err := s.db.QueryRowContext(ctx, `SELECT revision FROM actions WHERE id = ?`, id).Scan(&rev)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, notFound("action", fmt.Sprint(id))
 	}
@@ -149,14 +149,14 @@ const keyFullSyncDue = "full_sync_due"
 // FullSyncDue says why the next sync must be a full one, "" when it need
 // not: items that a field the service now fills (the revision) left
 // empty, after a migration or the service's move from contract 1.0 to 1.1.
-func (db *DB) FullSyncDue(ctx context.Context) (string, error) {
-	return getString(ctx, db.db, keyFullSyncDue)
+func (s *SyncStore) FullSyncDue(ctx context.Context) (string, error) {
+	return getString(ctx, s.db, keyFullSyncDue)
 }
 
 // MarkFullSyncIfUnrevised marks the next sync as a full one when the cache
 // holds an item without a revision; why is kept as the reason.
-func (db *DB) MarkFullSyncIfUnrevised(ctx context.Context, why string) error {
-	return db.tx(ctx, func(tx *sql.Tx) error {
+func (s *SyncStore) MarkFullSyncIfUnrevised(ctx context.Context, why string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO sync_state(key, value) SELECT ?, ?
 			WHERE EXISTS (SELECT 1 FROM items WHERE revision = 0)
 			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, keyFullSyncDue, why)
@@ -166,8 +166,8 @@ func (db *DB) MarkFullSyncIfUnrevised(ctx context.Context, why string) error {
 
 // FullSyncDone clears the mark after a full sync that began under it; a
 // mark set again meanwhile (another reason) stays.
-func (db *DB) FullSyncDone(ctx context.Context, why string) error {
-	return db.tx(ctx, func(tx *sql.Tx) error {
+func (s *SyncStore) FullSyncDone(ctx context.Context, why string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM sync_state WHERE key = ? AND value = ?`, keyFullSyncDue, why)
 		return err
 	})

@@ -47,15 +47,15 @@ func TestMigration12MarksAFullSyncForItemsWithoutARevision(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			why, err := db.FullSyncDue(ctx)
+			why, err := db.Sync.FullSyncDue(ctx)
 			if err != nil || (why != "") != tc.due {
 				t.Fatalf("full sync due %q (%v), want due=%v", why, err, tc.due)
 			}
 			if tc.due {
-				if err := db.FullSyncDone(ctx, why); err != nil {
+				if err := db.Sync.FullSyncDone(ctx, why); err != nil {
 					t.Fatal(err)
 				}
-				if why, _ := db.FullSyncDue(ctx); why != "" {
+				if why, _ := db.Sync.FullSyncDue(ctx); why != "" {
 					t.Fatalf("still due after a full sync: %q", why)
 				}
 			}
@@ -80,19 +80,19 @@ func TestAnActionKeepsWhatTheReviewerSaw(t *testing.T) {
 	revised := unrevised
 	revised.ID, revised.Revision, revised.Notes = "i2", 6, nil
 	b.Items = []policy.Item{unrevised, revised}
-	if _, err := db.ApplyPage(ctx, []policy.Batch{b}); err != nil {
+	if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{b}); err != nil {
 		t.Fatal(err)
 	}
 	ok := func(policy.Situation) error { return nil }
-	a1, err := db.CreateAction(ctx, Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k1", Reviewer: "ana"}, nil, ok)
+	a1, err := db.Outbox.CreateAction(ctx, Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k1", Reviewer: "ana"}, nil, ok)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a2, err := db.CreateAction(ctx, Action{ItemID: "i2", Kind: policy.ActionResubmit, Key: "k2", Reviewer: "ana"}, nil, ok)
+	a2, err := db.Outbox.CreateAction(ctx, Action{ItemID: "i2", Kind: policy.ActionResubmit, Key: "k2", Reviewer: "ana"}, nil, ok)
 	if err != nil {
 		t.Fatal(err)
 	}
-	saw, kept, err := db.ActionSeen(ctx, a1.ID)
+	saw, kept, err := db.Outbox.ActionSeen(ctx, a1.ID)
 	if err != nil || !kept {
 		t.Fatalf("kept %v, %v", kept, err)
 	}
@@ -100,19 +100,19 @@ func TestAnActionKeepsWhatTheReviewerSaw(t *testing.T) {
 		saw.FileName != "a.jpg" || saw.SizeBytes != 7 || len(saw.Notes) != 1 || saw.Notes[0].ID != "nte_1" {
 		t.Fatalf("what she saw: %+v", saw)
 	}
-	if rev, _ := db.ActionRevision(ctx, a1.ID); rev != 0 {
+	if rev, _ := db.Outbox.ActionRevision(ctx, a1.ID); rev != 0 {
 		t.Fatalf("revision %d", rev)
 	}
-	if saw, kept, err := db.ActionSeen(ctx, a2.ID); err != nil || !kept || saw.Attempt != 2 || len(saw.Notes) != 0 {
+	if saw, kept, err := db.Outbox.ActionSeen(ctx, a2.ID); err != nil || !kept || saw.Attempt != 2 || len(saw.Notes) != 0 {
 		t.Fatalf("a revised item keeps what she saw too: %+v kept %v, %v", saw, kept, err)
 	}
-	if rev, _ := db.ActionRevision(ctx, a2.ID); rev != 6 {
+	if rev, _ := db.Outbox.ActionRevision(ctx, a2.ID); rev != 6 {
 		t.Fatalf("revision %d", rev)
 	}
-	if err := db.SetActionRevision(ctx, a1.ID, 9); err != nil {
+	if err := db.Outbox.SetActionRevision(ctx, a1.ID, 9); err != nil {
 		t.Fatal(err)
 	}
-	if rev, _ := db.ActionRevision(ctx, a1.ID); rev != 9 {
+	if rev, _ := db.Outbox.ActionRevision(ctx, a1.ID); rev != 9 {
 		t.Fatalf("learnt revision %d", rev)
 	}
 }

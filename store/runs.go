@@ -59,7 +59,7 @@ const (
 //
 // CreateRun holds every action; CreateRunFrom is the same confirmation in
 // memory that does not grow with the run.
-func (db *DB) CreateRun(ctx context.Context, kind policy.ActionKind, reviewer string, actions []Action,
+func (s *RunStore) CreateRun(ctx context.Context, kind policy.ActionKind, reviewer string, actions []Action,
 	check func(policy.Situation) error) (BulkRun, []Action, []Refusal, error) {
 	for _, a := range actions {
 		if a.Kind != kind {
@@ -70,7 +70,7 @@ func (db *DB) CreateRun(ctx context.Context, kind policy.ActionKind, reviewer st
 	var created []Action
 	var refused []Refusal
 	rest := actions
-	run, _, err := db.CreateRunFrom(ctx, kind, reviewer, len(actions), func(n int) ([]Action, error) {
+	run, _, err := s.CreateRunFrom(ctx, kind, reviewer, len(actions), func(n int) ([]Action, error) {
 		part := rest[:min(n, len(rest))]
 		rest = rest[len(part):]
 		return part, nil
@@ -90,7 +90,7 @@ type RunSource func(n int) ([]Action, error)
 // chunk commits, chunk is called with what it queued and left out (never
 // the same action twice), and nothing of it is kept. It returns the run
 // and how many actions it queued.
-func (db *DB) CreateRunFrom(ctx context.Context, kind policy.ActionKind, reviewer string, confirmed int, next RunSource,
+func (s *RunStore) CreateRunFrom(ctx context.Context, kind policy.ActionKind, reviewer string, confirmed int, next RunSource,
 	check func(policy.Situation) error, chunk func(created []Action, refused []Refusal)) (BulkRun, int, error) {
 	run := BulkRun{Kind: kind, Reviewer: reviewer, Confirmed: confirmed}
 	if confirmed < 0 {
@@ -135,8 +135,8 @@ func (db *DB) CreateRunFrom(ctx context.Context, kind policy.ActionKind, reviewe
 			return stopped(err)
 		}
 		var c runChunk
-		err := db.tx(ctx, func(tx *sql.Tx) error {
-			now := db.now()
+		err := s.tx(ctx, func(tx *sql.Tx) error {
+			now := s.now()
 			c = runChunk{run: run}
 			if first {
 				res, err := tx.ExecContext(ctx, `INSERT INTO bulk_runs(kind, reviewer, confirmed, created_at) VALUES (?, ?, ?, ?)`,
@@ -306,10 +306,10 @@ func (c *runChunk) write(ctx context.Context, tx *sql.Tx, now time.Time, actions
 }
 
 // Run returns a bulk run.
-func (db *DB) Run(ctx context.Context, id int64) (BulkRun, error) {
+func (s *RunStore) Run(ctx context.Context, id int64) (BulkRun, error) {
 	var r BulkRun
 	var created int64
-	err := db.db.QueryRowContext(ctx, `SELECT id, kind, reviewer, confirmed, created_at FROM bulk_runs WHERE id = ?`, id).
+	err := s.db.QueryRowContext(ctx, `SELECT id, kind, reviewer, confirmed, created_at FROM bulk_runs WHERE id = ?`, id).
 		Scan(&r.ID, &r.Kind, &r.Reviewer, &r.Confirmed, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, notFound("bulk run", fmt.Sprint(id))
@@ -319,14 +319,14 @@ func (db *DB) Run(ctx context.Context, id int64) (BulkRun, error) {
 }
 
 // RunActions lists a run's actions as they are now, in the order queued.
-func (db *DB) RunActions(ctx context.Context, runID int64) ([]Action, error) {
-	return queryActions(ctx, db.db, `id IN (SELECT action_id FROM bulk_run_actions WHERE run_id = ?) ORDER BY id`, runID)
+func (s *RunStore) RunActions(ctx context.Context, runID int64) ([]Action, error) {
+	return queryActions(ctx, s.db, `id IN (SELECT action_id FROM bulk_run_actions WHERE run_id = ?) ORDER BY id`, runID)
 }
 
 // RunCounts counts a run's actions by state as they are now, in one read
 // that holds nothing per action.
-func (db *DB) RunCounts(ctx context.Context, runID int64) (map[policy.ActionState]int, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT a.state, COUNT(*) FROM bulk_run_actions r JOIN actions a ON a.id = r.action_id
+func (s *RunStore) RunCounts(ctx context.Context, runID int64) (map[policy.ActionState]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT a.state, COUNT(*) FROM bulk_run_actions r JOIN actions a ON a.id = r.action_id
 		WHERE r.run_id = ? GROUP BY a.state`, runID)
 	if err != nil {
 		return nil, err
@@ -352,7 +352,7 @@ const runPage = 500
 // time: no read stays open while fn runs (fn may write to the cache), and
 // nothing is held per action. An action that changes state between two
 // pages is seen at most once.
-func (db *DB) EachRunAction(ctx context.Context, runID int64, states []policy.ActionState, fn func(Action) error) error {
+func (s *RunStore) EachRunAction(ctx context.Context, runID int64, states []policy.ActionState, fn func(Action) error) error {
 	where := ""
 	if len(states) > 0 {
 		where = " AND a.state IN " + sqlStates(states)
@@ -365,7 +365,7 @@ func (db *DB) EachRunAction(ctx context.Context, runID int64, states []policy.Ac
 	after := int64(0)
 	for {
 		page = page[:0]
-		rows, err := db.db.QueryContext(ctx, q, runID, after, runPage)
+		rows, err := s.db.QueryContext(ctx, q, runID, after, runPage)
 		if err != nil {
 			return err
 		}
@@ -398,11 +398,11 @@ func (db *DB) EachRunAction(ctx context.Context, runID int64, states []policy.Ac
 // machine lets the reviewer withdraw (those still queued: nothing of them
 // reached the API). Actions already sent, or being sent, are left alone:
 // only the service's answer ends them.
-func (db *DB) CancelRun(ctx context.Context, runID int64, reviewer string) ([]Action, error) {
+func (s *RunStore) CancelRun(ctx context.Context, runID int64, reviewer string) ([]Action, error) {
 	var out []Action
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		out = nil
-		now := db.now()
+		now := s.now()
 		var one int
 		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM bulk_runs WHERE id = ?`, runID).Scan(&one); errors.Is(err, sql.ErrNoRows) {
 			return notFound("bulk run", fmt.Sprint(runID))

@@ -17,9 +17,9 @@ func TestCreateRunQueuesInOneGoAndCancelsAsAGroup(t *testing.T) {
 	for i := range 5 {
 		items = append(items, failed(fmt.Sprintf("i%d", i), "b1", policy.CodeInternal, t0))
 	}
-	db.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0, items...)})
+	db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0, items...)})
 	// i0 already has an open action: the run leaves it out.
-	if _, err := db.CreateAction(ctx, store.Action{ItemID: "i0", Kind: policy.ActionResubmit, Key: "k-single", Reviewer: "ana"}, nil, allow); err != nil {
+	if _, err := db.Outbox.CreateAction(ctx, store.Action{ItemID: "i0", Kind: policy.ActionResubmit, Key: "k-single", Reviewer: "ana"}, nil, allow); err != nil {
 		t.Fatal(err)
 	}
 	var acts []store.Action
@@ -27,7 +27,7 @@ func TestCreateRunQueuesInOneGoAndCancelsAsAGroup(t *testing.T) {
 		acts = append(acts, store.Action{ItemID: fmt.Sprintf("i%d", i), Kind: policy.ActionResubmit, Key: fmt.Sprintf("k%d", i)})
 	}
 	acts = append(acts, store.Action{ItemID: "missing", Kind: policy.ActionResubmit, Key: "k-missing"})
-	run, created, refused, err := db.CreateRun(ctx, policy.ActionResubmit, "ana", acts, policy.CanResubmit)
+	run, created, refused, err := db.Runs.CreateRun(ctx, policy.ActionResubmit, "ana", acts, policy.CanResubmit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,17 +36,17 @@ func TestCreateRunQueuesInOneGoAndCancelsAsAGroup(t *testing.T) {
 		t.Fatalf("run %+v created %d refused %+v", run, len(created), refused)
 	}
 	// One is being sent: the group cancel leaves it alone.
-	if _, ok, err := db.LeaseAction(ctx, created[0].ID, time.Minute); !ok || err != nil {
+	if _, ok, err := db.Outbox.LeaseAction(ctx, created[0].ID, time.Minute); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
-	if _, err := db.CancelRun(ctx, 999, "ana"); policy.ErrorCode(err) != policy.CodeNotFound {
+	if _, err := db.Runs.CancelRun(ctx, 999, "ana"); policy.ErrorCode(err) != policy.CodeNotFound {
 		t.Fatalf("cancelling a run that does not exist: %v", err)
 	}
-	cancelled, err := db.CancelRun(ctx, run.ID, "ana")
+	cancelled, err := db.Runs.CancelRun(ctx, run.ID, "ana")
 	if err != nil || len(cancelled) != 3 {
 		t.Fatalf("%d cancelled %v", len(cancelled), err)
 	}
-	as, _ := db.RunActions(ctx, run.ID)
+	as, _ := db.Runs.RunActions(ctx, run.ID)
 	states := map[policy.ActionState]int{}
 	for _, a := range as {
 		states[a.State]++
@@ -55,7 +55,7 @@ func TestCreateRunQueuesInOneGoAndCancelsAsAGroup(t *testing.T) {
 		t.Fatalf("%v", states)
 	}
 	// A run holds no more actions than confirmed: the database says so.
-	one, got, _, err := db.CreateRun(ctx, policy.ActionResubmit, "ana",
+	one, got, _, err := db.Runs.CreateRun(ctx, policy.ActionResubmit, "ana",
 		[]store.Action{{ItemID: "i2", Kind: policy.ActionResubmit, Key: "k-one"}}, policy.CanResubmit)
 	if err != nil || len(got) != 1 {
 		t.Fatal(got, err)
@@ -85,7 +85,7 @@ func TestARunFromASourceHoldsAChunkAndReadsBackInPages(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	handed := 0
-	run, queued, err := db.CreateRunFrom(ctx, policy.ActionResubmit, "ana", n, source, policy.CanResubmit,
+	run, queued, err := db.Runs.CreateRunFrom(ctx, policy.ActionResubmit, "ana", n, source, policy.CanResubmit,
 		func(created []store.Action, refused []store.Refusal) {
 			handed += len(created) + len(refused)
 			for _, a := range created {
@@ -105,17 +105,17 @@ func TestARunFromASourceHoldsAChunkAndReadsBackInPages(t *testing.T) {
 	if err := db.QueryRow(ctx, fmt.Sprintf(`SELECT COUNT(*) FROM audit WHERE event = 'bulk resubmit run %d queued'`, run.ID), &lines); err != nil || lines != 1 {
 		t.Fatalf("%d audit lines for the run (%v), want 1", lines, err)
 	}
-	counts, err := db.RunCounts(ctx, run.ID)
+	counts, err := db.Runs.RunCounts(ctx, run.ID)
 	if err != nil || len(counts) != 1 || counts[policy.ActionQueued] != n {
 		t.Fatalf("%v %v", counts, err)
 	}
 	// One action sent: the pages see it in its state, in the order queued.
-	if _, ok, err := db.LeaseAction(ctx, 1234, time.Minute); !ok || err != nil {
+	if _, ok, err := db.Outbox.LeaseAction(ctx, 1234, time.Minute); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
 	var last int64
 	var all, queuedOnly int
-	err = db.EachRunAction(ctx, run.ID, nil, func(a store.Action) error {
+	err = db.Runs.EachRunAction(ctx, run.ID, nil, func(a store.Action) error {
 		if a.ID <= last {
 			t.Fatalf("action %d after %d", a.ID, last)
 		}
@@ -126,7 +126,7 @@ func TestARunFromASourceHoldsAChunkAndReadsBackInPages(t *testing.T) {
 	if err != nil || all != n {
 		t.Fatalf("%d actions read back: %v", all, err)
 	}
-	err = db.EachRunAction(ctx, run.ID, []policy.ActionState{policy.ActionQueued}, func(a store.Action) error {
+	err = db.Runs.EachRunAction(ctx, run.ID, []policy.ActionState{policy.ActionQueued}, func(a store.Action) error {
 		if a.ID == 1234 || a.State != policy.ActionQueued {
 			t.Fatalf("%+v", a)
 		}
@@ -136,7 +136,7 @@ func TestARunFromASourceHoldsAChunkAndReadsBackInPages(t *testing.T) {
 	if err != nil || queuedOnly != n-1 {
 		t.Fatalf("%d queued read back: %v", queuedOnly, err)
 	}
-	if counts, _ := db.RunCounts(ctx, run.ID); counts[policy.ActionSending] != 1 || counts[policy.ActionQueued] != n-1 {
+	if counts, _ := db.Runs.RunCounts(ctx, run.ID); counts[policy.ActionSending] != 1 || counts[policy.ActionQueued] != n-1 {
 		t.Fatalf("%v", counts)
 	}
 }

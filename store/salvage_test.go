@@ -33,11 +33,11 @@ func TestSalvageReadsAroundADamagedPage(t *testing.T) {
 			FileName: "a.jpg", MediaType: "image/jpeg", SizeBytes: 1, Status: policy.StatusError,
 			ErrorCode: policy.CodeDecodeFailed, Attempt: 1, UpdatedAt: t0})
 	}
-	if _, err := db.ApplyPage(ctx, []policy.Batch{b}); err != nil {
+	if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{b}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range n {
-		if _, err := db.CreateAction(ctx, store.Action{ItemID: fmt.Sprintf("itm_%04d", i), Kind: policy.ActionFileRequest,
+		if _, err := db.Outbox.CreateAction(ctx, store.Action{ItemID: fmt.Sprintf("itm_%04d", i), Kind: policy.ActionFileRequest,
 			Key: fmt.Sprintf("key-%04d", i), Reviewer: "ana", Message: fmt.Sprintf("message-%04d-only-in-the-table", i)},
 			nil, func(policy.Situation) error { return nil }); err != nil {
 			t.Fatal(err)

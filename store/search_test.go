@@ -23,7 +23,7 @@ func TestSearchFindsItemsByIdFileNameAndCustomer(t *testing.T) {
 		it.FileName = fmt.Sprintf("scan-%05d.jpg", n)
 		page = append(page, batchOf(id, t0.Add(time.Duration(n)*time.Second), it))
 	}
-	if _, err := db.ApplyPage(ctx, page); err != nil {
+	if _, err := db.Sync.ApplyPage(ctx, page); err != nil {
 		t.Fatal(err)
 	}
 	newest := fmt.Sprintf("bat_%05d", store.SearchScope)
@@ -39,7 +39,7 @@ func TestSearchFindsItemsByIdFileNameAndCustomer(t *testing.T) {
 		{"nothing-like-this", "", "", "", 0},
 		{`scan\`, "", "", "", 0}, // a backslash is a character, not an escape
 	} {
-		got, err := db.Batches(ctx, tc.search, 500)
+		got, err := db.Items.Batches(ctx, policy.DefaultBands(), tc.search, 500)
 		if err != nil {
 			t.Fatalf("%q: %v", tc.search, err)
 		}
@@ -61,7 +61,7 @@ func BenchmarkSearch100k(b *testing.B) {
 	for _, s := range []string{"b0999", "b09999_03", "03.jpg", "no-such-thing"} {
 		b.Run(s, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := db.Batches(ctx, s, 500); err != nil {
+				if _, err := db.Items.Batches(ctx, policy.DefaultBands(), s, 500); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -76,17 +76,18 @@ func TestBatchesCountScoredItemsByBand(t *testing.T) {
 	ctx := context.Background()
 	bt := batchOf("bat_1", t0, scored("a", "bat_1", 10, t0), scored("b", "bat_1", 50, t0), scored("c", "bat_1", 75, t0),
 		scored("d", "bat_1", 90, t0), failed("e", "bat_1", policy.CodeDecodeFailed, t0))
-	if _, err := db.ApplyPage(ctx, []policy.Batch{bt}); err != nil {
+	if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{bt}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		bands *policy.Bands
 		want  [4]int
 	}{{nil, [4]int{1, 1, 1, 1}}, {&policy.Bands{Medium: 60, High: 80, Critical: 95}, [4]int{2, 1, 1, 0}}} {
+		var bands policy.Bands // not valid: the default bands
 		if tc.bands != nil {
-			db.SetBands(*tc.bands)
+			bands = *tc.bands
 		}
-		got, err := db.Batches(ctx, "", 10)
+		got, err := db.Items.Batches(ctx, bands, "", 10)
 		if err != nil || len(got) != 1 {
 			t.Fatal(got, err)
 		}

@@ -45,7 +45,7 @@ func TestMigration8KeepsWhenEachItemEnteredItsStatus(t *testing.T) {
 	}
 	defer db.Close()
 	for id, want := range map[string]int64{"i1": 2000, "i2": 3000} {
-		r, err := db.Item(ctx, id)
+		r, err := db.Items.Item(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}

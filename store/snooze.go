@@ -12,13 +12,13 @@ import (
 // Snooze hides an item from "needs my action" until a time, with a reason;
 // it comes back by itself when the time comes. A new snooze replaces the
 // item's old one. Both are in the audit log.
-func (db *DB) Snooze(ctx context.Context, itemID string, until time.Time, reason, reviewer string) error {
+func (s *TriageStore) Snooze(ctx context.Context, itemID string, until time.Time, reason, reviewer string) error {
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
 		return policy.Errorf(policy.CodeInvalidInput, "a snooze needs a reason")
 	}
-	return db.tx(ctx, func(tx *sql.Tx) error {
-		now := db.now()
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now()
 		if !until.After(now) {
 			return policy.Errorf(policy.CodeInvalidInput, "snooze until %s: the date has passed", until.Local().Format("2006-01-02 15:04"))
 		}
@@ -35,8 +35,8 @@ func (db *DB) Snooze(ctx context.Context, itemID string, until time.Time, reason
 }
 
 // Wake ends an item's snooze now (the reviewer's choice).
-func (db *DB) Wake(ctx context.Context, itemID, reviewer string) error {
-	return db.tx(ctx, func(tx *sql.Tx) error {
+func (s *TriageStore) Wake(ctx context.Context, itemID, reviewer string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM snoozes WHERE item_id = ?`, itemID)
 		if err != nil {
 			return err
@@ -44,17 +44,17 @@ func (db *DB) Wake(ctx context.Context, itemID, reviewer string) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return policy.Errorf(policy.CodeConflict, "item %s is not snoozed", itemID)
 		}
-		return audit(ctx, tx, db.now(), reviewer, itemID, 0, "snooze ended by the reviewer", "")
+		return audit(ctx, tx, s.now(), reviewer, itemID, 0, "snooze ended by the reviewer", "")
 	})
 }
 
 // WakeDue removes the snoozes whose date has come and writes each in the
 // audit log; it returns the items that came back. Listing does not need
 // it (a past date is no snooze); it keeps the table and the audit tidy.
-func (db *DB) WakeDue(ctx context.Context) ([]string, error) {
+func (s *TriageStore) WakeDue(ctx context.Context) ([]string, error) {
 	var woken []string
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		now := db.now()
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now()
 		rows, err := tx.QueryContext(ctx, `DELETE FROM snoozes WHERE until <= ? RETURNING item_id, reviewer, reason`, ms(now))
 		if err != nil {
 			return err

@@ -15,10 +15,10 @@ func TestSnoozeComesBackByItselfAndIsAudited(t *testing.T) {
 	ctx := context.Background()
 	now := t0
 	db.SetClock(func() time.Time { return now })
-	db.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0,
+	db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0,
 		failed("i1", "b1", policy.CodeInternal, t0), failed("i2", "b1", policy.CodeDecodeFailed, t0))})
 	ids := func(f store.ItemFilter) []string {
-		rows, err := db.Items(ctx, f)
+		rows, err := db.Items.Items(ctx, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,13 +29,13 @@ func TestSnoozeComesBackByItselfAndIsAudited(t *testing.T) {
 		return out
 	}
 	tuesday := t0.Add(72 * time.Hour)
-	if err := db.Snooze(ctx, "i1", tuesday, "  ", "ana"); policy.ErrorCode(err) != policy.CodeInvalidInput {
+	if err := db.Triage.Snooze(ctx, "i1", tuesday, "  ", "ana"); policy.ErrorCode(err) != policy.CodeInvalidInput {
 		t.Fatalf("a snooze without a reason: %v", err)
 	}
-	if err := db.Snooze(ctx, "i1", t0.Add(-time.Minute), "x", "ana"); policy.ErrorCode(err) != policy.CodeInvalidInput {
+	if err := db.Triage.Snooze(ctx, "i1", t0.Add(-time.Minute), "x", "ana"); policy.ErrorCode(err) != policy.CodeInvalidInput {
 		t.Fatalf("a snooze in the past: %v", err)
 	}
-	if err := db.Snooze(ctx, "i1", tuesday, "customer calls back Tuesday", "ana"); err != nil {
+	if err := db.Triage.Snooze(ctx, "i1", tuesday, "customer calls back Tuesday", "ana"); err != nil {
 		t.Fatal(err)
 	}
 	if got := fmt.Sprint(ids(store.ItemFilter{NeedsAction: true})); got != "[i2]" {
@@ -44,7 +44,7 @@ func TestSnoozeComesBackByItselfAndIsAudited(t *testing.T) {
 	if got := fmt.Sprint(ids(store.ItemFilter{TriageFilter: store.TriageFilter{Snoozed: true}})); got != "[i1]" {
 		t.Fatalf("snoozed filter: %s", got)
 	}
-	if woken, _ := db.WakeDue(ctx); len(woken) != 0 {
+	if woken, _ := db.Triage.WakeDue(ctx); len(woken) != 0 {
 		t.Fatalf("woken early: %v", woken)
 	}
 	// Only the listed items (the news of a sync), and with another filter.
@@ -64,14 +64,14 @@ func TestSnoozeComesBackByItselfAndIsAudited(t *testing.T) {
 	if got := ids(store.ItemFilter{TriageFilter: store.TriageFilter{Snoozed: true}}); len(got) != 0 {
 		t.Fatalf("still snoozed: %v", got)
 	}
-	if woken, _ := db.WakeDue(ctx); fmt.Sprint(woken) != "[i1]" {
+	if woken, _ := db.Triage.WakeDue(ctx); fmt.Sprint(woken) != "[i1]" {
 		t.Fatalf("woken %v", woken)
 	}
-	audit, _ := db.ItemAudit(ctx, "i1")
+	audit, _ := db.Evidence.ItemAudit(ctx, "i1")
 	if len(audit) != 2 || audit[0].Event != "snooze ended: the date came" || audit[1].Detail != "customer calls back Tuesday" {
 		t.Fatalf("audit %+v", audit)
 	}
-	if err := db.Wake(ctx, "i1", "ana"); policy.ErrorCode(err) != policy.CodeConflict {
+	if err := db.Triage.Wake(ctx, "i1", "ana"); policy.ErrorCode(err) != policy.CodeConflict {
 		t.Fatalf("waking an item not snoozed: %v", err)
 	}
 }

@@ -29,7 +29,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 
@@ -62,8 +61,27 @@ func init() {
 	}})
 }
 
-// DB is an open cache.
+// DB is an open cache: one service per noun, each a few methods that are
+// each one transaction over small find and put helpers, all sharing one
+// core (the *sql.DB, the clock, the file that carries the migration lock).
+// A caller takes the service it uses: db.Outbox.CreateAction, db.Notes,
+// db.Runs. Settings are given at Open (Config), none is set afterwards.
 type DB struct {
+	*core
+	Sync      *SyncStore      // pages and items from the service, the sync position, the full-sync mark, the data version
+	Items     *ItemStore      // the cached items and batches, as listed and counted
+	Outbox    *OutboxStore    // reviewer actions: created, leased, finished, cancelled; their revisions
+	Notes     *NoteStore      // notes: the same life as actions, their own table
+	Team      *TeamStore      // who the reviewer is; the next items nobody holds
+	Files     *FileStore      // replacement files kept for an action, their versions and digests
+	Evidence  *EvidenceStore  // every HTTP attempt, and the append-only audit log
+	Triage    *TriageStore    // snoozes, saved views, how long items have waited
+	Runs      *RunStore       // bulk runs and their actions
+	Retention *RetentionStore // batches nobody touched for the retention period, forgotten
+}
+
+// core is what every service shares.
+type core struct {
 	db  *sql.DB
 	now func() time.Time
 	// file is the cache file held open from Open to Close: it carries the
@@ -72,10 +90,50 @@ type DB struct {
 	file *os.File
 	// busyTimeout is how long a write waits for another's lock (BusyTimeout).
 	busyTimeout time.Duration
-	// bands are the risk bands a batch's scored items are counted in
-	// (SetBands; policy.DefaultBands until set).
-	bandsMu sync.Mutex
-	bands   *policy.Bands
+}
+
+// The services: each is the core under the name of its noun.
+type (
+	SyncStore      struct{ *core }
+	ItemStore      struct{ *core }
+	OutboxStore    struct{ *core }
+	NoteStore      struct{ *core }
+	TeamStore      struct{ *core }
+	FileStore      struct{ *core }
+	EvidenceStore  struct{ *core }
+	TriageStore    struct{ *core }
+	RunStore       struct{ *core }
+	RetentionStore struct{ *core }
+)
+
+// Config is what Open is given besides the file and its SQLite options.
+type Config struct {
+	// Now is the clock every service reads (nil: time.Now).
+	Now func() time.Time
+}
+
+// WithConfig gives Open its Config.
+func WithConfig(c Config) Option {
+	return func(o *options) { o.cfg = c }
+}
+
+func newDB(c *core) *DB {
+	if c.now == nil {
+		c.now = time.Now
+	}
+	return &DB{
+		core:      c,
+		Sync:      &SyncStore{c},
+		Items:     &ItemStore{c},
+		Outbox:    &OutboxStore{c},
+		Notes:     &NoteStore{c},
+		Team:      &TeamStore{c},
+		Files:     &FileStore{c},
+		Evidence:  &EvidenceStore{c},
+		Triage:    &TriageStore{c},
+		Runs:      &RunStore{c},
+		Retention: &RetentionStore{c},
+	}
 }
 
 // DefaultPath is the cache in the user's config directory.
@@ -98,12 +156,13 @@ func DefaultPath() (string, error) {
 // older migration (migrations are applied in order only), a damaged one.
 // Open never deletes, recreates or migrates such a cache.
 func Open(path string, opts ...Option) (*DB, error) {
-	q := url.Values{}
-	for _, o := range opts {
-		o(q)
+	o := options{dsn: url.Values{}}
+	for _, opt := range opts {
+		opt(&o)
 	}
+	q := o.dsn
 	if q.Get("mode") == "ro" {
-		return openReadOnly(path, q)
+		return openReadOnly(path, q, o.cfg)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, inWords("cache directory", explainOpen(path, err))
@@ -134,8 +193,8 @@ func Open(path string, opts ...Option) (*DB, error) {
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_txlock", "immediate") // writers queue at BEGIN, not deadlock at COMMIT
 	// An option (BusyTimeout) wins over the defaults.
-	for _, o := range opts {
-		o(q)
+	for _, opt := range opts {
+		opt(&o)
 	}
 	if v, err := strconv.ParseInt(q.Get("_busy_timeout"), 10, 64); err == nil {
 		busyMS = v
@@ -150,7 +209,7 @@ func Open(path string, opts ...Option) (*DB, error) {
 		f.Close()
 		return nil, err
 	}
-	return &DB{db: sdb, now: time.Now, file: f, busyTimeout: time.Duration(busyMS) * time.Millisecond}, nil
+	return newDB(&core{db: sdb, now: o.cfg.Now, file: f, busyTimeout: time.Duration(busyMS) * time.Millisecond}), nil
 }
 
 // inWords is err as Open gives it: a CacheError as it is (it names the
@@ -173,9 +232,9 @@ func inWords(what string, err error) error {
 // it without them would show an old outbox. So too on a full disk, where
 // SQLite cannot give the -shm its size (ENOSPC): no connection can write
 // the cache without one while the disk stays full.
-func ReadOnly() Option { return func(dsn url.Values) { dsn.Set("mode", "ro") } }
+func ReadOnly() Option { return func(o *options) { o.dsn.Set("mode", "ro") } }
 
-func openReadOnly(path string, q url.Values) (*DB, error) {
+func openReadOnly(path string, q url.Values, cfg Config) (*DB, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("cache file: %w", err)
@@ -213,7 +272,7 @@ func openReadOnly(path string, q url.Values) (*DB, error) {
 		sdb.Close()
 		return nil, err
 	}
-	return &DB{db: sdb, now: time.Now, busyTimeout: DefaultBusyTimeout}, nil
+	return newDB(&core{db: sdb, now: cfg.Now, busyTimeout: DefaultBusyTimeout}), nil
 }
 
 // cannotShare reports whether SQLite refused a read-only connection
@@ -356,7 +415,14 @@ func migrator(sdb *sql.DB) (*goose.Provider, error) {
 }
 
 // Option changes how Open opens the cache.
-type Option func(dsn url.Values)
+type Option func(*options)
+
+// options are what the Options given to Open set: SQLite's (in its DSN)
+// and the services' (Config).
+type options struct {
+	dsn url.Values
+	cfg Config
+}
 
 // DefaultBusyTimeout is how long a writer waits for another process's
 // write to end before it gives up with CACHE_BUSY (BusyTimeout).
@@ -366,14 +432,14 @@ const DefaultBusyTimeout = 10 * time.Second
 // another connection or process writes (default DefaultBusyTimeout); past
 // it the write fails with CACHE_BUSY and nothing of it is kept.
 func BusyTimeout(d time.Duration) Option {
-	return func(dsn url.Values) { dsn.Set("_busy_timeout", strconv.FormatInt(max(d.Milliseconds(), 1), 10)) }
+	return func(o *options) { o.dsn.Set("_busy_timeout", strconv.FormatInt(max(d.Milliseconds(), 1), 10)) }
 }
 
 // PageCache caps SQLite's page cache at kib KiB for each connection
 // (SQLite's default is 2,000 KiB). The window keeps its connections all
 // day for reads of a few hundred rows; a command keeps the default.
 func PageCache(kib int) Option {
-	return func(dsn url.Values) { dsn.Set("_cache_size", strconv.Itoa(-kib)) }
+	return func(o *options) { o.dsn.Set("_cache_size", strconv.Itoa(-kib)) }
 }
 
 // tighten makes the cache and its WAL files 0600: the cache holds the
@@ -403,15 +469,12 @@ func tighten(path string) error {
 	return nil
 }
 
-// SetClock replaces time.Now (tests).
-func (db *DB) SetClock(now func() time.Time) { db.now = now }
-
 // Close closes the cache.
 func (db *DB) Close() error {
 	db.closeWatcher()
 	err := db.db.Close()
 	if db.file != nil {
-		db.file.Close() // after SQLite's descriptors: see DB.file
+		db.file.Close() // after SQLite's descriptors: see core.file
 	}
 	return err
 }
@@ -419,12 +482,12 @@ func (db *DB) Close() error {
 // tx runs fn in one IMMEDIATE transaction. A cache that another process
 // kept busy past the busy timeout is CACHE_BUSY, in words: nothing of fn
 // was written.
-func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	return busyError(db.runTx(ctx, fn), db.busyTimeout)
+func (c *core) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return busyError(c.runTx(ctx, fn), c.busyTimeout)
 }
 
-func (db *DB) runTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := db.db.BeginTx(ctx, nil)
+func (c *core) runTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -558,29 +621,29 @@ type querier interface {
 }
 
 // SyncPosition is the newest updated_at the cache holds (zero: none).
-func (db *DB) SyncPosition(ctx context.Context) (time.Time, error) {
-	v, err := getState(ctx, db.db, keyPosition)
+func (s *SyncStore) SyncPosition(ctx context.Context) (time.Time, error) {
+	v, err := getState(ctx, s.db, keyPosition)
 	return fromMS(v), err
 }
 
 // LastSync is when a sync last completed (zero: never).
-func (db *DB) LastSync(ctx context.Context) (time.Time, error) {
-	v, err := getState(ctx, db.db, keyLastSync)
+func (s *SyncStore) LastSync(ctx context.Context) (time.Time, error) {
+	v, err := getState(ctx, s.db, keyLastSync)
 	return fromMS(v), err
 }
 
 // SetLastSync records a completed sync.
-func (db *DB) SetLastSync(ctx context.Context, t time.Time) error {
-	return db.tx(ctx, func(tx *sql.Tx) error { return setState(ctx, tx, keyLastSync, ms(t)) })
+func (s *SyncStore) SetLastSync(ctx context.Context, t time.Time) error {
+	return s.tx(ctx, func(tx *sql.Tx) error { return setState(ctx, tx, keyLastSync, ms(t)) })
 }
 
 // RateLimitedUntil is when the API's rate-limit wait ends (zero: none).
-func (db *DB) RateLimitedUntil(ctx context.Context) (time.Time, error) {
-	v, err := getState(ctx, db.db, keyRateLimited)
+func (s *SyncStore) RateLimitedUntil(ctx context.Context) (time.Time, error) {
+	v, err := getState(ctx, s.db, keyRateLimited)
 	return fromMS(v), err
 }
 
 // SetRateLimitedUntil records a rate-limit wait.
-func (db *DB) SetRateLimitedUntil(ctx context.Context, t time.Time) error {
-	return db.tx(ctx, func(tx *sql.Tx) error { return setState(ctx, tx, keyRateLimited, ms(t)) })
+func (s *SyncStore) SetRateLimitedUntil(ctx context.Context, t time.Time) error {
+	return s.tx(ctx, func(tx *sql.Tx) error { return setState(ctx, tx, keyRateLimited, ms(t)) })
 }

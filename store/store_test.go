@@ -68,15 +68,15 @@ func TestApplyPageWritesOnlyChanges(t *testing.T) {
 		batchOf("b1", t0, scored("i1", "b1", 10, t0), failed("i2", "b1", policy.CodeDecodeFailed, t0)),
 		batchOf("b2", t0.Add(time.Minute), failed("i3", "b2", policy.CodeInternal, t0.Add(time.Minute))),
 	}
-	n, err := db.ApplyPage(ctx, page)
+	n, err := db.Sync.ApplyPage(ctx, page)
 	if err != nil || n.Batches != 2 || n.Items != 3 {
 		t.Fatalf("%+v %v", n, err)
 	}
-	pos, _ := db.SyncPosition(ctx)
+	pos, _ := db.Sync.SyncPosition(ctx)
 	if !pos.Equal(t0.Add(time.Minute)) {
 		t.Fatalf("position %v", pos)
 	}
-	n, err = db.ApplyPage(ctx, page)
+	n, err = db.Sync.ApplyPage(ctx, page)
 	if err != nil || n.Batches != 0 || n.Items != 0 {
 		t.Fatalf("the same page again wrote %+v %v", n, err)
 	}
@@ -84,13 +84,13 @@ func TestApplyPageWritesOnlyChanges(t *testing.T) {
 	newer := page[1]
 	newer.UpdatedAt = t0.Add(2 * time.Minute)
 	newer.Items = []policy.Item{scored("i3", "b2", 55, t0.Add(2*time.Minute))}
-	if n, _ = db.ApplyPage(ctx, []policy.Batch{newer}); n.Items != 1 {
+	if n, _ = db.Sync.ApplyPage(ctx, []policy.Batch{newer}); n.Items != 1 {
 		t.Fatalf("newer: %+v", n)
 	}
-	if n, _ = db.ApplyPage(ctx, page[1:]); n.Items != 0 {
+	if n, _ = db.Sync.ApplyPage(ctx, page[1:]); n.Items != 0 {
 		t.Fatalf("older state overwrote a newer one: %+v", n)
 	}
-	it, _ := db.Item(ctx, "i3")
+	it, _ := db.Items.Item(ctx, "i3")
 	if it.Status != policy.StatusScored || *it.RiskScore != 55 || it.ErrorCode != "" {
 		t.Fatalf("%+v", it)
 	}
@@ -103,24 +103,24 @@ func TestTheCacheRefusesAVerdictOnAnItemThatWasNotScored(t *testing.T) {
 	bad.RiskScore = &score
 	bad.Recommendation = policy.RecommendForward
 	// itemArgs drops the verdict of a non-scored item...
-	if _, err := db.ApplyPage(context.Background(), []policy.Batch{batchOf("b1", t0, bad)}); err != nil {
+	if _, err := db.Sync.ApplyPage(context.Background(), []policy.Batch{batchOf("b1", t0, bad)}); err != nil {
 		t.Fatal(err)
 	}
-	it, _ := db.Item(context.Background(), "i1")
+	it, _ := db.Items.Item(context.Background(), "i1")
 	if it.RiskScore != nil || it.Recommendation != "" || it.Checked() {
 		t.Fatalf("stored a verdict on an error: %+v", it)
 	}
 	// ...and a scored item without a score is refused by the schema.
 	broken := scored("i2", "b1", 1, t0)
 	broken.RiskScore = nil
-	if _, err := db.ApplyPage(context.Background(), []policy.Batch{batchOf("b1", t0, broken)}); err == nil {
+	if _, err := db.Sync.ApplyPage(context.Background(), []policy.Batch{batchOf("b1", t0, broken)}); err == nil {
 		t.Fatal("a scored item without a score was stored")
 	}
 }
 
 func seedOne(t *testing.T, db *store.DB, code policy.Code) {
 	t.Helper()
-	if _, err := db.ApplyPage(context.Background(), []policy.Batch{batchOf("b1", t0, failed("i1", "b1", code, t0))}); err != nil {
+	if _, err := db.Sync.ApplyPage(context.Background(), []policy.Batch{batchOf("b1", t0, failed("i1", "b1", code, t0))}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -149,7 +149,7 @@ func TestOneOpenActionPerItemAcrossConnections(t *testing.T) {
 			defer wg.Done()
 			db := []*store.DB{db1, db2}[i%2]
 			// The check sees no open action in either; the index decides.
-			_, errs[i] = db.CreateAction(context.Background(), store.Action{ItemID: "i1", Kind: policy.ActionResubmit,
+			_, errs[i] = db.Outbox.CreateAction(context.Background(), store.Action{ItemID: "i1", Kind: policy.ActionResubmit,
 				Key: fmt.Sprintf("key-%d", i), Reviewer: "ana"}, nil, allow)
 		}(i)
 	}
@@ -162,7 +162,7 @@ func TestOneOpenActionPerItemAcrossConnections(t *testing.T) {
 			t.Fatalf("unexpected refusal: %v", err)
 		}
 	}
-	out, _ := db1.Outbox(context.Background())
+	out, _ := db1.Outbox.Outbox(context.Background())
 	if ok != 1 || len(out) != 1 {
 		t.Fatalf("%d actions created, %d in the outbox; want 1", ok, len(out))
 	}
@@ -174,53 +174,53 @@ func TestLeaseFinishAndFence(t *testing.T) {
 	now := t0
 	db.SetClock(func() time.Time { return now })
 	seedOne(t, db, policy.CodeClassifierTimeout)
-	a, err := db.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k1", Reviewer: "ana"}, nil, allow)
+	a, err := db.Outbox.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k1", Reviewer: "ana"}, nil, allow)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k1", Reviewer: "ana"}, nil, allow); policy.ErrorCode(err) != policy.CodeActionOpen {
+	if _, err := db.Outbox.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionResubmit, Key: "k1", Reviewer: "ana"}, nil, allow); policy.ErrorCode(err) != policy.CodeActionOpen {
 		t.Fatalf("second open action: %v", err)
 	}
-	c, ok, err := db.LeaseAction(ctx, a.ID, time.Minute)
+	c, ok, err := db.Outbox.LeaseAction(ctx, a.ID, time.Minute)
 	if err != nil || !ok || c.State != policy.ActionSending || c.Sends != 1 {
 		t.Fatalf("claim: %+v %v %v", c, ok, err)
 	}
-	if _, ok, _ := db.LeaseAction(ctx, a.ID, time.Minute); ok {
+	if _, ok, _ := db.Outbox.LeaseAction(ctx, a.ID, time.Minute); ok {
 		t.Fatal("a sending action was claimed twice")
 	}
-	if p, _ := db.PendingActions(ctx); len(p) != 0 {
+	if p, _ := db.Outbox.PendingActions(ctx); len(p) != 0 {
 		t.Fatalf("a leased action is pending: %+v", p)
 	}
-	if held, ok, _ := db.LeaseAction(ctx, a.ID, time.Minute); ok || held.State != policy.ActionSending || !held.LeaseUntil.Equal(t0.Add(time.Minute)) {
+	if held, ok, _ := db.Outbox.LeaseAction(ctx, a.ID, time.Minute); ok || held.State != policy.ActionSending || !held.LeaseUntil.Equal(t0.Add(time.Minute)) {
 		t.Fatalf("a refused claim must show the holder's lease: %+v", held)
 	}
 	now = now.Add(2 * time.Minute) // the sender died; its lease ran out
-	if p, _ := db.PendingActions(ctx); len(p) != 1 {
+	if p, _ := db.Outbox.PendingActions(ctx); len(p) != 1 {
 		t.Fatalf("an expired lease is not pending: %+v", p)
 	}
-	c, ok, _ = db.LeaseAction(ctx, a.ID, time.Minute)
+	c, ok, _ = db.Outbox.LeaseAction(ctx, a.ID, time.Minute)
 	if !ok || c.Key != "k1" || c.Sends != 2 || c.State != policy.ActionUnknown {
 		t.Fatalf("a take-over must reconcile (unknown), with the same key: %+v", c)
 	}
 	// The first sender wakes up: it is fenced, and writes nothing.
-	stale, err := db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventAnswered, Lease: 1, Event: "done",
+	stale, err := db.Outbox.FinishAction(ctx, a.ID, store.Finish{On: policy.EventAnswered, Lease: 1, Event: "done",
 		Attempts: []policy.Attempt{{Number: 1, Start: now, Class: policy.ClassOK, RequestTimeout: time.Second}}})
 	if !errors.Is(err, store.ErrFenced) || stale.State != policy.ActionUnknown || stale.Sends != 2 {
 		t.Fatalf("a stale sender finished: %+v %v", stale, err)
 	}
 	s := 40
 	answer := scored("i1", "b1", s, now)
-	f, err := db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventAnswered, Lease: c.Sends, Item: &answer, Event: "done",
+	f, err := db.Outbox.FinishAction(ctx, a.ID, store.Finish{On: policy.EventAnswered, Lease: c.Sends, Item: &answer, Event: "done",
 		Attempts: []policy.Attempt{{Number: 1, Start: now, Class: policy.ClassOK, RequestTimeout: time.Second}}})
 	if err != nil || f.State != policy.ActionDone {
 		t.Fatalf("%+v %v", f, err)
 	}
-	it, _ := db.Item(ctx, "i1")
+	it, _ := db.Items.Item(ctx, "i1")
 	if it.Status != policy.StatusScored || it.OpenAction() != "" || it.Action.State != policy.ActionDone {
 		t.Fatalf("%+v", it)
 	}
-	at, _ := db.ItemAttempts(ctx, "i1")
-	au, _ := db.ItemAudit(ctx, "i1")
+	at, _ := db.Evidence.ItemAttempts(ctx, "i1")
+	au, _ := db.Evidence.ItemAudit(ctx, "i1")
 	if len(at) != 2 || len(au) != 5 { // requested, sending, taken over, stale outcome ignored, done
 		t.Fatalf("attempts %d audit %d", len(at), len(au))
 	}
@@ -230,13 +230,13 @@ func TestCancelOnlyQueued(t *testing.T) {
 	db := MustOpenDB(t)
 	ctx := context.Background()
 	seedOne(t, db, policy.CodeDecodeFailed)
-	a, _ := db.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionFileRequest, Key: "k", Reviewer: "ana", Message: "m"}, nil, allow)
-	c, _, _ := db.LeaseAction(ctx, a.ID, time.Minute)
-	if _, err := db.CancelAction(ctx, a.ID, "ana"); policy.ErrorCode(err) != policy.CodeConflict {
+	a, _ := db.Outbox.CreateAction(ctx, store.Action{ItemID: "i1", Kind: policy.ActionFileRequest, Key: "k", Reviewer: "ana", Message: "m"}, nil, allow)
+	c, _, _ := db.Outbox.LeaseAction(ctx, a.ID, time.Minute)
+	if _, err := db.Outbox.CancelAction(ctx, a.ID, "ana"); policy.ErrorCode(err) != policy.CodeConflict {
 		t.Fatalf("cancelled a sending action: %v", err)
 	}
-	db.FinishAction(ctx, a.ID, store.Finish{On: policy.EventNotSent, Lease: c.Sends, Event: "queued"})
-	if c, err := db.CancelAction(ctx, a.ID, "ana"); err != nil || c.State != policy.ActionCancelled {
+	db.Outbox.FinishAction(ctx, a.ID, store.Finish{On: policy.EventNotSent, Lease: c.Sends, Event: "queued"})
+	if c, err := db.Outbox.CancelAction(ctx, a.ID, "ana"); err != nil || c.State != policy.ActionCancelled {
 		t.Fatalf("%+v %v", c, err)
 	}
 }
@@ -245,7 +245,7 @@ func TestAuditIsAppendOnly(t *testing.T) {
 	db := MustOpenDB(t)
 	ctx := context.Background()
 	seedOne(t, db, policy.CodeDecodeFailed)
-	if err := db.Audit(ctx, store.AuditEntry{Reviewer: "ana", ItemID: "i1", Event: "viewed"}); err != nil {
+	if err := db.Evidence.Audit(ctx, store.AuditEntry{Reviewer: "ana", ItemID: "i1", Event: "viewed"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Exec(ctx, `UPDATE audit SET event = 'x'`); err == nil {
@@ -259,12 +259,12 @@ func TestAuditIsAppendOnly(t *testing.T) {
 func TestItemsFilters(t *testing.T) {
 	db := MustOpenDB(t)
 	ctx := context.Background()
-	db.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0,
+	db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0,
 		scored("i1", "b1", 10, t0), failed("i2", "b1", policy.CodeDecodeFailed, t0),
 		failed("i3", "b1", policy.CodeClassifierTimeout, t0), failed("i4", "b1", policy.CodeInternal, t0))})
-	db.CreateAction(ctx, store.Action{ItemID: "i4", Kind: policy.ActionResubmit, Key: "k4", Reviewer: "ana"}, nil, allow)
+	db.Outbox.CreateAction(ctx, store.Action{ItemID: "i4", Kind: policy.ActionResubmit, Key: "k4", Reviewer: "ana"}, nil, allow)
 	count := func(f store.ItemFilter) int {
-		rows, err := db.Items(ctx, f)
+		rows, err := db.Items.Items(ctx, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,7 +285,7 @@ func TestItemsFilters(t *testing.T) {
 	if n := count(store.ItemFilter{Search: "i3"}); n != 1 {
 		t.Errorf("search %d", n)
 	}
-	bs, _ := db.Batches(ctx, "", 0)
+	bs, _ := db.Items.Batches(ctx, policy.DefaultBands(), "", 0)
 	if len(bs) != 1 || bs[0].Scored != 1 || bs[0].Errors != 3 || bs[0].Retryable != 2 || bs[0].OpenActions != 1 {
 		t.Fatalf("%+v", bs)
 	}

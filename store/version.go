@@ -14,18 +14,18 @@ type watcher struct {
 	conn *sql.Conn
 }
 
-var watchers sync.Map // *DB -> *watcher
+var watchers sync.Map // *core -> *watcher
 
 // DataVersion returns a number that changes whenever the cache was changed
 // through another connection, another process (`reviewer flush` in a
 // terminal) included. The window polls it to redraw what changed.
-func (db *DB) DataVersion(ctx context.Context) (int64, error) {
-	w, _ := watchers.LoadOrStore(db, &watcher{})
+func (s *SyncStore) DataVersion(ctx context.Context) (int64, error) {
+	w, _ := watchers.LoadOrStore(s.core, &watcher{})
 	wt := w.(*watcher)
 	wt.mu.Lock()
 	defer wt.mu.Unlock()
 	if wt.conn == nil {
-		c, err := db.db.Conn(ctx)
+		c, err := s.db.Conn(ctx)
 		if err != nil {
 			return 0, err
 		}
@@ -40,8 +40,8 @@ func (db *DB) DataVersion(ctx context.Context) (int64, error) {
 	return v, nil
 }
 
-func (db *DB) closeWatcher() {
-	w, ok := watchers.LoadAndDelete(db)
+func (c *core) closeWatcher() {
+	w, ok := watchers.LoadAndDelete(c)
 	if !ok {
 		return
 	}

@@ -24,20 +24,20 @@ func TestDataVersionSeesAnotherProcessWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	v1, err := a.DataVersion(ctx)
+	v1, err := a.Sync.DataVersion(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.LastSync(ctx); err != nil {
+	if _, err := a.Sync.LastSync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := a.DataVersion(ctx); v != v1 {
+	if v, _ := a.Sync.DataVersion(ctx); v != v1 {
 		t.Fatalf("a read moved the version %d -> %d", v1, v)
 	}
-	if err := b.SetLastSync(ctx, time.Now()); err != nil {
+	if err := b.Sync.SetLastSync(ctx, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := a.DataVersion(ctx); v == v1 {
+	if v, _ := a.Sync.DataVersion(ctx); v == v1 {
 		t.Fatal("another connection's commit did not move the version")
 	}
 }

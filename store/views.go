@@ -19,13 +19,13 @@ type SavedView struct {
 }
 
 // SaveView creates a view or replaces the one of that name.
-func (db *DB) SaveView(ctx context.Context, name, spec string) error {
+func (s *TriageStore) SaveView(ctx context.Context, name, spec string) error {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return policy.Errorf(policy.CodeInvalidInput, "a view needs a name")
 	}
-	return db.tx(ctx, func(tx *sql.Tx) error {
-		now := ms(db.now())
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		now := ms(s.now())
 		_, err := tx.ExecContext(ctx, `INSERT INTO saved_views(name, spec, created_at, updated_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT(name) DO UPDATE SET spec = excluded.spec, updated_at = excluded.updated_at`, name, spec, now, now)
 		return err
@@ -33,8 +33,8 @@ func (db *DB) SaveView(ctx context.Context, name, spec string) error {
 }
 
 // Views lists the saved views, oldest first (the order of Ctrl+1…9).
-func (db *DB) Views(ctx context.Context) ([]SavedView, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT name, spec, created_at, updated_at FROM saved_views ORDER BY created_at, name`)
+func (s *TriageStore) Views(ctx context.Context) ([]SavedView, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT name, spec, created_at, updated_at FROM saved_views ORDER BY created_at, name`)
 	if err != nil {
 		return nil, err
 	}
@@ -53,13 +53,13 @@ func (db *DB) Views(ctx context.Context) ([]SavedView, error) {
 }
 
 // RenameView renames a view; the new name must be free.
-func (db *DB) RenameView(ctx context.Context, from, to string) error {
+func (s *TriageStore) RenameView(ctx context.Context, from, to string) error {
 	to = strings.TrimSpace(to)
 	if to == "" {
 		return policy.Errorf(policy.CodeInvalidInput, "a view needs a name")
 	}
-	return db.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE saved_views SET name = ?, updated_at = ? WHERE name = ?`, to, ms(db.now()), from)
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE saved_views SET name = ?, updated_at = ? WHERE name = ?`, to, ms(s.now()), from)
 		if isUniqueViolation(err) || isPrimaryKeyViolation(err) {
 			return policy.Errorf(policy.CodeConflict, "a view named %q already exists", to)
 		}
@@ -74,8 +74,8 @@ func (db *DB) RenameView(ctx context.Context, from, to string) error {
 }
 
 // DeleteView deletes a view.
-func (db *DB) DeleteView(ctx context.Context, name string) error {
-	return db.tx(ctx, func(tx *sql.Tx) error {
+func (s *TriageStore) DeleteView(ctx context.Context, name string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM saved_views WHERE name = ?`, name)
 		if err != nil {
 			return err
