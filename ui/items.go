@@ -160,7 +160,9 @@ func (t *keyTable) TypedKey(ev *fyne.KeyEvent) {
 // canvas up by the embedded *Table, which is not on the canvas, so on its
 // own it never focuses an extended table and arrows went nowhere.)
 func (t *keyTable) Tapped(ev *fyne.PointEvent) {
+	tappedTable = t // select.go: a click reads the modifiers held
 	t.Table.Tapped(ev)
+	tappedTable = nil
 	if c := fyne.CurrentApp().Driver().CanvasForObject(t); c != nil && c.Focused() != t {
 		c.Focus(t)
 	}
@@ -231,7 +233,7 @@ func newItemTable(c *Console) *itemTable {
 	}
 	codes = append(codes, string(policy.CodeInvalidResponse))
 	t.code = newKeySelect(c, codes, func(string) { t.refresh() })
-	t.needs = newKeyCheck(c, "Needs my action", func(bool) { t.refresh() })
+	t.needs = newFilterCheck(c, "Needs my action", func(bool) { t.refresh() })
 	held := make([]string, len(heldFilter))
 	for i, h := range heldFilter {
 		held[i] = h.label
@@ -295,8 +297,8 @@ func (t *itemTable) showHeading() {
 	default:
 		text = "Batch " + shown(b.selected)
 	}
-	if t.c.view.name != "" {
-		text += " · view: " + shown(t.c.view.name)
+	if name := t.c.viewInForce(); name != "" { // views.go
+		text += " · view: " + shown(name)
 	}
 	t.heading.SetText(text)
 	t.offline.show(b.batchID())
