@@ -36,11 +36,7 @@ export CGO_ENABLED := 1
 # programs of `make bench` included, is built without it.
 export GOFLAGS := $(strip $(GOFLAGS) -tags=no_emoji)
 
-<<<<<<< HEAD
-.PHONY: deps deps-shot deps-bench deps-test build demo test fuzz bench bench-build bench-smoke reliability screenshot walk package windows windows-check vet staticcheck fmt-check clean
-=======
-.PHONY: deps deps-shot deps-bench build demo test doors fuzz bench bench-build bench-smoke reliability screenshot walk package windows windows-check vet staticcheck fmt-check clean
->>>>>>> main
+.PHONY: deps deps-shot deps-bench deps-test build demo test doors fuzz bench bench-build bench-smoke reliability screenshot walk package windows windows-check vet staticcheck fmt-check clean
 
 # Installs the Debian packages that are not there yet (as root, or with sudo).
 define apt_install
@@ -101,12 +97,8 @@ fmt-check:
 # window suites also run under the race detector. The reliability tests are
 # a module of their own (reliability/go.mod), so ./... does not reach them:
 # their short form runs from their folder.
-<<<<<<< HEAD
 test: deps deps-test vet staticcheck fmt-check bench-smoke
-=======
-test: deps vet staticcheck fmt-check bench-smoke
 	DOORS_ENFORCE=store ./scripts/doors.sh
->>>>>>> main
 	$(GO) test -count=1 ./...
 	cd reliability && $(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./client/ ./review/ ./store/ ./ui/
