@@ -1,0 +1,318 @@
+package main
+
+// The latency a reviewer feels (issue 30): ↓ in the item list to the item
+// panel showing the next item, from the key event to the frame that shows
+// it, under Xvfb, on a small cache and on a large one (1,000 and 1,000,000
+// items in make bench), beside the same step in a minimal Fyne program
+// whose label changes on ↓ (bench/floor/keylabel).
+//
+// How a key's latency is measured: the runner holds one X connection
+// (xclient.go). It reads the pixels of the region that shows the result
+// (the panel's title and id lines; the floor's label) until they have not
+// changed for a second, sends ↓ with XTEST and takes the time right before
+// the request is written, then reads the region every 2 ms until it has
+// changed and then stayed the same for 300 ms. The latency is the time of
+// the first read that showed that final picture: a frame half drawn, or an
+// intermediate one, does not count. The X server handles the key and the
+// reads of one connection in order, so no read can come before the key.
+// The reads cost the X server a little CPU on the same two cores, the
+// same on both sides.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// latencyKeys is the count of ↓ presses measured in each launch.
+const latencyKeys = 8
+
+// a launched window under measurement.
+type keyWindow struct {
+	cmd *exec.Cmd
+	win uint32
+}
+
+// ensureDisplay starts Xvfb on the display when none answers there, and
+// returns what stops it (a no-op when the display was there).
+func ensureDisplay(display string) (func(), error) {
+	if exec.Command("xdpyinfo", "-display", display).Run() == nil {
+		return func() {}, nil
+	}
+	xvfb := exec.Command("Xvfb", display, "-screen", "0", "1600x1000x24", "-nolisten", "tcp")
+	if err := xvfb.Start(); err != nil {
+		return nil, fmt.Errorf("no X display %s and no Xvfb: %v", display, err)
+	}
+	for range 100 {
+		if exec.Command("xdpyinfo", "-display", display).Run() == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return func() { xvfb.Process.Kill(); xvfb.Wait() }, nil
+}
+
+// launchKeyWindow starts a window program and waits for its window,
+// focused, with the region settled.
+func (s *suite) launchKeyWindow(x *xconn, env []string, r rect, name string, args ...string) (*keyWindow, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	kw := &keyWindow{cmd: cmd}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	search := exec.CommandContext(ctx, "xdotool", "search", "--sync", "--onlyvisible", "--pid", strconv.Itoa(cmd.Process.Pid))
+	search.Env = append(os.Environ(), "DISPLAY="+s.c.display)
+	out, err := search.Output()
+	if err != nil {
+		kw.stop()
+		return nil, fmt.Errorf("%s: no window in 60 s (xdotool, Debian package xdotool): %v: %s", filepath.Base(name), err, errb.String())
+	}
+	id, err := strconv.ParseUint(strings.Fields(string(out))[0], 10, 32)
+	if err != nil {
+		kw.stop()
+		return nil, err
+	}
+	kw.win = uint32(id)
+	if err := x.focus(kw.win); err != nil {
+		kw.stop()
+		return nil, err
+	}
+	// The window starts, reads its cache and draws: the region must have
+	// held still for a second (and the whole window for as long) before a
+	// key is sent.
+	if _, err := settle(x, kw.win, r, time.Second, 60*time.Second); err != nil {
+		kw.stop()
+		return nil, fmt.Errorf("%s: %v", filepath.Base(name), err)
+	}
+	return kw, nil
+}
+
+func (kw *keyWindow) stop() { kw.cmd.Process.Kill(); kw.cmd.Wait() }
+
+// settle reads the region until it has not changed for quiet, at most
+// limit; it returns the time of the first read that showed the final
+// picture, counted from the call.
+func settle(x *xconn, win uint32, r rect, quiet, limit time.Duration) (time.Duration, error) {
+	start := time.Now()
+	var last []byte
+	var since time.Time
+	for {
+		img, err := x.image(win, r)
+		if err != nil {
+			return 0, err
+		}
+		now := time.Now()
+		if last == nil || !sameImage(img, last) {
+			last = append(last[:0], img...)
+			since = now
+		}
+		if now.Sub(since) >= quiet {
+			return since.Sub(start), nil
+		}
+		if now.Sub(start) > limit {
+			return 0, fmt.Errorf("the region did not hold still for %v in %v", quiet, limit)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// keyLatency sends ↓ and returns the time to the frame that shows its
+// result in the region (see the file's comment). A key whose region never
+// changes is an error: the step did not happen.
+func keyLatency(x *xconn, win uint32, r rect) (time.Duration, error) {
+	before, err := x.image(win, r)
+	if err != nil {
+		return 0, err
+	}
+	before = append([]byte(nil), before...)
+	start := time.Now()
+	if err := x.tap(ksDown); err != nil {
+		return 0, err
+	}
+	cur := before
+	var curAt time.Time
+	changed := false
+	for {
+		img, err := x.image(win, r)
+		if err != nil {
+			return 0, err
+		}
+		now := time.Now()
+		if !sameImage(img, cur) {
+			cur = append([]byte(nil), img...)
+			curAt = now
+			changed = true
+		}
+		if changed && now.Sub(curAt) >= 300*time.Millisecond {
+			return curAt.Sub(start), nil
+		}
+		if !changed && now.Sub(start) > 30*time.Second {
+			return 0, fmt.Errorf("↓ changed nothing in the region in 30 s")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// cpuOf is a process's CPU time so far (user + system, /proc/PID/stat).
+func cpuOf(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / 100, nil // USER_HZ
+}
+
+// keys measures latencyKeys presses of ↓ in a launched window: the median
+// latency and the CPU per key.
+func (s *suite) keys(x *xconn, env []string, r rect, name string, args ...string) (lat, cpu time.Duration, err error) {
+	kw, err := s.launchKeyWindow(x, env, r, name, args...)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer kw.stop()
+	c0, err := cpuOf(kw.cmd.Process.Pid)
+	if err != nil {
+		return 0, 0, err
+	}
+	var ls []float64
+	for range latencyKeys {
+		d, err := keyLatency(x, kw.win, r)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: %v", filepath.Base(name), err)
+		}
+		ls = append(ls, d.Seconds())
+	}
+	c1, err := cpuOf(kw.cmd.Process.Pid)
+	if err != nil {
+		return 0, 0, err
+	}
+	return time.Duration(median(ls) * float64(time.Second)), (c1 - c0) / latencyKeys, nil
+}
+
+// latency measures ↓ to the panel at each scale beside the floor, and the
+// large scale against the small one, pair by pair.
+func (s *suite) latency(token string) error {
+	c := s.c
+	stop, err := ensureDisplay(c.display)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	x, err := dialX(c.display)
+	if err != nil {
+		return fmt.Errorf("X connection to %s: %v", c.display, err)
+	}
+	defer x.Close()
+	scales := []int{c.latencySmall, c.latencyLarge}
+	caches := make([]string, len(scales))
+	envs := make([][]string, len(scales))
+	var stops []func()
+	defer func() {
+		for _, f := range stops {
+			f()
+		}
+	}()
+	for i, b := range scales {
+		cc := c
+		cc.batches = b
+		srv, url, err := startService(cc, token)
+		if err != nil {
+			return err
+		}
+		stops = append(stops, func() { srv.Process.Signal(os.Interrupt); srv.Wait() })
+		caches[i] = filepath.Join(c.work, fmt.Sprintf("latency-%d.db", b))
+		envs[i] = []string{"REVIEWER_API_URL=" + url, "REVIEWER_API_TOKEN=" + token, "REVIEWER_NAME=perf",
+			"LANG=en_US.UTF-8", "DISPLAY=" + c.display, "REVIEWER_DB=" + caches[i]}
+		t := time.Now()
+		if _, err := proc(envs[i], nil, c.bin, "sync"); err != nil {
+			return err
+		}
+		fmt.Printf("  latency: %d items synced in %.1fs\n", b*c.perBatch, time.Since(t).Seconds())
+	}
+	label := func(b int) string {
+		n := b * c.perBatch
+		switch {
+		case n >= 1000000 && n%1000000 == 0:
+			return fmt.Sprintf("%dM", n/1000000)
+		case n >= 1000 && n%1000 == 0:
+			return fmt.Sprintf("%dk", n/1000)
+		}
+		return strconv.Itoa(n)
+	}
+	small, large := label(scales[0]), label(scales[1])
+	var toFloor []*figure
+	for _, l := range []string{small, large} {
+		toFloor = append(toFloor, &figure{name: fmt.Sprintf("↓ to the item panel, %s items, key to frame (against the minimal label)", l),
+			unit: "s", target: 2, targetText: "≤ 2x", notYet: true})
+	}
+	abs := &figure{name: fmt.Sprintf("↓ to the item panel, %s items, key to frame", large), unit: "s", target: 0.05,
+		targetText: "≤ 50 ms (quiet machine)", ratioIsAbsent: true, notYet: true}
+	scale := &figure{name: fmt.Sprintf("↓ to the item panel, %s against %s items", large, small), unit: "s", target: 1.2, targetText: "≤ 1.2x"}
+	cpu := &figure{name: fmt.Sprintf("↓ to the item panel, %s items, CPU per key (against the minimal label)", large), unit: "s",
+		target: 1e9, targetText: "(shown)"}
+	floorEnv := []string{"DISPLAY=" + c.display}
+	for i := range c.warmup + c.runs {
+		var ours [2]time.Duration
+		var oursCPU [2]time.Duration
+		var floor, floorCPU time.Duration
+		err := pair(i, func() error {
+			for j := range scales {
+				var err error
+				if ours[j], oursCPU[j], err = s.keys(x, envs[j], c.panelRegion, c.bin); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, func() (err error) {
+			floor, floorCPU, err = s.keys(x, floorEnv, c.labelRegion, c.floorKeys)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Printf("  latency run %d: ↓ %s %.0f ms (CPU %.0f ms), %s %.0f ms (CPU %.0f ms), minimal label %.1f ms (CPU %.0f ms)\n",
+			i-c.warmup+1, small, ms(ours[0]), ms(oursCPU[0]), large, ms(ours[1]), ms(oursCPU[1]), ms(floor), ms(floorCPU))
+		if i < c.warmup {
+			continue
+		}
+		for j := range scales {
+			toFloor[j].add(ours[j].Seconds(), floor.Seconds(), ours[j].Seconds()/floor.Seconds())
+		}
+		abs.add(ours[1].Seconds(), 0, ours[1].Seconds())
+		scale.add(ours[1].Seconds(), ours[0].Seconds(), ours[1].Seconds()/ours[0].Seconds())
+		cpu.add(oursCPU[1].Seconds(), floorCPU.Seconds(), oursCPU[1].Seconds()/max(floorCPU.Seconds(), 0.01))
+	}
+	s.figures = append(s.figures, toFloor[0], toFloor[1], abs, scale, cpu)
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// parseRect reads "x,y,w,h".
+func parseRect(v string) (rect, error) {
+	p := strings.Split(v, ",")
+	if len(p) != 4 {
+		return rect{}, fmt.Errorf("%q: want x,y,w,h", v)
+	}
+	var n [4]int
+	for i, s := range p {
+		var err error
+		if n[i], err = strconv.Atoi(strings.TrimSpace(s)); err != nil || n[i] < 0 {
+			return rect{}, fmt.Errorf("%q: want x,y,w,h", v)
+		}
+	}
+	return rect{n[0], n[1], n[2], n[3]}, nil
+}
