@@ -130,13 +130,18 @@ func settle(x *xconn, win uint32, r rect, quiet, limit time.Duration) (time.Dura
 // result in the region (see the file's comment). A key whose region never
 // changes is an error: the step did not happen.
 func keyLatency(x *xconn, win uint32, r rect) (time.Duration, error) {
+	return stepLatency(x, win, r, ksDown)
+}
+
+// stepLatency is keyLatency for any key (with modifiers held).
+func stepLatency(x *xconn, win uint32, r rect, sym uint32, mods ...uint32) (time.Duration, error) {
 	before, err := x.image(win, r)
 	if err != nil {
 		return 0, err
 	}
 	before = append([]byte(nil), before...)
 	start := time.Now()
-	if err := x.tap(ksDown); err != nil {
+	if err := x.tap(sym, mods...); err != nil {
 		return 0, err
 	}
 	cur := before
@@ -157,7 +162,7 @@ func keyLatency(x *xconn, win uint32, r rect) (time.Duration, error) {
 			return curAt.Sub(start), nil
 		}
 		if !changed && now.Sub(start) > 30*time.Second {
-			return 0, fmt.Errorf("↓ changed nothing in the region in 30 s")
+			return 0, fmt.Errorf("key %#x changed nothing in the region in 30 s", sym)
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
@@ -263,6 +268,29 @@ func (s *suite) latency(token string) error {
 	scale := &figure{name: fmt.Sprintf("↓ to the item panel, %s against %s items", large, small), unit: "s", target: 1.2, targetText: "≤ 1.2x"}
 	cpu := &figure{name: fmt.Sprintf("↓ to the item panel, %s items, CPU per key (against the minimal label)", large), unit: "s",
 		target: 1e9, targetText: "(shown)"}
+	terms := make([]string, len(scales))
+	for j := range scales {
+		if terms[j], err = searchTerm(caches[j]); err != nil {
+			return err
+		}
+	}
+	var match, none, open [2]*figure
+	for j, l := range []string{small, large} {
+		match[j] = &figure{name: fmt.Sprintf("a search keystroke to its batch list (one match), %s items", l), unit: "s",
+			target: 0.1, targetText: "≤ 100 ms", ratioIsAbsent: true, notYet: true}
+		none[j] = &figure{name: fmt.Sprintf("a search keystroke to its batch list (no match), %s items", l), unit: "s",
+			target: 0.1, targetText: "≤ 100 ms", ratioIsAbsent: true, notYet: true}
+		open[j] = &figure{name: fmt.Sprintf("Enter in the search: its batch opened, to the first rows, %s items", l), unit: "s",
+			target: 0.2, targetText: "≤ 200 ms", ratioIsAbsent: true, notYet: true}
+	}
+	var sideBySide []*figure
+	for _, f := range []struct {
+		name string
+		of   [2]*figure
+	}{{"search, one match", match}, {"search, no match", none}, {"opening a batch", open}} {
+		sideBySide = append(sideBySide, &figure{name: fmt.Sprintf("%s: %s against %s items", f.name, large, small), unit: "s",
+			target: 1e9, targetText: "(shown)"})
+	}
 	floorEnv := []string{"DISPLAY=" + c.display}
 	for i := range c.warmup + c.runs {
 		var ours [2]time.Duration
@@ -285,8 +313,24 @@ func (s *suite) latency(token string) error {
 		}
 		fmt.Printf("  latency run %d: ↓ %s %.0f ms (CPU %.0f ms), %s %.0f ms (CPU %.0f ms), minimal label %.1f ms (CPU %.0f ms)\n",
 			i-c.warmup+1, small, ms(ours[0]), ms(oursCPU[0]), large, ms(ours[1]), ms(oursCPU[1]), ms(floor), ms(floorCPU))
+		var st [2]searchTimes
+		for j := range scales {
+			if st[j], err = s.search(x, envs[j], terms[j]); err != nil {
+				return err
+			}
+		}
+		fmt.Printf("  latency run %d: search %s: %.0f / %.0f ms (one match / none), open %.0f ms; %s: %.0f / %.0f ms, open %.0f ms\n",
+			i-c.warmup+1, small, ms(st[0].match), ms(st[0].none), ms(st[0].open), large, ms(st[1].match), ms(st[1].none), ms(st[1].open))
 		if i < c.warmup {
 			continue
+		}
+		for j := range scales {
+			match[j].add(st[j].match.Seconds(), 0, st[j].match.Seconds())
+			none[j].add(st[j].none.Seconds(), 0, st[j].none.Seconds())
+			open[j].add(st[j].open.Seconds(), 0, st[j].open.Seconds())
+		}
+		for k, d := range [][2]time.Duration{{st[0].match, st[1].match}, {st[0].none, st[1].none}, {st[0].open, st[1].open}} {
+			sideBySide[k].add(d[1].Seconds(), d[0].Seconds(), d[1].Seconds()/d[0].Seconds())
 		}
 		for j := range scales {
 			toFloor[j].add(ours[j].Seconds(), floor.Seconds(), ours[j].Seconds()/floor.Seconds())
@@ -296,7 +340,74 @@ func (s *suite) latency(token string) error {
 		cpu.add(oursCPU[1].Seconds(), floorCPU.Seconds(), oursCPU[1].Seconds()/max(floorCPU.Seconds(), 0.01))
 	}
 	s.figures = append(s.figures, toFloor[0], toFloor[1], abs, scale, cpu)
+	s.figures = append(s.figures, match[0], match[1], sideBySide[0], none[0], none[1], sideBySide[1], open[0], open[1], sideBySide[2])
 	return nil
+}
+
+// searchTimes are one launch's search figures.
+type searchTimes struct{ match, none, open time.Duration }
+
+// search measures, in a launched reviewer: a keystroke in the search that
+// narrows it to one customer's batch (the last character of its number,
+// the ones before typed and drawn first) to the batch list redrawn; a
+// keystroke that makes it match nothing ("z": no id, customer or file
+// name holds one) to the list emptied; then, the "z" taken back, Enter
+// (open the first match) to the first rows of its items.
+func (s *suite) search(x *xconn, env []string, term string) (searchTimes, error) {
+	c := s.c
+	var t searchTimes
+	kw, err := s.launchKeyWindow(x, env, c.panelRegion, c.bin)
+	if err != nil {
+		return t, err
+	}
+	defer kw.stop()
+	typed := func(text string) error {
+		for _, r := range text {
+			if err := x.typeSym(uint32(r)); err != nil {
+				return err
+			}
+		}
+		_, err := settle(x, kw.win, c.batchRegion, 2*time.Second, 60*time.Second)
+		return err
+	}
+	if err := x.tap('f', ksControl); err != nil {
+		return t, err
+	}
+	if err := typed(term[:len(term)-1]); err != nil {
+		return t, err
+	}
+	if t.match, err = stepLatency(x, kw.win, c.batchRegion, uint32(term[len(term)-1])); err != nil {
+		return t, fmt.Errorf("search %q: %v", term, err)
+	}
+	if t.none, err = stepLatency(x, kw.win, c.batchRegion, 'z'); err != nil {
+		return t, fmt.Errorf("search %q: %v", term+"z", err)
+	}
+	if err := x.tap(ksBackSpace); err != nil {
+		return t, err
+	}
+	if _, err := settle(x, kw.win, c.batchRegion, 2*time.Second, 60*time.Second); err != nil {
+		return t, err
+	}
+	if t.open, err = stepLatency(x, kw.win, c.itemsRegion, ksReturn); err != nil {
+		return t, fmt.Errorf("opening the match of %q: %v", term, err)
+	}
+	return t, nil
+}
+
+// searchTerm is the number of the customer of the batch in the middle of
+// the cache (CUST-7050 at 100 batches: "7050").
+func searchTerm(cache string) (string, error) {
+	out, err := exec.Command("sqlite3", cache,
+		"SELECT customer_ref FROM batches ORDER BY id LIMIT 1 OFFSET (SELECT COUNT(*) / 2 FROM batches)").Output()
+	if err != nil {
+		return "", fmt.Errorf("sqlite3 (install the Debian package sqlite3): %v", err)
+	}
+	ref := strings.TrimSpace(string(out))
+	i := strings.LastIndexByte(ref, '-')
+	if term := ref[i+1:]; len(term) >= 2 && strings.Trim(term, "0123456789") == "" {
+		return term, nil
+	}
+	return "", fmt.Errorf("customer %q: no number to search", ref)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

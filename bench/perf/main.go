@@ -51,6 +51,7 @@ type config struct {
 	latencySmall, latencyLarge int
 	floorKeys                  string
 	panelRegion, labelRegion   rect
+	batchRegion, itemsRegion   rect
 }
 
 // measures reports whether the group of figures (sync, listing, start,
@@ -83,11 +84,19 @@ func main() {
 	// floor's label.
 	panel := flag.String("panel-region", "996,82,274,52", "the region of the reviewer's window that shows the panel's item (x,y,w,h)")
 	labelR := flag.String("label-region", "0,0,274,52", "the region of the floor's window that shows its label (x,y,w,h)")
+	batchR := flag.String("batch-region", "0,140,205,100", "the region of the reviewer's window that shows the batch list's first rows (x,y,w,h)")
+	itemsR := flag.String("items-region", "214,174,760,60", "the region of the reviewer's window that shows the items' first rows (x,y,w,h)")
 	flag.StringVar(&c.cache, "cache", "", "list from this synced cache (a copy of it) instead of syncing one (-only listing)")
 	flag.Parse()
 	var err error
 	if c.panelRegion, err = parseRect(*panel); err == nil {
 		c.labelRegion, err = parseRect(*labelR)
+	}
+	if err == nil {
+		c.batchRegion, err = parseRect(*batchR)
+	}
+	if err == nil {
+		c.itemsRegion, err = parseRect(*itemsR)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "perf:", err)

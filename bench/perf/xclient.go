@@ -26,7 +26,7 @@ type xconn struct {
 	minKey     byte
 	maxKey     byte
 	xtest      byte // XTEST's major opcode
-	keysyms    map[uint32]byte
+	keysyms    map[uint32]keyAt
 	bo         binary.ByteOrder
 	readBuffer []byte
 }
@@ -133,32 +133,51 @@ func (x *xconn) initKeys() error {
 		return err
 	}
 	per := int(r[1])
-	x.keysyms = map[uint32]byte{}
+	x.keysyms = map[uint32]keyAt{}
 	syms := r[32:]
 	for i := 0; (i+1)*per*4 <= len(syms); i++ {
 		for j := range per {
 			s := x.bo.Uint32(syms[(i*per+j)*4:])
 			if _, ok := x.keysyms[s]; !ok && s != 0 {
-				x.keysyms[s] = x.minKey + byte(i)
+				x.keysyms[s] = keyAt{x.minKey + byte(i), j}
 			}
 		}
 	}
 	return nil
 }
 
-// X keysyms the figures use.
+// keyAt is a keysym's key and its column (1: with Shift).
+type keyAt struct {
+	code byte
+	col  int
+}
+
+// X keysyms the figures use (a Latin-1 character's keysym is its code).
 const (
-	ksDown    = 0xff54
-	ksControl = 0xffe3
+	ksDown      = 0xff54
+	ksEnd       = 0xff57
+	ksReturn    = 0xff0d
+	ksBackSpace = 0xff08
+	ksControl   = 0xffe3
+	ksShift     = 0xffe1
 )
 
-// keycode of a keysym (a Latin-1 letter's keysym is its code).
+// keycode of a keysym.
 func (x *xconn) keycode(sym uint32) (byte, error) {
 	k, ok := x.keysyms[sym]
 	if !ok {
 		return 0, fmt.Errorf("no key for keysym %#x", sym)
 	}
-	return k, nil
+	return k.code, nil
+}
+
+// typeSym is tap with Shift held when the keysym is on a key's second
+// column (an upper-case letter, an underscore).
+func (x *xconn) typeSym(sym uint32) error {
+	if k, ok := x.keysyms[sym]; ok && k.col == 1 {
+		return x.tap(sym, ksShift)
+	}
+	return x.tap(sym)
 }
 
 // fake sends XTEST FakeInput: a key press (down) or release.
