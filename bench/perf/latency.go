@@ -20,6 +20,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -27,6 +28,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/trustscreen/reviewer/store"
 )
 
 // latencyKeys is the count of ↓ presses measured in each launch.
@@ -221,7 +224,10 @@ func (s *suite) latency(token string) error {
 		return fmt.Errorf("X connection to %s: %v", c.display, err)
 	}
 	defer x.Close()
-	scales := []int{c.latencySmall, c.latencyLarge}
+	// The third cache is the memory figure's: enough rows to scroll past
+	// for the growth to stand out of the resident set's noise, and few
+	// enough that End reads them in seconds today.
+	scales := []int{c.latencySmall, c.latencyLarge, c.scrollBatches}
 	caches := make([]string, len(scales))
 	envs := make([][]string, len(scales))
 	var stops []func()
@@ -291,13 +297,15 @@ func (s *suite) latency(token string) error {
 		sideBySide = append(sideBySide, &figure{name: fmt.Sprintf("%s: %s against %s items", f.name, large, small), unit: "s",
 			target: 1e9, targetText: "(shown)"})
 	}
+	perRow := &figure{name: fmt.Sprintf("the window's memory in the rows scrolled past (End, %s items)", label(scales[2])), unit: "KB a row",
+		target: 0.5, targetText: "≤ 0.5 KB a row (flat)", ratioIsAbsent: true, notYet: true}
 	floorEnv := []string{"DISPLAY=" + c.display}
 	for i := range c.warmup + c.runs {
-		var ours [2]time.Duration
+		var ours [2]time.Duration // small, large
 		var oursCPU [2]time.Duration
 		var floor, floorCPU time.Duration
 		err := pair(i, func() error {
-			for j := range scales {
+			for j := range 2 {
 				var err error
 				if ours[j], oursCPU[j], err = s.keys(x, envs[j], c.panelRegion, c.bin); err != nil {
 					return err
@@ -314,17 +322,23 @@ func (s *suite) latency(token string) error {
 		fmt.Printf("  latency run %d: ↓ %s %.0f ms (CPU %.0f ms), %s %.0f ms (CPU %.0f ms), minimal label %.1f ms (CPU %.0f ms)\n",
 			i-c.warmup+1, small, ms(ours[0]), ms(oursCPU[0]), large, ms(ours[1]), ms(oursCPU[1]), ms(floor), ms(floorCPU))
 		var st [2]searchTimes
-		for j := range scales {
+		for j := range 2 {
 			if st[j], err = s.search(x, envs[j], terms[j]); err != nil {
 				return err
 			}
 		}
 		fmt.Printf("  latency run %d: search %s: %.0f / %.0f ms (one match / none), open %.0f ms; %s: %.0f / %.0f ms, open %.0f ms\n",
 			i-c.warmup+1, small, ms(st[0].match), ms(st[0].none), ms(st[0].open), large, ms(st[1].match), ms(st[1].none), ms(st[1].open))
+		kb, rows, err := s.scrolled(x, envs[2], caches[2])
+		if err != nil {
+			return err
+		}
+		fmt.Printf("  latency run %d: %d rows scrolled past, %.2f KB a row kept\n", i-c.warmup+1, rows, kb)
 		if i < c.warmup {
 			continue
 		}
-		for j := range scales {
+		perRow.add(kb, 0, kb)
+		for j := range 2 {
 			match[j].add(st[j].match.Seconds(), 0, st[j].match.Seconds())
 			none[j].add(st[j].none.Seconds(), 0, st[j].none.Seconds())
 			open[j].add(st[j].open.Seconds(), 0, st[j].open.Seconds())
@@ -332,7 +346,7 @@ func (s *suite) latency(token string) error {
 		for k, d := range [][2]time.Duration{{st[0].match, st[1].match}, {st[0].none, st[1].none}, {st[0].open, st[1].open}} {
 			sideBySide[k].add(d[1].Seconds(), d[0].Seconds(), d[1].Seconds()/d[0].Seconds())
 		}
-		for j := range scales {
+		for j := range 2 {
 			toFloor[j].add(ours[j].Seconds(), floor.Seconds(), ours[j].Seconds()/floor.Seconds())
 		}
 		abs.add(ours[1].Seconds(), 0, ours[1].Seconds())
@@ -340,7 +354,7 @@ func (s *suite) latency(token string) error {
 		cpu.add(oursCPU[1].Seconds(), floorCPU.Seconds(), oursCPU[1].Seconds()/max(floorCPU.Seconds(), 0.01))
 	}
 	s.figures = append(s.figures, toFloor[0], toFloor[1], abs, scale, cpu)
-	s.figures = append(s.figures, match[0], match[1], sideBySide[0], none[0], none[1], sideBySide[1], open[0], open[1], sideBySide[2])
+	s.figures = append(s.figures, match[0], match[1], sideBySide[0], none[0], none[1], sideBySide[1], open[0], open[1], sideBySide[2], perRow)
 	return nil
 }
 
@@ -408,6 +422,62 @@ func searchTerm(cache string) (string, error) {
 		return term, nil
 	}
 	return "", fmt.Errorf("customer %q: no number to search", ref)
+}
+
+// vmRSS is a process's resident set, in MB.
+func vmRSS(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return float64(kb) / 1024, err
+		}
+	}
+	return 0, errors.New("no VmRSS")
+}
+
+// scrolled measures the window's memory in the rows she has scrolled
+// past: the resident set once the window has settled, End (the last row
+// of "All batches", needs my action: the window's first view), the
+// resident set again once the panel shows the last item; the growth over
+// the rows between. It returns KB a row and the rows.
+func (s *suite) scrolled(x *xconn, env []string, cache string) (float64, int, error) {
+	c := s.c
+	q, err := inline(store.ItemsQuery(store.ItemFilter{NeedsAction: true}, time.Now()))
+	if err != nil {
+		return 0, 0, err
+	}
+	out, err := exec.Command("sqlite3", cache, "SELECT COUNT(*) FROM ("+q+")").Output()
+	if err != nil {
+		return 0, 0, fmt.Errorf("sqlite3 (install the Debian package sqlite3): %v", err)
+	}
+	rows, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	if rows < 2 {
+		return 0, 0, fmt.Errorf("scrolled: %d rows need action", rows)
+	}
+	kw, err := s.launchKeyWindow(x, env, c.panelRegion, c.bin)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer kw.stop()
+	before, err := vmRSS(kw.cmd.Process.Pid)
+	if err != nil {
+		return 0, 0, err
+	}
+	if _, err := stepLatency(x, kw.win, c.panelRegion, ksEnd); err != nil {
+		return 0, 0, fmt.Errorf("End: %v", err)
+	}
+	if _, err := settle(x, kw.win, c.panelRegion, 2*time.Second, 120*time.Second); err != nil {
+		return 0, 0, err
+	}
+	after, err := vmRSS(kw.cmd.Process.Pid)
+	if err != nil {
+		return 0, 0, err
+	}
+	return (after - before) * 1024 / float64(rows-1), rows - 1, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

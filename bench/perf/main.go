@@ -49,6 +49,7 @@ type config struct {
 	// The latency figures (latency.go): the two scales in batches, the
 	// floor, and the regions read in each window (x,y,w,h).
 	latencySmall, latencyLarge int
+	scrollBatches              int
 	floorKeys                  string
 	panelRegion, labelRegion   rect
 	batchRegion, itemsRegion   rect
@@ -76,6 +77,7 @@ func main() {
 	flag.StringVar(&c.display, "display", "", "an X display (Xvfb) for the window figures; none: skipped")
 	flag.BoolVar(&c.enforce, "enforce", true, "exit 1 when a median misses its target")
 	only := flag.String("only", "", "comma-separated groups of figures to measure: sync, listing, bulk, start, window, latency (default: all)")
+	flag.IntVar(&c.scrollBatches, "scroll-batches", 1000, "batches of the cache whose needs-action rows the memory figure scrolls past (End)")
 	flag.StringVar(&c.floorKeys, "floor-keys", "bin/floor-keylabel", "a minimal Fyne window whose label changes on ↓ (bench/floor/keylabel)")
 	flag.IntVar(&c.latencySmall, "latency-batches", 100, "batches of the small cache of the latency figures")
 	flag.IntVar(&c.latencyLarge, "latency-batches-large", 100000, "batches of the large cache of the latency figures (0: the small one twice)")
@@ -686,6 +688,8 @@ func (s *suite) report() error {
 		switch {
 		case f.ratioIsAbsent && f.unit == "s":
 			ratio = val(lo, f.unit) + " / " + val(median(f.ratios), f.unit) + " / " + val(hi, f.unit)
+		case f.ratioIsAbsent && f.unit == "KB a row":
+			ratio = fmt.Sprintf("%.2f / %.2f / %.2f %s", lo, median(f.ratios), hi, f.unit)
 		case f.ratioIsAbsent:
 			ratio = fmt.Sprintf("%.1f / %.1f / %.1f %s", lo, median(f.ratios), hi, f.unit)
 		case f.target < 0.1:
@@ -710,6 +714,9 @@ func (s *suite) report() error {
 }
 
 func val(v float64, unit string) string {
+	if unit == "KB a row" {
+		return fmt.Sprintf("%.2f %s", v, unit)
+	}
 	if unit == "s" {
 		if v < 1 {
 			return fmt.Sprintf("%.0f ms", v*1000)
