@@ -175,7 +175,7 @@ commands:
                                   preferences) and its keyring entry; refuses with unsent actions or notes
                                   unless --export-outbox first writes them with their keys
   demo-api [--addr 127.0.0.1:8001] [--batches N] [--items-per-batch K]
-           [--reviewers-file FILE] [--reviewer NAME=TOKEN]... [--demo] [--api-version 1.0|1.1]
+           [--reviewers-file FILE] [--reviewer NAME=TOKEN]... [--demo] [--api-version 1.0|1.1|1.2]
                                   serve the reference screening service
 
 exit status: 0 done, 2 bad usage, 3 refused locally (no call made), 4 outcome unknown

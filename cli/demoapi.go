@@ -99,7 +99,7 @@ func (r *runner) demoFlags() *flag.FlagSet {
 	return fs
 }
 
-// teamOptions are demo-api's switches of contract version 1.1.
+// teamOptions are demo-api's switches of contract versions 1.1 and 1.2.
 type teamOptions struct {
 	reviewers []screenapi.Reviewer
 	version   string
@@ -129,7 +129,7 @@ func (r *runner) teamFlags(fs *flag.FlagSet) *teamOptions {
 	fs.Func("reviewers-file", "a file of NAME=TOKEN lines, one reviewer each (# starts a comment); readable by its owner only", func(path string) error {
 		return t.keep(t.readFile(path))
 	})
-	fs.StringVar(&t.version, "api-version", t.version, "contract version to serve: 1.1, or 1.0 (no 1.1 fields, 404 on 1.1 endpoints)")
+	fs.StringVar(&t.version, "api-version", t.version, "contract version to serve: 1.1, 1.2 (decisions with four eyes, reason codes), or 1.0 (no 1.1 fields, 404 on 1.1 endpoints)")
 	return t
 }
 
@@ -213,9 +213,9 @@ func (t *teamOptions) apply(opts *screenapi.Options, demo bool) error {
 		return t.err
 	}
 	switch t.version {
-	case screenapi.Version10, screenapi.Version11:
+	case screenapi.Version10, screenapi.Version11, screenapi.Version12:
 	default:
-		return usagef("--api-version %q: want 1.0 or 1.1", t.version)
+		return usagef("--api-version %q: want 1.0, 1.1 or 1.2", t.version)
 	}
 	opts.APIVersion = t.version
 	opts.Reviewers = t.reviewers

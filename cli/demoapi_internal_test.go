@@ -126,3 +126,31 @@ func TestDemoAPIFlagErrorsNeverShowATokenGiven(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoAPIServesEachContractVersion: --api-version takes 1.0, 1.1 and
+// 1.2 (decisions), and refuses the rest in words.
+func TestDemoAPIServesEachContractVersion(t *testing.T) {
+	for _, c := range []struct{ v, want string }{{"", "1.1"}, {"1.0", "1.0"}, {"1.1", "1.1"}, {"1.2", "1.2"}, {"1.3", ""}} {
+		r := &runner{}
+		fs := r.demoFlags()
+		team := r.teamFlags(fs)
+		args := []string{}
+		if c.v != "" {
+			args = append(args, "--api-version", c.v)
+		}
+		if _, err := r.parse(fs, args, 0); err != nil {
+			t.Fatal(err)
+		}
+		var opts screenapi.Options
+		err := team.apply(&opts, true)
+		if c.want == "" {
+			if err == nil || !strings.Contains(err.Error(), "want 1.0, 1.1 or 1.2") {
+				t.Errorf("%s: %v", c.v, err)
+			}
+			continue
+		}
+		if err != nil || opts.APIVersion != c.want || len(opts.Reviewers) != 2 {
+			t.Errorf("%q: %v %+v", c.v, err, opts)
+		}
+	}
+}

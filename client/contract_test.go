@@ -289,7 +289,8 @@ func TestWireErrorBody(t *testing.T) {
 
 // Contract 1.1 on the wire: If-Match carries the revision the reviewer saw,
 // quoted, on every POST on an item, and only when there is one; claims,
-// notes and /v1/me by their own methods, paths and bodies.
+// notes and /v1/me by their own methods, paths and bodies; and 1.2's
+// reason codes, decisions and confirmations.
 func TestWireTeam(t *testing.T) {
 	ws := newWireService(t, 200, `{"id":"itm_1","batch_id":"b","status":"pending","revision":4,"reviewer":"ana","author":"ana","text":"t"}`)
 	c := ws.client(t)
@@ -312,6 +313,18 @@ func TestWireTeam(t *testing.T) {
 		{func() { c.Claim(ctx, "itm_1", 15*time.Minute) }, want{"PUT", "/v1/items/itm_1/claim", "", "", map[string]any{"ttl_seconds": 900.0}}},
 		{func() { c.Release(ctx, "itm_1") }, want{"DELETE", "/v1/items/itm_1/claim", "", "", nil}},
 		{func() { c.Me(ctx) }, want{"GET", "/v1/me", "", "", nil}},
+		// Contract 1.2.
+		{func() { c.ReasonCodes(ctx) }, want{"GET", "/v1/reason-codes", "", "", nil}},
+		{func() {
+			c.Decide(ctx, "itm_1", "k7", policy.OutcomeReject, "DOC_TAMPERED", "MRZ differs", client.IfMatch(9))
+		},
+			want{"POST", "/v1/items/itm_1/decisions", `"9"`, "k7", map[string]any{"outcome": "reject", "reason_code": "DOC_TAMPERED", "comment": "MRZ differs"}}},
+		{func() { c.Decide(ctx, "itm_1", "k8", policy.OutcomeClear, "DOC_GENUINE", "") },
+			want{"POST", "/v1/items/itm_1/decisions", "", "k8", map[string]any{"outcome": "clear", "reason_code": "DOC_GENUINE"}}},
+		{func() { c.Confirm(ctx, "itm_1", "dec_1", "k9", false, "photo is fine", client.IfMatch(10)) },
+			want{"POST", "/v1/items/itm_1/decisions/dec_1/confirmation", `"10"`, "k9", map[string]any{"agree": false, "comment": "photo is fine"}}},
+		{func() { c.Confirm(ctx, "itm_1", "dec_1", "k10", true, "") },
+			want{"POST", "/v1/items/itm_1/decisions/dec_1/confirmation", "", "k10", map[string]any{"agree": true}}},
 	} {
 		tc.call()
 		r, w := ws.next(t), tc.want

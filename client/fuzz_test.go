@@ -46,6 +46,17 @@ func checkItem(t *testing.T, it policy.Item) {
 	if it.Status == policy.StatusInvalid && (it.Problem == "" || it.ErrorCode != policy.CodeInvalidResponse) {
 		t.Fatalf("an invalid item must say why: %+v", it)
 	}
+	// Contract 1.2: an invalid answer is never shown as decided, and every
+	// decision kept is one the console can read.
+	if it.Status == policy.StatusInvalid && (len(it.Team.Decisions) > 0 || it.CurrentDecision() != nil) {
+		t.Fatalf("an invalid item with decisions: %+v", it.Team.Decisions)
+	}
+	for i, d := range it.Team.Decisions {
+		if !d.Outcome.Known() || !d.State.Known() || d.ID == "" || d.By == "" || d.At.IsZero() ||
+			(d.State == policy.DecisionSuperseded) == (i == len(it.Team.Decisions)-1) {
+			t.Fatalf("decision %d kept: %+v", i, d)
+		}
+	}
 }
 
 // checkWireItem is checkItem for an item read from a page: an item whose id
@@ -62,6 +73,9 @@ func checkWireItem(t *testing.T, it policy.Item) {
 	}
 }
 
+const seedDecision = `{"id":"dec_1","outcome":"reject","reason_code":"DOC_TAMPERED","comment":"MRZ check digits do not match",
+"by":"ana","at":"2026-12-02T09:14:00Z","state":"awaiting_confirmation","confirmation":null}`
+
 const seedItem = `{"id":"itm_1","batch_id":"bat_1","kind":"id_document","file_name":"a.jpg","media_type":"image/jpeg",
 "size_bytes":10,"status":"scored","risk_score":42,"recommendation":"review","layers":{"ela":0.4},
 "error_code":null,"error_message":null,"attempt":1,"updated_at":"2026-11-29T10:00:00Z"}`
@@ -73,7 +87,18 @@ func FuzzItemDecoder(f *testing.F) {
 		`{"id":"i","status":"scored","risk_score":101,"recommendation":"forward"}`,
 		`{"id":"i","status":"scored","risk_score":50.5,"recommendation":"reject","layers":{"x":null}}`,
 		`{"id":"i","status":"pending","risk_score":0}`, `{"status":"passed"}`, `{}`, `null`, `[]`,
-		`{"id":"i","status":"error","error_code":""}`, `{"id":"i","status":"awaiting_file","recommendation":"review"}`} {
+		`{"id":"i","status":"error","error_code":""}`, `{"id":"i","status":"awaiting_file","recommendation":"review"}`,
+		// Contract 1.2: decisions, good and broken.
+		`{"id":"i","batch_id":"b","status":"scored","risk_score":80,"recommendation":"reject","updated_at":"2026-11-29T10:00:00Z","decisions":[]}`,
+		`{"id":"i","batch_id":"b","status":"scored","risk_score":80,"recommendation":"reject","updated_at":"2026-11-29T10:00:00Z","decisions":[` + seedDecision + `]}`,
+		`{"id":"i","status":"scored","risk_score":80,"recommendation":"reject","decisions":[{"id":"dec_1","outcome":"clear","reason_code":"R","by":"ana","at":"2026-12-02T09:14:00Z","state":"superseded","confirmation":null},` +
+			`{"id":"dec_2","outcome":"reject","reason_code":"R","comment":"x","by":"ben","at":"2026-12-02T09:15:00Z","state":"final","confirmation":{"by":"ana","at":"2026-12-02T09:20:00Z","agree":true}}]}`,
+		`{"id":"i","status":"scored","risk_score":80,"recommendation":"review","decisions":[{"id":"dec_1","outcome":"clear","by":"ana","at":"2026-12-02T09:14:00Z","state":"approved"}]}`,
+		`{"id":"i","status":"scored","risk_score":80,"recommendation":"review","decisions":[{"id":"dec_1","outcome":"pass","by":"ana","at":"2026-12-02T09:14:00Z","state":"final"}]}`,
+		`{"id":"i","status":"scored","risk_score":80,"recommendation":"review","decisions":[{"outcome":"clear","state":"final"}]}`,
+		`{"id":"i","status":"error","error_code":"DECODE_FAILED","decisions":[{"id":"d","outcome":"reject","by":"a","at":"2026-12-02T09:14:00Z","state":"returned","confirmation":{"agree":false}}]}`,
+		`{"id":"i","status":"scored","risk_score":80,"recommendation":"review","decisions":{"id":"d"}}`,
+		`{"id":"i","status":"scored","risk_score":80,"recommendation":"review","decisions":[null,7,"x"]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -262,6 +287,54 @@ func FuzzDocumentType(f *testing.F) {
 		}
 		if (d.Declared != "" && !knownDocumentType(d.Declared)) || (d.Actual != "" && !knownDocumentType(d.Actual)) {
 			t.Fatalf("the error carries text from the answer: %+v", d)
+		}
+	})
+}
+
+// FuzzReasonCodes: whatever the service sends as its list of reason codes,
+// the list the console keeps holds only codes it can send back, each once,
+// with a label and at least one outcome it knows, each once; a body that is
+// JSON but carries no list is a bad answer, never an empty list.
+func FuzzReasonCodes(f *testing.F) {
+	for _, s := range []string{
+		`{"reason_codes":[{"code":"DOC_TAMPERED","label":"Signs of editing or tampering","outcomes":["reject","escalate"]}]}`,
+		`{"reason_codes":[]}`, `{"reason_codes":null}`, `{}`, `[]`, `null`, `{"reason_codes":{"code":"x"}}`,
+		`{"reason_codes":[{"code":"A","outcomes":["reject","reject","approve"]},{"code":"A","label":"twice","outcomes":["clear"]}]}`,
+		`{"reason_codes":[{"code":"../x","label":"path","outcomes":["reject"]},{"code":"","outcomes":["clear"]},null,7,"x",{"code":"B","outcomes":[]}]}`,
+		`{"reason_codes":[{"code":"C","label":"\u001b[31mred","outcomes":["escalate"]}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var d reasonCodesDecoder
+		if err := d.decodeBody(body); err != nil {
+			if json.Valid(body) && len(body) > 0 && body[0] == '{' {
+				t.Fatalf("a JSON object refused as not JSON: %v", err)
+			}
+			return
+		}
+		if d.Problem != "" {
+			if d.List != nil {
+				t.Fatalf("a bad answer with a list: %+v", d.List)
+			}
+			return
+		}
+		if d.List == nil {
+			t.Fatal("a list answer without a list")
+		}
+		seen := map[string]bool{}
+		for _, rc := range d.List {
+			if policy.IDProblem(rc.Code) != "" || seen[rc.Code] || rc.Label == "" || len(rc.Outcomes) == 0 {
+				t.Fatalf("kept %+v", rc)
+			}
+			seen[rc.Code] = true
+			outs := map[policy.Outcome]bool{}
+			for _, o := range rc.Outcomes {
+				if !o.Known() || outs[o] {
+					t.Fatalf("kept outcome %q in %+v", o, rc)
+				}
+				outs[o] = true
+			}
 		}
 	})
 }

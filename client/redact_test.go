@@ -16,7 +16,8 @@ import (
 
 // echoingService is a service that writes the caller's token into every
 // string it sends back: error bodies, items (and the item of a 412),
-// notes, claims, batches' customer references, GET /v1/me.
+// notes, claims, decisions, reason codes, batches' customer references,
+// GET /v1/me.
 func echoingService(t *testing.T) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -30,6 +31,8 @@ func echoingService(t *testing.T) *httptest.Server {
 			"updated_at": now, "revision": 2, "status_since": now,
 			"claim": map[string]any{"reviewer": echo("ben"), "expires_at": now.Add(time.Hour)},
 			"notes": []map[string]any{{"id": "n1", "author": echo("ben"), "text": echo("called the customer"), "created_at": now}},
+			"decisions": []map[string]any{{"id": "dec_1", "outcome": "reject", "reason_code": echo("DOC_TAMPERED"), "comment": echo("edited"),
+				"by": echo("ana"), "at": now, "state": "final", "confirmation": map[string]any{"by": echo("ben"), "at": now, "agree": true, "comment": echo("seen")}}},
 		}
 		w.Header().Set("Content-Type", "application/json")
 		var body any
@@ -45,6 +48,11 @@ func echoingService(t *testing.T) *httptest.Server {
 		case strings.HasSuffix(r.URL.Path, "/notes"):
 			w.WriteHeader(http.StatusCreated)
 			body = map[string]any{"id": "n2", "author": echo("ana"), "text": echo("a note"), "created_at": now}
+		case r.URL.Path == "/v1/reason-codes":
+			body = map[string]any{"reason_codes": []map[string]any{{"code": "DOC_TAMPERED", "label": echo("Signs of editing"), "outcomes": []string{"reject"}}}}
+		case strings.HasSuffix(r.URL.Path, "/decisions"):
+			w.WriteHeader(http.StatusCreated)
+			body = item
 		case strings.HasSuffix(r.URL.Path, "/claim"):
 			body = item
 		case strings.HasSuffix(r.URL.Path, "/file-requests"):
@@ -101,6 +109,13 @@ func TestAServiceThatEchoesTheTokenNeverGetsItPastTheClient(t *testing.T) {
 	leak("a claim", it, err)
 	n, _, err := c.AddNote(ctx, "itm_1", "k-note", "a note")
 	leak("a note", n, err)
+	codes, _, err := c.ReasonCodes(ctx)
+	leak("the reason codes", codes, err)
+	it, _, err = c.Decide(ctx, "itm_1", "k-dec", policy.OutcomeReject, "DOC_TAMPERED", "edited")
+	leak("a decision", it, err)
+	if d := it.CurrentDecision(); d == nil || d.Confirmation == nil {
+		t.Fatalf("the decision did not arrive: %+v", it)
+	}
 	_, attempts, err := c.Resubmit(ctx, "itm_1", "k-1", client.IfMatch(1))
 	e, ok := client.AsError(err)
 	if !ok || e.Code != policy.CodeItemChanged || e.Item == nil || e.Item.Claim == nil || len(e.Item.Notes) != 1 {

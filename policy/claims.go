@@ -98,17 +98,18 @@ func UntilText(end, now time.Time) string {
 
 // When the window takes a claim. A claim tells the other reviewers that
 // someone works on an item, so it follows the work, not the cursor: it is
-// never taken when the window opens, nor for a row the reviewer merely
-// passes through, nor on an item with nothing to do. It is taken when she
-// acts on the item, writes a note on an item that needs her, or stays on
-// such an item for the dwell (REVIEWER_CLAIM_DWELL, 5 s). It is released
-// when she moves on, unless she has an open action on the item (queued,
-// sending, unknown): the item is hers while her intent is open, so the
-// claim is kept and renewed until the action ends. A claim held only
-// because she looks at the item is also released when she is away (no
-// input for REVIEWER_CLAIM_AWAY, 15 min, or the window out of the
-// foreground that long): a window left open over lunch does not keep the
-// item from the others.
+// never taken when the window opens, nor for a row the program selected
+// for her (after a dialog closed, after a view was applied), nor for a row
+// she passes through or rests on, however long. It is taken when she
+// starts something on the item: a key or button that acts, opening a
+// decision or a dialog on it, writing a note on an item that needs her,
+// or Next. It is released when she moves on, unless she has an open
+// action on the item (queued, sending, unknown): the item is hers while
+// her intent is open, so the claim is kept and renewed until the action
+// ends. A claim kept only because she is still on the item is also
+// released when she is away (no input for REVIEWER_CLAIM_AWAY, 15 min, or
+// the window out of the foreground that long): a window left open over
+// lunch does not keep the item from the others.
 
 // Dwell numbers: how long the reviewer stays on an item that needs her
 // before the window claims it for her.
@@ -160,7 +161,6 @@ type ClaimSituation struct {
 	NeedsReviewer bool        // NeedsReviewer: there is something for her to do
 	OpenAction    ActionState // her open action on it, "" when none
 	Shown         bool        // it is the item she is on
-	Dwelled       bool        // she has stayed on it for the dwell (Shown only)
 	Acting        bool        // she acts on it now (re-submit, file request, upload)
 	Writing       bool        // she writes a note on it now
 	// Away: she has given the window none of her input for the away time,
@@ -206,8 +206,8 @@ func DecideClaim(s ClaimSituation) ClaimMove {
 		return ClaimLeave
 	case s.Shown && s.Writing:
 		return ClaimHold
-	case s.Shown && (s.Dwelled || s.HeldByMe) && !s.Away:
-		return ClaimHold
+	case s.Shown && s.HeldByMe && !s.Away:
+		return ClaimHold // she is still on the item she started work on
 	case s.HeldByMe:
 		return ClaimRelease // she moved on, or she is away from the item she looked at
 	}

@@ -118,8 +118,8 @@ func TestDecideClaimFollowsTheWork(t *testing.T) {
 		want policy.ClaimMove
 	}{
 		{"opening the window or passing through a row", S{Offered: true, NeedsReviewer: true, Shown: true}, leave},
-		{"staying on an item that needs her", S{Offered: true, NeedsReviewer: true, Shown: true, Dwelled: true}, hold},
-		{"staying on an item with nothing to do", S{Offered: true, Shown: true, Dwelled: true}, leave},
+		{"resting on an item that needs her, however long", S{Offered: true, NeedsReviewer: true, Shown: true}, leave},
+		{"staying on an item with nothing to do", S{Offered: true, Shown: true}, leave},
 		{"writing a note on an item that needs her", S{Offered: true, NeedsReviewer: true, Shown: true, Writing: true}, hold},
 		{"writing a note on an item with nothing to do", S{Offered: true, Shown: true, Writing: true}, leave},
 		{"acting", S{Offered: true, NeedsReviewer: true, Shown: true, Acting: true}, hold},
@@ -130,28 +130,27 @@ func TestDecideClaimFollowsTheWork(t *testing.T) {
 		{"moving on with her action sending", S{Offered: true, HeldByMe: true, OpenAction: policy.ActionSending}, hold},
 		{"moving on with her action unknown", S{Offered: true, NeedsReviewer: true, HeldByMe: true, OpenAction: policy.ActionUnknown}, hold},
 		{"her action done, she moved on", S{Offered: true, HeldByMe: true, OpenAction: policy.ActionDone}, release},
-		{"her action done, nothing left to do, she stays", S{Offered: true, Shown: true, Dwelled: true, HeldByMe: true}, release},
+		{"her action done, nothing left to do, she stays", S{Offered: true, Shown: true, HeldByMe: true}, release},
 		{"her action refused, the item still needs her, she stays", S{Offered: true, NeedsReviewer: true, Shown: true, HeldByMe: true, OpenAction: policy.ActionFailed}, hold},
 		{"an open action she holds no claim for, passing through", S{Offered: true, NeedsReviewer: true, Shown: true, OpenAction: policy.ActionUnknown}, leave},
-		{"another reviewer holds it, she stays", S{Offered: true, NeedsReviewer: true, Shown: true, Dwelled: true, HeldByOther: true}, leave},
+		{"another reviewer holds it, she stays", S{Offered: true, NeedsReviewer: true, Shown: true, HeldByOther: true}, leave},
 		{"another reviewer holds it, she acts", S{Offered: true, NeedsReviewer: true, Shown: true, Acting: true, HeldByOther: true}, leave},
-		{"a 1.0 service", S{NeedsReviewer: true, Shown: true, Dwelled: true, Acting: true}, leave},
+		{"a 1.0 service", S{NeedsReviewer: true, Shown: true, Acting: true}, leave},
 		{"an item she neither holds nor is on", S{Offered: true, NeedsReviewer: true}, leave},
 		// Away: a claim held only because she looks at the item is let go;
 		// one kept for her open action, or while she acts or writes, is not.
-		{"away on the item she holds by dwelling", S{Offered: true, NeedsReviewer: true, Shown: true, Dwelled: true, HeldByMe: true, Away: true}, release},
-		{"away on the item she holds, the dwell not counted", S{Offered: true, NeedsReviewer: true, Shown: true, HeldByMe: true, Away: true}, release},
-		{"away on an item she dwelled on and does not hold", S{Offered: true, NeedsReviewer: true, Shown: true, Dwelled: true, Away: true}, leave},
-		{"away on an item with nothing to do that she holds", S{Offered: true, Shown: true, Dwelled: true, HeldByMe: true, Away: true}, release},
-		{"away with her action queued on the item she is on", S{Offered: true, NeedsReviewer: true, Shown: true, Dwelled: true, HeldByMe: true, OpenAction: policy.ActionQueued, Away: true}, hold},
+		{"away on the item she holds", S{Offered: true, NeedsReviewer: true, Shown: true, HeldByMe: true, Away: true}, release},
+		{"away on an item she rested on and does not hold", S{Offered: true, NeedsReviewer: true, Shown: true, Away: true}, leave},
+		{"away on an item with nothing to do that she holds", S{Offered: true, Shown: true, HeldByMe: true, Away: true}, release},
+		{"away with her action queued on the item she is on", S{Offered: true, NeedsReviewer: true, Shown: true, HeldByMe: true, OpenAction: policy.ActionQueued, Away: true}, hold},
 		{"away with her action sending, moved on", S{Offered: true, HeldByMe: true, OpenAction: policy.ActionSending, Away: true}, hold},
 		{"away with her action unknown", S{Offered: true, NeedsReviewer: true, Shown: true, HeldByMe: true, OpenAction: policy.ActionUnknown, Away: true}, hold},
 		{"away while she acts", S{Offered: true, NeedsReviewer: true, Shown: true, Acting: true, Away: true}, hold},
 		{"away while she writes a note", S{Offered: true, NeedsReviewer: true, Shown: true, Writing: true, HeldByMe: true, Away: true}, hold},
 		{"away, her action refused, the item still needs her", S{Offered: true, NeedsReviewer: true, Shown: true, HeldByMe: true, OpenAction: policy.ActionFailed, Away: true}, release},
-		{"away, another reviewer holds it", S{Offered: true, NeedsReviewer: true, Shown: true, Dwelled: true, HeldByOther: true, Away: true}, leave},
+		{"away, another reviewer holds it", S{Offered: true, NeedsReviewer: true, Shown: true, HeldByOther: true, Away: true}, leave},
 		{"away, an item she neither holds nor is on", S{Offered: true, NeedsReviewer: true, Away: true}, leave},
-		{"away, a 1.0 service", S{NeedsReviewer: true, Shown: true, Dwelled: true, HeldByMe: true, Away: true}, leave},
+		{"away, a 1.0 service", S{NeedsReviewer: true, Shown: true, HeldByMe: true, Away: true}, leave},
 	} {
 		if got := policy.DecideClaim(c.s); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)

@@ -60,6 +60,8 @@ type RawItem struct {
 	UpdatedAt      time.Time           `json:"updated_at"`
 	// Version 1.1 fields (absent from a 1.0 service): see Team1_1.
 	Team1_1
+	// Version 1.2 field (absent from a 1.0 or 1.1 service): decisions.go.
+	Decide1_2
 }
 
 // Item is an item as the console holds it. Its fields obey the rule that
@@ -117,10 +119,14 @@ func Validate(raw RawItem) Item {
 		it.ErrorMessage = *raw.ErrorMessage
 	}
 	it.Team = validateTeam(raw.Team1_1)
+	it.Team.Decisions, it.Team.DecisionsOffered = validateDecisions(raw.Decisions)
 	if problem := invariantProblem(raw); problem != "" {
 		return MarkInvalid(it, problem)
 	}
 	if problem := teamProblem(raw.Team1_1); problem != "" {
+		return MarkInvalid(it, problem)
+	}
+	if problem := decisionProblem(raw.Decisions); problem != "" {
 		return MarkInvalid(it, problem)
 	}
 	it.Status = Status(raw.Status)
@@ -144,10 +150,12 @@ func Validate(raw RawItem) Item {
 
 // MarkInvalid returns it as an answer that broke the contract: status
 // invalid, code INVALID_RESPONSE, no verdict, and the problem noted. What the
-// service reported stays in ReportedCode.
+// service reported stays in ReportedCode. Its decisions go too: an answer
+// that broke the contract is never shown as decided (contract 1.2).
 func MarkInvalid(it Item, problem string) Item {
 	it.Status, it.ErrorCode, it.Problem = StatusInvalid, CodeInvalidResponse, problem
 	it.RiskScore, it.Recommendation, it.Layers = nil, "", nil
+	it.Team.Decisions = nil
 	return it
 }
 
@@ -298,6 +306,11 @@ type Team struct {
 	// offers no documents).
 	Files        []FileVersion
 	FilesOffered bool
+	// Decisions are the item's decisions, oldest first, the current one
+	// last (contract 1.2); DecisionsOffered says whether the service sent
+	// the list at all (a 1.0 or 1.1 service does not, and takes none).
+	Decisions        []Decision
+	DecisionsOffered bool
 }
 
 func validateTeam(raw Team1_1) Team {

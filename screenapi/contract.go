@@ -100,3 +100,53 @@ func noteText(text string) (string, error) {
 	}
 	return t, nil
 }
+
+// outcomes are a decision's outcomes: "clear | reject | escalate".
+var outcomes = []string{"clear", "reject", "escalate"}
+
+// maxDecisionChars is a decision's longest comment: "follows a note's text
+// rules, at most 2,000 characters".
+const maxDecisionChars = 2000
+
+// decisionComment is a decision's comment as the service keeps it, or why
+// it is refused (422 VALIDATION_FAILED): a note's text rules, at most
+// 2,000 characters, "required (at least 1 character) for reject and
+// escalate, optional for clear".
+func decisionComment(outcome, comment string) (string, error) {
+	if strings.TrimSpace(comment) == "" {
+		if outcome == "clear" {
+			return "", nil
+		}
+		return "", fmt.Errorf("a comment is required to %s", outcome)
+	}
+	return commentText(comment)
+}
+
+// confirmationComment is a confirmation's comment, or why it is refused:
+// "the comment is required when agree is false".
+func confirmationComment(agree bool, comment string) (string, error) {
+	if strings.TrimSpace(comment) == "" {
+		if agree {
+			return "", nil
+		}
+		return "", fmt.Errorf("a comment is required to return a decision (agree: false)")
+	}
+	return commentText(comment)
+}
+
+func commentText(comment string) (string, error) {
+	t, err := noteText(comment)
+	if err != nil {
+		return "", fmt.Errorf("comment: %s", strings.TrimPrefix(err.Error(), "a note "))
+	}
+	if n := utf8.RuneCountInString(t); n > maxDecisionChars {
+		return "", fmt.Errorf("a comment holds at most %d characters; this one has %d", maxDecisionChars, n)
+	}
+	return t, nil
+}
+
+// fourEyes reports whether a decision waits for a second reviewer: "a
+// reject, and a clear of an item whose recommendation is reject".
+func fourEyes(outcome, recommendation string) bool {
+	return outcome == "reject" || (outcome == "clear" && recommendation == "reject")
+}

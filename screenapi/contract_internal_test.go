@@ -39,3 +39,27 @@ func TestTheServiceAndTheConsoleReadTheContractAlike(t *testing.T) {
 		t.Error("the service's limits are not the console's")
 	}
 }
+
+// TestTheServiceAndTheConsoleReadDecisionsAlike holds the service's reading
+// of a decision's rules (contract.go) to the console's (policy), case by
+// case: which comments are kept, and which decisions wait for four eyes.
+func TestTheServiceAndTheConsoleReadDecisionsAlike(t *testing.T) {
+	list := []policy.ReasonCode{{Code: "R", Label: "r", Outcomes: policy.Outcomes()}}
+	for _, o := range outcomes {
+		for _, c := range []string{"", "  ", "ok", " two\nlines ", "bell\a", strings.Repeat("é", 2000), strings.Repeat("é", 2001), "\xff"} {
+			got, gerr := decisionComment(o, c)
+			want, werr := policy.CheckReason(list, policy.Outcome(o), "R", c)
+			if got != want || (gerr == nil) != (werr == nil) {
+				t.Errorf("%s %q: the service keeps %q (%v), the console %q (%v)", o, c, got, gerr, want, werr)
+			}
+		}
+		for _, rec := range []string{"forward", "review", "reject", ""} {
+			if got, want := fourEyes(o, rec), policy.NeedsFourEyes(policy.Outcome(o), policy.Recommendation(rec)); got != want {
+				t.Errorf("%s of an item recommended %q: four eyes %v at the service, %v at the console", o, rec, got, want)
+			}
+		}
+	}
+	if len(outcomes) != len(policy.Outcomes()) || maxDecisionChars != policy.MaxDecisionCommentRunes {
+		t.Error("the service's outcomes or comment limit are not the console's")
+	}
+}

@@ -139,6 +139,9 @@ func (s *Server) seed() {
 				bt.UpdatedAt = it.UpdatedAt
 			}
 		}
+		if s.v12() {
+			s.seedDecidable(bt, b)
+		}
 		s.batches[bt.ID] = bt
 	}
 }

@@ -18,6 +18,7 @@ type itemTeam struct {
 	claim       *policy.RawClaim
 	notes       []policy.RawNote
 	files       []fileVersion
+	decisions   []decision // 1.2: oldest first, the current one last
 }
 
 type fileVersion struct {
@@ -92,7 +93,17 @@ func (s *Server) wire(it *policy.RawItem) any {
 	for _, n := range t.notes {
 		w.Notes = append(w.Notes, wireNote(n))
 	}
+	if s.v12() {
+		return wireItem12{wireItem: w, Decisions: append([]decision{}, t.decisions...)}
+	}
 	return w
+}
+
+// wireItem12 is an item as a 1.2 service sends it: its decisions, [] when
+// none (decisions.go).
+type wireItem12 struct {
+	wireItem
+	Decisions []decision `json:"decisions"`
 }
 
 // Revision is an item's revision at the service.

@@ -53,7 +53,7 @@ type Options struct {
 	ItemsPerBatch    int           // items in each seeded batch, 1 to 10 (default: 1 to 10 at random)
 	Token            string        // when set, requests must carry it as a Bearer token (reviewer "reviewer")
 	Reviewers        []Reviewer    // each with a token of their own; see identity.go
-	APIVersion       string        // "1.1" (default) or "1.0": no 1.1 fields, 404 on 1.1 endpoints
+	APIVersion       string        // "1.1" (default), "1.2" (decisions) or "1.0": no 1.1 fields, 404 on 1.1 endpoints
 	Latency          time.Duration // added to every request
 	AnalysisLatency  time.Duration // how long the classifier takes
 	ClassifierBudget time.Duration // the classifier's budget (default 10s)
@@ -81,6 +81,7 @@ type Server struct {
 	sorted    []*batch             // batches, oldest change first; nil when a change made it stale
 	tokens    map[string]Reviewer  // by token; empty: no authentication
 	team      map[string]*itemTeam // the 1.1 state of each item
+	reasons   []ReasonCode         // the 1.2 list of reason codes
 	itemLocks map[string]*sync.Mutex
 
 	http    *http.Server
@@ -141,6 +142,7 @@ func New(opts Options) *Server {
 		scripts: map[string][]Outcome{}, latencies: map[string]time.Duration{}, holds: map[string]chan struct{}{}, uploads: map[string][]Upload{},
 		requests: map[string]int{}, closing: make(chan struct{}),
 		tokens: map[string]Reviewer{}, team: map[string]*itemTeam{}, itemLocks: map[string]*sync.Mutex{},
+		reasons: DemoReasonCodes(),
 	}
 	if opts.Token != "" {
 		s.tokens[opts.Token] = Reviewer{Name: "reviewer", DisplayName: "Reviewer", Token: opts.Token}
@@ -411,6 +413,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/items/{id}/replacement", s.wrap(EPReplacement, s.idempotent(EPReplacement, s.replacement)))
 	s.teamRoutes(mux)
 	s.fileRoutes(mux)
+	s.decisionRoutes(mux)
 	return mux
 }
 

@@ -44,10 +44,24 @@ func start11(t *testing.T, version string) (*screenapi.Server, *clock) {
 
 type req struct {
 	tok, method, path, key, ifMatch, body string
+	// fresh: on a connection of its own, so that Go's transport, which
+	// repeats a request with an Idempotency-Key when a kept-alive
+	// connection fails, shows the failure.
+	fresh bool
 }
 
 func call(t *testing.T, srv *screenapi.Server, r req) (int, map[string]any) {
 	t.Helper()
+	st, m, err := rawCall(srv, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, m
+}
+
+// rawCall is call for a request whose connection may fail (a fault's
+// reset): the transport's error is returned, not fatal.
+func rawCall(srv *screenapi.Server, r req) (int, map[string]any, error) {
 	hr, _ := http.NewRequest(r.method, srv.URL()+r.path, strings.NewReader(r.body))
 	if r.tok != "" {
 		hr.Header.Set("Authorization", "Bearer "+r.tok)
@@ -61,13 +75,17 @@ func call(t *testing.T, srv *screenapi.Server, r req) (int, map[string]any) {
 	if r.body != "" {
 		hr.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(hr)
+	cl := http.DefaultClient
+	if r.fresh {
+		cl = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	}
+	resp, err := cl.Do(hr)
 	if err != nil {
-		t.Fatal(err)
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	var m map[string]any
 	_ = json.Unmarshal(b, &m)
-	return resp.StatusCode, m
+	return resp.StatusCode, m, nil
 }

@@ -64,3 +64,26 @@ func (s *TeamStore) NextCandidates(ctx context.Context, me string, now time.Time
 	}
 	return out, rows.Err()
 }
+
+// HeldFilter keeps items by who holds them at the listing's now, as
+// policy.Team.LiveClaim judges it: a claim that has ended is no claim.
+type HeldFilter string
+
+const (
+	HeldFree   HeldFilter = "free"   // nobody holds it
+	HeldMine   HeldFilter = "mine"   // Me holds it
+	HeldOthers HeldFilter = "others" // someone other than Me holds it
+)
+
+func (h HeldFilter) where(where []string, args []any, me string, now time.Time) ([]string, []any) {
+	live := "(i.claim_reviewer IS NOT NULL AND i.claim_expires_at > ?)"
+	switch h {
+	case HeldFree:
+		return append(where, "NOT "+live), append(args, ms(now))
+	case HeldMine:
+		return append(where, live+" AND i.claim_reviewer = ?"), append(args, ms(now), me)
+	case HeldOthers:
+		return append(where, live+" AND i.claim_reviewer <> ?"), append(args, ms(now), me)
+	}
+	return where, args
+}

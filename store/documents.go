@@ -110,7 +110,10 @@ func (r *fileRows) apply(ctx context.Context, items []policy.Item) error {
 		newest := len(it.Files) - 1
 		for i, f := range it.Files {
 			rows = append(rows, it.ID, f.Version, f.FileName, f.MediaType, f.SizeBytes, ms(f.UploadedAt))
-			if i == newest {
+			// Awaiting a file is the item's state, not a result of its
+			// newest file: the result that file got (the code that
+			// refused it) stays recorded for it, and the viewer shows it.
+			if i == newest && it.Status != policy.StatusAwaitingFile {
 				v := valuesOf(it)
 				rows = append(rows, v.status, v.riskScore, v.errorCode, v.reportedCode, ms(it.UpdatedAt))
 			} else {

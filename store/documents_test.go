@@ -97,3 +97,28 @@ func BenchmarkApplyPageWithFiles(b *testing.B) {
 		}
 	}
 }
+
+// A file request leaves the item awaiting a file: that is the item's
+// state, not a result of its newest file, whose own result (the code that
+// refused it) stays recorded for it.
+func TestAwaitingAFileIsNoResultOfTheFile(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	v1 := withFiles(failed("i1", "b1", policy.CodeUnsupportedMediaType, t0), 1)
+	if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0, v1)}); err != nil {
+		t.Fatal(err)
+	}
+	waiting := v1
+	waiting.Status, waiting.ErrorCode, waiting.ReportedCode = policy.StatusAwaitingFile, "", ""
+	waiting.UpdatedAt = t0.Add(time.Hour)
+	if err := db.Sync.ApplyItem(ctx, waiting, "ana", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	vs, err := db.Files.FileVersions(ctx, "i1")
+	if err != nil || len(vs) != 1 {
+		t.Fatalf("%+v %v", vs, err)
+	}
+	if r := vs[0].Result; r.Status != policy.StatusError || r.ErrorCode != policy.CodeUnsupportedMediaType || !r.RecordedAt.Equal(t0) {
+		t.Fatalf("version 1's result: %+v", r)
+	}
+}

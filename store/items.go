@@ -428,6 +428,10 @@ type ItemFilter struct {
 	Limit       int
 	Offset      int
 	TriageFilter
+	// Held keeps the items by who holds them now (claims.go): HeldFree,
+	// HeldMine or HeldOthers, judged for Me; "" keeps every item.
+	Held HeldFilter
+	Me   string
 }
 
 var sortColumns = map[string]string{
@@ -485,6 +489,7 @@ func ItemsQuery(f ItemFilter, now time.Time) (string, []any) {
 	if f.NeedsAction {
 		where = append(where, needsActionSQL)
 	}
+	where, args = f.Held.where(where, args, f.Me, now)
 	where, args = f.TriageFilter.where(where, args, now, f.NeedsAction)
 	if s := strings.TrimSpace(f.Search); s != "" {
 		like := "%" + strings.NewReplacer("%", `\%`, "_", `\_`).Replace(s) + "%"

@@ -65,9 +65,10 @@ func (p *itemPanel) act(kind policy.ActionKind, label string, run func(ctx conte
 	if !p.ready() || p.c.flight(p.itemID) != nil {
 		return
 	}
-	id := p.itemID
+	id, file, batchID := p.itemID, p.detail.FileName, p.detail.BatchID
 	ctx, cancel := context.WithCancel(p.c.ctx)
 	p.c.flights[id] = &flight{kind: kind, label: label, start: p.c.opts.Now(), cancel: cancel}
+	p.c.sayActionStart(file, label) // strip.go: at once, whatever the wait
 	p.note, p.noteDetails, p.noteItem = "", "", ""
 	p.team.working(id) // claims.go: acting claims the item, kept while the action is open
 	p.c.items.showSending(id, kind)
@@ -85,6 +86,7 @@ func (p *itemPanel) act(kind policy.ActionKind, label string, run func(ctx conte
 			if err == nil {
 				p.c.notifyLine(actionEndLine(kind, id, res.Action.State, res.Action.LastErrorCode)) // notify.go
 			}
+			p.c.sayActionResult(kind, id, file, batchID, res, err) // strip.go: where she looks, with b back
 			if err != nil {
 				p.setNote(id, err)
 			} else if p.c.settings.autoAdvance() && p.itemID == id && res.Action.ID != 0 && !stopped {
@@ -119,6 +121,7 @@ func (p *itemPanel) onResubmit() {
 	if p.team.refuseHeld("re-submitting") { // claims.go: who holds it and until when, not the confirmation
 		return
 	}
+	p.team.working(p.itemID) // claims.go: opening a decision on it is starting work on it
 	id, name := p.itemID, p.detail.FileName
 	p.c.confirm("Re-submit "+shown(name)+"?",
 		"This runs the paid analysis again on the same file, once. A re-run may help with "+shown(string(p.detail.ErrorCode))+".",
@@ -152,6 +155,7 @@ func (p *itemPanel) onRequestFile() {
 	if p.team.refuseHeld("requesting a file") { // claims.go: who holds it and until when, not the confirmation
 		return
 	}
+	p.team.working(p.itemID) // claims.go: opening a decision on it is starting work on it
 	id := p.itemID
 	newRequestDialog(p.c, policy.Info(p.detail.ErrorCode).CustomerMessage, func(msg string) {
 		if p.itemID == id {
@@ -253,6 +257,7 @@ func (p *itemPanel) openUpload(path string) {
 	if p.team.refuseHeld("uploading a file") { // claims.go: who holds it and until when, not the confirmation
 		return
 	}
+	p.team.working(p.itemID) // claims.go: opening a decision on it is starting work on it
 	id := p.itemID
 	ud := newUploadDialog(p.c, path, func(path string, opt review.ReplaceOptions) {
 		p.c.settings.store().SetString(prefLastFolder, filepath.Dir(path))

@@ -26,9 +26,17 @@ var merges = map[string]struct {
 	host string
 	grow float32
 	text func(review.ItemView) (string, widget.Importance)
+	// wrap, when set, adds to the host's words (whatever merged in
+	// before) instead of replacing them.
+	wrap func(func(review.ItemView) (string, widget.Importance)) func(review.ItemView) (string, widget.Importance)
 }{
-	"Band": {"Score", 53, scoreBandCell},  // "69 · medium" whole
-	"Age":  {"Status", 97, statusAgeCell}, // "→ awaiting file · 6 d · overdue" whole
+	"Band": {"Score", 53, scoreBandCell, nil},  // "69 · medium" whole
+	"Age":  {"Status", 97, statusAgeCell, nil}, // "→ awaiting file · 6 d · overdue" whole
+	// Who holds the item stays in its row when the Action column goes
+	// (the default 1280-pixel window with the panel open, across all
+	// batches): "held: Ben · ✗ error · 6 d" (claims.go), first, so that a
+	// cut cell never hides it; the column grows to its rows' words (fit).
+	"Action": {"Status", 0, nil, withHolder},
 }
 
 // mergeInto moves a dropped column's words into its host, if it has one.
@@ -40,8 +48,12 @@ func (t *itemTable) mergeInto(cols []column, gone column) {
 	for i := range cols {
 		if cols[i].title == m.host {
 			cols[i].width += m.grow
-			cols[i].text = m.text
-			if gone.sort != cols[i].sort {
+			if m.wrap != nil {
+				cols[i].text = m.wrap(cols[i].text)
+			} else {
+				cols[i].text = m.text
+			}
+			if gone.sort != "" && gone.sort != cols[i].sort {
 				t.alts[m.host] = gone.sort
 			}
 		}

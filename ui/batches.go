@@ -68,7 +68,7 @@ func newBatchList(c *Console) *batchList {
 	b.search.PlaceHolder = "Search batches, items, files (Ctrl+F)"
 	b.search.OnChanged = func(string) { b.refresh() }
 	b.search.OnSubmitted = func(string) { b.onSubmitted() }
-	b.all = newKeyCheck(c, "All batches", b.onAll)
+	b.all = newFilterCheck(c, "All batches", b.onAll)
 	b.list = b.newList()
 	b.holder = container.NewStack(b.list)
 	b.note = wrapped("")

@@ -382,3 +382,29 @@ func findButton(o fyne.CanvasObject, text string) *widget.Button {
 	}
 	return nil
 }
+
+// Enter in the bulk plan presses the button labelled "(Enter)", even with
+// the focus on "Show the items"; Space presses the focused one.
+func TestEnterInTheBulkPlanPressesTheButtonThatSaysEnter(t *testing.T) {
+	c := newTestConsole(t, &fakeWorkflow{})
+	fb := &fakeBulk{send: 3}
+	var b *bulkScreen
+	c.apply(func() { b = c.showBulk(fb, planOf(policy.ActionResubmit, 3)) })
+	if focused(c) != b.showItems || b.confirm.Importance != widget.HighImportance || b.showItems.Importance == widget.HighImportance {
+		t.Fatalf("focus on %T; the default button is not the one that looks it", focused(c))
+	}
+	pressKey(c, fyne.KeySpace) // Space: the focused button
+	if !b.results.Visible() || b.confirm.Disabled() {
+		t.Fatalf("Space did not show the items (shown %v) or confirmed", b.results.Visible())
+	}
+	pressKey(c, fyne.KeyReturn)
+	if !b.confirm.Disabled() {
+		t.Fatal("Enter pressed the focused button, not the one labelled (Enter)")
+	}
+	waitEnded(t, b)
+	fb.mu.Lock()
+	defer fb.mu.Unlock()
+	if len(fb.confirmed.Items) != 3 {
+		t.Fatalf("confirmed %d items", len(fb.confirmed.Items))
+	}
+}

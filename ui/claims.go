@@ -19,23 +19,26 @@ import (
 )
 
 // Claims (contract 1.1) in the window. A claim follows the work, not the
-// cursor (policy.DecideClaim): nothing is claimed when the window opens, nor
-// for a row the reviewer passes through, nor for an item with nothing to
-// do. An item is claimed when she acts on it, writes a note on it, or stays
-// on it for the dwell (REVIEWER_CLAIM_DWELL, 5 s) while it needs her. The
+// cursor (policy.DecideClaim): nothing is claimed when the window opens,
+// nor for a row the program selected for her (after a dialog closed, a view
+// applied, a reload), nor for a row she passes through or rests on,
+// however long. An item is claimed when she starts something on it: a key
+// or button that acts (r, f, u and their confirmations), a dialog on it
+// (snooze), writing a note on it while it needs her, or Next (n). The
 // claim is renewed at half its length while she stays, and released when
 // she moves on, unless her action on the item is still open (queued,
 // sending, unknown): then it is kept and renewed until the action ends.
-// A claim held only because she stays on the item is let go when she is
+// A claim kept only because she stays on the item is let go when she is
 // away, at its next renewal (claims_away.go: REVIEWER_CLAIM_AWAY, 15 min).
 // Closing the window releases the claims it holds but those (best effort:
-// expiry covers a crash). An item another reviewer holds says "Ben is on
-// this until 10:19" in its row and in the panel, with its action buttons
-// off for that reason, and r, f and u say so instead of asking. Next (N)
-// claims and opens the oldest item nobody holds. The panel's part for
-// claims also shows the notes (notes.go) and says who or what changed an
-// item (conflicts.go). A 1.0 service offers neither claims nor notes: the
-// panel says so.
+// expiry covers a crash). An item another reviewer holds says "held: Ben"
+// in its row and "Ben is on this until 10:19" at the top of the panel,
+// with its action buttons off for that reason, and r, f and u say so
+// instead of asking. Next (n) claims and opens the oldest item nobody
+// holds, and says what it claimed ("itm_3 is yours until 14:35"). The
+// panel's part for claims also shows the notes (notes.go) and says who or
+// what changed an item (conflicts.go). A 1.0 service offers neither claims
+// nor notes: the panel says so.
 
 // teamView is the team part of the item panel.
 type teamView struct {
@@ -56,13 +59,9 @@ type teamView struct {
 	claiming  map[string]bool       // items whose claim (or renewal) is on its way
 	failed    map[string]bool       // claims that could not be made: tried again when she acts, writes or comes back
 	shown     string                // the item the reviewer is on, as the claims see it
-	started   bool                  // an item was shown: the next one is the reviewer's move
-	dwelled   bool                  // she stayed on shown for the dwell
-	dwellGen  int
-	stopDwell func()
-	lastInput time.Time // when she last gave the window her input (claims_away.go)
-	outSince  time.Time // when the window left the foreground; zero while in it
-	said      string    // what the last claim or Next said (offline, not offered, let go)
+	lastInput time.Time             // when she last gave the window her input (claims_away.go)
+	outSince  time.Time             // when the window left the foreground; zero while in it
+	said      string                // what the last claim or Next said (offline, not offered, let go)
 	saidItem  string
 }
 
@@ -90,7 +89,8 @@ func newTeamView(p *itemPanel) *teamView {
 	}
 	v.add = widget.NewButtonWithIcon("Add note", theme.DocumentCreateIcon(), v.onAddNote)
 	v.next = newTipButton("Next", theme.MediaSkipNextIcon(), "Claim and open the oldest item that needs a reviewer and nobody holds (key: n)", v.onNext)
-	v.content = container.NewVBox(v.claim, container.NewBorder(nil, nil, nil, v.next, newLabel("Notes")), v.notes,
+	// The claim line is drawn by the panel above the picture (panel.go).
+	v.content = container.NewVBox(container.NewBorder(nil, nil, nil, v.next, newLabel("Notes")), v.notes,
 		v.entry, v.add)
 	v.content.Hide()
 	return v
@@ -116,6 +116,18 @@ func holderName(c policy.Claim) string {
 // cell's tooltip (holderHint), the panel and the strip.
 func holderCell(c policy.Claim) string { return "held: " + holderName(c) }
 
+// withHolder puts who holds a row another reviewer holds before a cell's
+// words, when she has no action of her own on it (as actionCell says it).
+func withHolder(cell func(review.ItemView) (string, widget.Importance)) func(review.ItemView) (string, widget.Importance) {
+	return func(v review.ItemView) (string, widget.Importance) {
+		text, imp := cell(v)
+		if v.Action == nil && v.Holder != nil {
+			return holderCell(*v.Holder) + " · " + text, widget.WarningImportance
+		}
+		return text, imp
+	}
+}
+
 // holderHint is the held row's Action cell's tooltip: the whole sentence
 // ("" when nobody else holds the item).
 func holderHint(v review.ItemView) string {
@@ -135,7 +147,7 @@ func (v *teamView) render() {
 	tw := v.p.c.wf
 	v.content.Show()
 	if !v.p.loaded {
-		v.claim.SetText("")
+		setOrHide(v.claim, "")
 		v.notes.SetText("")
 		v.add.Disable()
 		return
@@ -172,6 +184,7 @@ func (v *teamView) render() {
 		v.add.Enable()
 		v.entry.Enable()
 	}
+	setOrHide(v.claim, v.claim.Text) // no empty line above the picture
 	v.claim.Refresh()
 }
 
@@ -189,51 +202,20 @@ const (
 )
 
 // opened is called whenever the panel has loaded an item, a new one or the
-// shown one again (a reload): a new item starts the dwell (but for the
-// first item the window shows by itself), the item she moved away from is
-// looked at again, and so is every other item whose claim the window holds
-// (its action may have ended meanwhile).
+// shown one again (a reload): resting on it claims nothing, but a claim
+// she holds on it is kept or let go as she stays or is away; the item she
+// moved away from is looked at again, and so is every other item whose
+// claim the window holds (its action may have ended meanwhile).
 func (v *teamView) opened(d review.Detail) {
 	if v.saidItem != d.ID {
 		v.said, v.saidItem = "", ""
 	}
 	if d.ID != v.shown {
-		v.shown, v.dwelled = d.ID, false
+		v.shown = d.ID
 		delete(v.failed, d.ID)
-		if v.started {
-			v.startDwell(d.ID)
-		} else {
-			v.stopDwelling()
-		}
-		v.started = true
 	}
 	v.decide(d, claimLooking)
 	v.recheckOthers(d.ID)
-}
-
-// startDwell starts the dwell on item id afresh: once it ends with her
-// still on it, the item is looked at again.
-func (v *teamView) startDwell(id string) {
-	v.stopDwelling()
-	gen := v.dwellGen
-	v.stopDwell = v.after(v.p.c.wf.ClaimDwell(), func() {
-		if v.dwellGen != gen || v.shown != id {
-			return // she moved on before the dwell ended
-		}
-		v.dwelled = true
-		if v.p.ready() && v.p.detail.ID == id {
-			v.decide(v.p.detail, claimLooking)
-		}
-	})
-}
-
-// stopDwelling stops the dwell under way, if any.
-func (v *teamView) stopDwelling() {
-	v.dwellGen++
-	if v.stopDwell != nil {
-		v.stopDwell()
-		v.stopDwell = nil
-	}
 }
 
 // situation is what policy.DecideClaim weighs for item d.
@@ -252,7 +234,6 @@ func (v *teamView) situation(d review.Detail, work claimWork) policy.ClaimSituat
 		NeedsReviewer: needsClaim(d),
 		OpenAction:    open,
 		Shown:         shown,
-		Dwelled:       shown && v.dwelled,
 		Acting:        work == claimActing,
 		Writing:       work == claimWriting,
 		Away:          v.away(now), // claims_away.go
@@ -421,9 +402,6 @@ func (v *teamView) release(id string) {
 // length), and waits for it (closing the window), at most for timeout.
 func (c *Console) ReleaseClaims(timeout time.Duration) {
 	v := c.panel.team
-	if v.stopDwell != nil {
-		v.stopDwell()
-	}
 	ids := make([]string, 0, len(v.held))
 	for id := range v.held {
 		v.forget(id)
@@ -489,10 +467,12 @@ func (v *teamView) onNext() {
 			}
 			id := res.Item.ID
 			if res.Claimed {
+				v.saidItem, v.said = id, "Next: "+shown(id)+" is yours."
 				if c := res.Item.Claim; c != nil {
 					v.hold(id, c.ExpiresAt)
+					v.said = "Next: " + shown(id) + " is yours until " + policy.UntilText(c.ExpiresAt, v.p.c.opts.Now()) + "."
 				}
-				v.saidItem, v.said = id, ""
+				v.p.c.strip.say(v.said) // what n claimed, where she looks
 			} else {
 				v.saidItem, v.said = id, "Next: "+res.Why+"."
 			}

@@ -6,8 +6,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// Away (claims.go): a claim the window took because the reviewer stayed on
-// an item is let go when she is away, so that a window left open over
+// Away (claims.go): a claim the window keeps only because the reviewer is
+// still on the item she started work on is let go when she is away, so that a window left open over
 // lunch does not keep the item from the others. She is away when she has
 // given the window none of her input for ClaimAway (REVIEWER_CLAIM_AWAY,
 // 15 min), or when the window has been out of the foreground that long
@@ -17,28 +17,22 @@ import (
 // keys, letters and shortcuts that reach the console, a row or a batch she
 // selects (by key or pointer), the panel's buttons and note, the search, the
 // viewer's keys, drags and wheel, and the window coming back to the
-// foreground. When she comes back, the dwell starts afresh on the item she
-// is on: she stays the dwell again before it is claimed again. Times are
-// the console's clock (Options.Now).
+// foreground. Coming back claims nothing by itself: she claims the item
+// again by starting something on it. Times are the console's clock
+// (Options.Now).
 
 // awaySaid is the panel's claim line once the window let her claim go.
 func awaySaid(away time.Duration) string {
-	return "Let go after " + humanDuration(away) + " away; stay on it to take it again."
+	return "Let go after " + humanDuration(away) + " away; act on it to take it again."
 }
 
-// sawInput records that the reviewer gave the window her input now; when
-// she was away, the dwell on the item she is on starts afresh.
+// sawInput records that the reviewer gave the window her input now.
 func (c *Console) sawInput() {
 	if c.panel == nil {
 		return // still being built
 	}
 	v := c.panel.team
-	now := c.opts.Now()
-	back := v.away(now)
-	v.lastInput = now
-	if back {
-		v.rearm()
-	}
+	v.lastInput = c.opts.Now()
 }
 
 // foreground records the window entering (in) or leaving the foreground.
@@ -66,15 +60,6 @@ func (v *teamView) away(now time.Time) bool {
 		return true
 	}
 	return !v.outSince.IsZero() && now.Sub(v.outSince) >= d
-}
-
-// rearm starts the dwell afresh on the item she is on (she came back):
-// what she stayed on before she left does not count.
-func (v *teamView) rearm() {
-	v.dwelled = false
-	if v.shown != "" && v.started {
-		v.startDwell(v.shown)
-	}
 }
 
 // watchInput has the window's own widgets report her input (sawInput):

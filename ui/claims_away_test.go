@@ -78,18 +78,18 @@ func nudgeKey(c *Console) {
 	c.Settle()
 }
 
-// A claim taken by staying on an item is renewed while she is there, and
-// let go at the first renewal after the away time with none of her input:
-// a window left open over lunch does not keep the item. The panel says so
-// plainly; nothing is taken while she is still away; when she comes back,
-// she stays the dwell again before it is hers again.
-func TestADwellClaimIsLetGoWhenSheIsAway(t *testing.T) {
+// A claim taken by starting work on an item is renewed while she is
+// there, and let go at the first renewal after the away time with none of
+// her input: a window left open over lunch does not keep the item. The
+// panel says so plainly; nothing is taken while she is still away, nor
+// when she comes back: she takes it again by starting work on it.
+func TestAClaimIsLetGoWhenSheIsAway(t *testing.T) {
 	c, ft, clk, wf := awayScene(t, "itm_1", "itm_2", nil)
 	v := c.panel.team
-	c.apply(func() { c.items.move(1) }) // her move: the dwell starts
+	c.apply(func() { c.items.move(1) }) // her move
 	c.Settle()
-	if n := ft.fire(5 * time.Second); n != 1 || !contains(wf.Calls(), "claim itm_2") {
-		t.Fatalf("dwell: %d fired, calls %v", n, wf.Calls())
+	if n := startWork(c); n != 1 || !contains(wf.Calls(), "claim itm_2") {
+		t.Fatalf("work: %d, calls %v", n, wf.Calls())
 	}
 	// Half the claim's length with no input: renewed, she may be reading.
 	if n := later(clk, ft, v.renewAfterFor("itm_2")); n != 1 || len(callsWith(wf, "claim itm_2")) != 2 {
@@ -102,7 +102,7 @@ func TestADwellClaimIsLetGoWhenSheIsAway(t *testing.T) {
 	if got := wf.Calls(); len(callsWith(wf, "claim itm_2")) != 2 || !contains(got, "release itm_2") || v.held["itm_2"] != nil {
 		t.Fatalf("after 15 min away the claim was kept: calls %v", got)
 	}
-	if got := v.claim.Text; got != "Let go after 15 min away; stay on it to take it again." {
+	if got := v.claim.Text; got != "Let go after 15 min away; act on it to take it again." {
 		t.Fatalf("claim line %q", got)
 	}
 	if wf.setClaim("itm_2", nil).ID == "" || ft.live() != 0 {
@@ -115,14 +115,14 @@ func TestADwellClaimIsLetGoWhenSheIsAway(t *testing.T) {
 	if got := callsWith(wf, "claim"); len(got) != 2 {
 		t.Fatalf("a reload while she is away claimed: %v", got)
 	}
-	// She comes back: the dwell starts afresh, and nothing is claimed
-	// before it ends.
+	// She comes back: nothing is claimed until she starts work again.
 	nudgeKey(c)
-	if got := callsWith(wf, "claim"); len(got) != 2 || ft.live() != 1 {
+	ft.fireAll()
+	if got := callsWith(wf, "claim"); len(got) != 2 || ft.live() != 0 {
 		t.Fatalf("coming back: calls %v, %d timers", got, ft.live())
 	}
-	if n := ft.fire(5 * time.Second); n != 1 || len(callsWith(wf, "claim itm_2")) != 3 || v.held["itm_2"] == nil {
-		t.Fatalf("the dwell after coming back: %d fired, calls %v", n, wf.Calls())
+	if n := startWork(c); n != 1 || len(callsWith(wf, "claim itm_2")) != 3 || v.held["itm_2"] == nil {
+		t.Fatalf("work after coming back: %d, calls %v", n, wf.Calls())
 	}
 	if !strings.HasPrefix(v.claim.Text, "You are on this until") {
 		t.Fatalf("claim line %q", v.claim.Text)
@@ -132,12 +132,12 @@ func TestADwellClaimIsLetGoWhenSheIsAway(t *testing.T) {
 // Her input keeps the claim: renewed for as long as she gives the window
 // keys, letters or row clicks, whatever the time; the away time counts from
 // her last input, and the first renewal after it lets the claim go.
-func TestHerInputKeepsRenewingTheDwellClaim(t *testing.T) {
+func TestHerInputKeepsRenewingTheClaim(t *testing.T) {
 	c, ft, clk, wf := awayScene(t, "itm_1", "itm_2", nil)
 	v := c.panel.team
 	c.apply(func() { c.items.move(1) })
 	c.Settle()
-	ft.fire(5 * time.Second)
+	startWork(c)
 	inputs := []func(){
 		func() { nudgeKey(c) },
 		func() { c.apply(func() { test.TypeOnCanvas(c.win.Canvas(), "z") }); c.Settle() },
@@ -168,13 +168,13 @@ func TestHerInputKeepsRenewingTheDwellClaim(t *testing.T) {
 // What the window does by itself is not her input: a sync that takes the
 // item she was on out of the list moves the window to another row, and
 // that row is not claimed while she is away. A click on a row is her
-// input: she is back, and stays the dwell again.
+// input: she is back, and takes the item again by starting work on it.
 func TestAMoveTheWindowMakesIsNotHerInput(t *testing.T) {
 	c, ft, clk, wf := awayScene(t, "itm_1", "itm_2", nil)
 	v := c.panel.team
 	c.apply(func() { c.items.move(1) })
 	c.Settle()
-	ft.fire(5 * time.Second)
+	startWork(c)
 	for v.held["itm_2"] != nil && len(callsWith(wf, "claim")) < 10 {
 		later(clk, ft, v.renewAfterFor("itm_2"))
 	}
@@ -190,18 +190,19 @@ func TestAMoveTheWindowMakesIsNotHerInput(t *testing.T) {
 	if c.panel.itemID != "itm_1" {
 		t.Fatalf("the window shows %q", c.panel.itemID)
 	}
-	ft.fire(5 * time.Second)
+	ft.fireAll()
 	if got := callsWith(wf, "claim itm_1"); len(got) != 0 {
 		t.Fatalf("a row the window moved to while she was away was claimed: %v", wf.Calls())
 	}
-	// She clicks her row: back, and the item is hers after the dwell.
+	// She clicks her row: back, and the item is hers once she starts work.
 	c.apply(func() { c.items.table.Select(widget.TableCellID{Row: 0, Col: 1}) })
 	c.Settle()
-	if len(callsWith(wf, "claim itm_1")) != 0 || ft.live() != 1 {
+	ft.fireAll()
+	if len(callsWith(wf, "claim itm_1")) != 0 || ft.live() != 0 {
 		t.Fatalf("the click: calls %v, %d timers", wf.Calls(), ft.live())
 	}
-	if n := ft.fire(5 * time.Second); n != 1 || !contains(wf.Calls(), "claim itm_1") {
-		t.Fatalf("the dwell after the click: %d fired, calls %v", n, wf.Calls())
+	if n := startWork(c); n != 1 || !contains(wf.Calls(), "claim itm_1") {
+		t.Fatalf("work after the click: %d, calls %v", n, wf.Calls())
 	}
 }
 
@@ -216,9 +217,9 @@ func TestAnOpenActionKeepsItsClaimWhenSheIsAway(t *testing.T) {
 	if got := wf.Calls(); !contains(got, "claim itm_1") || !contains(got, "resubmit itm_1") || c.panel.itemID != "itm_2" {
 		t.Fatalf("acting: %v, on %q", got, c.panel.itemID)
 	}
-	ft.fire(5 * time.Second) // she stays on itm_2, then leaves
+	startWork(c) // she starts work on itm_2, then leaves
 	if !contains(wf.Calls(), "claim itm_2") {
-		t.Fatalf("dwell on itm_2: %v", wf.Calls())
+		t.Fatalf("work on itm_2: %v", wf.Calls())
 	}
 	// Both claims were taken at the same instant: their renewals are due
 	// together, and fire together.
@@ -246,7 +247,7 @@ func TestAnOpenActionKeepsItsClaimWhenSheIsAway(t *testing.T) {
 
 // The window out of the foreground for the away time counts as away, even
 // with some input meanwhile (the wheel reaches a window in the background);
-// coming back to the foreground is her input, and the dwell starts afresh.
+// coming back to the foreground is her input, and claims nothing by itself.
 // The window's lifecycle hooks are composed: coming back still looks at
 // the cache.
 func TestOutOfTheForegroundCountsAsAway(t *testing.T) {
@@ -255,8 +256,8 @@ func TestOutOfTheForegroundCountsAsAway(t *testing.T) {
 	hooks := watchedForeground(c)
 	c.apply(func() { c.items.move(1) })
 	c.Settle()
-	if n := ft.fire(5 * time.Second); n != 1 || !contains(wf.Calls(), "claim itm_1") {
-		t.Fatalf("dwell: %d fired, calls %v", n, wf.Calls())
+	if n := startWork(c); n != 1 || !contains(wf.Calls(), "claim itm_1") {
+		t.Fatalf("work: %d, calls %v", n, wf.Calls())
 	}
 	c.apply(func() { typeOn(c.win, "v") })
 	c.Settle()
@@ -274,16 +275,16 @@ func TestOutOfTheForegroundCountsAsAway(t *testing.T) {
 	if n := later(clk, ft, v.renewAfterFor("itm_1")); n != 1 || !contains(wf.Calls(), "release itm_1") || v.held["itm_1"] != nil {
 		t.Fatalf("out of the foreground for the away time: %d fired, calls %v", n, wf.Calls())
 	}
-	// Back to the foreground: she stays the dwell again, then it is hers.
+	// Back to the foreground: hers again once she starts work.
 	wf.mu.Lock()
 	wf.fakeWorkflow.version++ // the cache changed meanwhile: coming back reloads
 	wf.mu.Unlock()
 	hooks.OnEnteredForeground()()
-	if got := callsWith(wf, "claim"); len(got) != 2 || ft.live() != 1 {
+	if got := callsWith(wf, "claim"); len(got) != 2 || ft.live() != 0 {
 		t.Fatalf("back: calls %v, %d timers", got, ft.live())
 	}
-	if n := ft.fire(5 * time.Second); n != 1 || len(callsWith(wf, "claim itm_1")) != 3 {
-		t.Fatalf("the dwell after coming back: %d fired, calls %v", n, wf.Calls())
+	if n := startWork(c); n != 1 || len(callsWith(wf, "claim itm_1")) != 3 {
+		t.Fatalf("work after coming back: %d, calls %v", n, wf.Calls())
 	}
 }
 
@@ -314,8 +315,8 @@ func TestTheReleaseAfterAwayReachesTheService(t *testing.T) {
 	var id string
 	c.apply(func() { c.items.move(row - c.items.row); id = c.items.rows[row].ID })
 	c.Settle()
-	if ft.fire(ana.ClaimDwell()) != 1 || srv.ClaimOf(id) != "ana" {
-		t.Fatalf("after the dwell on %s: held by %q", id, srv.ClaimOf(id))
+	if startWork(c) != 1 || srv.ClaimOf(id) != "ana" {
+		t.Fatalf("after work on %s: held by %q", id, srv.ClaimOf(id))
 	}
 	// Renewed at half the claim's length while under the away time (the
 	// service's ends are in whole milliseconds: a renewal may fall a hair
@@ -345,7 +346,7 @@ func TestTheReleaseAfterAwayReachesTheService(t *testing.T) {
 	nudgeKey(c)
 	c.apply(c.reload)
 	c.Settle()
-	ft.fire(ana.ClaimDwell())
+	startWork(c)
 	if srv.ClaimOf(id) != "ben" || !strings.HasPrefix(v.claim.Text, "Ben is on this") {
 		t.Fatalf("back: held by %q, claim line %q", srv.ClaimOf(id), v.claim.Text)
 	}
@@ -388,7 +389,7 @@ func TestEachOfHerInputsKeepsTheClaim(t *testing.T) {
 			hooks := watchedForeground(c)
 			c.apply(func() { c.items.move(1) })
 			c.Settle()
-			ft.fire(5 * time.Second)
+			startWork(c)
 			c.apply(func() { typeOn(c.win, "v") })
 			c.Settle()
 			if c.viewer == nil || len(c.viewer.sides) == 0 || !contains(wf.Calls(), "claim itm_1") {

@@ -96,7 +96,7 @@ func newTeamConsole(t *testing.T, wf Workflow) *Console {
 }
 
 // newClaimsConsole is a console whose claims wait on timers the test
-// fires: the dwell and the renewals never run by the wall clock.
+// fires: the renewals never run by the wall clock.
 func newClaimsConsole(t *testing.T, wf Workflow) (*Console, *fakeTimers) {
 	t.Helper()
 	t.Setenv("LANG", "en_US.UTF-8")
@@ -266,28 +266,28 @@ func TestAClaimEndingTomorrowShowsItsDate(t *testing.T) {
 }
 
 // Claims follow the work, not the cursor: nothing at start, nothing for
-// passing through rows or for an item with nothing to do; a dwell on an
-// item that needs her claims it, and moving on releases it.
+// passing through rows or for an item with nothing to do; starting work
+// on an item that needs her claims it, and moving on releases it.
 func TestClaimsFollowTheWorkNotTheCursor(t *testing.T) {
 	wf := newTeamFake(errorItem("itm_1", "CLASSIFIER_TIMEOUT"), errorItem("itm_2", "DECODE_FAILED"), scoredItem("itm_3", 12, policy.RecommendForward))
 	c, ft := newClaimsConsole(t, wf)
 	if c.panel.itemID != "itm_1" || ft.live() != 0 {
 		t.Fatalf("item %q, %d timers", c.panel.itemID, ft.live())
 	}
-	if n := ft.fire(5 * time.Second); n != 0 || len(callsWith(wf, "claim")) != 0 {
+	if ft.fireAll(); len(callsWith(wf, "claim")) != 0 {
 		t.Fatalf("opening the window claimed: %v", wf.Calls())
 	}
-	// Passing through every row: no claim, and only the last row waits.
+	// Passing through every row: no claim, and no timer waits.
 	for _, d := range []int{1, 1, -1, -1, 1} {
 		c.apply(func() { c.items.move(d) })
 		c.Settle()
 	}
-	if c.panel.itemID != "itm_2" || ft.live() != 1 || len(callsWith(wf, "claim")) != 0 {
+	if c.panel.itemID != "itm_2" || ft.live() != 0 || len(callsWith(wf, "claim")) != 0 {
 		t.Fatalf("passing through: item %q, %d timers, calls %v", c.panel.itemID, ft.live(), wf.Calls())
 	}
-	// She stays on an item that needs her: claimed after the dwell.
-	if n := ft.fire(5 * time.Second); n != 1 || !contains(wf.Calls(), "claim itm_2") {
-		t.Fatalf("dwell: %d fired, calls %v", n, wf.Calls())
+	// She starts work on an item that needs her: claimed.
+	if n := startWork(c); n != 1 || !contains(wf.Calls(), "claim itm_2") {
+		t.Fatalf("work: %d, calls %v", n, wf.Calls())
 	}
 	if !strings.HasPrefix(c.panel.team.claim.Text, "You are on this until") || c.panel.team.held["itm_2"] == nil {
 		t.Fatalf("claim %q", c.panel.team.claim.Text)
@@ -302,7 +302,7 @@ func TestClaimsFollowTheWorkNotTheCursor(t *testing.T) {
 	if !contains(wf.Calls(), "release itm_2") || c.panel.team.held["itm_2"] != nil {
 		t.Fatalf("moving on: %v", wf.Calls())
 	}
-	ft.fire(5 * time.Second)
+	ft.fireAll()
 	if contains(wf.Calls(), "claim itm_3") {
 		t.Fatalf("an item with nothing to do was claimed: %v", wf.Calls())
 	}
@@ -340,9 +340,9 @@ func TestActingClaimsAndTheClaimLastsWhileTheActionIsOpen(t *testing.T) {
 		t.Fatalf("the action ended, the claim stays: %v", wf.Calls())
 	}
 	// Closing the window releases what it holds but an open action's.
-	ft.fire(5 * time.Second) // she stayed on itm_2: claimed
+	startWork(c) // she starts work on itm_2: claimed
 	if !contains(wf.Calls(), "claim itm_2") {
-		t.Fatalf("dwell on itm_2: %v", wf.Calls())
+		t.Fatalf("work on itm_2: %v", wf.Calls())
 	}
 	c.ReleaseClaims(time.Second)
 	if !contains(wf.Calls(), "release itm_2") {
@@ -545,10 +545,14 @@ func TestTwoReviewersDoNotBlockEachOtherByLooking(t *testing.T) {
 	if err != nil || res.Action.State != policy.ActionDone || srv.Analyses(lookedID) != 1 {
 		t.Fatalf("ben on the item ana merely looks at: %+v %v", res, err)
 	}
-	// She stays on another one: it is hers, and ben's action is refused.
+	// She rests on another one: still not hers.
 	stayedID := walk(stayed)
-	if srv.Arrivals(screenapi.EPClaim) != 0 || ft.fire(ana.ClaimDwell()) != 1 || srv.ClaimOf(stayedID) != "ana" {
-		t.Fatalf("after the dwell on %s: held by %q, %d claims", stayedID, srv.ClaimOf(stayedID), srv.Arrivals(screenapi.EPClaim))
+	if ft.fireAll(); srv.Arrivals(screenapi.EPClaim) != 0 {
+		t.Fatalf("resting on %s made %d claims", stayedID, srv.Arrivals(screenapi.EPClaim))
+	}
+	// She starts work on it: it is hers, and ben's action is refused.
+	if startWork(c) != 1 || srv.ClaimOf(stayedID) != "ana" {
+		t.Fatalf("after work on %s: held by %q, %d claims", stayedID, srv.ClaimOf(stayedID), srv.Arrivals(screenapi.EPClaim))
 	}
 	res, err = ben.Resubmit(context.Background(), stayedID)
 	if err != nil || res.Action.State != policy.ActionFailed || policy.ErrorCode(res.Err) != policy.CodeClaimed || srv.Analyses(stayedID) != 0 {
@@ -648,10 +652,10 @@ func TestHerOwnNoteDoesNotStopHerActionButBensDoes(t *testing.T) {
 func TestAClaimThatFailsIsNotTriedAgainAndAgain(t *testing.T) {
 	wf := newTeamFake(errorItem("itm_1", "CLASSIFIER_TIMEOUT"), errorItem("itm_2", "DECODE_FAILED"))
 	wf.claimErr = &client.Error{Code: policy.CodeAPIUnreachable, Class: client.ClassNotConnected, Message: "connection refused"}
-	c, ft := newClaimsConsole(t, wf)
+	c, _ := newClaimsConsole(t, wf)
 	c.apply(func() { c.items.move(1) })
 	c.Settle()
-	ft.fire(5 * time.Second)
+	startWork(c)
 	if got := callsWith(wf, "claim"); len(got) != 1 || !strings.HasPrefix(c.panel.team.claim.Text, "Offline") {
 		t.Fatalf("calls %v claim %q", got, c.panel.team.claim.Text)
 	}

@@ -112,7 +112,9 @@ type Console struct {
 	onEnter   func() // the open confirmation's default button
 	onEscape  func() // the open dialog's own close, when it must run its OnClosed
 	uploadDlg *uploadDialog
-	viewer    *viewer // the document viewer last opened (viewer.go)
+	viewer    *viewer           // the document viewer last opened (viewer.go)
+	sheet     *container.Scroll // the open shortcut sheet's, for its keys (shortcuts.go)
+	back      lastActed         // the item of the last action's result, for b (strip.go)
 	panelOff  bool
 	warned    bool          // Options.Warnings were said
 	views     []review.View // the saved views, as last read (views.go)
@@ -189,7 +191,7 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 		}
 		c.showConnectivity(c.conn)
 	})
-	c.strip = newStatusStrip(opts.Demo, stripHandlers{sync: c.onSync, cancelSync: c.onCancelSync, preferences: func() { c.settings.show(c.win) },
+	c.strip = newStatusStrip(opts.Demo, stripHandlers{sync: c.onSync, cancelSync: c.onCancelSync, preferences: c.showPreferences,
 		shortcuts: c.showShortcuts, export: c.onExport, togglePanel: c.togglePanel, news: c.onNews})
 	c.strip.whoFrom = c.reviewerFrom
 	c.settings.keptDocuments = c.keptPreferences // kept.go
@@ -200,6 +202,7 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	c.batches = newBatchList(c)
 	c.items = newItemTable(c)
 	c.panel = newItemPanel(c)
+	c.panel.team.entry.submit = c.panel.team.onAddNote // Ctrl+Enter sends the note (notes.go)
 
 	c.right = container.NewHSplit(c.items.content, c.panel.content)
 	c.right.Offset = rightOffset
@@ -467,7 +470,7 @@ func (c *Console) onKey(ev *fyne.KeyEvent) {
 	if top := cv.Overlays().Top(); top != nil {
 		switch ev.Name {
 		case fyne.KeyEscape:
-			c.onEnter = nil
+			c.onEnter, c.sheet = nil, nil
 			if esc := c.onEscape; esc != nil {
 				c.onEscape = nil
 				esc()
@@ -478,6 +481,8 @@ func (c *Console) onKey(ev *fyne.KeyEvent) {
 			if c.onEnter != nil {
 				c.onEnter()
 			}
+		default:
+			c.scrollSheet(ev) // shortcuts.go
 		}
 		return
 	}
@@ -518,6 +523,10 @@ func (c *Console) onRune(r rune) {
 		c.panel.team.onNext() // claims.go
 	case 'v':
 		c.panel.preview.openViewer() // preview.go
+	case 'm':
+		c.focusNote() // notes.go
+	case 'b':
+		c.goBack() // strip.go
 	case '/':
 		c.focusSearch()
 	case '?':

@@ -644,3 +644,16 @@ func TestClosingHidesToTheTrayOnlyWhenChosen(t *testing.T) {
 		})
 	}
 }
+
+// Quit's question is in the number of what waits: one queued action
+// "stays", and only an unknown outcome is said to be checked with its key.
+func TestQuitQuestionSpeaksInTheNumberOfWhatWaits(t *testing.T) {
+	one := store.OutboxCount{Queued: 1}
+	if got := quitQuestion(one, unsentWords(one)); got != "1 queued action not sent yet. It stays in the cache and goes out the next time the console runs (or with reviewer flush)." {
+		t.Errorf("one: %q", got)
+	}
+	more := store.OutboxCount{Queued: 2, Unknown: 1}
+	if got := quitQuestion(more, unsentWords(more)); !strings.Contains(got, "They stay") || !strings.Contains(got, "checked then with its key") {
+		t.Errorf("more: %q", got)
+	}
+}

@@ -93,6 +93,20 @@ type keyCheck struct {
 	c *Console
 }
 
+// newFilterCheck is a check box that filters the items ("Needs my
+// action", "All batches"): ticked by Space or a click, it gives the focus
+// back to the items, so that Tab, End, ↓ and the letters work at once.
+func newFilterCheck(c *Console, label string, changed func(bool)) *keyCheck {
+	k := newKeyCheck(c, label, changed)
+	k.OnChanged = func(on bool) {
+		changed(on)
+		if c.items != nil {
+			c.focusItems()
+		}
+	}
+	return k
+}
+
 func newKeyCheck(c *Console, label string, changed func(bool)) *keyCheck {
 	k := &keyCheck{c: c}
 	k.Text, k.OnChanged = label, changed
@@ -116,10 +130,16 @@ func (k *keyCheck) TypedRune(r rune) {
 
 // textEntry is a text field of the main window (the note): F5, F1 and the
 // window's Ctrl shortcuts work in it; letters, `?` included, are text.
+// Ctrl+Enter sends it (submit), Tab leaves it: a tab character has no
+// place in a note.
 type textEntry struct {
 	widget.Entry
-	c *Console
+	c      *Console
+	submit func() // Ctrl+Enter (nil: nothing)
 }
+
+// AcceptsTab: Tab moves the focus on, out of the field.
+func (e *textEntry) AcceptsTab() bool { return false }
 
 // newTextEntry is a field of rows lines wrapped at words. It is set up
 // before it is a widget: each of Entry's setters refreshes a widget, and a
@@ -134,12 +154,24 @@ func newTextEntry(c *Console, rows int, placeHolder string) *textEntry {
 }
 
 func (e *textEntry) TypedKey(ev *fyne.KeyEvent) {
-	if !e.c.windowKey(ev) {
+	switch {
+	case ev.Name == fyne.KeyTab:
+		// The driver moves the focus itself for a field that does not
+		// accept Tab; a Tab handed over is a move too.
+		e.c.win.Canvas().FocusNext()
+	case e.c.windowKey(ev):
+	default:
 		e.Entry.TypedKey(ev)
 	}
 }
 
 func (e *textEntry) TypedShortcut(s fyne.Shortcut) {
+	if isCtrlEnter(s) { // form.go
+		if e.submit != nil {
+			e.submit()
+		}
+		return
+	}
 	if !e.c.windowShortcut(s, true) {
 		e.Entry.TypedShortcut(s)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -338,4 +339,61 @@ func slicesContains(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// The shortcut sheet scrolls by ↓ and PgDn; Ctrl+, opens Preferences.
+func TestTheSheetScrollsByKeysAndPreferencesHaveAKey(t *testing.T) {
+	c := newTestConsole(t, twoBatches())
+	pressKey(c, fyne.KeyF1)
+	if c.sheet == nil || c.win.Canvas().Overlays().Top() == nil {
+		t.Fatal("F1 showed no sheet")
+	}
+	pressKey(c, fyne.KeyDown)
+	down := c.sheet.Offset.Y
+	pressKey(c, fyne.KeyPageDown)
+	if down <= 0 || c.sheet.Offset.Y <= down {
+		t.Fatalf("↓ scrolled the sheet to %v, PgDn to %v", down, c.sheet.Offset.Y)
+	}
+	pressKey(c, fyne.KeyHome)
+	if c.sheet.Offset.Y != 0 {
+		t.Fatalf("Home left the sheet at %v", c.sheet.Offset.Y)
+	}
+	pressKey(c, fyne.KeyEscape)
+	if c.win.Canvas().Overlays().Top() != nil || c.sheet != nil {
+		t.Fatal("Esc did not close the sheet")
+	}
+	c.apply(c.focusItems)
+	pressShortcut(c, ctrl(fyne.KeyComma))
+	top := c.win.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("Ctrl+, opened nothing")
+	}
+	if !slices.ContainsFunc(test.LaidOutObjects(top), func(o fyne.CanvasObject) bool {
+		l, ok := asLabel(o)
+		return ok && l.Text == "Preferences"
+	}) {
+		t.Fatal("Ctrl+, did not open Preferences")
+	}
+}
+
+// Space on "Needs my action" (and on "All batches") gives the focus back
+// to the items: End and ↓ move in them at once.
+func TestAFilterTickedFromTheKeyboardGivesTheFocusBackToTheItems(t *testing.T) {
+	wf := twoBatches()
+	wf.items = append(wf.items, inBatch(errorItem("b48", "DECODE_FAILED"), "bat_48", "CUST-7048"))
+	c := newTestConsole(t, wf)
+	for _, k := range []*keyCheck{c.items.needs, c.batches.all} {
+		c.apply(func() { c.win.Canvas().Focus(k) })
+		typeText(c, " ")
+		c.Settle()
+		if !k.Checked || focused(c) != c.items.table {
+			t.Fatalf("Space on %q: checked %v, the focus on %T", k.Text, k.Checked, focused(c))
+		}
+	}
+	pressKey(c, fyne.KeyHome)
+	first := c.panel.itemID
+	pressKey(c, fyne.KeyEnd)
+	if c.panel.itemID == first || c.panel.itemID == "" {
+		t.Fatalf("End after the filter stayed on %q", c.panel.itemID)
+	}
 }

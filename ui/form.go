@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"strings"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/dialog"
@@ -17,8 +19,9 @@ import (
 //   - Esc cancels, wherever the focus is.
 //   - Enter in a field presses the default button; in a multi-line field
 //     Enter makes a new line and Ctrl+Enter presses the default button
-//     (multiLineHint says so under the field). Enter or Space on a focused
-//     button presses that button.
+//     (multiLineHint says so under the field). Space on a focused button
+//     presses that button; Enter does too, unless the default button says
+//     "(Enter)": a button that names a key answers it wherever the focus is.
 //
 // Fyne's own entries, buttons, selects and checks keep Esc (and a
 // multi-line entry Tab) when they have the focus; the window's key handler
@@ -240,6 +243,9 @@ func (f *dialogForm) dialogKey(ev *fyne.KeyEvent, enterSubmits bool) bool {
 	return false
 }
 
+// namesEnter reports whether a button's label names the plain Enter key.
+func namesEnter(label string) bool { return strings.HasSuffix(label, "(Enter)") }
+
 // isCtrlEnter reports whether a shortcut is Ctrl+Enter (Cmd+Enter on a Mac).
 func isCtrlEnter(s fyne.Shortcut) bool {
 	cs, ok := s.(*desktop.CustomShortcut)
@@ -333,6 +339,12 @@ type formButton struct {
 func (b *formButton) TypedKey(ev *fyne.KeyEvent) {
 	switch ev.Name {
 	case fyne.KeyReturn, fyne.KeyEnter:
+		if d := b.form.def; d != nil && d != b && namesEnter(d.Text) {
+			// The button labelled "(Enter)" answers Enter wherever the
+			// focus is in the dialog (Space presses the focused one).
+			b.form.submit()
+			return
+		}
 		b.Tapped(nil)
 		return
 	}

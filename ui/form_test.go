@@ -379,13 +379,14 @@ func TestTheBulkDialogFromTheKeyboard(t *testing.T) {
 		t.Fatal("Esc did not close the dialog when the run was done")
 	}
 
-	// A re-submission's plan shows its items (Enter on the focused
-	// "Show the items"); its result has the new score.
+	// A re-submission's plan shows its items (the focused
+	// "Show the items": Space presses it, Enter the one labelled
+	// "(Enter)"); its result has the new score.
 	c.apply(func() { b = c.showBulk(wf, planOf(policy.ActionResubmit, 2)) })
 	if cv.Focused() != b.showItems {
 		t.Fatalf("focus on %T, not on Show the items", cv.Focused())
 	}
-	press(c, fyne.KeyReturn, 0)
+	press(c, fyne.KeySpace, 0)
 	select {
 	case <-b.listed:
 	case <-time.After(time.Minute):

@@ -83,6 +83,18 @@ func actionCell(v review.ItemView) (string, widget.Importance) {
 	return actionText(v), widget.MediumImportance
 }
 
+// heldFilter lists the choices of who holds the items: anyone, nobody,
+// the reviewer, another reviewer (store.HeldFilter).
+var heldFilter = []struct {
+	label string
+	held  store.HeldFilter
+}{
+	{"Held by anyone", ""},
+	{"Free", store.HeldFree},
+	{"Mine", store.HeldMine},
+	{"Others'", store.HeldOthers},
+}
+
 // statusFilter lists the status filter's choices in the rows' words.
 var statusFilter = []struct {
 	label  string
@@ -148,7 +160,9 @@ func (t *keyTable) TypedKey(ev *fyne.KeyEvent) {
 // canvas up by the embedded *Table, which is not on the canvas, so on its
 // own it never focuses an extended table and arrows went nowhere.)
 func (t *keyTable) Tapped(ev *fyne.PointEvent) {
+	tappedTable = t // select.go: a click reads the modifiers held
 	t.Table.Tapped(ev)
+	tappedTable = nil
 	if c := fyne.CurrentApp().Driver().CanvasForObject(t); c != nil && c.Focused() != t {
 		c.Focus(t)
 	}
@@ -175,6 +189,7 @@ type itemTable struct {
 	status  *keySelect // focus.go
 	code    *keySelect
 	needs   *keyCheck
+	held    *keySelect // who holds the items: anyone, free, mine, others' (heldFilter)
 	count   *textLabel
 	heading *textLabel    // which batch the items belong to
 	offline *offlineCheck // "Available offline" on it (kept.go)
@@ -218,7 +233,12 @@ func newItemTable(c *Console) *itemTable {
 	}
 	codes = append(codes, string(policy.CodeInvalidResponse))
 	t.code = newKeySelect(c, codes, func(string) { t.refresh() })
-	t.needs = newKeyCheck(c, "Needs my action", func(bool) { t.refresh() })
+	t.needs = newFilterCheck(c, "Needs my action", func(bool) { t.refresh() })
+	held := make([]string, len(heldFilter))
+	for i, h := range heldFilter {
+		held[i] = h.label
+	}
+	t.held = newKeySelect(c, held, func(string) { t.refresh() })
 
 	t.table = &keyTable{}
 	t.table.Length = func() (int, int) { return len(t.rows), len(t.cols) }
@@ -254,7 +274,10 @@ func newItemTable(c *Console) *itemTable {
 	t.table.ExtendBaseWidget(t.table)
 	filters := container.NewBorder(nil, nil, t.needs, nil, container.NewGridWithColumns(2, t.status, t.code))
 	t.offline = newOfflineCheck(c)
-	t.content = container.NewBorder(container.NewVBox(container.NewBorder(nil, nil, nil, t.offline.check, t.heading), filters), t.count, nil, nil, t.table)
+	// Who holds the items is chosen on the heading's line: a third choice
+	// on the filters' line would make the window wider than 800 pixels.
+	head := container.NewBorder(nil, nil, nil, container.NewHBox(t.held, t.offline.check), t.heading)
+	t.content = container.NewBorder(container.NewVBox(head, filters), t.count, nil, nil, t.table)
 	return t
 }
 
@@ -274,8 +297,8 @@ func (t *itemTable) showHeading() {
 	default:
 		text = "Batch " + shown(b.selected)
 	}
-	if t.c.view.name != "" {
-		text += " · view: " + shown(t.c.view.name)
+	if name := t.c.viewInForce(); name != "" { // views.go
+		text += " · view: " + shown(name)
 	}
 	t.heading.SetText(text)
 	t.offline.show(b.batchID())
@@ -482,7 +505,7 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	}
 	text = t.c.selectionMark(id.Row, id.Col, text) // select.go
 	l.hint = ""
-	if col.title == "Action" {
+	if col.title == "Action" || (col.title == "Status" && !t.hasColumn("Action")) {
 		l.hint = holderHint(v) // claims.go: "Ben is on this until 10:19"
 	}
 	if col.title == "File" {
@@ -497,6 +520,9 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 // filter is what the filters select.
 func (t *itemTable) filter() store.ItemFilter {
 	f := store.ItemFilter{BatchID: t.c.batches.batchID(), NeedsAction: t.needs.Checked, SortBy: t.sortBy, Desc: t.desc}
+	if i := t.held.SelectedIndex(); i > 0 {
+		f.Held, f.Me = heldFilter[i].held, t.c.wf.Reviewer() // claims.go: who holds it now
+	}
 	f.TriageFilter = t.c.view.extra // views.go: snoozed, overdue, the news
 	if i := t.status.SelectedIndex(); i > 0 {
 		f.Status = statusFilter[i].status
@@ -585,6 +611,11 @@ func (t *itemTable) refresh() {
 				keep, t.wantID = t.wantID, ""
 			}
 			advance := t.advanceFrom != "" && t.advanceFrom == keep
+			if t.c.win.Canvas().Overlays().Top() != nil {
+				// A dialog is open on the item she is on: the program does
+				// not move her away from under it (one item on screen).
+				advance = false
+			}
 			t.advanceFrom = ""
 			old := t.rows
 			t.rows = rows

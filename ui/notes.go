@@ -44,6 +44,16 @@ func ownNoteWaits(ns []store.NoteRow, me string) bool {
 	return false
 }
 
+// focusNote puts the cursor in the open item's note field (m): a note
+// from the keyboard, sent by Ctrl+Enter.
+func (c *Console) focusNote() {
+	e := c.panel.team.entry
+	if c.win.Canvas().Overlays().Top() != nil || !e.Visible() || !c.panel.team.content.Visible() || e.Disabled() {
+		return
+	}
+	c.win.Canvas().Focus(e)
+}
+
 // onAddNote sends the note in the entry (queued when offline).
 func (v *teamView) onAddNote() {
 	tw := v.p.c.wf

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/trustscreen/reviewer/policy"
@@ -27,5 +29,35 @@ func TestNotesShowAndAreWrittenInThePanel(t *testing.T) {
 	if !strings.Contains(c.panel.team.notes.Text, "Scan received by post. (waiting to be sent)") ||
 		!strings.Contains(c.panel.team.claim.Text, "sent once when the API answers") {
 		t.Fatalf("notes %q claim %q", c.panel.team.notes.Text, c.panel.team.claim.Text)
+	}
+}
+
+// A note from the keyboard: m puts the cursor in the note field, Tab
+// leaves it (no tab character typed), Ctrl+Enter sends it, and the sheet
+// lists m.
+func TestANoteIsWrittenAndSentFromTheKeyboard(t *testing.T) {
+	wf := newTeamFake(errorItem("itm_1", "DECODE_FAILED"))
+	c := newTeamConsole(t, wf)
+	c.apply(func() { c.focusItems() })
+	typeText(c, "m")
+	if focused(c) != c.panel.team.entry {
+		t.Fatalf("m: the focus is on %T, not the note", focused(c))
+	}
+	typeText(c, "Scan received")
+	pressKey(c, fyne.KeyTab)
+	if focused(c) == c.panel.team.entry || strings.Contains(c.panel.team.entry.Text, "\t") {
+		t.Fatalf("Tab stayed in the note: focus %T, text %q", focused(c), c.panel.team.entry.Text)
+	}
+	c.apply(func() { c.win.Canvas().Focus(c.panel.team.entry) })
+	pressShortcut(c, &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl})
+	if !contains(wf.Calls(), "note itm_1 Scan received") || c.panel.team.entry.Text != "" {
+		t.Fatalf("Ctrl+Enter did not send: calls %v, entry %q", wf.Calls(), c.panel.team.entry.Text)
+	}
+	listed := false
+	for _, k := range windowKeys {
+		listed = listed || (k.keys == "m" && strings.Contains(k.what, "note"))
+	}
+	if !listed {
+		t.Fatal("the sheet does not list the note's key")
 	}
 }

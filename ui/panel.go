@@ -57,6 +57,7 @@ type itemPanel struct {
 	audit     *textLabel
 	preview   *preview          // the item's document (preview.go)
 	scroll    *container.Scroll // the item's state, above its history
+	actions   *fyne.Container   // the action buttons, pinned under the scroll
 	content   fyne.CanvasObject
 }
 
@@ -91,11 +92,20 @@ func newItemPanel(c *Console) *itemPanel {
 	)
 	p.team = newTeamView(p)
 	p.preview = newPreview(c)
-	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.triage, p.explain, p.reported, p.nextActor, p.layers, p.preview.content,
-		container.NewGridWithColumns(2, p.resubmit, p.request), container.NewGridWithColumns(2, p.upload, p.cancel), p.again, p.requeue,
+	acts1, acts2 := container.NewGridWithColumns(2, p.resubmit, p.request), container.NewGridWithColumns(2, p.upload, p.cancel)
+	// Who holds the item (the team's claim line) sits above the picture,
+	// where she looks, not under the document below the fold.
+	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.triage, p.team.claim, p.explain, p.reported, p.nextActor, p.layers, p.preview.content,
 		p.why, p.message, p.stop, p.detailsAc, p.team.content, widget.NewSeparator())
-	p.scroll = container.NewVScroll(top)
-	p.content = container.NewVSplit(p.scroll, history)
+	// The panel holds still: its least width is the action buttons', never
+	// what an item or its document brings (a caption, a long name), so the
+	// divider moves only when she moves it, and the buttons are never cut.
+	steady := &steadyWidth{width: func() float32 { return max(acts1.MinSize().Width, acts2.MinSize().Width) }}
+	p.scroll = container.NewVScroll(container.New(steady, top))
+	// The action buttons are pinned under the item's state, outside its
+	// scroll: at 1280x800 they are never cut or scrolled out of view.
+	p.actions = container.NewVBox(acts1, acts2, p.again, p.requeue)
+	p.content = container.NewVSplit(container.NewBorder(nil, p.actions, nil, nil, p.scroll), history)
 	p.content.(*container.Split).Offset = 0.68
 	return p // its action buttons start disabled: no item is loaded
 }
@@ -108,10 +118,12 @@ func (p *itemPanel) show(id string) {
 	if id != p.itemID {
 		// Until the new item is loaded, nothing of the previous one may
 		// be acted on or read as this one's state.
+		// Nor may any of its text stay beside the new item's picture:
+		// the panel says which item loads, and nothing else, until it
+		// has (one item on screen).
 		p.itemID = id
-		p.setButtons(false, false, false)
-		p.cancel.Hide()
-		p.renderMessage()
+		p.loaded = false
+		p.render()
 		p.scroll.ScrollToTop() // another item is read from its top
 	}
 	p.itemID = id
@@ -126,8 +138,8 @@ func (p *itemPanel) show(id string) {
 	p.c.background(func(ctx context.Context) func() {
 		d, err := p.c.wf.Item(ctx, id)
 		return func() {
-			if gen != p.gen {
-				return
+			if gen != p.gen || id != p.itemID {
+				return // she has left the item: its answer is dropped, never drawn
 			}
 			if err != nil {
 				p.loaded = false
@@ -220,6 +232,9 @@ func verdictText(it policy.Item) (string, widget.Importance) {
 func (p *itemPanel) render() {
 	if !p.loaded {
 		p.title.SetText("No item selected")
+		if p.itemID != "" {
+			p.title.SetText("Loading " + shown(p.itemID) + "…")
+		}
 		p.triage.Hide()
 		for _, l := range []*textLabel{p.subtitle, p.verdict, p.explain, p.reported, p.nextActor, p.why, p.attempts, p.audit} {
 			l.SetText("")
@@ -227,6 +242,8 @@ func (p *itemPanel) render() {
 		p.layers.RemoveAll()
 		p.cancel.Hide()
 		p.stop.Hide()
+		p.again.Hide()
+		p.requeue.Hide()
 		p.setButtons(false, false, false)
 		p.renderMessage()
 		p.team.render()
@@ -431,3 +448,24 @@ func auditText(d review.Detail) string {
 // ready: the panel shows the loaded detail of the selected item (not the
 // previous item's while the next one loads).
 func (p *itemPanel) ready() bool { return p.loaded && p.detail.ID == p.itemID }
+
+// steadyWidth lays its objects over each other at the size it is given;
+// its least width is width(), whatever they hold, its least height theirs.
+type steadyWidth struct{ width func() float32 }
+
+func (s *steadyWidth) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Resize(size)
+		o.Move(fyne.NewPos(0, 0))
+	}
+}
+
+func (s *steadyWidth) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	h := float32(0)
+	for _, o := range objs {
+		if o.Visible() {
+			h = max(h, o.MinSize().Height)
+		}
+	}
+	return fyne.NewSize(s.width(), h)
+}

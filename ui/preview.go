@@ -142,7 +142,7 @@ func (p *preview) show(id string) {
 	p.c.background(func(context.Context) func() {
 		img, doc, version, err := loadFirstView(ctx, src, lim, id, 0, previewMax, previewMax)
 		return func() {
-			if gen != p.gen {
+			if gen != p.gen || id != p.itemID || (p.c.panel != nil && id != p.c.panel.itemID) {
 				return // another item is shown: this one's picture is dropped
 			}
 			p.cancel = nil
@@ -284,7 +284,8 @@ type docArea struct {
 }
 
 func newDocArea(body fyne.CanvasObject, height float32, open func()) *docArea {
-	a := &docArea{body: body, cap: newLabel(""), height: height, open: open}
+	// The caption wraps: at its full length it would widen the panel.
+	a := &docArea{body: body, cap: wrapped(""), height: height, open: open}
 	a.cap.Hide()
 	a.ExtendBaseWidget(a)
 	return a

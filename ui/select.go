@@ -41,17 +41,28 @@ func currentModifiers() fyne.KeyModifier {
 }
 
 // addSelectShortcuts wraps the table's selection with the modifiers (the
-// keys of multi-select are bound from windowKeys).
+// keys of multi-select are bound from windowKeys). Only a click reads the
+// modifiers held: a row the program selects (a reload keeping the row, a
+// view applied while Ctrl is still down from Ctrl+1) or an arrow key moves
+// the cursor, and the cursor row is never a selection of its own.
 func (c *Console) addSelectShortcuts() {
 	c.multi = multiSelect{ids: map[string]bool{}, anchor: -1}
 	orig := c.items.table.OnSelected
 	c.items.table.OnSelected = func(id widget.TableCellID) {
-		c.onRowClick(id.Row, c.keyMods())
+		var mods fyne.KeyModifier
+		if tappedTable == c.items.table {
+			mods = c.keyMods()
+		}
+		c.onRowClick(id.Row, mods)
 		if orig != nil {
 			orig(id)
 		}
 	}
 }
+
+// tappedTable is the table being clicked, while its click selects a row
+// (UI goroutine only; keyTable.Tapped sets it).
+var tappedTable *keyTable
 
 // onRowClick applies a click on a row with the modifiers held.
 func (c *Console) onRowClick(row int, mods fyne.KeyModifier) {

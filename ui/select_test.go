@@ -77,3 +77,37 @@ func TestMultiSelectDrivesTheBulkPlan(t *testing.T) {
 		t.Fatalf("the plan was asked for %+v", f.got)
 	}
 }
+
+// With nothing picked, Ctrl+Shift+R plans every item in view: the row the
+// cursor is on, moved there by a key or by the program while Ctrl and
+// Shift were held, is not a selection. A Ctrl-click still is.
+func TestCtrlShiftRWithNothingPickedPlansEveryItemInView(t *testing.T) {
+	wf := &fakeWorkflow{batches: []store.BatchSummary{{ID: "bat_48", CustomerRef: "CUST-7048", Items: 3}}}
+	for i := range 3 {
+		wf.items = append(wf.items, inBatch(errorItem(fmt.Sprintf("i%d", i), "CLASSIFIER_TIMEOUT"), "bat_48", "CUST-7048"))
+	}
+	f := &selFake{fakeWorkflow: wf}
+	c := newTestConsole(t, wf)
+	c.wf = f
+	c.keyMods = func() fyne.KeyModifier { return fyne.KeyModifierControl | fyne.KeyModifierShift }
+	c.apply(c.focusItems)
+	c.apply(func() { c.items.move(1) }) // the cursor moves while the keys are down
+	c.apply(c.reload)                   // a reload keeps the row: the program selects it
+	c.Settle()
+	if got := c.multi.list(); len(got) != 0 {
+		t.Fatalf("the cursor row became a selection: %v", got)
+	}
+	pressShortcut(c, ctrlShift(fyne.KeyR))
+	f.mu.Lock()
+	if len(f.got) != 1 || len(f.got[0].IDs) != 0 {
+		f.mu.Unlock()
+		t.Fatalf("the plan was asked for %+v, not every item in view", f.got)
+	}
+	f.mu.Unlock()
+	c.apply(func() { c.win.Canvas().Overlays().Top().Hide() })
+	c.keyMods = func() fyne.KeyModifier { return fyne.KeyModifierControl }
+	c.apply(func() { test.TapAt(c.items.table, fyne.NewPos(40, 60)) })
+	if got := c.multi.list(); len(got) != 1 {
+		t.Fatalf("a Ctrl-click selected %v", got)
+	}
+}

@@ -73,6 +73,8 @@ func init() {
 		{group: "Acting", keys: "u", what: "upload the replacement the customer sent (or drop the file on the window)"},
 		{group: "Acting", keys: "x", what: "cancel the item's queued action"},
 		{group: "Acting", keys: "q", what: "queue again an action the service turned away for now (a new intent, a new key)"},
+		{group: "Acting", keys: "b", what: "back to the item of the last action, whose result the top line says"},
+		{group: "Acting", keys: "m", what: "write a note on the item: Ctrl+Enter sends it, Tab leaves the field"},
 		{group: "Acting", keys: "n", what: "next: claim and open the oldest item that needs a reviewer and nobody holds"},
 		{group: "Acting", keys: "Ctrl+Shift+Z", what: "snooze the item", shortcuts: []fyne.Shortcut{ctrlShift(fyne.KeyZ)},
 			do: func(c *Console) { c.onSnooze() }},
@@ -97,8 +99,11 @@ func init() {
 		keyBinding{group: "Window", keys: "F5", what: "sync now"},
 		keyBinding{group: "Window", keys: "Ctrl+E", what: "export the batch as CSV", shortcuts: []fyne.Shortcut{ctrl(fyne.KeyE)},
 			do: func(c *Console) { c.onExport() }},
+		keyBinding{group: "Window", keys: "Ctrl+,", what: "Preferences", shortcuts: []fyne.Shortcut{ctrl(fyne.KeyComma)},
+			do: func(c *Console) { c.showPreferences() }},
 		keyBinding{group: "Window", keys: "? or F1", what: "this sheet (in a text field, ? is typed: use F1)"},
 		keyBinding{group: "Window", keys: "Esc, Enter (in a dialog)", what: "close it; press its default button"},
+		keyBinding{group: "Window", keys: "↓ / ↑, PgDn / PgUp, Home / End (this sheet)", what: "scroll this sheet"},
 		keyBinding{group: "Window", keys: "Ctrl+Q", what: "quit", shortcuts: []fyne.Shortcut{ctrl(fyne.KeyQ)},
 			do: func(c *Console) { c.onQuit() }}, // tray.go: asks first when something has not gone out
 	)
@@ -145,6 +150,13 @@ func (c *Console) windowKey(ev *fyne.KeyEvent) bool {
 	return false
 }
 
+// showPreferences opens Preferences (Ctrl+, and the strip's button).
+func (c *Console) showPreferences() {
+	if c.win.Canvas().Overlays().Top() == nil {
+		c.settings.show(c.win)
+	}
+}
+
 func (c *Console) showShortcuts() {
 	if c.win.Canvas().Overlays().Top() != nil {
 		return
@@ -182,7 +194,44 @@ func (c *Console) shortcutSheet(views []review.View) {
 		box.Add(grid)
 	}
 	box.Add(wrapped(countsLegend))
-	d := dialog.NewCustom("Keyboard shortcuts", "Close", container.NewVScroll(box), c.win)
+	scroll := container.NewVScroll(box)
+	d := dialog.NewCustom("Keyboard shortcuts", "Close", scroll, c.win)
+	d.SetOnClosed(func() {
+		if c.sheet == scroll {
+			c.sheet = nil
+		}
+	})
 	d.Resize(fyne.NewSize(720, 640))
 	d.Show()
+	c.sheet = scroll
+}
+
+// scrollSheet scrolls the open shortcut sheet by a key; it reports
+// whether it took the key.
+func (c *Console) scrollSheet(ev *fyne.KeyEvent) bool {
+	s := c.sheet
+	if s == nil {
+		return false
+	}
+	line, page := float32(40), s.Size().Height*0.9
+	end := fyne.Max(0, s.Content.MinSize().Height-s.Size().Height)
+	y := s.Offset.Y
+	switch ev.Name {
+	case fyne.KeyDown:
+		y += line
+	case fyne.KeyUp:
+		y -= line
+	case fyne.KeyPageDown, fyne.KeySpace:
+		y += page
+	case fyne.KeyPageUp:
+		y -= page
+	case fyne.KeyHome:
+		y = 0
+	case fyne.KeyEnd:
+		y = end
+	default:
+		return false
+	}
+	s.ScrollToOffset(fyne.NewPos(0, fyne.Min(fyne.Max(y, 0), end)))
+	return true
 }

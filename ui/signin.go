@@ -118,9 +118,7 @@ func newSignInScreen(win fyne.Window, si SignIn, saveURL func(string), done func
 	s.proceed.Hide()
 
 	title := newLabelWithStyle("Sign in to the screening API", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	intro := newLabel("No API token is known on this computer yet. Enter the API address and the token your " +
-		"administrator gave you. The console checks them with the service, then keeps the token in the system's " +
-		"keyring; it is never shown or saved in the preferences.")
+	intro := newLabel(signInIntro)
 	intro.Wrapping = fyne.TextWrapWord
 	form := widget.NewForm(widget.NewFormItem("API URL", s.url), widget.NewFormItem("API token", s.token))
 	if p := si.Note(); p != "" {
@@ -130,6 +128,13 @@ func newSignInScreen(win fyne.Window, si SignIn, saveURL func(string), done func
 	s.content = container.NewCenter(container.NewGridWrap(fyne.NewSize(620, 460), card))
 	return s
 }
+
+// signInIntro is the first-start screen's text. It promises the keyring
+// only where one answers: the note under it may say that none does.
+const signInIntro = "No API token is known on this computer yet. Enter the API address and the token your " +
+	"administrator gave you. The console checks them with the service, then keeps the token in the system's " +
+	"keyring, or, where no keyring answers, in a file only you can read if you ask for it. It is never shown " +
+	"or saved in the preferences."
 
 // show puts the screen in the window, with the keys of the console
 // unbound, and focuses the first field.

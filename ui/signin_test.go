@@ -531,3 +531,11 @@ func TestEscStopsACheck(t *testing.T) {
 		t.Fatalf("a stopped check kept the token: %v", err)
 	}
 }
+
+// The first-start text promises the keyring only where one answers: the
+// note under it may say that none does.
+func TestSignInTextDoesNotPromiseAKeyringThatMayNotAnswer(t *testing.T) {
+	if strings.Contains(signInIntro, "keyring;") || !strings.Contains(signInIntro, "where no keyring answers") {
+		t.Fatalf("the intro promises the keyring: %q", signInIntro)
+	}
+}

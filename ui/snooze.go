@@ -45,6 +45,7 @@ func (c *Console) onSnooze() {
 		now = c.opts.Now
 	}
 	labels, days := snoozeDays(now())
+	c.panel.team.working(id) // claims.go: a dialog on the item is starting work on it
 	f := newDialogForm(c.win, c)
 	reason := f.entry()
 	reason.SetPlaceHolder("the customer sends a new scan on Tuesday")

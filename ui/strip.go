@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 	"github.com/trustscreen/reviewer/store"
 )
@@ -209,4 +211,82 @@ func (s *statusStrip) running(on bool) {
 // panelShown names the panel button after what it will do.
 func (s *statusStrip) panelShown(shown bool) {
 	s.panelBtn.SetText(map[bool]string{true: "Hide panel", false: "Show panel"}[shown])
+}
+
+// An action's result is said in the strip, where she looks once the panel
+// has moved on to the next item (auto-advance): the item's file, what
+// became of the action, its new verdict, and b to go back to it. While it
+// waits, the strip says so at once (an offline request takes seconds to
+// find the service gone).
+
+// lastActed is the item of the last result said, for b.
+type lastActed struct{ id, batchID string }
+
+// sayActionStart says at once that an action is under way.
+func (c *Console) sayActionStart(file, label string) {
+	c.strip.say(shown(file) + ": " + strings.ToLower(label[:1]) + label[1:] + "… (Esc stops waiting)")
+}
+
+// sayActionResult says what became of the reviewer's action on an item:
+// "selfie.jpg: re-submission done: 9 · low (forward) · b goes back to it".
+// The verdict and its band are read from the cache (the bands are
+// configuration).
+func (c *Console) sayActionResult(kind policy.ActionKind, id, file, batchID string, res review.Result, err error) {
+	c.back = lastActed{id: id, batchID: batchID}
+	line := shown(file) + ": " + actionResultWords(kind, res, err)
+	const key = " · b goes back to it"
+	c.strip.say(line + key)
+	if err != nil || res.Action.State != policy.ActionDone {
+		return
+	}
+	wf := c.wf
+	c.background(func(ctx context.Context) func() {
+		d, derr := wf.Item(ctx, id)
+		if derr != nil || !d.Checked() {
+			return nil
+		}
+		return func() {
+			if c.strip.pages.Text != line+key {
+				return // something else was said meanwhile
+			}
+			verdict := scoreText(d.Item)
+			if b, _ := bandLook(band(d.ItemView)); b != "" {
+				verdict += " · " + b
+			}
+			verdict += " (" + recommendationText(d.Item) + ")"
+			c.strip.say(line + ": " + verdict + key)
+		}
+	})
+}
+
+// actionResultWords is what became of an action, in words.
+func actionResultWords(kind policy.ActionKind, res review.Result, err error) string {
+	what := policy.ActionWord(kind)
+	if err != nil {
+		return what + " not queued: " + sentence(err)
+	}
+	switch res.Action.State {
+	case policy.ActionQueued:
+		return what + " queued: goes out when the service answers"
+	case policy.ActionUnknown:
+		return what + ": outcome unknown, checked later with the same key"
+	case policy.ActionFailed:
+		why := ""
+		if code := res.Action.LastErrorCode; code != "" {
+			why = " (" + shown(string(code)) + ")"
+		}
+		return what + " refused by the service" + why
+	case policy.ActionDone:
+		return what + " done"
+	}
+	return what + " " + policy.StateWord(res.Action.State)
+}
+
+// goBack opens the item of the last result said (b).
+func (c *Console) goBack() {
+	if c.back.id == "" || c.back.id == c.panel.itemID {
+		return
+	}
+	c.openItem(c.back.id, c.back.batchID) // claims.go
+	c.focusItems()
 }

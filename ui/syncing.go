@@ -111,7 +111,8 @@ func (c *Console) checkCache(ctx context.Context) {
 }
 
 // probe asks the API whether it answers (unless a sync runs, which tells
-// anyway), redraws the strip, and flushes the outbox when it answers.
+// anyway), redraws the strip, and flushes the outbox when it answers; when
+// it answers again after an outage, it syncs (and flushes after).
 func (c *Console) probe(ctx context.Context) review.ConnState {
 	st, _ := c.probeConn(ctx)
 	return st.Conn.State
@@ -132,11 +133,17 @@ func (c *Console) probeConn(ctx context.Context) (review.Connectivity, bool) {
 		return review.Connectivity{}, false
 	}
 	c.onUI(true, func() {
+		// Back online after an outage: what changed meanwhile is read
+		// now, not at the next scheduled sync.
+		was := c.conn.Conn.State
+		back := (was == review.ConnOffline || was == review.ConnCircuitOpen) && st.Conn.State == review.ConnOnline
 		c.showConnectivity(st)
 		switch {
 		case st.Conn.State != review.ConnOnline || syncing:
 		case c.syncAgain:
 			c.onSync() // a first sync that failed, tried again by itself; it flushes after
+		case back:
+			c.onSync() // it flushes after
 		default:
 			c.autoFlush()
 		}

@@ -173,6 +173,20 @@ func unsentWords(o store.OutboxCount) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
+// quitQuestion is the text of Quit's question: what waits, and that it
+// stays, in the number of what waits ("It stays" for one).
+func quitQuestion(o store.OutboxCount, what string) string {
+	stays := " They stay in the cache and go out the next time the console runs (or with reviewer flush)"
+	if o.Queued+o.Sending+o.Unknown+o.Notes == 1 {
+		stays = " It stays in the cache and goes out the next time the console runs (or with reviewer flush)"
+	}
+	text := fullStop(strings.ToUpper(what[:1])+what[1:]+" not sent yet") + stays
+	if o.Unknown+o.Sending > 0 {
+		text += "; an unknown outcome is checked then with its key, never sent again blind"
+	}
+	return text + "."
+}
+
 // onQuit quits, after asking when actions or notes have not gone out
 // (Ctrl+Q, the tray's Quit, closing the window unless it hides to the
 // tray). What waits stays in the cache and goes out at the next start.
@@ -192,8 +206,7 @@ func (c *Console) onQuit() {
 			if c.win.Canvas().Overlays().Top() != nil {
 				c.win.Canvas().Overlays().Top().Hide()
 			}
-			msg := newLabel(fullStop(strings.ToUpper(what[:1])+what[1:]+" not sent yet") +
-				" They stay in the cache and go out the next time the console runs (or with reviewer flush); an unknown outcome is checked then with its key, never sent again blind.")
+			msg := newLabel(quitQuestion(st.Outbox, what))
 			msg.Wrapping = fyne.TextWrapWord
 			f := newDialogForm(c.win, c)
 			q := f.defaultButton("Quit (Enter)", func() {

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/internal/document"
@@ -55,7 +56,18 @@ type viewer struct {
 	active   int
 	locked   bool
 	status   *textLabel
+	heading  *textLabel // the item and its customer (viewerHeading)
 	row      *fyne.Container
+}
+
+// viewerHeading names the item the viewer shows and its customer, as the
+// panel knows them, so that the viewer is never read as another item's.
+func viewerHeading(c *Console, itemID string) string {
+	text := shown(itemID)
+	if d := c.panel.detail; c.panel.loaded && d.ID == itemID && d.CustomerRef != "" {
+		text += " · customer " + shown(d.CustomerRef)
+	}
+	return text
 }
 
 // side is one version in the viewer.
@@ -98,10 +110,12 @@ func openViewer(c *Console, src Documents, lim document.Limits, itemID string) *
 	}
 	v := &viewer{c: c, src: src, lim: lim, itemID: itemID, locked: true}
 	v.ctx, v.stop = context.WithCancel(c.ctx)
-	v.win = fyne.CurrentApp().NewWindow("Document — " + shown(itemID))
+	v.heading = newLabel(viewerHeading(c, itemID))
+	v.heading.TextStyle.Bold = true
+	v.win = fyne.CurrentApp().NewWindow("Document — " + v.heading.Text)
 	v.status = newLabel("Loading the versions…")
 	v.row = container.NewGridWithRows(1)
-	v.win.SetContent(container.NewBorder(nil, v.status, nil, nil, v.row))
+	v.win.SetContent(container.NewBorder(v.heading, v.status, nil, nil, v.row))
 	v.win.Resize(viewerSize)
 	v.win.SetOnClosed(func() {
 		v.stop()
@@ -153,7 +167,12 @@ func (v *viewer) newSide(i int) *side {
 	s := &side{v: v, line: wrapped("Loading…"), title: newLabel(""), result: wrapped("")}
 	s.title.TextStyle.Bold = true
 	s.raster = canvas.NewRaster(s.draw)
-	s.area = newDragArea(container.NewStack(s.raster, container.NewCenter(s.line)), func(dx, dy float32) {
+	// The line spans the side and sits in its middle: centred at its
+	// least width, a wrapping label is one letter wide, a column of
+	// letters (as in the panel's preview).
+	s.line.Alignment = fyne.TextAlignCenter
+	line := container.NewVBox(layout.NewSpacer(), s.line, layout.NewSpacer())
+	s.area = newDragArea(container.NewStack(s.raster, line), func(dx, dy float32) {
 		v.c.sawInput() // claims_away.go
 		v.activate(i)
 		v.each(func(t *side) { t.pan(float64(dx), float64(dy)) })

@@ -63,13 +63,48 @@ func (c *Console) applyView(v review.View, f store.ItemFilter) {
 		t.code.SetSelected(string(f.Code))
 	}
 	t.needs.SetChecked(f.NeedsAction)
-	if f.BatchID == "" && c.batches.batchID() != "" {
+	switch {
+	case f.BatchID == "" && c.batches.batchID() != "":
 		c.batches.all.SetChecked(true)
+	case f.BatchID != "" && c.batches.batchID() != f.BatchID:
+		c.batches.openID(f.BatchID) // a view saved in a batch keeps it
 	}
 	t.hold = false
 	sc := scopeOf(t.filter())
 	c.view.scope = &sc
 	t.refresh()
+	c.keepWindowStateSoon() // windowstate.go: a restart reopens in the view
+}
+
+// openID opens a batch by its id, without reading the items (the caller
+// does): a view's batch, which the list may not show (a search, the
+// newest 500 only).
+func (b *batchList) openID(id string) {
+	b.selected = id
+	if i := b.index(id); i >= 0 {
+		b.opened = b.rows[i]
+	}
+	if b.all.Checked {
+		b.all.Checked = false // without its callback: the caller reads once
+		b.all.Refresh()
+	}
+	b.highlight()
+	b.showNote()
+}
+
+// viewInForce is the name of the view the items are shown by, or "" when
+// none is: a filter, the batch or the sort changed by hand since the view
+// was applied ends it, and the heading stops naming it.
+func (c *Console) viewInForce() string {
+	if c.view.name == "" {
+		return ""
+	}
+	cur, v := c.currentView(), c.view.filter
+	cur.Retryable, cur.Search = v.Retryable, v.Search // not set by the table's widgets
+	if cur != v {
+		return ""
+	}
+	return c.view.name
 }
 
 // currentView is the filters and sort in force, as a view keeps them.
@@ -103,7 +138,9 @@ func (c *Console) onSaveView() {
 			}
 			views, verr := vw.Views(ctx)
 			return func() {
-				c.view.name = n
+				c.view.name, c.view.filter = n, cur
+				c.items.showHeading()
+				c.keepWindowStateSoon() // windowstate.go: the name after a restart
 				c.strip.say(savedViewText(n, views, verr))
 			}
 		})

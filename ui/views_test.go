@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -82,5 +83,51 @@ func TestCtrlDigitAppliesTheViews(t *testing.T) {
 	c.Settle()
 	if c.view.name != "Snoozed" {
 		t.Fatalf("view %q", c.view.name)
+	}
+}
+
+// A view saved in a batch comes back in that batch, from "All batches"
+// too, and after a restart; the heading names the view in force, and
+// stops naming it once a filter is changed by hand.
+func TestASavedViewKeepsItsBatchBeforeAndAfterARestart(t *testing.T) {
+	t.Setenv("LANG", "en_US.UTF-8")
+	a := test.NewTempApp(t)
+	open := func() (*Console, *viewsFake) {
+		w := test.NewTempWindow(t, nil)
+		w.Resize(fyne.NewSize(1280, 800))
+		wf := &viewsFake{fakeWorkflow: twoBatches(), saved: []review.View{{Name: "Old batch",
+			Filter: review.ViewFilter{BatchID: "bat_43", SortBy: "score"}}}}
+		c := NewConsole(w, wf, Options{Prefs: a.Preferences()})
+		c.apply(c.reload)
+		c.Settle()
+		return c, wf
+	}
+	c, wf := open()
+	c.apply(func() { c.batches.all.SetChecked(true) })
+	c.Settle()
+	c.onView(len(review.BuiltinViews())) // the first saved view
+	c.Settle()
+	if f := wf.lastFilter(); f.BatchID != "bat_43" || c.batches.batchID() != "bat_43" {
+		t.Fatalf("the view came back in batch %q (filter %+v)", c.batches.batchID(), f)
+	}
+	if h := c.items.heading.Text; !strings.Contains(h, "CUST-7043") || !strings.Contains(h, "view: Old batch") {
+		t.Fatalf("heading %q", h)
+	}
+	c.apply(func() { c.items.needs.SetChecked(true) })
+	c.Settle()
+	if h := c.items.heading.Text; strings.Contains(h, "view:") {
+		t.Fatalf("after a filter change the heading still says %q", h)
+	}
+	c.apply(func() { c.items.needs.SetChecked(false) })
+	c.onView(len(review.BuiltinViews()))
+	c.Settle()
+	c.apply(c.Close)
+
+	c2, wf2 := open() // a restart
+	if f := wf2.lastFilter(); f.BatchID != "bat_43" || c2.batches.batchID() != "bat_43" {
+		t.Fatalf("after a restart: batch %q (filter %+v)", c2.batches.batchID(), f)
+	}
+	if h := c2.items.heading.Text; !strings.Contains(h, "CUST-7043") || !strings.Contains(h, "view: Old batch") {
+		t.Fatalf("after a restart the heading says %q", h)
 	}
 }

@@ -112,8 +112,7 @@ func TestBensChangeIsNewsInAnasWindow(t *testing.T) {
 				t.Fatalf("ben's upload: %+v %v", res, err)
 			}
 			// What the window does between syncs while she looks: the
-			// claims' timers run out, the panel is drawn again.
-			ft.fire(ana.ClaimDwell())
+			// panel is drawn again.
 			c.apply(c.reload)
 			c.Settle()
 			if mode == "noting" {

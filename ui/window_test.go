@@ -949,3 +949,96 @@ func TestTheUploadDialogRefusesADamagedFileAndAsksBeforeAnUncheckedOne(t *testin
 		t.Fatalf("calls %v, want one unchecked upload", got)
 	}
 }
+
+// Back online: when the API answers again after an outage the window
+// syncs then, not at the next scheduled time, and the strip says so.
+func TestBackOnlineTheWindowSyncsAtOnce(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "CLASSIFIER_TIMEOUT")}}
+	c := newTestConsoleWith(t, wf, Options{SyncEvery: time.Hour})
+	ctx := context.Background()
+	syncs := func() int {
+		n := 0
+		for _, call := range wf.Calls() {
+			if strings.HasPrefix(call, "sync") {
+				n++
+			}
+		}
+		return n
+	}
+	c.probe(ctx) // online: nothing to catch up on
+	c.Settle()
+	before := syncs()
+	if before != 0 {
+		t.Fatalf("%d syncs while online all along", before)
+	}
+	wf.mu.Lock()
+	wf.probeErr = errors.New("down")
+	wf.mu.Unlock()
+	if st := c.probe(ctx); st != review.ConnOffline {
+		t.Fatalf("down: %s", st)
+	}
+	c.Settle()
+	wf.mu.Lock()
+	wf.probeErr = nil
+	wf.mu.Unlock()
+	if st := c.probe(ctx); st != review.ConnOnline {
+		t.Fatalf("up: %s", st)
+	}
+	c.Settle()
+	var pages string
+	c.apply(func() { pages = c.strip.pages.Text })
+	if syncs() != 1 || !strings.HasPrefix(pages, "Synced") {
+		t.Fatalf("back online: %d syncs, strip %q", syncs(), pages)
+	}
+	c.probe(ctx) // still online: no second sync
+	c.Settle()
+	if syncs() != 1 {
+		t.Fatalf("%d syncs after a second probe online", syncs())
+	}
+}
+
+// After an action the top line says its result where she looks, though
+// the panel moved on to the next item, and b goes back to the item she
+// left; while it waits (an offline request takes seconds) it says so at once.
+func TestAnActionsResultIsSaidWithAKeyBack(t *testing.T) {
+	wf := &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED"), scoredItem("s", 10, policy.RecommendForward), errorItem("b", "INTERNAL_ERROR")}}
+	c := newTestConsole(t, wf)
+	pages := func() (s string) { c.apply(func() { s = c.strip.pages.Text }); return s }
+	wf.mu.Lock() // the request waits on the workflow
+	c.apply(func() { c.panel.requestFile("Please send it again.") })
+	said := pages()
+	wf.mu.Unlock()
+	if !strings.HasPrefix(said, "a.jpg: requesting a new file…") {
+		t.Fatalf("while it waits the strip says %q", said)
+	}
+	c.Settle2(t, func() bool { return c.panel.ready() && c.panel.itemID == "b" })
+	if got := pages(); got != "a.jpg: request for a new file done · b goes back to it" {
+		t.Fatalf("after the request the strip says %q", got)
+	}
+	c.apply(c.focusItems)
+	typeText(c, "b")
+	c.Settle2(t, func() bool { return c.panel.ready() && c.panel.itemID == "a" })
+
+	c.apply(func() { c.items.move(2) })
+	c.Settle2(t, func() bool { return c.panel.ready() && c.panel.itemID == "b" })
+	c.apply(func() { c.panel.act(policy.ActionResubmit, "Re-submitting", wf.Resubmit) })
+	c.Settle()
+	if got := pages(); got != "b.jpg: re-submission queued: goes out when the service answers · b goes back to it" {
+		t.Fatalf("a queued re-submission: %q", got)
+	}
+	wf.resubmit = func(_ context.Context, id string) (review.Result, error) { // the service answers: scored
+		a := wf.setAction(id, policy.ActionResubmit, policy.ActionDone, "")
+		wf.mu.Lock()
+		wf.items[2] = scoredItem("b", 9, policy.RecommendForward)
+		wf.items[2].Band = policy.BandLow
+		wf.mu.Unlock()
+		return review.Result{Action: a}, nil
+	}
+	c.apply(func() { c.items.move(-2); c.items.move(2) })
+	c.Settle2(t, func() bool { return c.panel.ready() && c.panel.itemID == "b" && c.flight("b") == nil })
+	c.apply(func() { c.panel.act(policy.ActionResubmit, "Re-submitting", wf.Resubmit) })
+	c.Settle()
+	if got := pages(); got != "b.jpg: re-submission done: 9 · low (forward) · b goes back to it" {
+		t.Fatalf("a re-submission scored: %q", got)
+	}
+}

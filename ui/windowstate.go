@@ -21,8 +21,9 @@ import (
 const (
 	prefWindowWidth  = "window_width"
 	prefWindowHeight = "window_height"
-	prefPanelOffset  = "panel_offset" // the items' share beside the panel
-	prefLastView     = "last_view"    // the batch, filters and sort, as a saved view keeps them (JSON)
+	prefPanelOffset  = "panel_offset"   // the items' share beside the panel
+	prefLastView     = "last_view"      // the batch, filters and sort, as a saved view keeps them (JSON)
+	prefLastViewName = "last_view_name" // the name of the view in force ("" none): the heading after a restart
 )
 
 // defaultWindowSize is the window's size at its first start.
@@ -73,6 +74,7 @@ type windowState struct {
 	size   fyne.Size
 	offset float64
 	view   string // JSON of review.ViewFilter
+	name   string // the view in force, "" none
 }
 
 // windowState reads the window's state (on the UI goroutine).
@@ -87,13 +89,15 @@ func (c *Console) windowState() windowState {
 	if b, err := json.Marshal(c.currentView()); err == nil {
 		st.view = string(b)
 	}
+	st.name = c.viewInForce() // views.go
 	return st
 }
 
 func (st windowState) differs(p fyne.Preferences) bool {
 	return (st.size != fyne.Size{} && (p.Float(prefWindowWidth) != float64(st.size.Width) || p.Float(prefWindowHeight) != float64(st.size.Height))) ||
 		(st.offset != 0 && p.Float(prefPanelOffset) != st.offset) ||
-		(st.view != "" && p.String(prefLastView) != st.view)
+		(st.view != "" && p.String(prefLastView) != st.view) ||
+		(st.view != "" && p.String(prefLastViewName) != st.name)
 }
 
 // write keeps what changed.
@@ -112,6 +116,9 @@ func (st windowState) write(p fyne.Preferences) {
 	}
 	if st.view != "" && p.String(prefLastView) != st.view {
 		p.SetString(prefLastView, st.view)
+	}
+	if st.view != "" && p.String(prefLastViewName) != st.name {
+		p.SetString(prefLastViewName, st.name)
 	}
 }
 
@@ -134,7 +141,7 @@ func (c *Console) restoreWindowState() {
 	t := c.items
 	t.hold = true // the first read (Start) reads with all of them
 	defer func() { t.hold = false }()
-	c.view = viewState{extra: f.TriageFilter, filter: v}
+	c.view = viewState{name: p.String(prefLastViewName), extra: f.TriageFilter, filter: v}
 	t.sortBy, t.desc = f.SortBy, f.Desc
 	for i, s := range statusFilter {
 		if s.status != "" && s.status == f.Status {

@@ -72,9 +72,6 @@ type Workflow interface {
 	Next(ctx context.Context) (review.NextResult, error)
 	AddNote(ctx context.Context, itemID, text string) (review.NoteResult, error)
 	ClaimTTL() time.Duration
-	// ClaimDwell is how long the reviewer stays on an item that needs her
-	// before the window claims it (REVIEWER_CLAIM_DWELL).
-	ClaimDwell() time.Duration
 	// ClaimAway is how long she gives the window none of her input (or
 	// leaves it out of the foreground) before a claim held only because
 	// she looks at an item is let go (REVIEWER_CLAIM_AWAY).
