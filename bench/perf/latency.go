@@ -63,8 +63,16 @@ func ensureDisplay(display string) (func(), error) {
 // launchKeyWindow starts a window program and waits for its window,
 // focused, with the region settled.
 func (s *suite) launchKeyWindow(x *xconn, env []string, r rect, name string, args ...string) (*keyWindow, error) {
+	// A fresh preferences folder each launch: the window keeps its size,
+	// the panel's width and the batch she had open in Fyne's preferences
+	// (ui/windowstate.go), which would carry one launch's end into the
+	// next and move the regions read; every launch starts as a first one.
+	prefs, err := os.MkdirTemp(s.c.work, "prefs-")
+	if err != nil {
+		return nil, err
+	}
 	cmd := exec.Command(name, args...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append(os.Environ(), env...), "XDG_CONFIG_HOME="+prefs)
 	var errb strings.Builder
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
@@ -280,7 +288,7 @@ func (s *suite) latency(token string) error {
 			return err
 		}
 	}
-	var match, none, open [2]*figure
+	var match, none, open, one, all [2]*figure
 	for j, l := range []string{small, large} {
 		match[j] = &figure{name: fmt.Sprintf("a search keystroke to its batch list (one match), %s items", l), unit: "s",
 			target: 0.1, targetText: "≤ 100 ms", ratioIsAbsent: true, notYet: true}
@@ -288,12 +296,16 @@ func (s *suite) latency(token string) error {
 			target: 0.1, targetText: "≤ 100 ms", ratioIsAbsent: true, notYet: true}
 		open[j] = &figure{name: fmt.Sprintf("Enter in the search: its batch opened, to the first rows, %s items", l), unit: "s",
 			target: 0.2, targetText: "≤ 200 ms", ratioIsAbsent: true, notYet: true}
+		one[j] = &figure{name: fmt.Sprintf("All batches unchecked: the newest batch, to the first rows, %s items", l), unit: "s",
+			target: 0.2, targetText: "≤ 200 ms", ratioIsAbsent: true, notYet: true}
+		all[j] = &figure{name: fmt.Sprintf("All batches checked, to the first rows, %s items", l), unit: "s",
+			target: 0.2, targetText: "≤ 200 ms", ratioIsAbsent: true, notYet: true}
 	}
 	var sideBySide []*figure
 	for _, f := range []struct {
 		name string
 		of   [2]*figure
-	}{{"search, one match", match}, {"search, no match", none}, {"opening a batch", open}} {
+	}{{"search, one match", match}, {"search, no match", none}, {"opening a batch", open}, {"unchecking All batches", one}, {"All batches", all}} {
 		sideBySide = append(sideBySide, &figure{name: fmt.Sprintf("%s: %s against %s items", f.name, large, small), unit: "s",
 			target: 1e9, targetText: "(shown)"})
 	}
@@ -343,7 +355,14 @@ func (s *suite) latency(token string) error {
 			none[j].add(st[j].none.Seconds(), 0, st[j].none.Seconds())
 			open[j].add(st[j].open.Seconds(), 0, st[j].open.Seconds())
 		}
-		for k, d := range [][2]time.Duration{{st[0].match, st[1].match}, {st[0].none, st[1].none}, {st[0].open, st[1].open}} {
+		fmt.Printf("  latency run %d: All batches off / on, %s: %.0f / %.0f ms; %s: %.0f / %.0f ms\n", i-c.warmup+1,
+			small, ms(st[0].one), ms(st[0].all), large, ms(st[1].one), ms(st[1].all))
+		for j := range 2 {
+			one[j].add(st[j].one.Seconds(), 0, st[j].one.Seconds())
+			all[j].add(st[j].all.Seconds(), 0, st[j].all.Seconds())
+		}
+		for k, d := range [][2]time.Duration{{st[0].match, st[1].match}, {st[0].none, st[1].none}, {st[0].open, st[1].open},
+			{st[0].one, st[1].one}, {st[0].all, st[1].all}} {
 			sideBySide[k].add(d[1].Seconds(), d[0].Seconds(), d[1].Seconds()/d[0].Seconds())
 		}
 		for j := range 2 {
@@ -354,12 +373,13 @@ func (s *suite) latency(token string) error {
 		cpu.add(oursCPU[1].Seconds(), floorCPU.Seconds(), oursCPU[1].Seconds()/max(floorCPU.Seconds(), 0.01))
 	}
 	s.figures = append(s.figures, toFloor[0], toFloor[1], abs, scale, cpu)
-	s.figures = append(s.figures, match[0], match[1], sideBySide[0], none[0], none[1], sideBySide[1], open[0], open[1], sideBySide[2], perRow)
+	s.figures = append(s.figures, match[0], match[1], sideBySide[0], none[0], none[1], sideBySide[1], open[0], open[1], sideBySide[2],
+		one[0], one[1], sideBySide[3], all[0], all[1], sideBySide[4], perRow)
 	return nil
 }
 
 // searchTimes are one launch's search figures.
-type searchTimes struct{ match, none, open time.Duration }
+type searchTimes struct{ match, none, open, one, all time.Duration }
 
 // search measures, in a launched reviewer: a keystroke in the search that
 // narrows it to one customer's batch (the last character of its number,
@@ -374,7 +394,7 @@ func (s *suite) search(x *xconn, env []string, term string) (searchTimes, error)
 	if err != nil {
 		return t, err
 	}
-	defer kw.stop()
+	defer func() { kw.stop() }() // the window of the moment (a second launch below)
 	typed := func(text string) error {
 		for _, r := range text {
 			if err := x.typeSym(uint32(r)); err != nil {
@@ -404,6 +424,27 @@ func (s *suite) search(x *xconn, env []string, term string) (searchTimes, error)
 	}
 	if t.open, err = stepLatency(x, kw.win, c.itemsRegion, ksReturn); err != nil {
 		return t, fmt.Errorf("opening the match of %q: %v", term, err)
+	}
+	kw.stop()
+	// "All batches": a new launch (its first view is all batches); Ctrl+F
+	// and Tab reach the check box, Space unchecks it (the newest batch
+	// opens), and again (the focus went back to the items) checks it.
+	if kw, err = s.launchKeyWindow(x, env, c.panelRegion, c.bin); err != nil {
+		return t, err
+	}
+	for _, f := range []*time.Duration{&t.one, &t.all} {
+		if err := x.tap('f', ksControl); err != nil {
+			return t, err
+		}
+		if err := x.tap(0xff09); err != nil { // Tab
+			return t, err
+		}
+		if _, err := settle(x, kw.win, c.itemsRegion, time.Second, 60*time.Second); err != nil {
+			return t, err
+		}
+		if *f, err = stepLatency(x, kw.win, c.itemsRegion, ' '); err != nil {
+			return t, fmt.Errorf("the All batches check box: %v", err)
+		}
 	}
 	return t, nil
 }
