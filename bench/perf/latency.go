@@ -291,15 +291,17 @@ func (s *suite) latency(token string) error {
 	var match, none, open, one, all [2]*figure
 	for j, l := range []string{small, large} {
 		match[j] = &figure{name: fmt.Sprintf("a search keystroke to its batch list (one match), %s items", l), unit: "s",
-			target: 0.1, targetText: "≤ 100 ms", ratioIsAbsent: true, notYet: true}
+			target: 0.1, targetText: "≤ 100 ms", ratioIsAbsent: true}
 		none[j] = &figure{name: fmt.Sprintf("a search keystroke to its batch list (no match), %s items", l), unit: "s",
-			target: 0.1, targetText: "≤ 100 ms", ratioIsAbsent: true, notYet: true}
+			target: 0.1, targetText: "≤ 100 ms", ratioIsAbsent: true}
 		open[j] = &figure{name: fmt.Sprintf("Enter in the search: its batch opened, to the first rows, %s items", l), unit: "s",
-			target: 0.2, targetText: "≤ 200 ms", ratioIsAbsent: true, notYet: true}
+			target: 0.2, targetText: "≤ 200 ms", ratioIsAbsent: true}
+		// Unchecking All batches at 1M missed (257 ms) in the run that
+		// set these: not enforced yet; the rest met their targets.
 		one[j] = &figure{name: fmt.Sprintf("All batches unchecked: the newest batch, to the first rows, %s items", l), unit: "s",
-			target: 0.2, targetText: "≤ 200 ms", ratioIsAbsent: true, notYet: true}
+			target: 0.2, targetText: "≤ 200 ms", ratioIsAbsent: true, notYet: j == 1}
 		all[j] = &figure{name: fmt.Sprintf("All batches checked, to the first rows, %s items", l), unit: "s",
-			target: 0.2, targetText: "≤ 200 ms", ratioIsAbsent: true, notYet: true}
+			target: 0.2, targetText: "≤ 200 ms", ratioIsAbsent: true}
 	}
 	var sideBySide []*figure
 	for _, f := range []struct {
