@@ -14,6 +14,10 @@ DEB_BUILD := gcc pkg-config libgl1-mesa-dev xorg-dev
 DEB_SHOT  := xvfb imagemagick xdotool x11-utils jq
 # For the keyboard walk: the screenshot tools, and what reads its results.
 DEB_WALK  := $(DEB_SHOT) sqlite3
+# For the tests: a CJK font for the PDF renderer to substitute for a
+# font a PDF does not embed, and poppler's pdftoppm, the peer its pages
+# are compared with (internal/document).
+DEB_TEST  := fonts-wqy-microhei poppler-utils
 # For the performance suite: the sqlite3 shell (the listing's peer), a
 # virtual display and xev (the window's figures).
 DEB_BENCH := sqlite3 xvfb x11-utils libjpeg-turbo-progs xdotool
@@ -35,7 +39,7 @@ export CGO_ENABLED := 1
 # programs of `make bench` included, is built without it.
 export GOFLAGS := $(strip $(GOFLAGS) -tags=no_emoji)
 
-.PHONY: deps deps-shot deps-bench build demo test doors fuzz bench bench-build bench-smoke reliability screenshot walk package windows windows-check vet staticcheck fmt-check clean
+.PHONY: deps deps-shot deps-bench deps-test build demo test doors fuzz bench bench-build bench-smoke reliability screenshot walk package windows windows-check vet staticcheck fmt-check clean
 
 # Installs the Debian packages that are not there yet (as root, or with sudo).
 define apt_install
@@ -57,6 +61,9 @@ deps-shot: deps
 
 deps-bench: deps
 	$(call apt_install,$(DEB_BENCH))
+
+deps-test: deps
+	$(call apt_install,$(DEB_TEST))
 
 build: deps
 	$(GO) build -o $(BIN) .
@@ -93,7 +100,7 @@ fmt-check:
 # window suites also run under the race detector. The reliability tests are
 # a module of their own (reliability/go.mod), so ./... does not reach them:
 # their short form runs from their folder.
-test: deps vet staticcheck fmt-check bench-smoke
+test: deps deps-test vet staticcheck fmt-check bench-smoke
 	DOORS_ENFORCE=store ./scripts/doors.sh
 	$(GO) test -count=1 ./...
 	cd reliability && $(GO) test -count=1 ./...
@@ -143,7 +150,9 @@ bench: deps-bench bench-build
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./store/ && \
 	echo "the viewer's first view of a 10 MiB JPEG (5200x3900 to 1240x700), against the standard library's decode and scale:" && \
 	$(GO) test -run '^$$' -bench 'FirstView|FullResolution|FullDecodeProgressive' -benchtime 5x -count 5 ./internal/document/ | tee bin/firstview.txt && \
-	./scripts/firstview-check.sh bin/firstview.txt || status=1; exit $$status
+	./scripts/firstview-check.sh bin/firstview.txt || status=1; \
+	echo "the first PDF after installing, to its first page: the renderer compiling (cold), and compiled ahead by the window (prepared):"; \
+	$(GO) test -run '^$$' -bench 'FirstPDFAfterInstall' -benchtime 1x -count 3 ./internal/document/ || status=1; exit $$status
 
 bench-build: deps
 	$(GO) build -o $(BIN) .

@@ -165,15 +165,7 @@ func TestACacheThatCanOnlyBeReadShowsWhatItHolds(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	asNobody(h)
-	if err := os.Chmod(path, 0o444); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o555); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.Chmod(dir, 0o700) })
-	before := folderBytes(t, dir)
+	before := readOnlyAsNobody(t, h, dir, path)
 	arrived := map[string]int{}
 	for _, ep := range []string{screenapi.EPBatches, screenapi.EPResubmit, screenapi.EPNote} {
 		arrived[ep] = h.srv.Arrivals(ep)
@@ -230,15 +222,7 @@ func TestADamagedCacheThatCanOnlyBeReadStillGivesItsOutbox(t *testing.T) {
 	// read-only open succeeds, the outbox's query fails.
 	damagePages(t, path, "actions_pending", "items")
 
-	asNobody(h)
-	if err := os.Chmod(path, 0o444); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o555); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.Chmod(dir, 0o700) })
-	before := folderBytes(t, dir)
+	before := readOnlyAsNobody(t, h, dir, path)
 	out, errs := h.want(8, "outbox", "--json")
 	t.Logf("outbox --json: %s", errs)
 	box = nil
@@ -295,4 +279,21 @@ func (h *harness) readsStillShow(t *testing.T, line, id, key, csv string) {
 	if b, err := os.ReadFile(csv); err != nil || !strings.Contains(string(b), id) {
 		t.Fatalf("export: %v %.200s", err, b)
 	}
+}
+
+// readOnlyAsNobody makes the cache at path (in dir) one she can only read:
+// the file 0444, its folder 0555, and every command of h run as another
+// user (uid 65534: root writes whatever the modes say). It returns the
+// folder's bytes, to hold them unchanged.
+func readOnlyAsNobody(t *testing.T, h *harness, dir, path string) string {
+	t.Helper()
+	asNobody(h)
+	if err := os.Chmod(path, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o700) })
+	return folderBytes(t, dir)
 }

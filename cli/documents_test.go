@@ -184,7 +184,7 @@ func TestABadDocumentCacheIsRefusedAtStart(t *testing.T) {
 // value stops the start and names its variable.
 func TestBadDocumentLimitsAreRefusedAtStart(t *testing.T) {
 	h := newHarness(t)
-	for k, v := range map[string]string{"REVIEWER_MAX_MEGAPIXELS": "lots", "REVIEWER_PDF_TIMEOUT": "-1s", "REVIEWER_PDF_MEMORY_MIB": "8"} {
+	for k, v := range map[string]string{"REVIEWER_MAX_MEGAPIXELS": "lots", "REVIEWER_PDF_TIMEOUT": "-1s", "REVIEWER_PDF_MEMORY_MIB": "8", "REVIEWER_PDF_PREPARE_AFTER": "soon"} {
 		h.env[k] = v
 		if _, errs := h.want(2, "items"); !strings.Contains(errs, k) {
 			t.Fatalf("%s=%s: %q", k, v, errs)

@@ -102,6 +102,9 @@ func (r *runner) render(args []string) (int, error) {
 	if o := doc.Orientation(); o > 1 {
 		what.WriteString("; shown upright as the photo's EXIF orientation asks (" + document.OrientationWords(o) + "); the file itself is unchanged")
 	}
+	if doc.FontsSubstituted(*page - 1) {
+		what.WriteString("; " + document.FontsSubstitutedWords)
+	}
 	fmt.Fprintln(r.env.Stdout, what.String())
 	return ExitOK, nil
 }

@@ -76,7 +76,8 @@ func TestRenderDrawsAFileAsTheViewerDoes(t *testing.T) {
 	}
 }
 
-// A PDF's page N, through the renderer, and a PDF locked with a password
+// A PDF's page N, through the renderer, a page whose font was
+// substituted said to be, and a PDF locked with a password
 // refused in the viewer's words.
 func TestRenderDrawsAPDFPage(t *testing.T) {
 	if testing.Short() {
@@ -91,6 +92,15 @@ func TestRenderDrawsAPDFPage(t *testing.T) {
 	// A US Letter page at 150 dpi (1275 × 1650) fitted to 1280 × 800.
 	if w, hh := pngSize(t, out); hh != 800 || w < 610 || w > 625 || !strings.Contains(o, "page 1 of 1") {
 		t.Fatalf("%d×%d, stdout %q", w, hh, o)
+	}
+	if strings.Contains(o, "does not include a font") {
+		t.Fatalf("a page in Helvetica is said to have a font substituted: %q", o)
+	}
+	// Chinese text in a font the PDF does not embed: drawn in the
+	// system's, and said.
+	o, _ = h.want(0, "render", sample("pdfs/issue8372.pdf"), "--out", filepath.Join(dir, "cjk.png"))
+	if !strings.Contains(o, "the PDF does not include a font its text uses") {
+		t.Fatalf("stdout %q does not say a font was substituted", o)
 	}
 	if _, errs := h.want(3, "render", sample("pdfs/libreoffice-writer-password.pdf"), "--out", filepath.Join(dir, "locked.png")); !strings.Contains(errs, "protected by a password") {
 		t.Fatalf("stderr %q", errs)

@@ -401,7 +401,7 @@ func gatedRenderer(t *testing.T, real string) (string, *pageGate) {
 				return
 			}
 			msg := []byte(line)
-			if f, err := pdfproto.Fields(strings.TrimSuffix(line, "\n"), "page", 2, 1<<14); err == nil {
+			if f, err := pdfproto.Fields(strings.TrimSuffix(line, "\n"), "page", 3, 1<<14); err == nil {
 				px := make([]byte, f[0]*f[1]*4)
 				if _, err := io.ReadFull(r, px); err != nil {
 					return
@@ -507,3 +507,35 @@ func TestAPageStillBeingDrawnNeverReplacesTheOneAskedForAfter(t *testing.T) {
 // rendererWait is the longest wait for a page: the renderer's first start
 // (PDFium compiled) on two loaded cores, under -race.
 const rendererWait = 3 * time.Minute
+
+// A page whose text is in a font the PDF does not embed (pdf.js's
+// issue8372.pdf: Chinese, drawn in the system's CJK font) says so on the
+// viewer's status line; a page without one does not.
+func TestTheViewerSaysWhenAPagesFontWasSubstituted(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "internal", "document", "testdata", "pdfs", "issue8372.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := newFakeDocs()
+	docs.add("itm_1", document.PDF, data, review.DocumentVersion{MediaType: document.PDF})
+	c := pdfConsole(t, docs, errorItem("itm_1", "DECODE_FAILED"))
+	c.apply(func() { typeOn(c.win, "v") })
+	c.Settle()
+	v := c.viewer
+	if v == nil || len(v.sides) != 1 || v.sides[0].state != "shown" {
+		t.Fatalf("viewer %+v", v)
+	}
+	var st string
+	c.apply(func() { st = v.status.Text })
+	if !strings.Contains(st, "Page 1: the PDF does not include a font its text uses") {
+		t.Fatalf("the status line does not say the font was substituted: %q", st)
+	}
+
+	c2 := pdfConsole(t, pdfDocs(), errorItem("itm_1", "DECODE_FAILED"))
+	c2.apply(func() { typeOn(c2.win, "v") })
+	c2.Settle()
+	c2.apply(func() { st = c2.viewer.status.Text })
+	if strings.Contains(st, "font") {
+		t.Fatalf("a page without text says a font was substituted: %q", st)
+	}
+}

@@ -53,6 +53,11 @@ func Run(a fyne.App, wf Workflow, opts Options) {
 		// The event loop runs on this goroutine: onUI (thread.go) drops
 		// what Fyne runs anywhere else once the loop has ended.
 		uiGoroutine.Store(goroutineID())
+		if !sc.started {
+			// The PDF renderer's code, compiled well after the start
+			// (prepare.go), so that the first PDF does not wait for it.
+			prepareRenderer(opts.DocumentLimits, time.After)
+		}
 		sc.started = true
 		if c := sc.c; c != nil {
 			sc.start(c)

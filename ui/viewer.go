@@ -298,6 +298,11 @@ func (v *viewer) sayState() {
 		// hers. Said, so that she knows the file holds it otherwise.
 		b.WriteString(". Shown upright as the photo's EXIF orientation asks (" + document.OrientationWords(s.doc.Orientation()) + "); the file itself is unchanged")
 	}
+	if s.doc != nil && s.doc.FontsSubstituted(s.page) {
+		// Text in a font the PDF left out is drawn in another: said, so
+		// that she does not judge the document by letters it never had.
+		b.WriteString(". Page " + strconv.Itoa(s.page+1) + ": " + document.FontsSubstitutedWords)
+	}
 	b.WriteString(". Keys: + − 0 1, arrows, ] [ rotate, PgUp PgDn pages, c version, Esc closes.")
 	v.say(b.String())
 }

@@ -8,3 +8,7 @@ import "syscall"
 func limitAddressSpace(lim uint64) error {
 	return syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: lim, Max: lim})
 }
+
+// lowerPriority makes the process the last to get a processor (nice 19):
+// compiling ahead of need must never slow what she is doing.
+func lowerPriority() { _ = syscall.Setpriority(syscall.PRIO_PROCESS, 0, 19) }

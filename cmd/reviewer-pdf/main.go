@@ -15,7 +15,9 @@
 // the console by more than one page's time limit, on any system. A crash here is a
 // "damaged or unreadable PDF" line in the console, never a crashed window.
 //
-// It reads no file but its compiled-code cache folder (-cache), writes
+// It reads no file but its compiled-code cache folder (-cache) and the
+// system's font folders (read-only, for text in a font a PDF does not
+// embed), writes
 // nothing but its answers, opens no connection, and gets no environment
 // from the console.
 package main
@@ -24,6 +26,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/trustscreen/reviewer/internal/document/pdfium"
@@ -43,6 +48,7 @@ func main() {
 	cache := flag.String("cache", "", "a folder (0700) for the compiled renderer; empty: none")
 	asMiB := flag.Int("address-space-mib", 0, "RLIMIT_AS in MiB (Linux); 0: the memory limit plus room for the runtime and the compiled code")
 	limit := flag.Duration("time-limit", 10*time.Second, "once stdin ends (the console closed it, or ended), the most it goes on with the page it is drawing")
+	prepare := flag.Bool("prepare", false, "compile the renderer into the -cache folder, at the lowest priority, when it is not there yet, and exit (the console runs this in the background after its window's start)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "reviewer-pdf is the PDF renderer of TrustScreen Reviewer; the console runs it when a PDF is looked at. Options:")
 		flag.PrintDefaults()
@@ -51,6 +57,9 @@ func main() {
 	if flag.NArg() != 0 || *memMiB < 64 || *memMiB > 4096 {
 		flag.Usage()
 		os.Exit(exitUsage)
+	}
+	if *prepare {
+		os.Exit(prepareCache(*cache, *memMiB))
 	}
 	if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 		flag.Usage()
@@ -75,6 +84,56 @@ func main() {
 		os.Exit(exitProtocol)
 	}
 	os.Exit(exitServed)
+}
+
+// prepareCache compiles PDFium into the cache folder, so that the first
+// PDF a reviewer opens after installing loads the compiled code (half a
+// second) instead of compiling it (6 s, and 300 MB). It runs at the
+// lowest priority the system gives (lowerPriority), never beside a window
+// starting: the console runs it only well after its start. A mark in
+// the folder, named for the versions of the renderer's code, says it was
+// done: the next start does nothing. Exit 0 when the cache is ready.
+func prepareCache(dir string, memMiB int) int {
+	if dir == "" {
+		fmt.Fprintln(os.Stderr, "reviewer-pdf: -prepare needs -cache")
+		return exitUsage
+	}
+	lowerPriority()
+	mark := filepath.Join(dir, preparedMark())
+	if _, err := os.Stat(mark); err == nil {
+		return exitServed
+	}
+	if err := limitAddressSpace(uint64(addressSpaceMiB(memMiB)) << 20); err != nil {
+		fmt.Fprintln(os.Stderr, "reviewer-pdf: cannot limit its memory:", err)
+		return exitStart
+	}
+	r, err := pdfium.Start(pdfium.Config{MemoryMiB: memMiB, CacheDir: dir})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "reviewer-pdf: the renderer could not be compiled:", err)
+		return exitStart
+	}
+	r.Close()
+	if !pdfium.CacheUsable(dir) {
+		// Not a private folder: the renderer would not use it.
+		return exitStart
+	}
+	if err := os.WriteFile(mark, nil, 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, "reviewer-pdf:", err)
+		return exitStart
+	}
+	return exitServed
+}
+
+// preparedMark names the versions of what the compiled code depends on:
+// PDFium's module (go-pdfium's), the compiler (wazero's) and the machine.
+func preparedMark() string {
+	v := map[string]string{}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			v[d.Path] = d.Version
+		}
+	}
+	return "prepared-" + v["github.com/klippa-app/go-pdfium"] + "-" + v["github.com/tetratelabs/wazero"] + "-" + runtime.GOOS + "-" + runtime.GOARCH
 }
 
 // addressSpaceMiB is the address space the renderer may map: its

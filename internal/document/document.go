@@ -79,6 +79,12 @@ type Limits struct {
 	// Renderer is where the PDF renderer (reviewer-pdf) is when it is not
 	// beside the console's executable: REVIEWER_PDF_RENDERER.
 	Renderer string
+	// PrepareAfter is how long after the window's start the renderer is
+	// compiled into RendererCache, in the background at the lowest
+	// priority, when it is not there yet (PrepareRenderer):
+	// REVIEWER_PDF_PREPARE_AFTER, default 20 s; "off" (negative): never,
+	// and the first PDF compiles it.
+	PrepareAfter time.Duration
 }
 
 // Defaults.
@@ -86,11 +92,12 @@ const (
 	DefaultMegapixels   = 60
 	DefaultPDFTimeout   = 10 * time.Second
 	DefaultPDFMemoryMiB = 512
+	DefaultPrepareAfter = 20 * time.Second
 )
 
 // DefaultLimits are the limits with no environment.
 func DefaultLimits() Limits {
-	return Limits{MaxPixels: DefaultMegapixels * 1_000_000, PDFTimeout: DefaultPDFTimeout, PDFMemoryMiB: DefaultPDFMemoryMiB}
+	return Limits{MaxPixels: DefaultMegapixels * 1_000_000, PDFTimeout: DefaultPDFTimeout, PDFMemoryMiB: DefaultPDFMemoryMiB, PrepareAfter: DefaultPrepareAfter}
 }
 
 // LimitsFromEnv reads the limits from the environment; a value that is not
@@ -126,6 +133,17 @@ func LimitsFrom(lookup func(string) (string, bool)) (Limits, error) {
 		l.RendererCache = v
 	}
 	l.Renderer = strings.TrimSpace(getenv("REVIEWER_PDF_RENDERER"))
+	switch v := strings.TrimSpace(getenv("REVIEWER_PDF_PREPARE_AFTER")); v {
+	case "":
+	case "off":
+		l.PrepareAfter = -1
+	default:
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return l, fmt.Errorf("REVIEWER_PDF_PREPARE_AFTER=%q: want a duration such as 20s, or off", v)
+		}
+		l.PrepareAfter = d
+	}
 	if v := strings.TrimSpace(getenv("REVIEWER_PDF_MEMORY_MIB")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 64 || n > 4096 {
@@ -290,6 +308,14 @@ type Doc struct {
 	full        *fullDecode // the whole image, when img is reduced
 	pdf         []byte
 	lim         Limits
+	fonts       *fontNotes // a PDF's pages drawn with a font substituted
+}
+
+// fontNotes are the pages of a PDF whose text was drawn in a font other
+// than the one it names (the PDF does not embed it).
+type fontNotes struct {
+	mu    sync.Mutex
+	pages map[int]bool
 }
 
 // fullDecode is the one decode of a reduced image at full resolution:
@@ -331,7 +357,7 @@ func OpenView(ctx context.Context, declared string, data []byte, lim Limits, vie
 		if err != nil {
 			return nil, err
 		}
-		return &Doc{MediaType: t, Pages: n, pdf: data, lim: lim}, nil
+		return &Doc{MediaType: t, Pages: n, pdf: data, lim: lim, fonts: &fontNotes{pages: map[int]bool{}}}, nil
 	}
 	img, w, h, scale, o, err := decodeImage(ctx, t, data, lim, viewW, viewH)
 	if err != nil {
@@ -517,8 +543,32 @@ func (d *Doc) Page(ctx context.Context, i int) (image.Image, error) {
 	if d.img != nil {
 		return d.img, nil
 	}
-	return pdfPage(ctx, d.pdf, i, d.lim)
+	img, subst, err := pdfPage(ctx, d.pdf, i, d.lim)
+	if err == nil {
+		d.fonts.mu.Lock()
+		d.fonts.pages[i] = subst
+		d.fonts.mu.Unlock()
+	}
+	return img, err
 }
+
+// FontsSubstituted reports whether page i, as last drawn, has text in a
+// font the PDF does not embed, drawn in one of the system's fonts (or the
+// renderer's own) instead: its shapes may differ from what the sender saw,
+// and a character no font has is missing. False for an image, and for a
+// page not drawn yet.
+func (d *Doc) FontsSubstituted(i int) bool {
+	if d.fonts == nil {
+		return false
+	}
+	d.fonts.mu.Lock()
+	defer d.fonts.mu.Unlock()
+	return d.fonts.pages[i]
+}
+
+// FontsSubstitutedWords is what the viewer and reviewer render say of a
+// page whose fonts were substituted.
+const FontsSubstitutedWords = "the PDF does not include a font its text uses: that text is drawn in a font of this computer's, so its shapes may differ from the sender's"
 
 func (f *fullDecode) wait(ctx context.Context, d *Doc) (image.Image, error) {
 	f.once.Do(func() {

@@ -30,7 +30,7 @@ func Inspect(ctx context.Context, data []byte, lim Limits) (string, error) {
 	if t == PDF {
 		n, err := pdfPages(ctx, data, lim)
 		if err == nil && n > 0 {
-			_, err = pdfPage(ctx, data, 0, lim)
+			_, _, err = pdfPage(ctx, data, 0, lim)
 		}
 		return t, inspected(ctx, err)
 	}

@@ -307,10 +307,12 @@ func pdfPages(ctx context.Context, data []byte, lim Limits) (int, error) {
 }
 
 // pdfPage draws page i at 150 dpi, smaller when that would exceed the pixel
-// limit or 8192 pixels a side. The child may answer no more than that: a
-// larger size is garbage, refused before anything is allocated.
-func pdfPage(ctx context.Context, data []byte, i int, lim Limits) (image.Image, error) {
+// limit or 8192 pixels a side, and says whether its text is in a font the
+// PDF does not embed (substituted). The child may answer no more than
+// that: a larger size is garbage, refused before anything is allocated.
+func pdfPage(ctx context.Context, data []byte, i int, lim Limits) (image.Image, bool, error) {
 	var out *image.RGBA
+	var subst bool
 	err := exchange(ctx, lim, func(c *child) error {
 		if err := pdfproto.WritePage(c.in, i, lim.MaxPixels, data); err != nil {
 			return err
@@ -319,25 +321,25 @@ func pdfPage(ctx context.Context, data []byte, i int, lim Limits) (image.Image, 
 		if err != nil {
 			return err
 		}
-		f, err := pdfproto.Fields(line, "page", 2, maxPageSide)
+		f, err := pdfproto.Fields(line, "page", 3, maxPageSide)
 		if err != nil {
 			return refusal(line, i)
 		}
 		w, h := int(f[0]), int(f[1])
-		if w < 1 || h < 1 || int64(w)*int64(h) > lim.MaxPixels {
+		if w < 1 || h < 1 || int64(w)*int64(h) > lim.MaxPixels || f[2] > 1 {
 			return pdfproto.ErrGarbage
 		}
 		img := image.NewRGBA(image.Rect(0, 0, w, h))
 		if _, err := io.ReadFull(c.out, img.Pix); err != nil {
 			return err
 		}
-		out = img
+		out, subst = img, f[2] == 1
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return out, nil
+	return out, subst, nil
 }
 
 // maxPageSide is the most pixels a drawn page has on a side (with one for
@@ -350,4 +352,28 @@ func RendererStarted() bool {
 	renderer.mu.Lock()
 	defer renderer.mu.Unlock()
 	return renderer.child != nil && !renderer.child.ended()
+}
+
+// PrepareRenderer compiles the PDF renderer into its cache folder ahead
+// of the first PDF, so that the first PDF after installing takes half a
+// second, not six: it runs "reviewer-pdf -prepare", a process of its own
+// at the lowest priority (nice 19 on Linux), with no environment, that
+// compiles PDFium when the folder does not hold it yet and exits (it
+// returns at once when a mark in the folder says it was done). It does
+// nothing without a cache folder, without a renderer, or when one is
+// already running (it compiled, or loaded, the code). ctx ends it.
+func PrepareRenderer(ctx context.Context, lim Limits) error {
+	lim = lim.withDefaults()
+	if lim.RendererCache == "" || RendererStarted() {
+		return nil
+	}
+	path := rendererPath(lim)
+	if path == "" {
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, path, "-prepare", "-cache", lim.RendererCache, "-memory-mib", strconv.Itoa(lim.PDFMemoryMiB))
+	cmd.Env = []string{}
+	cmd.Dir = "/"
+	cmd.SysProcAttr = endsWithConsole()
+	return cmd.Run()
 }

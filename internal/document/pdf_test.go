@@ -1,10 +1,12 @@
 package document
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -196,17 +198,19 @@ func TestAMissingRendererIsOnePlainLineAndImagesStillWork(t *testing.T) {
 func TestABrokenRendererIsADamagedPDFNeverACrash(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	const ready = "echo 'reviewer-pdf 1 ready'; read req; "
+	const ready = "echo 'reviewer-pdf 2 ready'; read req; "
 	for _, tc := range []struct {
 		name, script string
 		want         error
 	}{
 		{"crashes at once", "exit 3", ErrRenderer},
-		{"another protocol", "echo 'reviewer-pdf 2 ready'; exec cat >/dev/null", ErrRenderer},
+		{"another protocol", "echo 'reviewer-pdf 3 ready'; exec cat >/dev/null", ErrRenderer},
 		{"crashes on the page", ready + "kill -SEGV $$", ErrDamaged},
-		{"asks for more pixels than asked", ready + "echo 'page 8000 8000'; exec cat >/dev/null", ErrDamaged},
-		{"a page over the side", ready + "echo 'page 100000 1'; exec cat >/dev/null", ErrDamaged},
-		{"ends mid-page", ready + "echo 'page 10 10'; printf 'abcd'; exit 0", ErrDamaged},
+		{"asks for more pixels than asked", ready + "echo 'page 8000 8000 0'; exec cat >/dev/null", ErrDamaged},
+		{"a page over the side", ready + "echo 'page 100000 1 0'; exec cat >/dev/null", ErrDamaged},
+		{"ends mid-page", ready + "echo 'page 10 10 0'; printf 'abcd'; exit 0", ErrDamaged},
+		{"a page line of version 1", ready + "echo 'page 10 10'; head -c 400 /dev/zero; exec cat >/dev/null", ErrDamaged},
+		{"a font flag neither 0 nor 1", ready + "echo 'page 10 10 2'; head -c 400 /dev/zero; exec cat >/dev/null", ErrDamaged},
 		{"says the document", ready + "echo \"error $req\"; exec cat >/dev/null", ErrDamaged},
 		{"a long line", ready + "head -c 100000 /dev/zero | tr '\\0' a; exec cat >/dev/null", ErrDamaged},
 	} {
@@ -238,7 +242,7 @@ func TestTheRendererGetsNoEnvironment(t *testing.T) {
 	forgetRenderer()
 	defer forgetRenderer()
 	t.Setenv("REVIEWER_API_TOKEN", "tok_secret")
-	lim := fakeRenderer(t, `echo 'reviewer-pdf 1 ready'; read req
+	lim := fakeRenderer(t, `echo 'reviewer-pdf 2 ready'; read req
 if [ -z "$REVIEWER_API_TOKEN" ] && [ -z "$HOME" ]; then echo 'pages 1'; else echo 'pages 7'; fi
 exec cat >/dev/null`)
 	n, err := pdfPages(context.Background(), twoPagePDF(), lim)
@@ -289,7 +293,7 @@ func TestTheRendererIsFoundBesideTheConsole(t *testing.T) {
 func TestAHungRendererIsKilledOnTheTimeLimit(t *testing.T) {
 	forgetRenderer()
 	defer forgetRenderer()
-	lim := fakeRenderer(t, "echo 'reviewer-pdf 1 ready'; exec sleep 600")
+	lim := fakeRenderer(t, "echo 'reviewer-pdf 2 ready'; exec sleep 600")
 	lim.PDFTimeout = 300 * time.Millisecond
 	d := &Doc{MediaType: PDF, Pages: 1, pdf: twoPagePDF(), lim: lim}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -345,7 +349,7 @@ func TestACancelledPageKeepsTheRenderer(t *testing.T) {
 	}
 	// It says when it has the request, waits to be let go, then answers
 	// it and, ahead of time, the next one.
-	lim := fakeRenderer(t, fmt.Sprintf(`echo 'reviewer-pdf 1 ready'; read req
+	lim := fakeRenderer(t, fmt.Sprintf(`echo 'reviewer-pdf 2 ready'; read req
 echo got > %s; read x < %s
 echo 'pages 1'; echo 'pages 2'; exec cat >/dev/null`, got, goOn))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -453,4 +457,106 @@ func TestAPDFsFormFieldsAndStampsAreDrawn(t *testing.T) {
 		t.Fatalf("red_stamp.pdf: %d of %d pixels of the stamp are red", red, inStamp)
 	}
 	t.Logf("field: %d of %d light blue, %d dark; stamp: %d of %d red", blue, inField, text, red, inStamp)
+}
+
+// ink counts the dark pixels (luma under 128) of p within box, and
+// returns the box around all of p's dark pixels.
+func ink(p image.Image, box image.Rectangle) (n int, around image.Rectangle) {
+	b := p.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := p.At(x, y).RGBA()
+			if (299*r+587*g+114*bl)/1000 >= 128<<8 {
+				continue
+			}
+			pt := image.Pt(x-b.Min.X, y-b.Min.Y)
+			around = around.Union(image.Rectangle{pt, pt.Add(image.Pt(1, 1))})
+			if pt.In(box) {
+				n++
+			}
+		}
+	}
+	return n, around
+}
+
+// popplerPage is page 1 of the sample file drawn by poppler's pdftoppm at
+// the renderer's 150 dpi, with the system's fonts (fontconfig).
+func popplerPage(t *testing.T, name string) image.Image {
+	t.Helper()
+	if _, err := exec.LookPath("pdftoppm"); err != nil {
+		t.Fatal("pdftoppm is not installed: make deps-test installs poppler-utils")
+	}
+	out := filepath.Join(t.TempDir(), "page")
+	if b, err := exec.Command("pdftoppm", "-r", "150", "-f", "1", "-l", "1", "-singlefile", "-png", filepath.Join("testdata", "pdfs", name), out).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm %s: %v: %s", name, err, b)
+	}
+	f, err := os.Open(out + ".png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// Text in a font the PDF does not embed (Chinese and Japanese, as a
+// customer's documents from there often are) is drawn in a font of the
+// system's, read-only, and the page says so. pdf.js's four such files:
+// within the box around poppler's ink, the page drawn by the console has
+// at least 60 % of poppler's dark pixels. Before the renderer was given
+// the system's fonts it had 0 % (issue8372.pdf, noembed-eucjp.pdf), 5 %
+// (XiaoBiaoSong.pdf) and 31 % (issue11555.pdf, its Latin text only).
+// Needs a CJK font (make deps-test installs fonts-wqy-microhei) and
+// poppler-utils.
+func TestAPDFsTextInFontsItDoesNotEmbedIsDrawnAndSaidToBeSubstituted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the PDF renderer (seconds)")
+	}
+	if out, err := exec.Command("fc-list", ":lang=zh").Output(); err != nil || len(bytes.TrimSpace(out)) == 0 {
+		t.Fatal("no Chinese font is installed (fc-list :lang=zh): make deps-test installs fonts-wqy-microhei")
+	}
+	forgetRenderer()
+	defer forgetRenderer()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	lim := pdfLimits(t)
+	for _, name := range []string{"issue8372.pdf", "issue11555.pdf", "noembed-eucjp.pdf", "XiaoBiaoSong.pdf"} {
+		d, err := Open(ctx, PDF, readSample(t, "pdfs/"+name), lim)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		p, err := d.Page(ctx, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		ref := popplerPage(t, name)
+		want, box := ink(ref, ref.Bounds())
+		if want < 500 {
+			t.Fatalf("%s: poppler drew only %d dark pixels: is a CJK font installed?", name, want)
+		}
+		// The two renderers round the page's size apart by a pixel, and place vertical text a few apart.
+		got, _ := ink(p, box.Inset(-8))
+		t.Logf("%s: %d dark pixels in %v against poppler's %d (%.0f %%)", name, got, box, want, 100*float64(got)/float64(want))
+		if got*10 < want*6 {
+			t.Errorf("%s: %d dark pixels where poppler draws %d: the text in its substituted font is missing", name, got, want)
+		}
+		if !d.FontsSubstituted(0) {
+			t.Errorf("%s: the page does not say its fonts were substituted", name)
+		}
+	}
+	// A page whose only font is one of the standard 14 (Helvetica, which
+	// every reader has) is not said to be substituted.
+	d, err := Open(ctx, PDF, readSample(t, "pdfs/annotation-tx3.pdf"), lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Page(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if d.FontsSubstituted(0) {
+		t.Error("annotation-tx3.pdf (Helvetica) is said to have a font substituted")
+	}
 }

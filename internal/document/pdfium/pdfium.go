@@ -4,9 +4,11 @@
 // imports it: its bindings and the runtime are some 14 MB of code that
 // would otherwise be resident in every console window, PDF or not.
 //
-// The renderer has no file system (the library's default mounts "/"; the
-// document is handed over as bytes), its WebAssembly memory is capped, and
-// it reads nothing from disk but its own compiled-code cache folder.
+// The renderer's file system is the system's font folders alone, read-only
+// (the library's default mounts "/"; the document is handed over as
+// bytes): PDFium draws text in a font the PDF does not embed with one of
+// them, and Page says when it did. Its WebAssembly memory is capped, and it
+// reads nothing else from disk but its own compiled-code cache folder.
 package pdfium
 
 import (
@@ -15,8 +17,12 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"io/fs"
 	"math"
 	"os"
+	"path"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/klippa-app/go-pdfium"
@@ -45,7 +51,126 @@ type Config struct {
 	// CacheDir keeps the compiled machine code between runs ("" none);
 	// used only when it is a folder no other user may write to.
 	CacheDir string
+	// FontDirs are the folders of fonts PDFium may read (read-only), for
+	// text in a font the PDF does not embed; nil: SystemFontDirs.
+	FontDirs []string
 }
+
+// SystemFontDirs are the folders PDFium's Linux font loader scans (its
+// compiled-in defaults, which the WebAssembly build keeps): each existing
+// one is seen read-only at its own path in the module's file system, and
+// nothing else is. They are the system's, written by its packages only;
+// a link in one is followed (os.DirFS), as fontconfig follows it.
+var SystemFontDirs = []string{"/usr/share/fonts", "/usr/share/X11/fonts/Type1", "/usr/share/X11/fonts/TTF", "/usr/local/share/fonts"}
+
+// fontMounts is a file system of dirs alone, read-only, each at its own
+// path. It is one mount at the root: the module's C library (Emscripten's
+// standalone WASI) resolves every absolute path against the first
+// preopened folder as "/", so a folder mounted at its own path is not
+// found.
+func fontMounts(dirs []string) wazero.FSConfig {
+	if dirs == nil {
+		dirs = SystemFontDirs
+	}
+	return wazero.NewFSConfig().WithFSMount(newFontFS(dirs), "/")
+}
+
+// fontFS shows the folders of fonts and nothing else of the host's file
+// system: a name under one of them is opened (read-only: an fs.FS has no
+// writes), any other is not there.
+type fontFS struct {
+	host fs.FS
+	dirs []string // without their leading "/"
+}
+
+func newFontFS(dirs []string) fontFS {
+	f := fontFS{host: os.DirFS("/")}
+	for _, d := range dirs {
+		if d = strings.TrimPrefix(filepath.ToSlash(filepath.Clean(d)), "/"); fs.ValidPath(d) && d != "." {
+			f.dirs = append(f.dirs, d)
+		}
+	}
+	return f
+}
+
+func (f fontFS) Open(name string) (fs.File, error) {
+	if fs.ValidPath(name) {
+		for _, d := range f.dirs {
+			if name == d || strings.HasPrefix(name, d+"/") {
+				return f.host.Open(name)
+			}
+		}
+	}
+	if ways := f.waysDown(name); len(ways) > 0 {
+		// A folder on the way to one ("." or "usr/share"): it holds
+		// only the way down.
+		return &wayDir{name: name, ways: ways}, nil
+	}
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
+
+// waysDown are the names within folder name that lead to a folder of
+// fonts that exists, when name is above one.
+func (f fontFS) waysDown(name string) []fs.DirEntry {
+	var ways []fs.DirEntry
+	seen := map[string]bool{}
+	for _, d := range f.dirs {
+		rest, ok := d, name == "."
+		if !ok {
+			rest, ok = strings.CutPrefix(d, name+"/")
+		}
+		if !ok {
+			continue
+		}
+		next, _, _ := strings.Cut(rest, "/")
+		p := next
+		if name != "." {
+			p = name + "/" + next
+		}
+		if seen[next] {
+			continue
+		}
+		if fi, err := fs.Stat(f.host, d); err != nil || !fi.IsDir() {
+			continue
+		}
+		seen[next] = true
+		ways = append(ways, fs.FileInfoToDirEntry(dirInfo(path.Base(p))))
+	}
+	return ways
+}
+
+// wayDir is a folder above the fonts, listing only the way to them.
+type wayDir struct {
+	name string
+	ways []fs.DirEntry
+	read bool
+}
+
+func (d *wayDir) Stat() (fs.FileInfo, error) { return dirInfo(path.Base(d.name)), nil }
+func (d *wayDir) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: d.name, Err: fs.ErrInvalid}
+}
+func (d *wayDir) Close() error { return nil }
+func (d *wayDir) ReadDir(n int) ([]fs.DirEntry, error) {
+	if d.read {
+		if n > 0 {
+			return nil, io.EOF
+		}
+		return nil, nil
+	}
+	d.read = true
+	return d.ways, nil
+}
+
+// dirInfo is the FileInfo of a folder above the fonts: read-only.
+type dirInfo string
+
+func (n dirInfo) Name() string     { return string(n) }
+func (dirInfo) Size() int64        { return 0 }
+func (dirInfo) Mode() fs.FileMode  { return fs.ModeDir | 0o555 }
+func (dirInfo) ModTime() time.Time { return time.Time{} }
+func (dirInfo) IsDir() bool        { return true }
+func (dirInfo) Sys() any           { return nil }
 
 // Renderer is one started PDFium instance.
 type Renderer struct {
@@ -72,8 +197,9 @@ func Start(cfg Config) (*Renderer, error) {
 			// PDFium's setjmp/longjmp are WebAssembly exceptions.
 			WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
 			WithMemoryLimitPages(uint32(cfg.MemoryMiB) * 16), // 64 KiB pages
-		// No file system at all: the document is handed over as bytes.
-		FSConfig: wazero.NewFSConfig(),
+		// No file system but the system's font folders, read-only: the
+		// document is handed over as bytes.
+		FSConfig: fontMounts(cfg.FontDirs),
 		Stdout:   io.Discard, Stderr: io.Discard,
 	})
 	if err != nil {
@@ -126,17 +252,18 @@ func (r *Renderer) Pages(data []byte) (int, error) {
 }
 
 // Page draws page i at 150 dpi, smaller when that would exceed maxPixels
-// or MaxSide pixels a side.
-func (r *Renderer) Page(data []byte, i int, maxPixels int64) (*image.RGBA, error) {
+// or MaxSide pixels a side, and says whether its text uses a font the PDF
+// does not embed (drawn in one of the system's fonts instead).
+func (r *Renderer) Page(data []byte, i int, maxPixels int64) (*image.RGBA, bool, error) {
 	doc, closeDoc, err := r.open(data)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer closeDoc()
 	page := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}}
 	size, err := r.inst.GetPageSize(&requests.GetPageSize{Page: page})
 	if err != nil || !(size.Width > 0) || !(size.Height > 0) || math.IsInf(size.Width, 0) || math.IsInf(size.Height, 0) {
-		return nil, refusal(pdfproto.KindNoSize)
+		return nil, false, refusal(pdfproto.KindNoSize)
 	}
 	pw, ph := PixelSize(size.Width, size.Height, maxPixels)
 	// What the customer filled in and stamped is drawn as poppler and
@@ -151,7 +278,7 @@ func (r *Renderer) Page(data []byte, i int, maxPixels int64) (*image.RGBA, error
 		Document:    &doc,
 	})
 	if err != nil {
-		return nil, refusal(pdfproto.KindUndrawable)
+		return nil, false, refusal(pdfproto.KindUndrawable)
 	}
 	defer res.Cleanup()
 	// The default format is RGBA: anything else is not a page drawn as asked.
@@ -159,18 +286,99 @@ func (r *Renderer) Page(data []byte, i int, maxPixels int64) (*image.RGBA, error
 	// PDFium rounds the size it was asked for (620 × 874 for 875): no
 	// larger, never empty.
 	if img == nil {
-		return nil, refusal(pdfproto.KindUndrawable)
+		return nil, false, refusal(pdfproto.KindUndrawable)
 	}
 	w, h := img.Bounds().Dx(), img.Bounds().Dy()
 	if w < 1 || h < 1 || w > pw+1 || h > ph+1 || int64(w)*int64(h) > maxPixels {
-		return nil, refusal(pdfproto.KindUndrawable)
+		return nil, false, refusal(pdfproto.KindUndrawable)
 	}
 	// The picture lives in the module's memory until Cleanup: copy it.
 	out := image.NewRGBA(image.Rect(0, 0, w, h))
 	for y := 0; y < h; y++ {
 		copy(out.Pix[y*out.Stride:y*out.Stride+w*4], img.Pix[img.PixOffset(img.Rect.Min.X, img.Rect.Min.Y+y):])
 	}
-	return out, nil
+	return out, r.substitutes(page), nil
+}
+
+// maxFontChecks bounds the page objects looked at for fonts (a page of
+// many thousands of objects is drawn whole; past the bound, the check
+// says what it saw).
+const maxFontChecks = 100000
+
+// standard14 are the fonts every PDF reader has (PDFium's built-in ones,
+// metrically the same): not embedding them is the rule, not a
+// substitution.
+var standard14 = map[string]bool{
+	"Courier": true, "Courier-Bold": true, "Courier-Oblique": true, "Courier-BoldOblique": true,
+	"Helvetica": true, "Helvetica-Bold": true, "Helvetica-Oblique": true, "Helvetica-BoldOblique": true,
+	"Times-Roman": true, "Times-Bold": true, "Times-Italic": true, "Times-BoldItalic": true,
+	"Symbol": true, "ZapfDingbats": true,
+}
+
+// substitutes reports whether a text object of the page (or of a form
+// XObject in it) uses a font the PDF does not embed, other than the
+// standard 14: its text was drawn in a font of the system's, or in
+// PDFium's own, not the one the document names.
+func (r *Renderer) substitutes(page requests.Page) bool {
+	budget := maxFontChecks
+	var walk func(n int, get func(int) (references.FPDF_PAGEOBJECT, bool), depth int) bool
+	walk = func(n int, get func(int) (references.FPDF_PAGEOBJECT, bool), depth int) bool {
+		for k := 0; k < n && budget > 0; k++ {
+			budget--
+			obj, ok := get(k)
+			if !ok {
+				continue
+			}
+			t, err := r.inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: obj})
+			if err != nil {
+				continue
+			}
+			switch t.Type {
+			case enums.FPDF_PAGEOBJ_TEXT:
+				f, err := r.inst.FPDFTextObj_GetFont(&requests.FPDFTextObj_GetFont{PageObject: obj})
+				if err != nil {
+					continue
+				}
+				e, err := r.inst.FPDFFont_GetIsEmbedded(&requests.FPDFFont_GetIsEmbedded{Font: f.Font})
+				if err != nil || e.IsEmbedded {
+					continue
+				}
+				name, err := r.inst.FPDFFont_GetBaseFontName(&requests.FPDFFont_GetBaseFontName{Font: f.Font})
+				if err != nil || !standard14[name.BaseFontName] {
+					return true
+				}
+			case enums.FPDF_PAGEOBJ_FORM:
+				if depth >= 8 {
+					continue
+				}
+				c, err := r.inst.FPDFFormObj_CountObjects(&requests.FPDFFormObj_CountObjects{PageObject: obj})
+				if err != nil {
+					continue
+				}
+				if walk(c.Count, func(k int) (references.FPDF_PAGEOBJECT, bool) {
+					o, err := r.inst.FPDFFormObj_GetObject(&requests.FPDFFormObj_GetObject{PageObject: obj, Index: uint64(k)})
+					if err != nil {
+						return "", false
+					}
+					return o.PageObject, true
+				}, depth+1) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	c, err := r.inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: page})
+	if err != nil {
+		return false
+	}
+	return walk(c.Count, func(k int) (references.FPDF_PAGEOBJECT, bool) {
+		o, err := r.inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: page, Index: k})
+		if err != nil {
+			return "", false
+		}
+		return o.PageObject, true
+	}, 0)
 }
 
 // PixelSize is a page of w × h points drawn at DPI, scaled down to within
@@ -226,10 +434,14 @@ func Serve(r *Renderer, in io.Reader, out io.Writer) error {
 				if f[0] > math.MaxInt32 || f[1] < 1 {
 					answer(bw, refusal(pdfproto.KindBadRequest), nil)
 				} else {
-					img, err := r.Page(data, int(f[0]), f[1])
+					img, subst, err := r.Page(data, int(f[0]), f[1])
 					answer(bw, err, func() {
 						b := img.Bounds()
-						fmt.Fprintf(bw, "page %d %d\n", b.Dx(), b.Dy())
+						fonts := 0
+						if subst {
+							fonts = 1
+						}
+						fmt.Fprintf(bw, "page %d %d %d\n", b.Dx(), b.Dy(), fonts)
 						bw.Write(img.Pix)
 					})
 				}
@@ -273,6 +485,10 @@ func answer(bw *bufio.Writer, err error, ok func()) {
 		fmt.Fprintf(bw, "error %s\n", pdfproto.KindUndrawable)
 	}
 }
+
+// CacheUsable reports whether dir is a cache folder the renderer uses:
+// one only this user may write to.
+func CacheUsable(dir string) bool { return privateDir(dir) }
 
 // privateDir makes dir (0700) and reports whether only this user may write
 // to it: the renderer runs the machine code it finds there.

@@ -2,15 +2,17 @@
 // its PDF renderer (cmd/reviewer-pdf), a child process on a pair of pipes.
 // The console links only this package, never the renderer itself.
 //
-// Version 1, every header a line of at most MaxLine bytes:
+// Version 2, every header a line of at most MaxLine bytes:
 //
-//	child → parent, once ready:  "reviewer-pdf 1 ready" (any other first
+//	child → parent, once ready:  "reviewer-pdf 2 ready" (any other first
 //	                              line, or none, is a renderer that
 //	                              could not start)
 //	parent → child:              "pages <n>" then n bytes of PDF
 //	child → parent:              "pages <count>"
 //	parent → child:              "page <index> <max-pixels> <n>" then n bytes of PDF
-//	child → parent:              "page <width> <height>" then width×height×4 bytes of RGBA
+//	child → parent:              "page <width> <height> <fonts>" then width×height×4 bytes
+//	                              of RGBA; fonts is 1 when text of the page is in a
+//	                              font the PDF does not embed (drawn in another), else 0
 //	child → parent, on a refusal: "error <kind>" (a word of Kinds, never any
 //	                              document content)
 //
@@ -31,7 +33,8 @@ import (
 )
 
 // Version is the protocol's version, in the ready line.
-const Version = 1
+// 2: the page's answer says whether a font was substituted.
+const Version = 2
 
 // Ready is the child's first line once its renderer has started.
 var Ready = fmt.Sprintf("reviewer-pdf %d ready", Version)
