@@ -20,12 +20,15 @@ DEB_WALK  := $(DEB_SHOT) sqlite3
 DEB_TEST  := fonts-wqy-microhei poppler-utils
 # For the performance suite: the sqlite3 shell (the listing's peer), a
 # virtual display and xev (the window's figures).
-DEB_BENCH := sqlite3 xvfb x11-utils libjpeg-turbo-progs
+DEB_BENCH := sqlite3 xvfb x11-utils libjpeg-turbo-progs xdotool
 # The performance suite's scale and display (make bench BENCH_BATCHES=100000).
 BENCH_BATCHES     ?= 10000
 BENCH_RUNS        ?= 5
 BENCH_WINDOW_RUNS ?= 12
 BENCH_DISPLAY     ?= :95
+# The latency figures' large cache, in batches of 10 items (1,000,000
+# items; its sync takes one to two minutes), beside 100 batches.
+BENCH_LATENCY_BATCHES ?= 100000
 
 export LANG := en_US.UTF-8
 export CGO_ENABLED := 1
@@ -138,9 +141,12 @@ reliability: deps
 # The performance suite (docs/performance.md): the real binary against the
 # reference service with BENCH_BATCHES batches of 10 items, each figure
 # against its floor or peer in the same run; exits non-zero when a median
-# misses its target. Then the store's own benchmarks.
+# misses its target (the latency figures of issue 30 that the window
+# misses today print MISSED without failing it yet). The latency figures
+# sync their own caches: 1,000 items and BENCH_LATENCY_BATCHES x 10.
+# Then the store's own benchmarks.
 bench: deps-bench bench-build
-	@status=0; ./bin/perf -batches $(BENCH_BATCHES) -runs $(BENCH_RUNS) -window-runs $(BENCH_WINDOW_RUNS) -display $(BENCH_DISPLAY) || status=$$?; \
+	@status=0; ./bin/perf -batches $(BENCH_BATCHES) -runs $(BENCH_RUNS) -window-runs $(BENCH_WINDOW_RUNS) -display $(BENCH_DISPLAY) -latency-batches-large $(BENCH_LATENCY_BATCHES) || status=$$?; \
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./store/ && \
 	echo "the viewer's first view of a 10 MiB JPEG (5200x3900 to 1240x700), against the standard library's decode and scale:" && \
 	$(GO) test -run '^$$' -bench 'FirstView|FullResolution|FullDecodeProgressive' -benchtime 5x -count 5 ./internal/document/ | tee bin/firstview.txt && \
@@ -153,6 +159,7 @@ bench-build: deps
 	$(GO) build -o $(PDFBIN) ./cmd/reviewer-pdf
 	$(GO) build -o bin/floor-sync ./bench/floor/sync
 	$(GO) build -o bin/floor-window ./bench/floor/window
+	$(GO) build -o bin/floor-keylabel ./bench/floor/keylabel
 	$(GO) build -o bin/perf ./bench/perf
 
 # A few seconds of the suite at a tiny scale, so that it cannot rot: every

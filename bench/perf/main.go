@@ -46,6 +46,13 @@ type config struct {
 	work                        string
 	only                        map[string]bool // figure groups to run (empty: all)
 	cache                       string          // a synced cache to list from (no service, no sync)
+	// The latency figures (latency.go): the two scales in batches, the
+	// floor, and the regions read in each window (x,y,w,h).
+	latencySmall, latencyLarge int
+	scrollBatches              int
+	floorKeys                  string
+	panelRegion, labelRegion   rect
+	batchRegion, itemsRegion   rect
 }
 
 // measures reports whether the group of figures (sync, listing, start,
@@ -69,15 +76,43 @@ func main() {
 	flag.IntVar(&c.windowRuns, "window-runs", 12, "measured launches of each side for the window's figures (even: each side first as often)")
 	flag.StringVar(&c.display, "display", "", "an X display (Xvfb) for the window figures; none: skipped")
 	flag.BoolVar(&c.enforce, "enforce", true, "exit 1 when a median misses its target")
-	only := flag.String("only", "", "comma-separated groups of figures to measure: sync, listing, bulk, start, window (default: all)")
+	only := flag.String("only", "", "comma-separated groups of figures to measure: sync, listing, bulk, start, window, latency (default: all)")
+	flag.IntVar(&c.scrollBatches, "scroll-batches", 1000, "batches of the cache whose needs-action rows the memory figure scrolls past (End)")
+	flag.StringVar(&c.floorKeys, "floor-keys", "bin/floor-keylabel", "a minimal Fyne window whose label changes on ↓ (bench/floor/keylabel)")
+	flag.IntVar(&c.latencySmall, "latency-batches", 100, "batches of the small cache of the latency figures")
+	flag.IntVar(&c.latencyLarge, "latency-batches-large", 100000, "batches of the large cache of the latency figures (0: the small one twice)")
+	// The item panel's file name and id lines at the window's default size
+	// (1280x800, panel open), and a region of the same size around the
+	// floor's label.
+	panel := flag.String("panel-region", "996,82,274,52", "the region of the reviewer's window that shows the panel's item (x,y,w,h)")
+	labelR := flag.String("label-region", "0,0,274,52", "the region of the floor's window that shows its label (x,y,w,h)")
+	batchR := flag.String("batch-region", "0,140,205,100", "the region of the reviewer's window that shows the batch list's first rows (x,y,w,h)")
+	itemsR := flag.String("items-region", "214,174,760,60", "the region of the reviewer's window that shows the items' first rows (x,y,w,h)")
 	flag.StringVar(&c.cache, "cache", "", "list from this synced cache (a copy of it) instead of syncing one (-only listing)")
 	flag.Parse()
+	var err error
+	if c.panelRegion, err = parseRect(*panel); err == nil {
+		c.labelRegion, err = parseRect(*labelR)
+	}
+	if err == nil {
+		c.batchRegion, err = parseRect(*batchR)
+	}
+	if err == nil {
+		c.itemsRegion, err = parseRect(*itemsR)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "perf:", err)
+		os.Exit(2)
+	}
+	if c.latencyLarge == 0 {
+		c.latencyLarge = c.latencySmall
+	}
 	for _, g := range strings.Split(*only, ",") {
 		if g = strings.TrimSpace(g); g == "" {
 			continue
 		}
-		if !slices.Contains([]string{"sync", "listing", "bulk", "start", "window"}, g) {
-			fmt.Fprintf(os.Stderr, "perf: -only %q: want sync, listing, bulk, start or window\n", g)
+		if !slices.Contains([]string{"sync", "listing", "bulk", "start", "window", "latency"}, g) {
+			fmt.Fprintf(os.Stderr, "perf: -only %q: want sync, listing, bulk, start, window or latency\n", g)
 			os.Exit(2)
 		}
 		if c.only == nil {
@@ -150,6 +185,10 @@ type figure struct {
 	targetText    string
 	ratioIsAbsent bool // the figure is an absolute value (ours), no peer
 	everyRun      bool // the target holds for every run, not only the median
+	// notYet: a target the window misses today (issue 30; the window is
+	// being fixed): a miss prints MISSED with its figure and does not fail
+	// the run yet.
+	notYet bool
 }
 
 func (f *figure) add(ours, theirs, ratio float64) {
@@ -210,6 +249,9 @@ func run(c config) error {
 	if c.measures("start") || c.measures("window") {
 		measured = append(measured, c.floorWindow)
 	}
+	if c.display != "" && c.measures("latency") {
+		measured = append(measured, c.floorKeys)
+	}
 	if err := readFromDisk(measured...); err != nil {
 		return err
 	}
@@ -219,7 +261,7 @@ func run(c config) error {
 		if err := copyDB(c.cache, cache); err != nil {
 			return err
 		}
-	} else {
+	} else if !(len(c.only) == 1 && c.only["latency"]) { // the latency figures start their own
 		srv, u, err := startService(c, token)
 		if err != nil {
 			return err
@@ -258,6 +300,11 @@ func run(c config) error {
 	}
 	if c.display != "" && c.measures("window") {
 		if err := s.window(cache); err != nil {
+			return err
+		}
+	}
+	if c.display != "" && c.measures("latency") {
+		if err := s.latency(token); err != nil {
 			return err
 		}
 	}
@@ -627,7 +674,9 @@ func (s *suite) report() error {
 		mark := "ok"
 		if !f.ok() {
 			mark = "MISSED"
-			if f.targetText != "(shown)" {
+			if f.notYet {
+				mark = "MISSED (not enforced yet: issue 30)"
+			} else if f.targetText != "(shown)" {
 				failed++
 			}
 		}
@@ -639,6 +688,8 @@ func (s *suite) report() error {
 		switch {
 		case f.ratioIsAbsent && f.unit == "s":
 			ratio = val(lo, f.unit) + " / " + val(median(f.ratios), f.unit) + " / " + val(hi, f.unit)
+		case f.ratioIsAbsent && f.unit == "KB a row":
+			ratio = fmt.Sprintf("%.2f / %.2f / %.2f %s", lo, median(f.ratios), hi, f.unit)
 		case f.ratioIsAbsent:
 			ratio = fmt.Sprintf("%.1f / %.1f / %.1f %s", lo, median(f.ratios), hi, f.unit)
 		case f.target < 0.1:
@@ -663,6 +714,9 @@ func (s *suite) report() error {
 }
 
 func val(v float64, unit string) string {
+	if unit == "KB a row" {
+		return fmt.Sprintf("%.2f %s", v, unit)
+	}
 	if unit == "s" {
 		if v < 1 {
 			return fmt.Sprintf("%.0f ms", v*1000)

@@ -1,0 +1,543 @@
+package main
+
+// The latency a reviewer feels (issue 30): ↓ in the item list to the item
+// panel showing the next item, from the key event to the frame that shows
+// it, under Xvfb, on a small cache and on a large one (1,000 and 1,000,000
+// items in make bench), beside the same step in a minimal Fyne program
+// whose label changes on ↓ (bench/floor/keylabel).
+//
+// How a key's latency is measured: the runner holds one X connection
+// (xclient.go). It reads the pixels of the region that shows the result
+// (the panel's title and id lines; the floor's label) until they have not
+// changed for a second, sends ↓ with XTEST and takes the time right before
+// the request is written, then reads the region every 2 ms until it has
+// changed and then stayed the same for 300 ms. The latency is the time of
+// the first read that showed that final picture: a frame half drawn, or an
+// intermediate one, does not count. The X server handles the key and the
+// reads of one connection in order, so no read can come before the key.
+// The reads cost the X server a little CPU on the same two cores, the
+// same on both sides.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/trustscreen/reviewer/store"
+)
+
+// latencyKeys is the count of ↓ presses measured in each launch.
+const latencyKeys = 8
+
+// a launched window under measurement.
+type keyWindow struct {
+	cmd *exec.Cmd
+	win uint32
+}
+
+// ensureDisplay starts Xvfb on the display when none answers there, and
+// returns what stops it (a no-op when the display was there).
+func ensureDisplay(display string) (func(), error) {
+	if exec.Command("xdpyinfo", "-display", display).Run() == nil {
+		return func() {}, nil
+	}
+	xvfb := exec.Command("Xvfb", display, "-screen", "0", "1600x1000x24", "-nolisten", "tcp")
+	if err := xvfb.Start(); err != nil {
+		return nil, fmt.Errorf("no X display %s and no Xvfb: %v", display, err)
+	}
+	for range 100 {
+		if exec.Command("xdpyinfo", "-display", display).Run() == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return func() { xvfb.Process.Kill(); xvfb.Wait() }, nil
+}
+
+// launchKeyWindow starts a window program and waits for its window,
+// focused, with the region settled.
+func (s *suite) launchKeyWindow(x *xconn, env []string, r rect, name string, args ...string) (*keyWindow, error) {
+	// A fresh preferences folder each launch: the window keeps its size,
+	// the panel's width and the batch she had open in Fyne's preferences
+	// (ui/windowstate.go), which would carry one launch's end into the
+	// next and move the regions read; every launch starts as a first one.
+	prefs, err := os.MkdirTemp(s.c.work, "prefs-")
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(append(os.Environ(), env...), "XDG_CONFIG_HOME="+prefs)
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	kw := &keyWindow{cmd: cmd}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	search := exec.CommandContext(ctx, "xdotool", "search", "--sync", "--onlyvisible", "--pid", strconv.Itoa(cmd.Process.Pid))
+	search.Env = append(os.Environ(), "DISPLAY="+s.c.display)
+	out, err := search.Output()
+	if err != nil {
+		kw.stop()
+		return nil, fmt.Errorf("%s: no window in 60 s (xdotool, Debian package xdotool): %v: %s", filepath.Base(name), err, errb.String())
+	}
+	id, err := strconv.ParseUint(strings.Fields(string(out))[0], 10, 32)
+	if err != nil {
+		kw.stop()
+		return nil, err
+	}
+	kw.win = uint32(id)
+	if err := x.focus(kw.win); err != nil {
+		kw.stop()
+		return nil, err
+	}
+	// The window starts, reads its cache and draws: the region must have
+	// held still for a second (and the whole window for as long) before a
+	// key is sent.
+	if _, err := settle(x, kw.win, r, time.Second, 60*time.Second); err != nil {
+		kw.stop()
+		return nil, fmt.Errorf("%s: %v", filepath.Base(name), err)
+	}
+	return kw, nil
+}
+
+func (kw *keyWindow) stop() { kw.cmd.Process.Kill(); kw.cmd.Wait() }
+
+// settle reads the region until it has not changed for quiet, at most
+// limit; it returns the time of the first read that showed the final
+// picture, counted from the call.
+func settle(x *xconn, win uint32, r rect, quiet, limit time.Duration) (time.Duration, error) {
+	start := time.Now()
+	var last []byte
+	var since time.Time
+	for {
+		img, err := x.image(win, r)
+		if err != nil {
+			return 0, err
+		}
+		now := time.Now()
+		if last == nil || !sameImage(img, last) {
+			last = append(last[:0], img...)
+			since = now
+		}
+		if now.Sub(since) >= quiet {
+			return since.Sub(start), nil
+		}
+		if now.Sub(start) > limit {
+			return 0, fmt.Errorf("the region did not hold still for %v in %v", quiet, limit)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// keyLatency sends ↓ and returns the time to the frame that shows its
+// result in the region (see the file's comment). A key whose region never
+// changes is an error: the step did not happen.
+func keyLatency(x *xconn, win uint32, r rect) (time.Duration, error) {
+	return stepLatency(x, win, r, ksDown)
+}
+
+// stepLatency is keyLatency for any key (with modifiers held).
+func stepLatency(x *xconn, win uint32, r rect, sym uint32, mods ...uint32) (time.Duration, error) {
+	before, err := x.image(win, r)
+	if err != nil {
+		return 0, err
+	}
+	before = append([]byte(nil), before...)
+	start := time.Now()
+	if err := x.tap(sym, mods...); err != nil {
+		return 0, err
+	}
+	cur := before
+	var curAt time.Time
+	changed := false
+	for {
+		img, err := x.image(win, r)
+		if err != nil {
+			return 0, err
+		}
+		now := time.Now()
+		if !sameImage(img, cur) {
+			cur = append([]byte(nil), img...)
+			curAt = now
+			changed = true
+		}
+		if changed && now.Sub(curAt) >= 300*time.Millisecond {
+			return curAt.Sub(start), nil
+		}
+		if !changed && now.Sub(start) > 30*time.Second {
+			return 0, fmt.Errorf("key %#x changed nothing in the region in 30 s", sym)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// cpuOf is a process's CPU time so far (user + system, /proc/PID/stat).
+func cpuOf(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / 100, nil // USER_HZ
+}
+
+// keys measures latencyKeys presses of ↓ in a launched window: the median
+// latency and the CPU per key.
+func (s *suite) keys(x *xconn, env []string, r rect, name string, args ...string) (lat, cpu time.Duration, err error) {
+	kw, err := s.launchKeyWindow(x, env, r, name, args...)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer kw.stop()
+	c0, err := cpuOf(kw.cmd.Process.Pid)
+	if err != nil {
+		return 0, 0, err
+	}
+	var ls []float64
+	for range latencyKeys {
+		d, err := keyLatency(x, kw.win, r)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: %v", filepath.Base(name), err)
+		}
+		ls = append(ls, d.Seconds())
+	}
+	c1, err := cpuOf(kw.cmd.Process.Pid)
+	if err != nil {
+		return 0, 0, err
+	}
+	return time.Duration(median(ls) * float64(time.Second)), (c1 - c0) / latencyKeys, nil
+}
+
+// latency measures ↓ to the panel at each scale beside the floor, and the
+// large scale against the small one, pair by pair.
+func (s *suite) latency(token string) error {
+	c := s.c
+	stop, err := ensureDisplay(c.display)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	x, err := dialX(c.display)
+	if err != nil {
+		return fmt.Errorf("X connection to %s: %v", c.display, err)
+	}
+	defer x.Close()
+	// The third cache is the memory figure's: enough rows to scroll past
+	// for the growth to stand out of the resident set's noise, and few
+	// enough that End reads them in seconds today.
+	scales := []int{c.latencySmall, c.latencyLarge, c.scrollBatches}
+	caches := make([]string, len(scales))
+	envs := make([][]string, len(scales))
+	var stops []func()
+	defer func() {
+		for _, f := range stops {
+			f()
+		}
+	}()
+	for i, b := range scales {
+		cc := c
+		cc.batches = b
+		srv, url, err := startService(cc, token)
+		if err != nil {
+			return err
+		}
+		stops = append(stops, func() { srv.Process.Signal(os.Interrupt); srv.Wait() })
+		caches[i] = filepath.Join(c.work, fmt.Sprintf("latency-%d.db", b))
+		envs[i] = []string{"REVIEWER_API_URL=" + url, "REVIEWER_API_TOKEN=" + token, "REVIEWER_NAME=perf",
+			"LANG=en_US.UTF-8", "DISPLAY=" + c.display, "REVIEWER_DB=" + caches[i]}
+		t := time.Now()
+		if _, err := proc(envs[i], nil, c.bin, "sync"); err != nil {
+			return err
+		}
+		fmt.Printf("  latency: %d items synced in %.1fs\n", b*c.perBatch, time.Since(t).Seconds())
+	}
+	label := func(b int) string {
+		n := b * c.perBatch
+		switch {
+		case n >= 1000000 && n%1000000 == 0:
+			return fmt.Sprintf("%dM", n/1000000)
+		case n >= 1000 && n%1000 == 0:
+			return fmt.Sprintf("%dk", n/1000)
+		}
+		return strconv.Itoa(n)
+	}
+	small, large := label(scales[0]), label(scales[1])
+	var toFloor []*figure
+	for _, l := range []string{small, large} {
+		toFloor = append(toFloor, &figure{name: fmt.Sprintf("↓ to the item panel, %s items, key to frame (against the minimal label)", l),
+			unit: "s", target: 2, targetText: "≤ 2x", notYet: true})
+	}
+	abs := &figure{name: fmt.Sprintf("↓ to the item panel, %s items, key to frame", large), unit: "s", target: 0.05,
+		targetText: "≤ 50 ms (quiet machine)", ratioIsAbsent: true, notYet: true}
+	scale := &figure{name: fmt.Sprintf("↓ to the item panel, %s against %s items", large, small), unit: "s", target: 1.2, targetText: "≤ 1.2x"}
+	cpu := &figure{name: fmt.Sprintf("↓ to the item panel, %s items, CPU per key (against the minimal label)", large), unit: "s",
+		target: 1e9, targetText: "(shown)"}
+	terms := make([]string, len(scales))
+	for j := range scales {
+		if terms[j], err = searchTerm(caches[j]); err != nil {
+			return err
+		}
+	}
+	var match, none, open, one, all [2]*figure
+	for j, l := range []string{small, large} {
+		match[j] = &figure{name: fmt.Sprintf("a search keystroke to its batch list (one match), %s items", l), unit: "s",
+			target: 0.1, targetText: "≤ 100 ms", ratioIsAbsent: true}
+		none[j] = &figure{name: fmt.Sprintf("a search keystroke to its batch list (no match), %s items", l), unit: "s",
+			target: 0.1, targetText: "≤ 100 ms", ratioIsAbsent: true}
+		open[j] = &figure{name: fmt.Sprintf("Enter in the search: its batch opened, to the first rows, %s items", l), unit: "s",
+			target: 0.2, targetText: "≤ 200 ms", ratioIsAbsent: true, notYet: true}
+		// Opening a batch and All batches sit at their 200 ms today (met
+		// in one run, missed in the next, at 1k as at 1M): not enforced
+		// yet. The search keystrokes are.
+		one[j] = &figure{name: fmt.Sprintf("All batches unchecked: the newest batch, to the first rows, %s items", l), unit: "s",
+			target: 0.2, targetText: "≤ 200 ms", ratioIsAbsent: true, notYet: true}
+		all[j] = &figure{name: fmt.Sprintf("All batches checked, to the first rows, %s items", l), unit: "s",
+			target: 0.2, targetText: "≤ 200 ms", ratioIsAbsent: true, notYet: true}
+	}
+	var sideBySide []*figure
+	for _, f := range []struct {
+		name string
+		of   [2]*figure
+	}{{"search, one match", match}, {"search, no match", none}, {"opening a batch", open}, {"unchecking All batches", one}, {"All batches", all}} {
+		sideBySide = append(sideBySide, &figure{name: fmt.Sprintf("%s: %s against %s items", f.name, large, small), unit: "s",
+			target: 1e9, targetText: "(shown)"})
+	}
+	perRow := &figure{name: fmt.Sprintf("the window's memory in the rows scrolled past (End, %s items)", label(scales[2])), unit: "KB a row",
+		target: 0.5, targetText: "≤ 0.5 KB a row (flat)", ratioIsAbsent: true, notYet: true}
+	floorEnv := []string{"DISPLAY=" + c.display}
+	for i := range c.warmup + c.runs {
+		var ours [2]time.Duration // small, large
+		var oursCPU [2]time.Duration
+		var floor, floorCPU time.Duration
+		err := pair(i, func() error {
+			for j := range 2 {
+				var err error
+				if ours[j], oursCPU[j], err = s.keys(x, envs[j], c.panelRegion, c.bin); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, func() (err error) {
+			floor, floorCPU, err = s.keys(x, floorEnv, c.labelRegion, c.floorKeys)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Printf("  latency run %d: ↓ %s %.0f ms (CPU %.0f ms), %s %.0f ms (CPU %.0f ms), minimal label %.1f ms (CPU %.0f ms)\n",
+			i-c.warmup+1, small, ms(ours[0]), ms(oursCPU[0]), large, ms(ours[1]), ms(oursCPU[1]), ms(floor), ms(floorCPU))
+		var st [2]searchTimes
+		for j := range 2 {
+			if st[j], err = s.search(x, envs[j], terms[j]); err != nil {
+				return err
+			}
+		}
+		fmt.Printf("  latency run %d: search %s: %.0f / %.0f ms (one match / none), open %.0f ms; %s: %.0f / %.0f ms, open %.0f ms\n",
+			i-c.warmup+1, small, ms(st[0].match), ms(st[0].none), ms(st[0].open), large, ms(st[1].match), ms(st[1].none), ms(st[1].open))
+		kb, rows, err := s.scrolled(x, envs[2], caches[2])
+		if err != nil {
+			return err
+		}
+		fmt.Printf("  latency run %d: %d rows scrolled past, %.2f KB a row kept\n", i-c.warmup+1, rows, kb)
+		if i < c.warmup {
+			continue
+		}
+		perRow.add(kb, 0, kb)
+		for j := range 2 {
+			match[j].add(st[j].match.Seconds(), 0, st[j].match.Seconds())
+			none[j].add(st[j].none.Seconds(), 0, st[j].none.Seconds())
+			open[j].add(st[j].open.Seconds(), 0, st[j].open.Seconds())
+		}
+		fmt.Printf("  latency run %d: All batches off / on, %s: %.0f / %.0f ms; %s: %.0f / %.0f ms\n", i-c.warmup+1,
+			small, ms(st[0].one), ms(st[0].all), large, ms(st[1].one), ms(st[1].all))
+		for j := range 2 {
+			one[j].add(st[j].one.Seconds(), 0, st[j].one.Seconds())
+			all[j].add(st[j].all.Seconds(), 0, st[j].all.Seconds())
+		}
+		for k, d := range [][2]time.Duration{{st[0].match, st[1].match}, {st[0].none, st[1].none}, {st[0].open, st[1].open},
+			{st[0].one, st[1].one}, {st[0].all, st[1].all}} {
+			sideBySide[k].add(d[1].Seconds(), d[0].Seconds(), d[1].Seconds()/d[0].Seconds())
+		}
+		for j := range 2 {
+			toFloor[j].add(ours[j].Seconds(), floor.Seconds(), ours[j].Seconds()/floor.Seconds())
+		}
+		abs.add(ours[1].Seconds(), 0, ours[1].Seconds())
+		scale.add(ours[1].Seconds(), ours[0].Seconds(), ours[1].Seconds()/ours[0].Seconds())
+		cpu.add(oursCPU[1].Seconds(), floorCPU.Seconds(), oursCPU[1].Seconds()/max(floorCPU.Seconds(), 0.01))
+	}
+	s.figures = append(s.figures, toFloor[0], toFloor[1], abs, scale, cpu)
+	s.figures = append(s.figures, match[0], match[1], sideBySide[0], none[0], none[1], sideBySide[1], open[0], open[1], sideBySide[2],
+		one[0], one[1], sideBySide[3], all[0], all[1], sideBySide[4], perRow)
+	return nil
+}
+
+// searchTimes are one launch's search figures.
+type searchTimes struct{ match, none, open, one, all time.Duration }
+
+// search measures, in a launched reviewer: a keystroke in the search that
+// narrows it to one customer's batch (the last character of its number,
+// the ones before typed and drawn first) to the batch list redrawn; a
+// keystroke that makes it match nothing ("z": no id, customer or file
+// name holds one) to the list emptied; then, the "z" taken back, Enter
+// (open the first match) to the first rows of its items.
+func (s *suite) search(x *xconn, env []string, term string) (searchTimes, error) {
+	c := s.c
+	var t searchTimes
+	kw, err := s.launchKeyWindow(x, env, c.panelRegion, c.bin)
+	if err != nil {
+		return t, err
+	}
+	defer func() { kw.stop() }() // the window of the moment (a second launch below)
+	typed := func(text string) error {
+		for _, r := range text {
+			if err := x.typeSym(uint32(r)); err != nil {
+				return err
+			}
+		}
+		_, err := settle(x, kw.win, c.batchRegion, 2*time.Second, 60*time.Second)
+		return err
+	}
+	if err := x.tap('f', ksControl); err != nil {
+		return t, err
+	}
+	if err := typed(term[:len(term)-1]); err != nil {
+		return t, err
+	}
+	if t.match, err = stepLatency(x, kw.win, c.batchRegion, uint32(term[len(term)-1])); err != nil {
+		return t, fmt.Errorf("search %q: %v", term, err)
+	}
+	if t.none, err = stepLatency(x, kw.win, c.batchRegion, 'z'); err != nil {
+		return t, fmt.Errorf("search %q: %v", term+"z", err)
+	}
+	if err := x.tap(ksBackSpace); err != nil {
+		return t, err
+	}
+	if _, err := settle(x, kw.win, c.batchRegion, 2*time.Second, 60*time.Second); err != nil {
+		return t, err
+	}
+	if t.open, err = stepLatency(x, kw.win, c.itemsRegion, ksReturn); err != nil {
+		return t, fmt.Errorf("opening the match of %q: %v", term, err)
+	}
+	kw.stop()
+	// "All batches": a new launch (its first view is all batches); Ctrl+F
+	// and Tab reach the check box, Space unchecks it (the newest batch
+	// opens), and again (the focus went back to the items) checks it.
+	if kw, err = s.launchKeyWindow(x, env, c.panelRegion, c.bin); err != nil {
+		return t, err
+	}
+	for _, f := range []*time.Duration{&t.one, &t.all} {
+		if err := x.tap('f', ksControl); err != nil {
+			return t, err
+		}
+		if err := x.tap(0xff09); err != nil { // Tab
+			return t, err
+		}
+		if _, err := settle(x, kw.win, c.itemsRegion, time.Second, 60*time.Second); err != nil {
+			return t, err
+		}
+		if *f, err = stepLatency(x, kw.win, c.itemsRegion, ' '); err != nil {
+			return t, fmt.Errorf("the All batches check box: %v", err)
+		}
+	}
+	return t, nil
+}
+
+// searchTerm is the number of the customer of the batch in the middle of
+// the cache (CUST-7050 at 100 batches: "7050").
+func searchTerm(cache string) (string, error) {
+	out, err := exec.Command("sqlite3", cache,
+		"SELECT customer_ref FROM batches ORDER BY id LIMIT 1 OFFSET (SELECT COUNT(*) / 2 FROM batches)").Output()
+	if err != nil {
+		return "", fmt.Errorf("sqlite3 (install the Debian package sqlite3): %v", err)
+	}
+	ref := strings.TrimSpace(string(out))
+	i := strings.LastIndexByte(ref, '-')
+	if term := ref[i+1:]; len(term) >= 2 && strings.Trim(term, "0123456789") == "" {
+		return term, nil
+	}
+	return "", fmt.Errorf("customer %q: no number to search", ref)
+}
+
+// vmRSS is a process's resident set, in MB.
+func vmRSS(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return float64(kb) / 1024, err
+		}
+	}
+	return 0, errors.New("no VmRSS")
+}
+
+// scrolled measures the window's memory in the rows she has scrolled
+// past: the resident set once the window has settled, End (the last row
+// of "All batches", needs my action: the window's first view), the
+// resident set again once the panel shows the last item; the growth over
+// the rows between. It returns KB a row and the rows.
+func (s *suite) scrolled(x *xconn, env []string, cache string) (float64, int, error) {
+	c := s.c
+	q, err := inline(store.ItemsQuery(store.ItemFilter{NeedsAction: true}, time.Now()))
+	if err != nil {
+		return 0, 0, err
+	}
+	out, err := exec.Command("sqlite3", cache, "SELECT COUNT(*) FROM ("+q+")").Output()
+	if err != nil {
+		return 0, 0, fmt.Errorf("sqlite3 (install the Debian package sqlite3): %v", err)
+	}
+	rows, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	if rows < 2 {
+		return 0, 0, fmt.Errorf("scrolled: %d rows need action", rows)
+	}
+	kw, err := s.launchKeyWindow(x, env, c.panelRegion, c.bin)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer kw.stop()
+	before, err := vmRSS(kw.cmd.Process.Pid)
+	if err != nil {
+		return 0, 0, err
+	}
+	if _, err := stepLatency(x, kw.win, c.panelRegion, ksEnd); err != nil {
+		return 0, 0, fmt.Errorf("End: %v", err)
+	}
+	if _, err := settle(x, kw.win, c.panelRegion, 2*time.Second, 120*time.Second); err != nil {
+		return 0, 0, err
+	}
+	after, err := vmRSS(kw.cmd.Process.Pid)
+	if err != nil {
+		return 0, 0, err
+	}
+	return (after - before) * 1024 / float64(rows-1), rows - 1, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// parseRect reads "x,y,w,h".
+func parseRect(v string) (rect, error) {
+	p := strings.Split(v, ",")
+	if len(p) != 4 {
+		return rect{}, fmt.Errorf("%q: want x,y,w,h", v)
+	}
+	var n [4]int
+	for i, s := range p {
+		var err error
+		if n[i], err = strconv.Atoi(strings.TrimSpace(s)); err != nil || n[i] < 0 {
+			return rect{}, fmt.Errorf("%q: want x,y,w,h", v)
+		}
+	}
+	return rect{n[0], n[1], n[2], n[3]}, nil
+}
