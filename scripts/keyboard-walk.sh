@@ -23,6 +23,10 @@ mkdir -p "$out"
 out=$(realpath "$out")
 limit=${WALK_TIMEOUT:-60}
 work=$(mktemp -d "${TMPDIR:-/tmp}/keyboard-walk-cache.XXXXXX")
+# The window's preferences (its size, the panel's width, the view she
+# left it on, which it opens again) are the walk's own, not those of
+# whoever runs it: a first start, every time.
+export XDG_CONFIG_HOME=$work/config
 
 n=${WALK_DISPLAY:-141}
 if [ -z "${WALK_DISPLAY:-}" ]; then

@@ -21,6 +21,9 @@ export DISPLAY=$display
 for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
 work=$(mktemp -d)
 trap 'kill $app $xvfb 2>/dev/null || true; rm -rf "$work"' EXIT
+# Preferences of its own: the shots show a first start, not the view the
+# person running it left the window on.
+export XDG_CONFIG_HOME=$work/config
 "$bin" --demo >"$work/demo.log" 2>&1 &
 app=$!
 # Wait for the window, then for the first sync to land (the demo answers
