@@ -125,7 +125,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "perf: -cache goes with -only listing, bulk or both")
 		os.Exit(2)
 	}
-	if err := run(c); err != nil {
+	// The windows it starts keep their preferences (size, panel, the view
+	// left open, which the console opens again) in a folder of the run's
+	// own, never in the preferences of whoever runs it.
+	prefs, err := os.MkdirTemp("", "perf-prefs-")
+	if err == nil {
+		os.Setenv("XDG_CONFIG_HOME", prefs)
+		err = run(c)
+		os.RemoveAll(prefs)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "perf:", err)
 		os.Exit(2)
 	}
