@@ -229,7 +229,7 @@ func (s *suite) latency(token string) error {
 	defer stop()
 	x, err := dialX(c.display)
 	if err != nil {
-		return fmt.Errorf("X connection to %s: %v", c.display, err)
+		return fmt.Errorf("the X connection to %s: %v", c.display, err)
 	}
 	defer x.Close()
 	// The third cache is the memory figure's: enough rows to scroll past
@@ -512,7 +512,7 @@ func (s *suite) scrolled(x *xconn, env []string, cache string) (float64, int, er
 		return 0, 0, err
 	}
 	if _, err := stepLatency(x, kw.win, c.panelRegion, ksEnd); err != nil {
-		return 0, 0, fmt.Errorf("End: %v", err)
+		return 0, 0, fmt.Errorf("the End key: %v", err)
 	}
 	if _, err := settle(x, kw.win, c.panelRegion, 2*time.Second, 120*time.Second); err != nil {
 		return 0, 0, err

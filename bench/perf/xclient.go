@@ -67,7 +67,7 @@ func (x *xconn) setup() error {
 		return err
 	}
 	if head[0] != 1 {
-		return fmt.Errorf("X server refused the connection: %q", more)
+		return fmt.Errorf("the X server refused the connection: %q", more)
 	}
 	vendorLen := int(x.bo.Uint16(more[16:]))
 	formats := int(more[21])
@@ -93,7 +93,7 @@ func (x *xconn) request(b []byte, reply bool) ([]byte, error) {
 		}
 		switch head[0] {
 		case 0:
-			return nil, fmt.Errorf("X error %d (request %d)", head[1], head[10])
+			return nil, fmt.Errorf("the X server answered error %d (request %d)", head[1], head[10])
 		case 1:
 			n := int(x.bo.Uint32(head[4:])) * 4
 			if cap(x.readBuffer) < 32+n {
