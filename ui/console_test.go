@@ -359,6 +359,18 @@ func newTestConsoleWith(t *testing.T, wf *fakeWorkflow, opts Options) *Console {
 	w.Resize(fyne.NewSize(1280, 800))
 	opts.Prefs = a.Preferences()
 	c := NewConsole(w, wf, opts)
+	// A console's background work ends with its test: left running, a
+	// late panel update drew into Fyne's shared text caches while the
+	// next test laid out its own window (a race under -race).
+	t.Cleanup(func() {
+		c.Close()
+		done := make(chan struct{})
+		go func() { c.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second): // a job held by the test's own gate
+		}
+	})
 	c.apply(c.reload) // as the UI goroutine would: one widget update at a time
 	c.Settle()
 	return c
