@@ -95,6 +95,7 @@ func TestDecisionKindsJudgeByTheirIntent(t *testing.T) {
 		{"1.1 service", item(policy.StatusScored, false), policy.Intent{Outcome: policy.OutcomeClear, Reason: "OK"}, policy.CodeNotOffered},
 	}
 	for _, c := range cases {
+		c.in.Reasons = reasons
 		_, err := dec.Allowed(policy.Situation{Item: c.it}, c.in)
 		if policy.ErrorCode(err) != c.code && !(c.code == "" && err == nil) {
 			t.Errorf("%s: %v, want %s", c.name, err, c.code)
