@@ -39,6 +39,7 @@ type API interface {
 	Probe(ctx context.Context) ([]policy.Attempt, error)
 	TeamAPI
 	DocumentAPI // documents.go
+	DecisionAPI // decisions.go
 }
 
 // TeamAPI is what working as a team needs of the API (contract 1.1).
@@ -81,12 +82,16 @@ type Service struct {
 	docs      docCache                                               // documents in memory (documents.go)
 	kept      keptDocuments                                          // kept copies of documents (documents.go; nil: none)
 	news      noticed                                                // items answers outside a sync made need the reviewer (news.go)
+
+	// Decisions is the workflow of decisions and confirmations (decisions.go).
+	Decisions *Decisions
 }
 
 // New builds the workflow.
 func New(db *store.DB, api API, budget policy.Budget, reviewer string) *Service {
 	s := &Service{db: db, api: api, budget: budget, reviewer: reviewer, now: time.Now, pageSize: 100,
 		newKey: newKey, conn: Connection{State: ConnUnknown}}
+	s.Decisions = &Decisions{s: s}
 	s.loadIdentity()
 	return s
 }

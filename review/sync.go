@@ -75,6 +75,7 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 	if s.APIVersion() == "1.0" {
 		s.identifyOnce(ctx)
 	}
+	s.Decisions.refreshReasons(ctx) // decisions.go: kept for offline work
 	full, err := s.db.Sync.FullSyncDue(ctx)
 	if err != nil {
 		return p, err
