@@ -26,6 +26,9 @@ type ItemView struct {
 	// Holder are as of At, and so is any claim shown with it
 	// (LiveClaim(At)).
 	At time.Time
+	// Me is the reviewer the view was made for: a decision awaiting
+	// confirmation needs everyone but its author (decisions.go).
+	Me string
 }
 
 // Detail is an item with its history.
@@ -35,21 +38,25 @@ type Detail struct {
 	Attempts []store.AttemptRow
 	Audit    []store.AuditEntry
 	NoteRows []store.NoteRow // oldest first (notes.go)
+	// Decisions are the item's decisions, oldest first, the current one
+	// last (contract 1.2; decisions.go).
+	Decisions []policy.Decision
 	// KeptFile is the name of the file a failed replacement of the item
 	// kept for another try ("" when none; files.go).
 	KeptFile string
 }
 
 // NeedsReviewer reports whether the reviewer is the one to act on the item
-// next (policy.NeedsReviewer, the one definition).
+// next (policy.NeedsReviewerDecisions, the one definition: on a service
+// that takes no decisions, policy.NeedsReviewer).
 func (v ItemView) NeedsReviewer() bool {
-	return policy.NeedsReviewer(policy.Situation{Item: v.Item, OpenAction: v.OpenAction()})
+	return policy.NeedsReviewerDecisions(policy.Situation{Item: v.Item, OpenAction: v.OpenAction()}, v.Me)
 }
 
 func (s *Service) view(r store.ItemRow, sit policy.Situation) ItemView {
 	sit.Item, sit.OpenAction = r.Item, r.OpenAction()
 	return ItemView{ItemRow: r, Retryable: r.Status == policy.StatusError && policy.Retryable(r.ErrorCode), Next: policy.NextAction(sit),
-		Aged: s.aged(r, sit.Now), Holder: r.HeldByOther(s.who(), sit.Now), At: sit.Now}
+		Aged: s.aged(r, sit.Now), Holder: r.HeldByOther(s.who(), sit.Now), At: sit.Now, Me: s.who()}
 }
 
 // Items lists items from the cache; it works with the API down. A long
@@ -66,6 +73,7 @@ func (s *Service) Items(ctx context.Context, f store.ItemFilter) ([]ItemView, er
 // EachItem calls fn with each item of a listing as the cache reads it, so
 // that a listing of any length is written out in flat memory.
 func (s *Service) EachItem(ctx context.Context, f store.ItemFilter, fn func(ItemView) error) error {
+	f = s.forMe(f)
 	until, err := s.db.Sync.RateLimitedUntil(ctx)
 	if err != nil {
 		return err
@@ -85,7 +93,15 @@ func (s *Service) EachItem(ctx context.Context, f store.ItemFilter, fn func(Item
 // CountItems is how many items a listing holds: the window sizes its table
 // with it and reads the rows a page at a time.
 func (s *Service) CountItems(ctx context.Context, f store.ItemFilter) (int, error) {
-	return s.db.Items.CountItems(ctx, f)
+	return s.db.Items.CountItems(ctx, s.forMe(f))
+}
+
+// forMe judges "needs the reviewer" for her when the filter names nobody.
+func (s *Service) forMe(f store.ItemFilter) store.ItemFilter {
+	if f.Me == "" {
+		f.Me = s.who()
+	}
+	return f
 }
 
 // Item returns one item with its actions, attempts and audit trail.
@@ -109,6 +125,9 @@ func (s *Service) Item(ctx context.Context, id string) (Detail, error) {
 		return d, err
 	}
 	if d.KeptFile, _, err = s.db.Files.KeptFileName(ctx, id); err != nil {
+		return d, err
+	}
+	if d.Decisions, err = s.db.Items.Decisions(ctx, id); err != nil { // decisions.go
 		return d, err
 	}
 	d.NoteRows, err = s.db.Notes.ItemNotes(ctx, id)
