@@ -773,7 +773,11 @@ func exitFor(err error) int {
 	}
 	switch policy.ErrorCode(err) {
 	case policy.CodeNotRetryable, policy.CodeActionOpen, policy.CodeRateLimitWait, policy.CodeConflict, policy.CodeInvalidFile,
-		policy.CodeFileUnchecked, policy.CodeNotOffered:
+		policy.CodeFileUnchecked, policy.CodeNotOffered,
+		// A decision policy refused (contract 1.2), and a reason or a comment
+		// it found wanting: nothing was queued, no call was made.
+		policy.CodeNotChecked, policy.CodeNotDecidable, policy.CodeSameReviewer, policy.CodeNotAwaitingConfirmation,
+		policy.CodeValidationFailed:
 		return ExitRefused
 	case policy.CodeInvalidInput:
 		return ExitUsage
