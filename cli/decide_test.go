@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -91,6 +93,13 @@ func TestDecideAndConfirmOnTheCommandLine(t *testing.T) {
 	}
 	if out, _ := ana.want(0, "item", id); !strings.Contains(out, "reject (DOC_TAMPERED) by ana, confirmed by ben: MRZ digits do not match") {
 		t.Fatalf("item: %s", out)
+	}
+	csvPath := filepath.Join(t.TempDir(), "items.csv")
+	ana.want(0, "export", "--csv", csvPath)
+	b, err := os.ReadFile(csvPath)
+	if err != nil || !strings.Contains(string(b), ",decision,decision_reason,decided_by,decision_state,confirmed_by\n") ||
+		!strings.Contains(string(b), ","+id+",") || !strings.Contains(string(b), ",reject,DOC_TAMPERED,ana,final,ben\n") {
+		t.Fatalf("the CSV (%v): %.400s", err, b)
 	}
 	list, _ := ana.want(0, "items", "--json")
 	var rows []map[string]any

@@ -159,3 +159,17 @@ func decisionSentence(before, now policy.Item, ago string) string {
 	}
 	return fmt.Sprintf("%s decided %s (%s) %s", who, d.Outcome, d.ReasonCode, ago)
 }
+
+// decisionCells are the CSV's cells of an item's current decision: its
+// outcome, reason, author, state and confirmer (empty: none).
+func decisionCells(it policy.Item) [5]string {
+	d := it.CurrentDecision()
+	if d == nil {
+		return [5]string{}
+	}
+	conf := ""
+	if d.Confirmation != nil {
+		conf = d.Confirmation.By
+	}
+	return [5]string{string(d.Outcome), d.ReasonCode, d.By, string(d.State), conf}
+}

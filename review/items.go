@@ -154,7 +154,8 @@ func (s *Service) ExportCSV(ctx context.Context, w io.Writer, batchID string) (i
 		return cw.Write(cells)
 	}
 	_ = write("batch_id", "customer_ref", "item_id", "file_name", "kind", "status", "risk_score",
-		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at", "notes")
+		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at", "notes",
+		"decision", "decision_reason", "decided_by", "decision_state", "confirmed_by") // decisions.go (1.2)
 	notes, err := s.db.Notes.AllNotes(ctx)
 	if err != nil {
 		return 0, err
@@ -166,11 +167,12 @@ func (s *Service) ExportCSV(ctx context.Context, w io.Writer, batchID string) (i
 			score = strconv.Itoa(*it.RiskScore)
 		}
 		n++
+		decision := decisionCells(it.Item)
 		// csv.Writer buffers; a failing writer shows in Error after a flush.
 		return write(it.BatchID, it.CustomerRef, it.ID, it.FileName, string(it.Kind),
 			string(it.Status), score, string(it.Recommendation), string(it.ErrorCode), it.ReportedCode,
 			strconv.FormatBool(it.Retryable), string(it.Next.Kind), string(it.OpenAction()), it.UpdatedAt.Format("2006-01-02T15:04:05Z"),
-			notesCell(notes[it.ID]))
+			notesCell(notes[it.ID]), decision[0], decision[1], decision[2], decision[3], decision[4])
 	})
 	cw.Flush()
 	if err != nil {
