@@ -380,7 +380,7 @@ func (r *runner) cancelRun(args []string) (int, error) {
 // configureTriage reads the triage numbers from the environment:
 // REVIEWER_RISK_BANDS (lower bounds of medium, high, critical: 40,70,85),
 // REVIEWER_AGE_WARN (48h) and REVIEWER_AGE_OVERDUE (120h).
-func (r *runner) configureTriage(svc *review.Service) error {
+func (r *runner) configureTriage(cfg *review.Config) error {
 	t := review.DefaultTriageSettings()
 	if v, ok := r.env.Lookup("REVIEWER_RISK_BANDS"); ok && v != "" {
 		b, err := policy.ParseBands(v)
@@ -398,9 +398,13 @@ func (r *runner) configureTriage(svc *review.Service) error {
 			*dst = d
 		}
 	}
-	if err := svc.SetTriage(t); err != nil {
+	if err := t.Bands.Check(); err != nil {
 		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_AGE_WARN, REVIEWER_AGE_OVERDUE: %s", policy.ErrorMessage(err))
 	}
+	if err := t.Ageing.Check(); err != nil {
+		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_AGE_WARN, REVIEWER_AGE_OVERDUE: %s", policy.ErrorMessage(err))
+	}
+	cfg.Triage = t
 	return nil
 }
 

@@ -18,24 +18,11 @@ import (
 // notes say the service does not offer them. demo-api's reviewers and
 // contract version are in demoapi.go.
 
-// configureTeam applies REVIEWER_CLAIM_TTL (default 15m), the window's
-// dwell before a claim, --claim-dwell or REVIEWER_CLAIM_DWELL (default 5s),
-// and the time away after which a claim held only by looking is let go,
+// configureTeam gives the workflow REVIEWER_CLAIM_TTL (default 15m) and
+// the time away after which a claim held only by looking is let go,
 // --claim-away or REVIEWER_CLAIM_AWAY (default 15m).
-func (r *runner) configureTeam(svc *review.Service) error {
-	name, v := "--claim-dwell", r.g.claimDwell
-	if v == "" {
-		name = "REVIEWER_CLAIM_DWELL"
-		v, _ = r.env.Lookup(name)
-	}
-	if v != "" {
-		d, err := policy.ParseClaimDwell(v)
-		if err != nil {
-			return policy.Errorf(policy.CodeInvalidInput, "%s: %s", name, policy.ErrorMessage(err))
-		}
-		svc.SetClaimDwell(d)
-	}
-	name, v = "--claim-away", r.g.claimAway
+func (r *runner) configureTeam(cfg *review.Config) error {
+	name, v := "--claim-away", r.g.claimAway
 	if v == "" {
 		name = "REVIEWER_CLAIM_AWAY"
 		v, _ = r.env.Lookup(name)
@@ -45,7 +32,7 @@ func (r *runner) configureTeam(svc *review.Service) error {
 		if err != nil {
 			return policy.Errorf(policy.CodeInvalidInput, "%s: %s", name, policy.ErrorMessage(err))
 		}
-		svc.SetClaimAway(d)
+		cfg.ClaimAway = d
 	}
 	v, ok := r.env.Lookup("REVIEWER_CLAIM_TTL")
 	if !ok || v == "" {
@@ -55,7 +42,7 @@ func (r *runner) configureTeam(svc *review.Service) error {
 	if err != nil {
 		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_CLAIM_TTL: %s", policy.ErrorMessage(err))
 	}
-	svc.SetClaimTTL(d)
+	cfg.ClaimTTL = d
 	return nil
 }
 

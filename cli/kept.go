@@ -43,11 +43,10 @@ func (g *globals) keptRetentionFromEnv(lookup func(string) (string, bool)) error
 
 // keepDocuments gives the workflow its kept documents, beside the cache at
 // path. The key file, when it has to be made, is said on stderr.
-func (r *runner) keepDocuments(svc *review.Service, path string) {
+func (r *runner) keepDocuments(cfg *review.Config, path string) {
 	k := keptdocs.Open(path, r.secrets())
 	k.Notice = func(m string) { fmt.Fprintf(r.env.Stderr, "reviewer: %s\n", m) }
-	svc.SetKeptDocuments(k)
-	svc.SetKeptDocumentRetention(r.g.keptDocs)
+	cfg.KeptDocuments, cfg.KeptDocumentRetention = k, r.g.keptDocs
 }
 
 // progressLine reports whether a progress line goes to stderr: a terminal.

@@ -23,20 +23,6 @@ func DefaultTriageSettings() TriageSettings {
 	return TriageSettings{Bands: policy.DefaultBands(), Ageing: policy.DefaultAgeing()}
 }
 
-// SetTriage sets the bands and ageing thresholds; invalid ones are refused.
-func (s *Service) SetTriage(t TriageSettings) error {
-	if err := t.Bands.Check(); err != nil {
-		return err
-	}
-	if err := t.Ageing.Check(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.triage = t
-	return nil
-}
-
 // Triage returns the settings in force.
 func (s *Service) Triage() TriageSettings {
 	s.mu.Lock()

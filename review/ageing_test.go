@@ -63,13 +63,15 @@ func TestAgeAndBandInEveryRow(t *testing.T) {
 		t.Fatalf("after the re-run: %s band %q age %q", d.Status, d.Band, d.Age)
 	}
 	// Configured bands and thresholds apply; nonsense is refused.
-	if err := e.svc.SetTriage(review.TriageSettings{Bands: policy.Bands{Medium: 1, High: 2, Critical: 3}, Ageing: policy.DefaultAgeing()}); err != nil {
-		t.Fatal(err)
-	}
+	e.with(t, func(c *review.Config) {
+		c.Triage = review.TriageSettings{Bands: policy.Bands{Medium: 1, High: 2, Critical: 3}, Ageing: policy.DefaultAgeing()}
+	})
 	if d, _ = e.svc.Item(ctx, id); *d.RiskScore >= 3 && d.Band != policy.BandCritical {
 		t.Fatalf("custom bands: %d is %s", *d.RiskScore, d.Band)
 	}
-	if err := e.svc.SetTriage(review.TriageSettings{Bands: policy.Bands{Medium: 50, High: 40, Critical: 90}, Ageing: policy.DefaultAgeing()}); err == nil {
+	if _, err := e.svc.With(func(c *review.Config) {
+		c.Triage = review.TriageSettings{Bands: policy.Bands{Medium: 50, High: 40, Critical: 90}, Ageing: policy.DefaultAgeing()}
+	}); err == nil {
 		t.Fatal("falling bands accepted")
 	}
 }
@@ -82,9 +84,7 @@ func TestBatchesCountByTheBandsInForce(t *testing.T) {
 	ctx := context.Background()
 	index := map[policy.Band]int{policy.BandLow: 0, policy.BandMedium: 1, policy.BandHigh: 2, policy.BandCritical: 3}
 	for _, bands := range []policy.Bands{policy.DefaultBands(), {Medium: 1, High: 2, Critical: 3}, {Medium: 95, High: 98, Critical: 99}} {
-		if err := e.svc.SetTriage(review.TriageSettings{Bands: bands, Ageing: policy.DefaultAgeing()}); err != nil {
-			t.Fatal(err)
-		}
+		e.with(t, func(c *review.Config) { c.Triage = review.TriageSettings{Bands: bands, Ageing: policy.DefaultAgeing()} })
 		items, err := e.svc.Items(ctx, store.ItemFilter{})
 		if err != nil {
 			t.Fatal(err)

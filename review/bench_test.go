@@ -53,7 +53,10 @@ func BenchmarkBulkPlan500On100k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	svc := review.New(db, nil, policy.DefaultBudget(), "ana")
+	svc, err := review.New(db, nil, review.Config{Budget: policy.DefaultBudget(), Reviewer: "ana"})
+	if err != nil {
+		b.Fatal(err)
+	}
 	selection := review.Selection{IDs: sel}
 	b.Run("Plan", func(b *testing.B) {
 		for b.Loop() {

@@ -31,18 +31,6 @@ import (
 // spend a hundred thousand paid analyses on one keystroke.
 const DefaultBulkMax = 1000
 
-// SetBulkMax sets the largest run confirmed without its count (at least 1;
-// REVIEWER_BULK_MAX, --bulk-max).
-func (s *Service) SetBulkMax(n int) error {
-	if n < 1 {
-		return policy.Errorf(policy.CodeInvalidInput, "the bulk limit %d: want at least 1", n)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.bulkMax = n
-	return nil
-}
-
 // BulkMax is the largest run confirmed without its count.
 func (s *Service) BulkMax() int {
 	s.mu.Lock()

@@ -250,12 +250,10 @@ func TestAPlanOverTheBulkLimitNeedsItsCount(t *testing.T) {
 	e := setup(t)
 	p := planned(t, e)
 	ctx := context.Background()
-	if err := e.svc.SetBulkMax(0); policy.ErrorCode(err) != policy.CodeInvalidInput {
-		t.Fatalf("a bulk limit of 0: %v", err)
+	if _, err := e.svc.With(func(c *review.Config) { c.BulkMax = -1 }); policy.ErrorCode(err) != policy.CodeInvalidInput {
+		t.Fatalf("a bulk limit of -1: %v", err)
 	}
-	if err := e.svc.SetBulkMax(len(p.Items) - 1); err != nil {
-		t.Fatal(err)
-	}
+	e.with(t, func(c *review.Config) { c.BulkMax = len(p.Items) - 1 })
 	p, err := e.svc.PlanResubmit(ctx, inError)
 	if err != nil || !p.NeedsCount() {
 		t.Fatalf("a plan of %d over a limit of %d: needs its count %v, %v", len(p.Items), p.Max, p.NeedsCount(), err)

@@ -12,46 +12,11 @@ import (
 // A reviewer's claim on an item (contract 1.1): claim, renew, release, and
 // Next, which claims the oldest item nobody else holds.
 
-// SetClaimTTL sets how long a claim lasts (REVIEWER_CLAIM_TTL; 15 min).
-func (s *Service) SetClaimTTL(d time.Duration) {
-	s.team.mu.Lock()
-	defer s.team.mu.Unlock()
-	s.team.claimTTL = d
-}
-
 // ClaimTTL is how long a claim lasts.
 func (s *Service) ClaimTTL() time.Duration {
 	s.team.mu.Lock()
 	defer s.team.mu.Unlock()
 	return s.team.claimTTL
-}
-
-// SetClaimDwell sets how long the reviewer stays on an item that needs her
-// before the window claims it for her (REVIEWER_CLAIM_DWELL; 5 s).
-func (s *Service) SetClaimDwell(d time.Duration) {
-	s.team.mu.Lock()
-	defer s.team.mu.Unlock()
-	s.team.claimDwell = d
-}
-
-// ClaimDwell is how long the reviewer stays on an item before the window
-// claims it (policy.DecideClaim).
-func (s *Service) ClaimDwell() time.Duration {
-	s.team.mu.Lock()
-	defer s.team.mu.Unlock()
-	if s.team.claimDwell == 0 {
-		return policy.DefaultClaimDwell
-	}
-	return s.team.claimDwell
-}
-
-// SetClaimAway sets how long the reviewer gives the window none of her
-// input (or leaves it out of the foreground) before a claim held only
-// because she looks at an item is let go (REVIEWER_CLAIM_AWAY; 15 min).
-func (s *Service) SetClaimAway(d time.Duration) {
-	s.team.mu.Lock()
-	defer s.team.mu.Unlock()
-	s.team.claimAway = d
 }
 
 // ClaimAway is how long the reviewer is gone before the window lets go

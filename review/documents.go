@@ -134,10 +134,6 @@ type keptDocuments interface {
 	Load(ctx context.Context, itemID string, version int) (Document, bool, error)
 }
 
-// SetDocumentCache sets the bound of the memory cache of documents, in
-// bytes (REVIEWER_DOCUMENT_CACHE); what is over it goes at once.
-func (s *Service) SetDocumentCache(limit int64) { s.docs.setLimit(limit) }
-
 // DocumentCacheUse is how many bytes of documents memory holds, and its bound.
 func (s *Service) DocumentCacheUse() (used, limit int64) { return s.docs.use() }
 
@@ -361,6 +357,8 @@ func (c *docCache) bound() int64 {
 	return c.limit
 }
 
+// setLimit changes the bound; what is over it goes at once (a test's
+// lower bound: the service's is given at New).
 func (c *docCache) setLimit(n int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

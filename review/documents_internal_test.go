@@ -58,7 +58,10 @@ func docService(t *testing.T) (*Service, *screenapi.Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(api.Close)
-	svc := New(db, api, cfg.Budget(), "ana")
+	svc, err := New(db, api, Config{Budget: cfg.Budget(), Reviewer: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := svc.Sync(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}

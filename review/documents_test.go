@@ -167,7 +167,7 @@ func TestDocumentCacheStaysWithinItsBound(t *testing.T) {
 		sizes = append(sizes, len(b))
 	}
 	limit := int64(sizes[0] + sizes[1] + sizes[2]) // room for about three
-	e.svc.SetDocumentCache(limit)
+	e.with(t, func(c *review.Config) { c.DocumentCache = limit })
 	for i, id := range ids {
 		if _, err := e.svc.Document(ctx, id, 1); err != nil {
 			t.Fatal(err)

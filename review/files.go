@@ -27,27 +27,10 @@ type fileSettings struct {
 	docLimits document.Limits
 }
 
-// SetDocumentLimits sets the limits an upload is checked under: the
-// viewer's, so that a file she could not be shown is not paid for
-// (REVIEWER_MAX_MEGAPIXELS, the PDF renderer's time and memory).
-func (s *Service) SetDocumentLimits(l document.Limits) {
-	s.files.mu.Lock()
-	defer s.files.mu.Unlock()
-	s.files.docLimits = l
-}
-
 func (f *fileSettings) documentLimits() document.Limits {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.docLimits
-}
-
-// SetKeptFileRetention sets how long the file of a failed replacement is
-// kept (REVIEWER_KEPT_FILE_RETENTION; 7 days).
-func (s *Service) SetKeptFileRetention(d time.Duration) {
-	s.files.mu.Lock()
-	defer s.files.mu.Unlock()
-	s.files.retention = d
 }
 
 func (s *Service) keptFileRetention() time.Duration {

@@ -100,7 +100,7 @@ func TestAFailedReplacementKeepsItsFileForAnotherTry(t *testing.T) {
 	if d, _ := e.db.Files.ActionFileDigest(ctx, k.ActionID); d.Held {
 		t.Fatal("discarded, yet held")
 	}
-	e.svc.SetKeptFileRetention(time.Hour)
+	e.with(t, func(c *review.Config) { c.KeptFileRetention = time.Hour })
 	e.svc.SetClock(func() time.Time { return time.Now().Add(2 * time.Hour) })
 	if _, err := e.svc.Flush(ctx); err != nil {
 		t.Fatal(err)

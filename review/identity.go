@@ -23,7 +23,6 @@ type teamState struct {
 	identity        policy.Identity
 	identified      bool // GET /v1/me answered (or was not offered) in this process
 	claimTTL        time.Duration
-	claimDwell      time.Duration // 0: policy.DefaultClaimDwell
 	claimAway       time.Duration // 0: policy.DefaultClaimAway
 	afterNoteIntent func(store.NoteRow)
 	afterNoteCall   func(store.NoteRow)
@@ -87,7 +86,7 @@ func (s *Service) Identify(ctx context.Context) (Identified, error) {
 		s.team.mu.Lock()
 		s.team.identity, s.team.identified = me, true
 		s.team.mu.Unlock()
-		s.SetReviewer(me.Reviewer)
+		s.setReviewer(me.Reviewer)
 		return Identified{Identity: me, Source: "the screening service"}, nil
 	case client.IsNotOffered(err):
 		s.setVersion(ctx, "1.0")

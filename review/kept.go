@@ -73,26 +73,6 @@ func (k *keptShelf) expired(itemID string, version int) bool {
 	return ok && !k.now().Before(at.Add(k.keepFor()))
 }
 
-// SetKeptDocuments lets the workflow keep documents for offline review in
-// store (nil: none are kept).
-func (s *Service) SetKeptDocuments(store *keptdocs.Store) {
-	if store == nil {
-		s.kept = nil
-		return
-	}
-	s.kept = &keptShelf{store: store, now: func() time.Time { return s.now() }}
-}
-
-// SetKeptDocumentRetention sets how long a kept document stays
-// (REVIEWER_KEPT_DOCUMENT_RETENTION; 0: the default, 14 days).
-func (s *Service) SetKeptDocumentRetention(d time.Duration) {
-	if k := s.shelf(); k != nil {
-		k.mu.Lock()
-		k.retention = d
-		k.mu.Unlock()
-	}
-}
-
 // KeptDocumentRetention is how long a kept document stays.
 func (s *Service) KeptDocumentRetention() time.Duration {
 	if k := s.shelf(); k != nil {

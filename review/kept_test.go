@@ -40,7 +40,7 @@ func setupKept(t *testing.T) (*env, *keptdocs.Store, *keptClock) {
 	clk := &keptClock{t: time.Now()}
 	k := keptdocs.Open(e.path, keyring.New("test.review."+t.Name()))
 	k.SetClock(clk.Now)
-	e.svc.SetKeptDocuments(k)
+	e.with(t, func(c *review.Config) { c.KeptDocuments = k })
 	return e, k, clk
 }
 
@@ -137,7 +137,7 @@ func TestKeptWithAnotherKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh := keptdocs.Open(e.path, secrets) // the next run reads the new key
-	e.svc.SetKeptDocuments(fresh)
+	e.with(t, func(c *review.Config) { c.KeptDocuments = fresh })
 	e.svc.ForgetDocuments()
 	before, _ := os.ReadDir(keptdocs.Dir(e.path))
 
@@ -239,7 +239,7 @@ func TestKeptRetention(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.svc.SetKeptDocumentRetention(48 * time.Hour)
+	e.with(t, func(c *review.Config) { c.KeptDocumentRetention = 48 * time.Hour })
 
 	due, err := e.svc.KeptDocumentsDue(ctx, clk.Now(), e.svc.KeptDocumentRetention())
 	if err != nil || len(due) != rd.Kept {
@@ -298,7 +298,7 @@ func TestKeepFromA10Service(t *testing.T) {
 	keyring.MockInit()
 	e := setupVersion(t, screenapi.Version10)
 	e.sync(t)
-	e.svc.SetKeptDocuments(keptdocs.Open(e.path, keyring.New("test.review.kept10")))
+	e.with(t, func(c *review.Config) { c.KeptDocuments = keptdocs.Open(e.path, keyring.New("test.review.kept10")) })
 	_, err := e.svc.KeepBatch(context.Background(), batchOf(t, e, "itm_0001_01"), nil)
 	docErr(t, err, review.DocNotOffered)
 }

@@ -13,14 +13,6 @@ import (
 // (policy.MayForget). `reviewer purge` runs it; the window runs it once a
 // day.
 
-// SetRetention sets how long the cache keeps a batch nobody touched
-// (REVIEWER_RETENTION; 0: policy.DefaultRetention).
-func (s *Service) SetRetention(d time.Duration) {
-	s.files.mu.Lock()
-	defer s.files.mu.Unlock()
-	s.files.batchRetention = d
-}
-
 // Retention is how long the cache keeps a batch nobody touched.
 func (s *Service) Retention() time.Duration {
 	s.files.mu.Lock()

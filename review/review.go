@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/internal/document"
+	"github.com/trustscreen/reviewer/internal/keptdocs"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/store"
 )
@@ -51,6 +53,7 @@ type TeamAPI interface {
 
 // Service runs the workflow for one reviewer.
 type Service struct {
+	cfg      Config // as given to New, with its defaults
 	db       *store.DB
 	api      API
 	budget   policy.Budget
@@ -83,12 +86,91 @@ type Service struct {
 	news      noticed                                                // items answers outside a sync made need the reviewer (news.go)
 }
 
-// New builds the workflow.
-func New(db *store.DB, api API, budget policy.Budget, reviewer string) *Service {
-	s := &Service{db: db, api: api, budget: budget, reviewer: reviewer, now: time.Now, pageSize: 100,
-		newKey: newKey, conn: Connection{State: ConnUnknown}}
+// Config is every setting of the workflow, given at New; none changes
+// afterwards. A zero field takes its default.
+type Config struct {
+	// Budget is the deadlines of every call (client.Config.Budget).
+	Budget policy.Budget
+	// Reviewer is who acts, until the service says who she is (GET
+	// /v1/me, identity.go).
+	Reviewer string
+	// ClaimTTL is how long a claim lasts (REVIEWER_CLAIM_TTL; 0:
+	// policy.DefaultClaimTTL).
+	ClaimTTL time.Duration
+	// ClaimAway is how long the reviewer gives the window none of her
+	// input (or leaves it out of the foreground) before a claim held only
+	// because she looks at an item is let go (REVIEWER_CLAIM_AWAY; 0:
+	// policy.DefaultClaimAway).
+	ClaimAway time.Duration
+	// Triage is the risk bands and the ageing thresholds (zero:
+	// DefaultTriageSettings); invalid ones are refused by New.
+	Triage TriageSettings
+	// BulkMax is the largest bulk run confirmed without its count
+	// (REVIEWER_BULK_MAX, --bulk-max; 0: DefaultBulkMax); below 0 is
+	// refused by New.
+	BulkMax int
+	// Retention is how long the cache keeps a batch nobody touched
+	// (REVIEWER_RETENTION; 0: policy.DefaultRetention).
+	Retention time.Duration
+	// KeptFileRetention is how long the file of a failed replacement is
+	// kept (REVIEWER_KEPT_FILE_RETENTION; 0: policy.DefaultKeptFileRetention).
+	KeptFileRetention time.Duration
+	// DocumentCache bounds the memory cache of documents, in bytes
+	// (REVIEWER_DOCUMENT_CACHE; 0: DefaultDocumentCache).
+	DocumentCache int64
+	// DocumentLimits bound the check of an upload as the viewer bounds a
+	// document, so that a file she could not be shown is not paid for
+	// (REVIEWER_MAX_MEGAPIXELS, the PDF renderer's time and memory; zero:
+	// document.DefaultLimits).
+	DocumentLimits document.Limits
+	// KeptDocuments is where documents are kept for offline review (nil:
+	// none are kept, and Service.Kept is nil).
+	KeptDocuments *keptdocs.Store
+	// KeptDocumentRetention is how long a kept document stays
+	// (REVIEWER_KEPT_DOCUMENT_RETENTION; 0: DefaultKeptDocumentRetention).
+	KeptDocumentRetention time.Duration
+	// MaxSyncPages is the most pages one sync reads
+	// (REVIEWER_SYNC_MAX_PAGES; 0: policy.DefaultMaxSyncPages).
+	MaxSyncPages int
+	// PageSize is how many batches a sync asks for at a time (0: 100).
+	PageSize int
+	// Now is the workflow's clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// New builds the workflow with its settings. Settings it cannot work
+// with (invalid bands or ageing, a negative bulk limit) are refused with
+// CodeInvalidInput.
+func New(db *store.DB, api API, cfg Config) (*Service, error) {
+	if cfg.BulkMax < 0 {
+		return nil, policy.Errorf(policy.CodeInvalidInput, "the bulk limit %d: want at least 1", cfg.BulkMax)
+	}
+	if cfg.Triage == (TriageSettings{}) {
+		cfg.Triage = DefaultTriageSettings()
+	}
+	if err := cfg.Triage.Bands.Check(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Triage.Ageing.Check(); err != nil {
+		return nil, err
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.PageSize <= 0 {
+		cfg.PageSize = 100
+	}
+	s := &Service{cfg: cfg, db: db, api: api, budget: cfg.Budget, reviewer: cfg.Reviewer, now: cfg.Now, pageSize: cfg.PageSize,
+		newKey: newKey, conn: Connection{State: ConnUnknown},
+		syncPages: cfg.MaxSyncPages, bulkMax: cfg.BulkMax, triage: cfg.Triage}
+	s.team.claimTTL, s.team.claimAway = cfg.ClaimTTL, cfg.ClaimAway
+	s.files.retention, s.files.batchRetention, s.files.docLimits = cfg.KeptFileRetention, cfg.Retention, cfg.DocumentLimits
+	s.docs.limit = cfg.DocumentCache
+	if cfg.KeptDocuments != nil {
+		s.kept = &keptShelf{store: cfg.KeptDocuments, retention: cfg.KeptDocumentRetention, now: func() time.Time { return s.now() }}
+	}
 	s.loadIdentity()
-	return s
+	return s, nil
 }
 
 // Close ends the work the service runs on its own, the documents being
@@ -97,7 +179,7 @@ func New(db *store.DB, api API, budget policy.Budget, reviewer string) *Service 
 // neither; a document asked for afterwards is not fetched.
 func (s *Service) Close() { s.docs.close() }
 
-// Reviewer is who acts. It reads under the lock that SetReviewer takes:
+// Reviewer is who acts. It reads under the lock that setReviewer takes:
 // a sync's identification sets the reviewer from its own goroutine while
 // the window reads it.
 func (s *Service) Reviewer() string { return s.who() }
@@ -106,8 +188,8 @@ func (s *Service) Reviewer() string { return s.who() }
 // against, here and by the command line and the window that show them.
 func (s *Service) Now() time.Time { return s.now() }
 
-// SetReviewer changes who acts (preferences).
-func (s *Service) SetReviewer(name string) {
+// setReviewer changes who acts: the service said who she is (identity.go).
+func (s *Service) setReviewer(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reviewer = name

@@ -84,7 +84,22 @@ func newService(t testing.TB, url, path string, mod ...func(*client.Config)) (*s
 	if err != nil {
 		t.Fatal(err)
 	}
-	return db, api, review.New(db, api, cfg.Budget(), "ana")
+	svc, err := review.New(db, api, review.Config{Budget: cfg.Budget(), Reviewer: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, api, svc
+}
+
+// with builds the env's workflow again with its settings changed by mod
+// (settings are given at New); the clock and test hooks stay.
+func (e *env) with(t testing.TB, mod func(*review.Config)) {
+	t.Helper()
+	svc, err := e.svc.With(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.svc = svc
 }
 
 func setup(t *testing.T, mod ...func(*client.Config)) *env {
@@ -725,7 +740,10 @@ func openConsole(t testing.TB, url, tok, path string, now func() time.Time) *con
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := review.New(db, api, cfg.Budget(), "local-name")
+	svc, err := review.New(db, api, review.Config{Budget: cfg.Budget(), Reviewer: "local-name"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if now != nil {
 		setStoreClock(db, now)
 		svc.SetClock(now)

@@ -397,15 +397,6 @@ func (s *Service) fetchPages(ctx context.Context, since time.Time) <-chan fetche
 	return out
 }
 
-// SetMaxSyncPages sets the most pages one sync reads
-// (REVIEWER_SYNC_MAX_PAGES; policy.DefaultMaxSyncPages); 0 keeps the
-// default.
-func (s *Service) SetMaxSyncPages(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.syncPages = n
-}
-
 func (s *Service) maxSyncPages() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

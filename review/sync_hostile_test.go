@@ -232,8 +232,11 @@ func TestSyncStopsAtTheMostPagesItReads(t *testing.T) {
 		id := fmt.Sprintf("bat_%d", n)
 		return fmt.Sprintf(`{"batches":[%s],"next_cursor":"c%d"}`, batchJSON(id, u, itemJSON("itm_"+id, id, u, scoredRest)), n)
 	})
-	svc.SetMaxSyncPages(5)
-	_, err := svc.Sync(context.Background(), nil)
+	svc, err := svc.With(func(c *review.Config) { c.MaxSyncPages = 5 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.Sync(context.Background(), nil)
 	if err == nil || !strings.Contains(err.Error(), "misbehaves") || !strings.Contains(err.Error(), "REVIEWER_SYNC_MAX_PAGES") {
 		t.Fatalf("sync: %v", err)
 	}

@@ -468,7 +468,10 @@ func realReviewer(t *testing.T, srv *screenapi.Server, name, token string) *revi
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { api.Close(); db.Close() })
-	svc := review.New(db, api, cfg.Budget(), name)
+	svc, err := review.New(db, api, review.Config{Budget: cfg.Budget(), Reviewer: name})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := svc.Sync(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}

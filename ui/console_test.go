@@ -262,9 +262,6 @@ func (f *fakeWorkflow) ReviewerFromService() bool                               
 func (f *fakeWorkflow) APIVersion() string      { return "1.0" }
 func (f *fakeWorkflow) ClaimTTL() time.Duration { return 15 * time.Minute }
 
-// ClaimDwell: the window's claims wait on a test's own clock (claims_test.go).
-func (f *fakeWorkflow) ClaimDwell() time.Duration { return 5 * time.Second }
-
 // ClaimAway: the default, on the console's clock (Options.Now).
 func (f *fakeWorkflow) ClaimAway() time.Duration { return 15 * time.Minute }
 

@@ -26,12 +26,11 @@ func keptConsole(t *testing.T, secrets *keyring.Keyring) (*Console, *review.Serv
 	}
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
-	svc := realService(t, srv, "demo-token-ana-0001", dir)
+	cache := filepath.Join(dir, "cache.db")
+	svc := realService(t, srv, "demo-token-ana-0001", dir, func(c *review.Config) { c.KeptDocuments = keptdocs.Open(cache, secrets) })
 	if _, err := svc.Sync(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	cache := filepath.Join(dir, "cache.db")
-	svc.SetKeptDocuments(keptdocs.Open(cache, secrets))
 	return realConsole(t, svc), svc, srv, cache
 }
 

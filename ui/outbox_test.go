@@ -20,7 +20,7 @@ import (
 
 // realService is a console's workflow on the reference service: its own
 // cache in dir, its own token.
-func realService(t *testing.T, srv *screenapi.Server, tok, dir string) *review.Service {
+func realService(t *testing.T, srv *screenapi.Server, tok, dir string, mod ...func(*review.Config)) *review.Service {
 	t.Helper()
 	db, err := store.Open(filepath.Join(dir, "cache.db"))
 	if err != nil {
@@ -34,7 +34,15 @@ func realService(t *testing.T, srv *screenapi.Server, tok, dir string) *review.S
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { api.Close(); db.Close() })
-	return review.New(db, api, cfg.Budget(), "local-name")
+	c := review.Config{Budget: cfg.Budget(), Reviewer: "local-name"}
+	for _, m := range mod {
+		m(&c)
+	}
+	svc, err := review.New(db, api, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
 }
 
 // realConsole is a window on a real workflow.
