@@ -126,7 +126,7 @@ func (r *runner) teamCommand(cmd string, args []string) (int, error) {
 	out := r.env.Stdout
 	switch cmd {
 	case "me":
-		id, err := svc.Identify(ctx)
+		id, err := svc.Team.Identify(ctx)
 		if *asJSON {
 			return ExitOK, r.printJSON(map[string]string{"reviewer": id.Reviewer, "display_name": id.DisplayName,
 				"api_version": id.APIVersion, "source": id.Source})
@@ -137,19 +137,19 @@ func (r *runner) teamCommand(cmd string, args []string) (int, error) {
 		}
 		return ExitOK, nil
 	case "claim":
-		it, err := svc.Claim(ctx, pos[0], ttl)
+		it, err := svc.Team.Claim(ctx, pos[0], ttl)
 		if err != nil {
 			return claimFailed("claim "+pos[0], err)
 		}
 		fmt.Fprintf(out, "claimed %s until %s\n", show(it.ID), policy.UntilText(it.Claim.ExpiresAt, svc.Now()))
 	case "release":
-		it, err := svc.Release(ctx, pos[0])
+		it, err := svc.Team.Release(ctx, pos[0])
 		if err != nil {
 			return claimFailed("release "+pos[0], err)
 		}
 		fmt.Fprintf(out, "released %s\n", show(it.ID))
 	case "next":
-		res, err := svc.Next(ctx)
+		res, err := svc.Team.Next(ctx)
 		if err != nil {
 			return exitFor(err), err
 		}
@@ -181,7 +181,7 @@ func (r *runner) teamCommand(cmd string, args []string) (int, error) {
 			safetext.Line(res.Why, safetext.Message), safetext.Line(policy.Describe(v.Item), safetext.Message))
 		return code, cerr
 	case "note":
-		res, err := svc.AddNote(ctx, pos[0], pos[1])
+		res, err := svc.Team.AddNote(ctx, pos[0], pos[1])
 		if err != nil {
 			return exitFor(err), err
 		}

@@ -341,7 +341,7 @@ func TestClaimTimingsAreConfigured(t *testing.T) {
 		envWant, flagWant time.Duration
 		badFlag, badEnv   string
 	}{
-		{"--claim-away", "REVIEWER_CLAIM_AWAY", func(w cli.Window) time.Duration { return w.Service.ClaimAway() },
+		{"--claim-away", "REVIEWER_CLAIM_AWAY", func(w cli.Window) time.Duration { return w.Service.Team.ClaimAway() },
 			15 * time.Minute, "30m", "2h", 30 * time.Minute, 2 * time.Hour, "30s", "9h"},
 	} {
 		t.Run(tc.flag, func(t *testing.T) {

@@ -166,7 +166,7 @@ func (h *harness) takeOver(t *testing.T, ahead time.Duration) (review.FlushResul
 	if err != nil {
 		t.Fatal(err)
 	}
-	return svc.Flush(context.Background())
+	return svc.Actions.Flush(context.Background())
 }
 
 // TestASenderFencedAfterItsLeaseSaysTheCallWasMade: a fenced sender made its call. A sender

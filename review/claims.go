@@ -13,7 +13,7 @@ import (
 // Next, which claims the oldest item nobody else holds.
 
 // ClaimTTL is how long a claim lasts.
-func (s *Service) ClaimTTL() time.Duration {
+func (s *TeamService) ClaimTTL() time.Duration {
 	s.team.mu.Lock()
 	defer s.team.mu.Unlock()
 	return s.team.claimTTL
@@ -21,7 +21,7 @@ func (s *Service) ClaimTTL() time.Duration {
 
 // ClaimAway is how long the reviewer is gone before the window lets go
 // of a claim held only because she looks at an item (policy.DecideClaim).
-func (s *Service) ClaimAway() time.Duration {
+func (s *TeamService) ClaimAway() time.Duration {
 	s.team.mu.Lock()
 	defer s.team.mu.Unlock()
 	if s.team.claimAway == 0 {
@@ -59,7 +59,7 @@ func offlineClaim(op, itemID string, err error) error {
 // Claim claims an item for the reviewer, or renews their claim, for ttl
 // (0: the configured length). Another reviewer's claim is a ConflictError
 // naming them; the item in the answer is applied either way.
-func (s *Service) Claim(ctx context.Context, itemID string, ttl time.Duration) (policy.Item, error) {
+func (s *TeamService) Claim(ctx context.Context, itemID string, ttl time.Duration) (policy.Item, error) {
 	if _, err := s.db.Items.Item(ctx, itemID); err != nil {
 		return policy.Item{}, err
 	}
@@ -82,7 +82,7 @@ func (s *Service) Claim(ctx context.Context, itemID string, ttl time.Duration) (
 }
 
 // Release releases the reviewer's claim on an item.
-func (s *Service) Release(ctx context.Context, itemID string) (policy.Item, error) {
+func (s *TeamService) Release(ctx context.Context, itemID string) (policy.Item, error) {
 	if _, err := s.db.Items.Item(ctx, itemID); err != nil {
 		return policy.Item{}, err
 	}
@@ -98,7 +98,7 @@ func (s *Service) Release(ctx context.Context, itemID string) (policy.Item, erro
 	return s.claimOutcome(ctx, itemID, "release", it, attempts, err)
 }
 
-func (s *Service) claimOutcome(ctx context.Context, itemID, op string, it policy.Item, attempts []policy.Attempt, err error) (policy.Item, error) {
+func (s *core) claimOutcome(ctx context.Context, itemID, op string, it policy.Item, attempts []policy.Attempt, err error) (policy.Item, error) {
 	s.observe(err)
 	rctx, cancel := recordCtx(ctx)
 	defer cancel()
@@ -144,7 +144,7 @@ type NextResult struct {
 // reviewer and that nobody else holds, skipping the ones another reviewer
 // claimed meanwhile. With a 1.0 service, or offline, it picks from the
 // cache and says it could not claim.
-func (s *Service) Next(ctx context.Context) (NextResult, error) {
+func (s *TeamService) Next(ctx context.Context) (NextResult, error) {
 	ids, err := s.db.Team.NextCandidates(ctx, s.who(), s.now(), 50)
 	if err != nil {
 		return NextResult{}, err
@@ -172,8 +172,8 @@ func (s *Service) Next(ctx context.Context) (NextResult, error) {
 	return NextResult{Why: "nothing needs a reviewer that nobody else holds"}, nil
 }
 
-func (s *Service) picked(ctx context.Context, id string, claimed bool, why string) (NextResult, error) {
-	d, err := s.Item(ctx, id)
+func (s *core) picked(ctx context.Context, id string, claimed bool, why string) (NextResult, error) {
+	d, err := s.item(ctx, id)
 	if err != nil {
 		return NextResult{}, err
 	}

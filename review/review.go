@@ -51,8 +51,38 @@ type TeamAPI interface {
 	AddNote(ctx context.Context, id, key, text string, opts ...client.CallOption) (policy.Note, []policy.Attempt, error)
 }
 
-// Service runs the workflow for one reviewer.
+// Service runs the workflow for one reviewer: one service per noun, each
+// a few methods, all sharing one core (the cache, the API, the clock, the
+// keys, the connection's state, the settings given at New and the test
+// hooks). A caller takes the service it uses: svc.Actions.Resubmit,
+// svc.Team.Claim, svc.Runs.Confirm. Settings are given at New (Config),
+// none is set afterwards.
 type Service struct {
+	*core
+	Sync      *SyncService      // syncing, the connection and its probe, the cache's version
+	Actions   *ActionService    // an item's actions, the outbox: flush, cancel, queue again; the files of failed replacements
+	Team      *TeamService      // who the reviewer is, claims, next, notes
+	Triage    *TriageService    // items and batches as listed, their ageing, snoozes, saved views, the CSV
+	Documents *DocumentService  // an item's documents, in memory
+	Kept      *KeptService      // documents kept for offline review
+	Runs      *RunService       // bulk plans and runs
+	Retention *RetentionService // the cache forgetting on time
+}
+
+// The services: each is the core under the name of its noun.
+type (
+	SyncService      struct{ *core }
+	ActionService    struct{ *core }
+	TeamService      struct{ *core }
+	TriageService    struct{ *core }
+	DocumentService  struct{ *core }
+	KeptService      struct{ *core }
+	RunService       struct{ *core }
+	RetentionService struct{ *core }
+)
+
+// core is what every service shares.
+type core struct {
 	cfg      Config // as given to New, with its defaults
 	db       *store.DB
 	api      API
@@ -160,7 +190,7 @@ func New(db *store.DB, api API, cfg Config) (*Service, error) {
 	if cfg.PageSize <= 0 {
 		cfg.PageSize = 100
 	}
-	s := &Service{cfg: cfg, db: db, api: api, budget: cfg.Budget, reviewer: cfg.Reviewer, now: cfg.Now, pageSize: cfg.PageSize,
+	s := &core{cfg: cfg, db: db, api: api, budget: cfg.Budget, reviewer: cfg.Reviewer, now: cfg.Now, pageSize: cfg.PageSize,
 		newKey: newKey, conn: Connection{State: ConnUnknown},
 		syncPages: cfg.MaxSyncPages, bulkMax: cfg.BulkMax, triage: cfg.Triage}
 	s.team.claimTTL, s.team.claimAway = cfg.ClaimTTL, cfg.ClaimAway
@@ -170,7 +200,9 @@ func New(db *store.DB, api API, cfg Config) (*Service, error) {
 		s.kept = &keptShelf{store: cfg.KeptDocuments, retention: cfg.KeptDocumentRetention, now: func() time.Time { return s.now() }}
 	}
 	s.loadIdentity()
-	return s, nil
+	return &Service{core: s, Sync: &SyncService{s}, Actions: &ActionService{s}, Team: &TeamService{s},
+		Triage: &TriageService{s}, Documents: &DocumentService{s}, Kept: &KeptService{s}, Runs: &RunService{s},
+		Retention: &RetentionService{s}}, nil
 }
 
 // Close ends the work the service runs on its own, the documents being
@@ -179,23 +211,23 @@ func New(db *store.DB, api API, cfg Config) (*Service, error) {
 // neither; a document asked for afterwards is not fetched.
 func (s *Service) Close() { s.docs.close() }
 
-// Reviewer is who acts. It reads under the lock that setReviewer takes:
-// a sync's identification sets the reviewer from its own goroutine while
-// the window reads it.
-func (s *Service) Reviewer() string { return s.who() }
-
 // Now is the workflow's clock: what claims, ages and budgets are judged
 // against, here and by the command line and the window that show them.
 func (s *Service) Now() time.Time { return s.now() }
 
+// Reviewer is who acts. It reads under the lock that setReviewer takes:
+// a sync's identification sets the reviewer from its own goroutine while
+// the window reads it.
+func (s *TeamService) Reviewer() string { return s.who() }
+
 // setReviewer changes who acts: the service said who she is (identity.go).
-func (s *Service) setReviewer(name string) {
+func (s *core) setReviewer(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reviewer = name
 }
 
-func (s *Service) who() string {
+func (s *core) who() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.reviewer
@@ -232,7 +264,7 @@ type Connectivity struct {
 
 // Connectivity reports the connection, the last sync and any rate-limit
 // wait.
-func (s *Service) Connectivity(ctx context.Context) (Connectivity, error) {
+func (s *SyncService) Connectivity(ctx context.Context) (Connectivity, error) {
 	s.mu.Lock()
 	c := s.conn
 	s.mu.Unlock()
@@ -263,7 +295,7 @@ func (s *Service) Connectivity(ctx context.Context) (Connectivity, error) {
 }
 
 // observe updates the connection from a call's outcome.
-func (s *Service) observe(err error) {
+func (s *core) observe(err error) {
 	state, code := ConnOnline, policy.Code("")
 	if e, ok := client.AsError(err); ok {
 		code = e.Code
@@ -284,7 +316,7 @@ func (s *Service) observe(err error) {
 	s.setConn(state, code)
 }
 
-func (s *Service) setConn(state ConnState, code policy.Code) {
+func (s *core) setConn(state ConnState, code policy.Code) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn.State != state {
