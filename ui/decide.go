@@ -155,6 +155,29 @@ func sentWords(what string, res DecideResult, done func(policy.Decision) string)
 	return what + " " + shown(string(res.Sent))
 }
 
+// decisionNote is the panel's line on the item's decision: where it
+// stands and the keys that act on it; "" when the window takes no
+// decisions or the service sends none.
+func (c *Console) decisionNote(sit policy.Situation) string {
+	it := sit.Item
+	if c.opts.Deciding == nil || !it.Team.DecisionsOffered {
+		return ""
+	}
+	d := it.CurrentDecision()
+	switch {
+	case d == nil && policy.CanDecide(sit, policy.OutcomeEscalate) == nil:
+		if policy.CanDecide(sit, policy.OutcomeClear) != nil {
+			return "No decision yet: j rejects, e escalates (not checked, so it cannot be cleared)."
+		}
+		return "No decision yet: c clears, j rejects, e escalates."
+	case d == nil:
+		return ""
+	case d.State == policy.DecisionAwaiting && d.By != c.wf.Reviewer():
+		return "Decision: " + decisionLine(*d) + " · a confirms it, Shift+A returns it."
+	}
+	return "Decision: " + decisionLine(*d) + "."
+}
+
 // onScreenOther says, when the item on screen (the panel and its
 // document) is no longer id, that nothing is sent for id; "" while it is.
 func (c *Console) onScreenOther(id string) string {
@@ -269,6 +292,7 @@ func newDecideDialog(c *Console, t decideTarget, o policy.Outcome, list []policy
 	f := newDialogForm(c.win, c)
 	d := &decideDialog{c: c, form: f, t: t, outcome: o, all: list, pick: -1,
 		list: container.NewVBox(), count: newLabel(""), why: wrapped("")}
+	d.why.Hide()
 	for _, r := range list {
 		if r.Allows(o) {
 			d.reasons = append(d.reasons, r)
@@ -487,6 +511,7 @@ type confirmDialog struct {
 func newConfirmDialog(c *Console, t decideTarget, agree bool, list []policy.ReasonCode) *confirmDialog {
 	f := newDialogForm(c.win, c)
 	cd := &confirmDialog{c: c, form: f, t: t, decision: *t.item.CurrentDecision(), why: wrapped("")}
+	cd.why.Hide()
 	cd.why.Importance = widget.DangerImportance
 	cd.comment = f.multiLine(3)
 	if agree {

@@ -380,3 +380,29 @@ func TestDecideShot(t *testing.T) {
 	ctrlEnter(c) // a return without a comment: refused in words
 	save(t, filepath.Join(dir, "confirm.png"), c.win.Canvas().Capture())
 }
+
+// The panel says the item's decision and the keys that act on it.
+func TestDecidePanelSaysTheDecisionAndItsKeys(t *testing.T) {
+	final := awaiting("itm_f", "ana")
+	final.Team.Decisions[0].Outcome, final.Team.Decisions[0].State = policy.OutcomeClear, policy.DecisionFinal
+	final.Team.Decisions[0].Confirmation = &policy.Confirmation{By: "ben", Agree: true}
+	for _, k := range []struct {
+		v    review.ItemView
+		want string
+	}{
+		{decidable(scoredItem("itm_n", 71, policy.RecommendReview)), "No decision yet: c clears, j rejects, e escalates."},
+		{decidable(errorItem("itm_e", "DECODE_FAILED")), "No decision yet: j rejects, e escalates (not checked, so it cannot be cleared)."},
+		{awaiting("itm_b", "ben"), "Decision: rejected by ben · awaiting a second reviewer · a confirms it, Shift+A returns it."},
+		{awaiting("itm_a", "ana"), "Decision: rejected by ana · awaiting a second reviewer."},
+		{final, "Decision: cleared by ana, confirmed by ben."},
+	} {
+		c := decideConsole(t, newFakeDeciding(), k.v)
+		if !strings.Contains(c.panel.why.Text, k.want) {
+			t.Fatalf("%s: the panel says %q, want %q", k.v.ID, c.panel.why.Text, k.want)
+		}
+		c = decideConsole(t, nil, k.v)
+		if strings.Contains(c.panel.why.Text, "ecision") {
+			t.Fatalf("%s: a window without decisions says %q", k.v.ID, c.panel.why.Text)
+		}
+	}
+}
