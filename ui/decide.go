@@ -119,7 +119,7 @@ func decideResultWords(o policy.Outcome, res DecideResult, err error) string {
 	if err != nil {
 		return what + " not queued: " + sentence(err)
 	}
-	return sentWords(what, res, func(d policy.Decision) string { return decisionLine(d) })
+	return sentWords(what, res)
 }
 
 // confirmResultWords says what became of a confirmation or a return.
@@ -131,10 +131,12 @@ func confirmResultWords(agree bool, res DecideResult, err error) string {
 	if err != nil {
 		return what + " not queued: " + sentence(err)
 	}
-	return sentWords(what, res, func(d policy.Decision) string { return decisionLine(d) })
+	return sentWords(what, res)
 }
 
-func sentWords(what string, res DecideResult, done func(policy.Decision) string) string {
+// sentWords says what became of a request to the service for a decision
+// or a confirmation; once done, the decision as the service now has it.
+func sentWords(what string, res DecideResult) string {
 	switch res.Sent {
 	case DecideQueued:
 		return what + " queued: goes out when the service answers"
@@ -148,7 +150,7 @@ func sentWords(what string, res DecideResult, done func(policy.Decision) string)
 		return what + " refused by the service" + why
 	case DecideDone:
 		if res.Decision != nil {
-			return done(*res.Decision)
+			return decisionLine(*res.Decision)
 		}
 		return what + " done"
 	}

@@ -406,3 +406,22 @@ func TestDecidePanelSaysTheDecisionAndItsKeys(t *testing.T) {
 		}
 	}
 }
+
+// What became of a decision is said in words, and the service's own words
+// for a refusal are shown escaped (text from outside).
+func TestDecideResultWords(t *testing.T) {
+	awaitingClear := &policy.Decision{Outcome: policy.OutcomeClear, By: "ana", State: policy.DecisionAwaiting}
+	for _, k := range []struct {
+		res  DecideResult
+		want string
+	}{
+		{DecideResult{Sent: DecideQueued}, "reject queued: goes out when the service answers"},
+		{DecideResult{Sent: DecideUnknown}, "reject: outcome unknown, checked later with the same key"},
+		{DecideResult{Sent: DecideDone, Decision: awaitingClear}, "cleared by ana · awaiting a second reviewer"},
+		{DecideResult{Sent: DecideRefused, Refusal: "already decided by \u202eneb"}, `reject refused by the service: already decided by \u202eneb`},
+	} {
+		if got := decideResultWords(policy.OutcomeReject, k.res, nil); got != k.want {
+			t.Fatalf("%s: %q, want %q", k.res.Sent, got, k.want)
+		}
+	}
+}
