@@ -79,6 +79,9 @@ type Options struct {
 	Clock     Clock
 	Notify    func(*fyne.Notification)
 	Tray      TrayApp
+	// Deciding takes the reviewer's decisions (decide.go; nil: the
+	// service takes none, and the keys say so).
+	Deciding Deciding
 }
 
 // Console is the main window's content and its screens.
@@ -506,6 +509,12 @@ func (c *Console) onRune(r rune) {
 	c.sawInput() // claims_away.go
 	if c.win.Canvas().Overlays().Top() != nil {
 		return
+	}
+	for _, k := range windowKeys {
+		if k.runes != "" && k.do != nil && strings.ContainsRune(k.runes, r) {
+			k.do(c)
+			return
+		}
 	}
 	switch r {
 	case 'r':

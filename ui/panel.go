@@ -288,7 +288,7 @@ func (p *itemPanel) render() {
 		p.again.Hide()
 	}
 	p.showQueueAgain() // outbox.go
-	setOrHide(p.why, p.whyText(rErr, fErr, uErr))
+	setOrHide(p.why, strings.TrimSpace(p.whyText(rErr, fErr, uErr)+"\n"+p.c.decisionNote(sit)))
 	if policy.Cancellable(d.OpenAction()) && p.c.flight(d.ID) == nil {
 		p.cancel.Show()
 		p.cancel.Enable()
