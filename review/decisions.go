@@ -25,11 +25,9 @@ type DecisionAPI interface {
 	Confirm(ctx context.Context, id, decisionID, key string, agree bool, comment string, opts ...client.CallOption) (policy.Item, []policy.Attempt, error)
 }
 
-// Decisions is the workflow of decisions: what it needs of the service is
-// its one field.
-type Decisions struct {
-	s *Service
-}
+// Decisions is the workflow of decisions: the core under the name of its
+// noun, as every service of the workflow.
+type Decisions struct{ *core }
 
 // Decide queues the reviewer's decision on an item and sends it. It is
 // refused before anything is queued when policy says no: an item that was
@@ -38,7 +36,7 @@ type Decisions struct {
 // for the outcome, a reject or an escalation without a comment, another
 // open action, a service that does not take decisions (1.0, 1.1).
 func (d *Decisions) Decide(ctx context.Context, itemID string, outcome policy.Outcome, reason, comment string) (Result, error) {
-	s := d.s
+	s := d.core
 	list, err := d.listForDecide(ctx)
 	if err != nil {
 		return Result{}, err
@@ -53,7 +51,7 @@ func (d *Decisions) Decide(ctx context.Context, itemID string, outcome policy.Ou
 // with a comment saying why) and sends it. Its author is refused before
 // anything is queued.
 func (d *Decisions) Confirm(ctx context.Context, itemID string, agree bool, comment string) (Result, error) {
-	in := policy.Intent{Agree: agree, Comment: comment, Me: d.s.who()}
+	in := policy.Intent{Agree: agree, Comment: comment, Me: d.who()}
 	a := store.Action{ItemID: itemID, Kind: policy.ActionConfirmation, Agree: agree}
 	return d.queue(ctx, a, in)
 }
@@ -62,7 +60,7 @@ func (d *Decisions) Confirm(ctx context.Context, itemID string, agree bool, comm
 // queues nothing), then writes the action, judged again in the same
 // transaction, and sends it.
 func (d *Decisions) queue(ctx context.Context, a store.Action, in policy.Intent) (Result, error) {
-	s := d.s
+	s := d.core
 	spec, _ := policy.DescribeKind(a.Kind)
 	sit, err := s.db.Outbox.Situation(ctx, a.ItemID)
 	if err != nil {
@@ -79,7 +77,7 @@ func (d *Decisions) queue(ctx context.Context, a store.Action, in policy.Intent)
 // cache keeps (the last sync's), or the service's when the cache holds
 // none yet.
 func (d *Decisions) listForDecide(ctx context.Context) ([]policy.ReasonCode, error) {
-	list, err := d.s.db.Sync.ReasonCodes(ctx)
+	list, err := d.db.Sync.ReasonCodes(ctx)
 	if err != nil || len(list) > 0 {
 		return list, err
 	}
@@ -92,7 +90,7 @@ func (d *Decisions) listForDecide(ctx context.Context) ([]policy.ReasonCode, err
 // the cache kept (offline is true). A service that does not take
 // decisions is said so.
 func (d *Decisions) ReasonCodes(ctx context.Context) (list []policy.ReasonCode, offline bool, err error) {
-	s := d.s
+	s := d.core
 	opCtx, cancel := context.WithDeadline(ctx, s.budget.Deadline(s.now()))
 	defer cancel()
 	list, attempts, err := s.api.ReasonCodes(opCtx)
@@ -118,24 +116,25 @@ func (d *Decisions) refreshReasons(ctx context.Context) {
 }
 
 // postDecision sends a decision with its stored key and intent.
-func postDecision(s *Service, _, opCtx context.Context, a store.Action, _ int64, opts []client.CallOption) (*policy.Item, []policy.Attempt, error, error) {
+func postDecision(s *core, _, opCtx context.Context, a store.Action, _ int64, opts []client.CallOption) (*policy.Item, []policy.Attempt, error, error) {
 	it, attempts, callErr := s.api.Decide(opCtx, a.ItemID, a.Key, a.Outcome, a.ReasonCode, a.Comment, opts...)
 	return &it, attempts, callErr, nil
 }
 
 // postConfirmation sends a confirmation with its stored key and answer.
-func postConfirmation(s *Service, _, opCtx context.Context, a store.Action, _ int64, opts []client.CallOption) (*policy.Item, []policy.Attempt, error, error) {
+func postConfirmation(s *core, _, opCtx context.Context, a store.Action, _ int64, opts []client.CallOption) (*policy.Item, []policy.Attempt, error, error) {
 	it, attempts, callErr := s.api.Confirm(opCtx, a.ItemID, a.DecisionID, a.Key, a.Agree, a.Comment, opts...)
 	return &it, attempts, callErr, nil
 }
 
 // decisionAgain makes a decision or a confirmation that the service
 // turned away for now (QueueAgain) again, as she chose it.
-func decisionAgain(s *Service, ctx context.Context, a store.Action) (Result, error) {
+func decisionAgain(s *ActionService, ctx context.Context, a store.Action) (Result, error) {
+	d := &Decisions{s.core}
 	if a.Kind == policy.ActionConfirmation {
-		return s.Decisions.Confirm(ctx, a.ItemID, a.Agree, a.Comment)
+		return d.Confirm(ctx, a.ItemID, a.Agree, a.Comment)
 	}
-	return s.Decisions.Decide(ctx, a.ItemID, a.Outcome, a.ReasonCode, a.Comment)
+	return d.Decide(ctx, a.ItemID, a.Outcome, a.ReasonCode, a.Comment)
 }
 
 // decisionSentence says, for a 412, what another reviewer decided on the

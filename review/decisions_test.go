@@ -38,21 +38,21 @@ func undecidedAt(t *testing.T, tm *team, status policy.Status, rec policy.Recomm
 
 func outboxEmpty(t *testing.T, c *console) {
 	t.Helper()
-	if open, err := c.svc.Outbox(context.Background()); err != nil || len(open) != 0 {
+	if open, err := c.svc.Actions.Outbox(context.Background()); err != nil || len(open) != 0 {
 		t.Fatalf("the outbox holds %+v (%v): something was queued", open, err)
 	}
 }
 
 func needsHer(t *testing.T, c *console, id string) bool {
 	t.Helper()
-	views, err := c.svc.Items(context.Background(), store.ItemFilter{NeedsAction: true})
+	views, err := c.svc.Triage.Items(context.Background(), store.ItemFilter{NeedsAction: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, v := range views {
 		if v.ID == id {
 			if !v.NeedsReviewer() {
-				t.Fatalf("%s is listed as needing %s, but its view says not", id, c.svc.Reviewer())
+				t.Fatalf("%s is listed as needing %s, but its view says not", id, c.svc.Team.Reviewer())
 			}
 			return true
 		}
@@ -115,7 +115,7 @@ func TestFourEyes(t *testing.T) {
 	if n := tm.srv.Arrivals(screenapi.EPConfirmation); n != 0 {
 		t.Fatalf("%d confirmations reached the service", n)
 	}
-	if _, err := tm.ben.svc.Sync(ctx, nil); err != nil {
+	if _, err := tm.ben.svc.Sync.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !needsHer(t, tm.ben, id) {
@@ -135,7 +135,7 @@ func TestFourEyes(t *testing.T) {
 	if needsHer(t, tm.ben, id) {
 		t.Fatal("a final decision still needs ben")
 	}
-	d, err := tm.ben.svc.Item(ctx, id)
+	d, err := tm.ben.svc.Triage.Item(ctx, id)
 	if err != nil || len(d.Decisions) != 1 || d.Decisions[0].Confirmation == nil || d.Decisions[0].Confirmation.By != "ben" {
 		t.Fatalf("ben's cache: %+v %v", d.Decisions, err)
 	}
@@ -176,7 +176,7 @@ func TestADecisionTakenOfflineHasOneEffect(t *testing.T) {
 		t.Fatalf("a second decision beside a queued one: %v", err)
 	}
 	for i := 0; i < 2; i++ {
-		if _, err := tm.ana.svc.Flush(ctx); err != nil {
+		if _, err := tm.ana.svc.Actions.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -188,7 +188,7 @@ func TestADecisionTakenOfflineHasOneEffect(t *testing.T) {
 		t.Fatalf("at the service: %+v", ds)
 	}
 	// A queued decision can be cancelled; a sent one cannot.
-	if _, err := tm.ana.svc.Cancel(ctx, a.ID); policy.ErrorCode(err) != policy.CodeConflict {
+	if _, err := tm.ana.svc.Actions.Cancel(ctx, a.ID); policy.ErrorCode(err) != policy.CodeConflict {
 		t.Fatalf("a done decision cancelled: %v", err)
 	}
 }
@@ -205,10 +205,10 @@ func TestADecisionResetAfterTheServiceRecordedItIsReconciledWithItsKey(t *testin
 	if err != nil || res.Action.State != policy.ActionUnknown {
 		t.Fatalf("after the reset: %+v %v", res.Action, err)
 	}
-	if _, err := tm.ana.svc.Cancel(ctx, res.Action.ID); policy.ErrorCode(err) != policy.CodeConflict {
+	if _, err := tm.ana.svc.Actions.Cancel(ctx, res.Action.ID); policy.ErrorCode(err) != policy.CodeConflict {
 		t.Fatalf("an unknown decision cancelled: %v", err)
 	}
-	fr, err := tm.ana.svc.Flush(ctx)
+	fr, err := tm.ana.svc.Actions.Flush(ctx)
 	if err != nil || fr.Done != 1 || fr.Results[0].Action.Key != res.Action.Key {
 		t.Fatalf("flush %+v %v", fr, err)
 	}
@@ -225,7 +225,7 @@ func TestTwoReviewersOneDecisionAndA412InWords(t *testing.T) {
 	tm := setupTeam(t, screenapi.Version12)
 	ctx := context.Background()
 	id := undecidedAt(t, tm, policy.StatusScored, policy.RecommendReview)
-	if _, err := tm.ben.svc.Sync(ctx, nil); err != nil {
+	if _, err := tm.ben.svc.Sync.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	if res, err := tm.ben.svc.Decisions.Decide(ctx, id, policy.OutcomeReject, "PHOTO_MISMATCH", "not the same person"); err != nil || res.Action.State != policy.ActionDone {
@@ -309,14 +309,14 @@ func TestADecisionKilledDuringItsSendIsRecordedOnce(t *testing.T) {
 	later := func() time.Time { return time.Now().Add(time.Hour) }
 	again := openConsole(t, tm.srv.URL(), anaTok, tm.ana.path, later)
 	defer again.close()
-	fr, err := again.svc.Flush(context.Background())
+	fr, err := again.svc.Actions.Flush(context.Background())
 	if err != nil || fr.Done != 1 || fr.Results[0].Action.Sends != 2 || fr.Results[0].Action.Kind != policy.ActionDecision {
 		t.Fatalf("%+v %v", fr, err)
 	}
 	if ds := tm.srv.Decisions(id); len(ds) != 1 || ds[0].By != "ana" {
 		t.Fatalf("at the service: %+v", ds)
 	}
-	d, err := again.svc.Item(context.Background(), id)
+	d, err := again.svc.Triage.Item(context.Background(), id)
 	if err != nil || len(d.Decisions) != 1 {
 		t.Fatalf("the cache: %+v %v", d.Decisions, err)
 	}
