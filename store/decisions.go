@@ -37,6 +37,16 @@ func decisionDetail(a Action) string {
 	return ""
 }
 
+// offersDecisions is 1 for an answer from a service that sends decisions:
+// the cache holds such an answer only once it holds its decisions (a
+// cache migrated from 1.1 gets them from the full sync that follows).
+func offersDecisions(it policy.Item) int {
+	if it.Team.DecisionsOffered {
+		return 1
+	}
+	return 0
+}
+
 // applyDecisions keeps the decisions an item answer carries, when the
 // item's row holds that answer (an older answer than the cache's changes
 // nothing). An answer from a service that sends no decisions (1.0, 1.1)

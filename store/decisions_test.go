@@ -211,3 +211,24 @@ func TestReasonCodesAreKeptForOffline(t *testing.T) {
 		t.Fatalf("%v, %v; want %v", got, err, second)
 	}
 }
+
+// TestAFullSyncBringsTheDecisionsOfAnUnchangedItem: after migration 00017
+// the cache holds items as a 1.1 answer had them; the full sync's page,
+// unchanged but for its decisions, is not one the cache holds as sent.
+func TestAFullSyncBringsTheDecisionsOfAnUnchangedItem(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	db.SetClock(func() time.Time { return t0.Add(time.Hour) })
+	it := scored("itm_1", "b1", 85, t0)
+	if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0, it)}); err != nil {
+		t.Fatal(err)
+	}
+	d := policy.Decision{ID: "dec_1", Outcome: policy.OutcomeEscalate, ReasonCode: "R", Comment: "c", By: "ben", At: t0, State: policy.DecisionFinal}
+	if _, err := db.Sync.ApplyPage(ctx, []policy.Batch{batchOf("b1", t0, decided(it, d))}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := db.Items.Item(ctx, "itm_1")
+	if err != nil || !r.Team.DecisionsOffered || r.CurrentDecision() == nil {
+		t.Fatalf("the item after the full sync: offered %v, decision %+v (%v)", r.Team.DecisionsOffered, r.CurrentDecision(), err)
+	}
+}

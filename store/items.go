@@ -371,7 +371,7 @@ func (s *SyncStore) dropHeld(ctx context.Context, batches []policy.Batch) (out [
 
 const heldItemSQL = `SELECT COUNT(*) FROM items WHERE id = ? AND batch_id = ? AND (updated_at > ? OR (updated_at = ?
 	AND status IS ? AND risk_score IS ? AND error_code IS ? AND reported_code IS ? AND attempt IS ? AND problem IS ?
-	AND revision IS ? AND claim_reviewer IS ? AND claim_expires_at IS ?))`
+	AND revision IS ? AND claim_reviewer IS ? AND claim_expires_at IS ? AND decisions_offered >= ?))`
 
 // holds reports whether the cache holds batch b exactly as sent.
 func (s *SyncStore) holds(ctx context.Context, b policy.Batch) (bool, error) {
@@ -388,7 +388,8 @@ func (s *SyncStore) holds(ctx context.Context, b policy.Batch) (bool, error) {
 		v := valuesOf(it)
 		// The state the upsert compares at the same instant (its WHERE).
 		if err := s.db.QueryRowContext(ctx, heldItemSQL, v.id, v.batchID, v.updatedAt, v.updatedAt, v.status, v.riskScore,
-			v.errorCode, v.reportedCode, v.attempt, v.problem, v.revision, v.claimReviewer, v.claimExpiry).Scan(&k); err != nil || k == 0 {
+			v.errorCode, v.reportedCode, v.attempt, v.problem, v.revision, v.claimReviewer, v.claimExpiry,
+			offersDecisions(it)).Scan(&k); err != nil || k == 0 { // decisions.go: a cache without them does not hold a 1.2 answer
 			return false, err
 		}
 	}
