@@ -448,6 +448,78 @@ func (d *decoder) processSOS(n int) error {
 	if pipe != nil {
 		return pipe.finish()
 	}
+	if d.progressive && d.early != nil && zigStart == 0 && ah == 0 {
+		for i := 0; i < nComp; i++ {
+			d.earlyDC[scan[i].compIndex] = true
+		}
+		d.handEarly()
+	}
+	return nil
+}
+
+// handEarly hands d.early the DC picture once every component has had its
+// first DC scan (section G.1.1.1: the DC coefficients, less the low bits
+// refined later), and only once.
+func (d *decoder) handEarly() {
+	for i := 0; i < d.nComp; i++ {
+		if !d.earlyDC[i] {
+			return
+		}
+	}
+	early := d.early
+	d.early = nil
+	if img := d.dcPicture(); img != nil {
+		early(img)
+	}
+}
+
+// dcPicture is the picture of the progressive coefficients' DC terms: one
+// pixel for each block (reduce8), a component's blocks as subsampled as
+// in the file. Nil for four components, and for a picture stored as RGB.
+func (d *decoder) dcPicture() image.Image {
+	w, h := (d.width+7)/8, (d.height+7)/8
+	h0 := d.comp[0].h
+	mxx := (d.width + 8*h0 - 1) / (8 * h0)
+	plane := func(i int, dst []byte, stride, pw, ph int) {
+		qt := &d.quant[d.comp[i].tq]
+		bstride := mxx * d.comp[i].h
+		coeffs := d.progCoeffs[i]
+		for by := 0; by < ph; by++ {
+			for bx := 0; bx < pw; bx++ {
+				reduce8(&coeffs[by*bstride+bx], qt, dst[by*stride+bx:])
+			}
+		}
+	}
+	switch {
+	case d.nComp == 1:
+		m := image.NewGray(image.Rect(0, 0, w, h))
+		plane(0, m.Pix, m.Stride, w, h)
+		return m
+	case d.nComp == 3 && !d.isRGB():
+		var ratio image.YCbCrSubsampleRatio
+		switch (d.comp[0].h/d.comp[1].h)<<4 | d.comp[0].v/d.comp[1].v {
+		case 0x11:
+			ratio = image.YCbCrSubsampleRatio444
+		case 0x12:
+			ratio = image.YCbCrSubsampleRatio440
+		case 0x21:
+			ratio = image.YCbCrSubsampleRatio422
+		case 0x22:
+			ratio = image.YCbCrSubsampleRatio420
+		case 0x41:
+			ratio = image.YCbCrSubsampleRatio411
+		case 0x42:
+			ratio = image.YCbCrSubsampleRatio410
+		default:
+			return nil
+		}
+		m := image.NewYCbCr(image.Rect(0, 0, w, h), ratio)
+		plane(0, m.Y, m.YStride, w, h)
+		cw, ch := m.CStride, len(m.Cb)/max(1, m.CStride)
+		plane(1, m.Cb, m.CStride, cw, ch)
+		plane(2, m.Cr, m.CStride, cw, ch)
+		return m
+	}
 	return nil
 }
 
