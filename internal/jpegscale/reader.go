@@ -162,6 +162,12 @@ type decoder struct {
 
 	comp       [maxComponents]component
 	progCoeffs [maxComponents][]block // Saved state between progressive-mode scans.
+	// progDC holds a component's DC terms while its only scans so far are
+	// first DC scans: 4 bytes a block, not the 256 of progCoeffs, which is
+	// made (coeffs) when another scan needs it. So the first scan of a
+	// large progressive picture, and its early picture, do not wait for
+	// hundreds of megabytes to be allocated and cleared.
+	progDC [maxComponents][]int32
 	huff       [maxTc + 1][maxTh + 1]huffman
 	quant      [maxTq + 1]block // Quantization tables, in zig-zag order.
 	tmp        [2 * blockSize]byte
