@@ -168,9 +168,9 @@ type decoder struct {
 	// large progressive picture, and its early picture, do not wait for
 	// hundreds of megabytes to be allocated and cleared.
 	progDC [maxComponents][]int32
-	huff       [maxTc + 1][maxTh + 1]huffman
-	quant      [maxTq + 1]block // Quantization tables, in zig-zag order.
-	tmp        [2 * blockSize]byte
+	huff   [maxTc + 1][maxTh + 1]huffman
+	quant  [maxTq + 1]block // Quantization tables, in zig-zag order.
+	tmp    [2 * blockSize]byte
 }
 
 // fill fills up the d.bytes.buf buffer from the underlying io.Reader. It

@@ -217,7 +217,7 @@ func (d *decoder) processSOS(n int) error {
 	expectedRST := uint8(rst0Marker)
 	var (
 		// b is the decoded coefficients, in natural (not zig-zag) order.
-		b  block
+		b block
 		// bp is the block decoded into: b, or a progressive file's
 		// saved coefficients themselves (not copied in and out).
 		bp *block
