@@ -249,7 +249,7 @@ windows: deps
 # bin/wine-prefix, with a test-only bcryptprimitives.dll that Wine 8 lacks;
 # nothing is written into the system's Wine. Exits non-zero on a miss. Not
 # part of `make test`: it takes minutes.
-DEB_WINE := wine64 xvfb xdotool x11-utils imagemagick jq curl unzip
+DEB_WINE := wine64 xvfb xdotool x11-utils imagemagick jq curl unzip fonts-wqy-microhei
 windows-check: windows build
 	$(call apt_install,$(DEB_WINE))
 	./scripts/windows-check.sh $(BIN) bin/windows $(WINDOWS_SHOTS)
