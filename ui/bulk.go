@@ -20,21 +20,11 @@ import (
 // costs, what it leaves out and why), then the run's progress, then the
 // result per item, with "Cancel the N not yet sent".
 
-// bulkWorkflow is the part of the Workflow the bulk dialog uses.
-type bulkWorkflow interface {
-	PlanResubmit(ctx context.Context, sel review.Selection) (review.Plan, error)
-	PlanRequestFiles(ctx context.Context, sel review.Selection) (review.Plan, error)
-	Confirm(ctx context.Context, p review.Plan) (review.Run, error)
-	SendRun(ctx context.Context, runID int64, opts review.RunOptions) (review.RunResult, error)
-	CancelRun(ctx context.Context, runID int64) ([]store.Action, error)
-	// Item names an item's file, customer and verdict in the lists.
-	Item(ctx context.Context, id string) (review.Detail, error)
-}
-
 // bulkScreen is the content of the bulk dialog.
 type bulkScreen struct {
-	wf   bulkWorkflow
-	plan review.Plan
+	wf    Bulk
+	items itemDetail // names an item's file, customer and verdict in the lists
+	plan  review.Plan
 
 	headline, skipped, status *textLabel
 	messages                  map[policy.Code]*formEntry
@@ -76,8 +66,13 @@ type bulkScreen struct {
 	listed    chan struct{}            // gets a value when the plan's items are read and shown (tests)
 }
 
-func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
-	b := &bulkScreen{wf: wf, plan: p, ended: make(chan struct{}), undone: make(chan struct{}, 1), listed: make(chan struct{}, 1), details: map[string]review.Detail{}}
+// itemDetail is the one thing of Listing the bulk dialog asks.
+type itemDetail interface {
+	Item(ctx context.Context, id string) (review.Detail, error)
+}
+
+func newBulkScreen(wf Bulk, items itemDetail, p review.Plan) *bulkScreen {
+	b := &bulkScreen{wf: wf, items: items, plan: p, ended: make(chan struct{}), undone: make(chan struct{}, 1), listed: make(chan struct{}, 1), details: map[string]review.Detail{}}
 	b.planFiles = make(map[string]string, len(p.Items))
 	for _, it := range p.Items {
 		b.planFiles[it.ItemID] = it.FileName
@@ -218,7 +213,7 @@ func (b *bulkScreen) lookUp(ids []string) {
 		if known {
 			continue
 		}
-		d, err := b.wf.Item(context.Background(), id)
+		d, err := b.items.Item(context.Background(), id)
 		if err != nil {
 			continue
 		}
@@ -540,7 +535,7 @@ func (c *Console) onBulk(kind policy.ActionKind) {
 // planBulk plans a bulk action on a selection off the UI goroutine, and
 // shows the plan (or why there is none).
 func (c *Console) planBulk(kind policy.ActionKind, sel review.Selection) {
-	bw := c.wf
+	bw, items := c.wf.Bulk, c.wf.Listing
 	c.background(func(ctx context.Context) func() {
 		var p review.Plan
 		var err error
@@ -554,15 +549,15 @@ func (c *Console) planBulk(kind policy.ActionKind, sel review.Selection) {
 				c.showError("No bulk plan", err)
 				return
 			}
-			c.showBulk(bw, p)
+			c.showBulk(bw, items, p)
 		}
 	})
 }
 
 // showBulk shows a plan in the bulk dialog. Closing the dialog (Close or
 // Escape) stops the run from starting more sends.
-func (c *Console) showBulk(bw bulkWorkflow, p review.Plan) *bulkScreen {
-	b := newBulkScreen(bw, p)
+func (c *Console) showBulk(bw Bulk, items itemDetail, p review.Plan) *bulkScreen {
+	b := newBulkScreen(bw, items, p)
 	b.door = c.onUI
 	// A notification when the run leaves actions unknown or refused (the
 	// dialog says it too).

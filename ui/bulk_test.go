@@ -127,7 +127,7 @@ func waitEnded(t *testing.T, b *bulkScreen) {
 func TestBulkDialogShowsThePlanThenProgressThenUndo(t *testing.T) {
 	test.NewTempApp(t)
 	wf := &fakeBulk{send: 5}
-	b := newBulkScreen(wf, planOf(policy.ActionResubmit, 12))
+	b := newBulkScreen(wf, wf, planOf(policy.ActionResubmit, 12))
 	w := test.NewTempWindow(t, b.content)
 	w.Resize(w.Content().MinSize().Max(w.Canvas().Size()))
 	if b.headline.Text != "Re-submit 12 items: 12 paid analyses" {
@@ -170,7 +170,7 @@ func TestBulkDialogShowsThePlanThenProgressThenUndo(t *testing.T) {
 func TestBulkFileRequestMessageIsEditedOnceForAll(t *testing.T) {
 	test.NewTempApp(t)
 	wf := &fakeBulk{send: 3}
-	b := newBulkScreen(wf, planOf(policy.ActionFileRequest, 3))
+	b := newBulkScreen(wf, wf, planOf(policy.ActionFileRequest, 3))
 	test.NewTempWindow(t, b.content)
 	if !strings.Contains(b.headline.Text, "no paid analysis") || b.confirm.Text != "Request 3 new files (Ctrl+Enter)" {
 		t.Fatalf("%q %q", b.headline.Text, b.confirm.Text)
@@ -224,7 +224,7 @@ func TestABulkPlanOverTheLimitIsConfirmedByTypingItsCount(t *testing.T) {
 	wf := &fakeBulk{send: 12}
 	p := planOf(policy.ActionResubmit, 12)
 	p.Max = 10
-	b := newBulkScreen(wf, p)
+	b := newBulkScreen(wf, wf, p)
 	w := test.NewTempWindow(t, b.content)
 	w.Resize(w.Content().MinSize().Max(w.Canvas().Size()))
 	if b.count == nil || !b.confirm.Disabled() {
@@ -259,7 +259,7 @@ func TestABulkPlanOverTheLimitIsConfirmedByTypingItsCount(t *testing.T) {
 	// At or under the limit, a click confirms as before.
 	under := planOf(policy.ActionResubmit, 10)
 	under.Max = 10
-	if b := newBulkScreen(wf, under); b.count != nil || b.confirm.Disabled() {
+	if b := newBulkScreen(wf, wf, under); b.count != nil || b.confirm.Disabled() {
 		t.Fatal("a plan within the limit asks for its count")
 	}
 }
@@ -270,7 +270,7 @@ func TestABulkPlanOverTheLimitIsConfirmedByTypingItsCount(t *testing.T) {
 func TestABulkConfirmationStoppedPartWaySaysWhatItQueued(t *testing.T) {
 	test.NewTempApp(t)
 	wf := &fakeBulk{stopAfter: 4}
-	b := newBulkScreen(wf, planOf(policy.ActionResubmit, 12))
+	b := newBulkScreen(wf, wf, planOf(policy.ActionResubmit, 12))
 	test.NewTempWindow(t, b.content)
 	test.Tap(b.confirm)
 	waitEnded(t, b)
@@ -316,7 +316,7 @@ func TestABulkRunStopsWithItsDialog(t *testing.T) {
 			c := newTestConsole(t, &fakeWorkflow{})
 			var b *bulkScreen
 			c.apply(func() {
-				b = c.showBulk(f, planOf(policy.ActionResubmit, 3))
+				b = c.showBulk(f, f, planOf(policy.ActionResubmit, 3))
 				test.Tap(b.confirm)
 			})
 			var ctx context.Context
@@ -389,7 +389,7 @@ func TestEnterInTheBulkPlanPressesTheButtonThatSaysEnter(t *testing.T) {
 	c := newTestConsole(t, &fakeWorkflow{})
 	fb := &fakeBulk{send: 3}
 	var b *bulkScreen
-	c.apply(func() { b = c.showBulk(fb, planOf(policy.ActionResubmit, 3)) })
+	c.apply(func() { b = c.showBulk(fb, fb, planOf(policy.ActionResubmit, 3)) })
 	if focused(c) != b.showItems || b.confirm.Importance != widget.HighImportance || b.showItems.Importance == widget.HighImportance {
 		t.Fatalf("focus on %T; the default button is not the one that looks it", focused(c))
 	}
