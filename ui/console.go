@@ -79,9 +79,6 @@ type Options struct {
 	Clock     Clock
 	Notify    func(*fyne.Notification)
 	Tray      TrayApp
-	// Deciding takes the reviewer's decisions (decide.go; nil: the
-	// service takes none, and the keys say so).
-	Deciding Deciding
 }
 
 // Console is the main window's content and its screens.

@@ -379,12 +379,18 @@ func newTestConsole(t *testing.T, wf *fakeWorkflow) *Console {
 
 func newTestConsoleWith(t *testing.T, wf *fakeWorkflow, opts Options) *Console {
 	t.Helper()
+	return newTestConsoleOn(t, workflowOf(wf), opts)
+}
+
+// newTestConsoleOn is a console on a workflow the test put together.
+func newTestConsoleOn(t *testing.T, wf *Workflow, opts Options) *Console {
+	t.Helper()
 	t.Setenv("LANG", "en_US.UTF-8")
 	a := test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	w.Resize(fyne.NewSize(1280, 800))
 	opts.Prefs = a.Preferences()
-	c := NewConsole(w, workflowOf(wf), opts)
+	c := NewConsole(w, wf, opts)
 	// A console's background work ends with its test: left running, a
 	// late panel update drew into Fyne's shared text caches while the
 	// next test laid out its own window (a race under -race).

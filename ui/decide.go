@@ -20,7 +20,7 @@ import (
 // comment or Ctrl+Enter decides, Esc leaves). a confirms and Shift+A
 // returns a decision that awaits a second reviewer. policy says what may
 // be decided (CanDecide, CheckReason, CanConfirm), in the dialog, before
-// anything is sent; the workflow (Options.Deciding) stores the decision
+// anything is sent; the workflow (Workflow.Decide) stores the decision
 // with its key and sends it. A decision is taken on the item whose
 // document is on screen: if the panel moved while the dialog was open,
 // nothing is sent.
@@ -162,7 +162,7 @@ func sentWords(what string, res DecideResult) string {
 // decisions or the service sends none.
 func (c *Console) decisionNote(sit policy.Situation) string {
 	it := sit.Item
-	if c.opts.Deciding == nil || !it.Team.DecisionsOffered {
+	if c.wf.Decide == nil || !it.Team.DecisionsOffered {
 		return ""
 	}
 	d := it.CurrentDecision()
@@ -174,7 +174,7 @@ func (c *Console) decisionNote(sit policy.Situation) string {
 		return "No decision yet: c clears, j rejects, e escalates."
 	case d == nil:
 		return ""
-	case d.State == policy.DecisionAwaiting && d.By != c.wf.Reviewer():
+	case d.State == policy.DecisionAwaiting && d.By != c.wf.Team.Reviewer():
 		return "Decision: " + decisionLine(*d) + " · a confirms it, Shift+A returns it."
 	}
 	return "Decision: " + decisionLine(*d) + "."
@@ -221,7 +221,7 @@ func (c *Console) canAsk() bool {
 	if c.win.Canvas().Overlays().Top() != nil {
 		return false
 	}
-	if c.opts.Deciding == nil {
+	if c.wf.Decide == nil {
 		c.strip.say(noDecisions)
 		return false
 	}
@@ -255,7 +255,7 @@ func (c *Console) onDecide(o policy.Outcome) {
 		return
 	}
 	p.team.working(t.id) // claims.go: a decision is work on the item
-	dg := c.opts.Deciding
+	dg := c.wf.Decide
 	c.background(func(ctx context.Context) func() {
 		list, err := dg.ReasonCodes(ctx)
 		return func() {
@@ -435,7 +435,7 @@ func (d *decideDialog) onDecide() {
 		return
 	}
 	d.form.hide()
-	o, dg := d.outcome, c.opts.Deciding
+	o, dg := d.outcome, c.wf.Decide
 	c.sendDecision(d.t, "Deciding to "+string(o), func(ctx context.Context) (DecideResult, error) {
 		return dg.Decide(ctx, d.t.id, o, code, comment)
 	}, func(res DecideResult, err error) string { return decideResultWords(o, res, err) })
@@ -475,7 +475,7 @@ func (c *Console) onConfirm(agree bool) {
 	verb := map[bool]string{true: "Confirm", false: "Return"}[agree]
 	// The refusals that no comment can change are said at once: no
 	// decision awaiting one, her own decision.
-	if _, err := policy.CanConfirm(t.item, c.wf.Reviewer(), true, ""); err != nil {
+	if _, err := policy.CanConfirm(t.item, c.wf.Team.Reviewer(), true, ""); err != nil {
 		c.refusal(t, verb, err)
 		return
 	}
@@ -483,7 +483,7 @@ func (c *Console) onConfirm(agree bool) {
 		return
 	}
 	p.team.working(t.id)
-	dg := c.opts.Deciding
+	dg := c.wf.Decide
 	c.background(func(ctx context.Context) func() {
 		list, _ := dg.ReasonCodes(ctx) // only for the reason's label
 		return func() {
@@ -563,7 +563,7 @@ func (cd *confirmDialog) onAnswer(agree bool) {
 		cd.refuse(moved)
 		return
 	}
-	comment, err := policy.CanConfirm(c.panel.detail.Item, c.wf.Reviewer(), agree, cd.comment.Text)
+	comment, err := policy.CanConfirm(c.panel.detail.Item, c.wf.Team.Reviewer(), agree, cd.comment.Text)
 	if err != nil {
 		cd.refuse(sentence(err) + " Nothing was sent.")
 		return
@@ -574,7 +574,7 @@ func (cd *confirmDialog) onAnswer(agree bool) {
 		return
 	}
 	cd.form.hide()
-	dg := c.opts.Deciding
+	dg := c.wf.Decide
 	label := map[bool]string{true: "Confirming the " + string(cd.decision.Outcome), false: "Returning the " + string(cd.decision.Outcome)}[agree]
 	c.sendDecision(cd.t, label, func(ctx context.Context) (DecideResult, error) {
 		return dg.Confirm(ctx, cd.t.id, agree, comment)

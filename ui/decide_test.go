@@ -88,11 +88,11 @@ func awaiting(id, by string) review.ItemView {
 
 func decideConsole(t *testing.T, fd *fakeDeciding, items ...review.ItemView) *Console {
 	t.Helper()
-	opts := Options{}
+	wf := workflowOf(&fakeWorkflow{items: items})
 	if fd != nil {
-		opts.Deciding = fd
+		wf.Decide = fd
 	}
-	return newTestConsoleWith(t, &fakeWorkflow{items: items}, opts)
+	return newTestConsoleOn(t, wf, Options{})
 }
 
 func ctrlEnter(c *Console) { press(c, fyne.KeyReturn, fyne.KeyModifierControl); c.Settle() }

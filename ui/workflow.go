@@ -25,6 +25,7 @@ type Workflow struct {
 	Documents Documents     // the preview and the viewer (preview.go)
 	Kept      KeptDocuments // documents kept for offline review (kept.go); nil: none are kept
 	Retention Retention     // the cache's retention (run.go: once a day)
+	Decide    Deciding      // the reviewer's decisions (decide.go); nil: the service takes none
 }
 
 // ServiceWorkflow is the window's Workflow on the reviewer's workflow:
