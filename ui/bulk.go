@@ -53,6 +53,11 @@ type bulkScreen struct {
 	// door hands a widget update from the run's goroutine to the UI
 	// goroutine (thread.go: Console.onUI, when shown in the window).
 	door func(wait bool, f func())
+	// spawn runs the dialog's work off the UI goroutine: the plan's
+	// lookups, the confirmation and its run, an undo. Shown in the
+	// window it is Console.spawn, so that Console.Wait (signing out,
+	// quitting) waits for it before the cache closes.
+	spawn func(f func())
 
 	mu        sync.Mutex
 	run       review.Run
@@ -81,6 +86,7 @@ func newBulkScreen(wf Bulk, items itemDetail, p review.Plan) *bulkScreen {
 	f := b.form
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	b.door = onUI
+	b.spawn = func(f func()) { go f() }
 	b.headline = newLabelWithStyle(p.Headline(), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	b.skipped = newLabel(skippedText(p))
 	b.skipped.Wrapping = fyne.TextWrapWord
@@ -194,14 +200,14 @@ func (b *bulkScreen) onShowItems() {
 	for i, it := range b.plan.Items {
 		ids[i] = it.ItemID
 	}
-	go func() {
+	b.spawn(func() {
 		b.lookUp(ids)
 		b.showNow(b.results.Refresh)
 		select {
 		case b.listed <- struct{}{}:
 		default:
 		}
-	}()
+	})
 }
 
 // lookUp reads the file, customer and verdict of items not read yet.
@@ -356,7 +362,7 @@ func (b *bulkScreen) onConfirm() {
 	b.status.SetText("Queuing…")
 	plan := b.plan
 	ctx := b.ctx
-	go func() {
+	b.spawn(func() {
 		run, err := b.wf.Confirm(ctx, plan)
 		if err != nil && len(run.Actions) > 0 {
 			// Stopped part-way (a busy cache, a cancel): what it queued
@@ -403,7 +409,7 @@ func (b *bulkScreen) onConfirm() {
 		b.lookUp(ids)
 		b.showNow(b.results.Refresh)
 		close(b.ended)
-	}()
+	})
 }
 
 // showNow runs a widget update from the run's goroutine on the UI
@@ -489,7 +495,7 @@ func (b *bulkScreen) onUndo() {
 	b.mu.Lock()
 	id := b.run.ID
 	b.mu.Unlock()
-	go func() {
+	b.spawn(func() {
 		cancelled, err := b.wf.CancelRun(context.Background(), id)
 		b.showNow(func() {
 			if err != nil {
@@ -516,7 +522,7 @@ func (b *bulkScreen) onUndo() {
 		case b.undone <- struct{}{}:
 		default:
 		}
-	}()
+	})
 }
 
 // onBulk plans a bulk action on the selected items, or every item in
@@ -559,6 +565,7 @@ func (c *Console) planBulk(kind policy.ActionKind, sel review.Selection) {
 func (c *Console) showBulk(bw Bulk, items itemDetail, p review.Plan) *bulkScreen {
 	b := newBulkScreen(bw, items, p)
 	b.door = c.onUI
+	b.spawn = c.spawn
 	// A notification when the run leaves actions unknown or refused (the
 	// dialog says it too).
 	b.onEnded = func(p review.RunProgress) { c.notes.post(runEndLine(p)) }

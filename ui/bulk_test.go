@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -406,5 +407,44 @@ func TestEnterInTheBulkPlanPressesTheButtonThatSaysEnter(t *testing.T) {
 	defer fb.mu.Unlock()
 	if len(fb.confirmed.Items) != 3 {
 		t.Fatalf("confirmed %d items", len(fb.confirmed.Items))
+	}
+}
+
+// lingeringBulk is a bulk workflow whose run, once its context ends,
+// takes a while to return, as a send under way finishes its call: it
+// says when it has returned.
+type lingeringBulk struct {
+	*stoppableBulk
+	returned atomic.Bool
+}
+
+func (f *lingeringBulk) SendRun(ctx context.Context, id int64, opts review.RunOptions) (review.RunResult, error) {
+	res, err := f.stoppableBulk.SendRun(ctx, id, opts)
+	// The send under way ends after the window let go of it: long
+	// enough that a Wait that does not wait for it returns first.
+	<-time.After(200 * time.Millisecond)
+	f.returned.Store(true)
+	return res, err
+}
+
+// Signing out or quitting waits for a bulk run of the window to end
+// before the cache is closed: Console.Wait counts the bulk dialog's work
+// (it did not: the run went on using the workflow after Wait returned).
+func TestConsoleWaitWaitsForTheBulkRun(t *testing.T) {
+	f := &lingeringBulk{stoppableBulk: &stoppableBulk{fakeBulk: &fakeBulk{}, sending: make(chan context.Context, 1)}}
+	c := newTestConsole(t, &fakeWorkflow{})
+	c.apply(func() {
+		b := c.showBulk(f, f, planOf(policy.ActionResubmit, 3))
+		test.Tap(b.confirm)
+	})
+	select {
+	case <-f.sending:
+	case <-time.After(time.Minute):
+		t.Fatal("the run did not start")
+	}
+	c.Close()
+	c.Wait()
+	if !f.returned.Load() {
+		t.Fatal("Console.Wait returned while the bulk run still used the workflow")
 	}
 }

@@ -333,6 +333,18 @@ func (c *Console) background(work func(ctx context.Context) func()) {
 	}()
 }
 
+// spawn runs work of a screen's own off the UI goroutine (the bulk
+// dialog's run), counted as background work: Settle and Wait wait for
+// it, so that signing out or quitting never closes the cache under it.
+// The work ends with the console's context, as all its work does.
+func (c *Console) spawn(work func()) {
+	c.jobs.add()
+	go func() {
+		defer c.jobs.done()
+		work()
+	}()
+}
+
 // widgetMu serialises every widget update of the package, whichever
 // screen it is for. Fyne's driver runs them all on its one goroutine; its
 // test driver runs fyne.Do on the caller's goroutine, and Fyne's own caches
