@@ -40,6 +40,10 @@ type KindSpec struct {
 	// command line's and the window's bulk runs), says why a plan leaves
 	// an item out ("" keeps it); nil for a kind taken one item at a time.
 	BulkSkip func(Situation) Skip
+	// BulkOutcome, for a kind that carries an outcome (a decision), is the
+	// one outcome a bulk run of it takes: a clear. There is no bulk reject
+	// or escalation: each needs a person's eyes and words on one item.
+	BulkOutcome Outcome
 	// Message: the action carries the reviewer's message to the customer
 	// (CheckCustomerMessage keeps it).
 	Message bool
@@ -98,7 +102,8 @@ var actionKinds = []KindSpec{
 	{Kind: ActionReplacement, Word: "replacement upload", Paid: true, IfMatch: true,
 		Endpoint: "POST /v1/items/{id}/replacement", Command: "replace", Check: CanReplace},
 	{Kind: ActionDecision, Word: "decision", Paid: false, IfMatch: true,
-		Endpoint: "POST /v1/items/{id}/decisions", Command: "decide", Check: takesDecisions, Judge: judgeDecision},
+		Endpoint: "POST /v1/items/{id}/decisions", Command: "decide", Check: takesDecisions, Judge: judgeDecision,
+		BulkOutcome: OutcomeClear, BulkSkip: ClearSkip},
 	{Kind: ActionConfirmation, Word: "confirmation", Paid: false, IfMatch: true,
 		Endpoint: "POST /v1/items/{id}/decisions/{decision_id}/confirmation", Command: "confirm", Check: takesDecisions, Judge: judgeConfirmation},
 }

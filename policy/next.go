@@ -24,6 +24,9 @@ type Situation struct {
 	// RateLimitedUntil is when the API's rate-limit wait ends (zero: none).
 	RateLimitedUntil time.Time
 	Now              time.Time
+	// Bands are the risk bands in force (review's triage settings), for a
+	// rule that reads an item's band (ClearSkip); zero: DefaultBands.
+	Bands Bands
 }
 
 // Next is the next action on an item, with the time to wait for.

@@ -57,6 +57,9 @@ type PlanItem struct {
 	BatchID  string
 	FileName string
 	Code     policy.Code
+	// Revision is the item's revision when planned: a decision (a bulk
+	// clear) is sent with it as If-Match, and left out if it moved.
+	Revision int64
 }
 
 // Skipped is an item a plan leaves out, and why. Detail names who holds a
@@ -89,6 +92,15 @@ type Plan struct {
 	// the limit: typed in the window (equal to Count), or --max N (at least
 	// Count). Confirm refuses such a plan without it.
 	CountConfirmed int
+	// Outcome, Reason and Comment are a bulk decision's, one for the run:
+	// its outcome (the kind's BulkOutcome: a clear), and the reason code
+	// and comment the reviewer gives (SetDecision). Reasons is the
+	// service's list of reason codes as the console keeps it (offline: the
+	// last sync's), which the reason is judged by.
+	Outcome policy.Outcome
+	Reason  string
+	Comment string
+	Reasons []policy.ReasonCode
 	// skips counts what a summary leaves out, by reason (Skipped stays nil).
 	skips map[skipKey]int
 	// held is what a plan to confirm (PlanToConfirm) acts on, in place of
@@ -102,13 +114,17 @@ type Plan struct {
 // file request the index of each item's code in codes.
 type planIDs struct {
 	ids     []byte
+	revs    []int64 // each item's planned revision, for a decision
 	codeOf  []uint16
 	codes   []policy.Code
 	indexOf map[policy.Code]uint16
 }
 
-func (h *planIDs) add(id string, code policy.Code, withCode bool) {
+func (h *planIDs) add(id string, code policy.Code, withCode bool, rev int64, withRev bool) {
 	h.ids = append(append(h.ids, id...), 0)
+	if withRev {
+		h.revs = append(h.revs, rev)
+	}
 	if !withCode {
 		return
 	}
@@ -127,6 +143,7 @@ func (h *planIDs) add(id string, code policy.Code, withCode bool) {
 type planCursor struct {
 	h      *planIDs
 	at, no int
+	rev    int64 // the planned revision of the item next returned (0: none kept)
 }
 
 func (c *planCursor) next() (id string, code policy.Code, ok bool) {
@@ -137,6 +154,10 @@ func (c *planCursor) next() (id string, code policy.Code, ok bool) {
 	id = string(c.h.ids[c.at:end])
 	if c.no < len(c.h.codeOf) {
 		code = c.h.codes[c.h.codeOf[c.no]]
+	}
+	c.rev = 0
+	if c.no < len(c.h.revs) {
+		c.rev = c.h.revs[c.no]
 	}
 	c.at, c.no = end+1, c.no+1
 	return id, code, true
@@ -177,6 +198,13 @@ func plural(n int, one, many string) string {
 
 // Headline is the plan in one line: "Re-submit 12 items: 12 paid analyses".
 func (p Plan) Headline() string {
+	if p.Kind == policy.ActionDecision {
+		reason := "no reason given yet"
+		if p.Reason != "" {
+			reason = "reason " + p.Reason
+		}
+		return fmt.Sprintf("Clear %s (%s): no paid analysis", plural(p.Len(), "item", "items"), reason)
+	}
 	if p.Kind == policy.ActionResubmit {
 		return fmt.Sprintf("Re-submit %s: %s", plural(p.Len(), "item", "items"),
 			plural(p.PaidAnalyses(), "paid analysis", "paid analyses"))
@@ -227,6 +255,22 @@ func skipLine(r policy.Skip, detail string, n int) string {
 		return verb("is not in error", "are not in error")
 	case policy.SkipClaimed:
 		return verb("is claimed by "+detail, "are claimed by "+detail)
+	case policy.SkipNotOffered:
+		return verb("is on a service that takes no decisions (1.0 or 1.1)", "are on a service that takes no decisions (1.0 or 1.1)")
+	case policy.SkipNotChecked:
+		return verb("could not be checked (in error or awaiting a file): never cleared", "could not be checked (in error or awaiting a file): never cleared")
+	case policy.SkipPending:
+		return verb("is still being analysed: not checked, never cleared", "are still being analysed: not checked, never cleared")
+	case policy.SkipRecommendReject:
+		return verb("was recommended reject: decide it on its own", "were recommended reject: decide them one at a time")
+	case policy.SkipRecommendReview:
+		return verb("was recommended review: decide it on its own", "were recommended review: decide them one at a time")
+	case policy.SkipNotLowBand:
+		return verb("is above the low risk band", "are above the low risk band")
+	case policy.SkipAwaitingConfirm:
+		return verb("has a decision awaiting a second reviewer", "have a decision awaiting a second reviewer")
+	case policy.SkipDecided:
+		return verb("already has a decision", "already have a decision")
 	}
 	return verb("is left out: "+string(r), "are left out: "+string(r))
 }
@@ -323,6 +367,15 @@ func (s *RunService) PlanRequestFiles(ctx context.Context, sel Selection) (Plan,
 	return s.plan(ctx, sel, policy.ActionFileRequest, holdItems, nil)
 }
 
+// PlanClear plans a clear (a decision, the one outcome taken in bulk) of
+// each item of a selection that policy.ClearSkip takes: a scored item in
+// the low band in force, recommended forward, with no decision, no open
+// action and no claim by another reviewer. Its reason and comment, one for
+// the run, are given with SetDecision before it is confirmed.
+func (s *RunService) PlanClear(ctx context.Context, sel Selection) (Plan, error) {
+	return s.plan(ctx, sel, policy.ActionDecision, holdItems, nil)
+}
+
 // PlanToConfirm is the plan of kind on a selection, to be confirmed, in
 // memory that grows by its items' ids alone: it holds what it acts on
 // (not as Items: EachPlanItem lists them) and counts what it leaves out
@@ -345,14 +398,15 @@ func (s *RunService) EachPlanItem(ctx context.Context, p Plan, fn func(PlanItem)
 	}
 	c := planCursor{h: p.held}
 	ids := make([]string, 0, 500)
+	revs := make([]int64, 0, 500) // as planned (a decision's), else 0: the cache's now
 	for {
-		ids = ids[:0]
+		ids, revs = ids[:0], revs[:0]
 		for len(ids) < cap(ids) {
 			id, _, ok := c.next()
 			if !ok {
 				break
 			}
-			ids = append(ids, id)
+			ids, revs = append(ids, id), append(revs, c.rev)
 		}
 		if len(ids) == 0 {
 			return nil
@@ -365,10 +419,13 @@ func (s *RunService) EachPlanItem(ctx context.Context, p Plan, fn func(PlanItem)
 		for _, r := range rows {
 			byID[r.ID] = r
 		}
-		for _, id := range ids {
-			it := PlanItem{ItemID: id}
+		for i, id := range ids {
+			it := PlanItem{ItemID: id, Revision: revs[i]}
 			if r, ok := byID[id]; ok {
 				it.BatchID, it.FileName, it.Code = r.BatchID, r.FileName, r.ErrorCode
+				if it.Revision == 0 {
+					it.Revision = r.Revision
+				}
 			}
 			if err := fn(it); err != nil {
 				return err
@@ -414,8 +471,16 @@ func (s *core) plan(ctx context.Context, sel Selection, kind policy.ActionKind, 
 	if err != nil {
 		return Plan{}, err
 	}
-	now, me, claimed := s.now(), s.who(), s.claimCheck()
-	p := Plan{Kind: kind, MadeAt: now, Max: s.bulkLimit()}
+	now, me, claimed, bands := s.now(), s.who(), s.claimCheck(), s.triageSettings().Bands
+	p := Plan{Kind: kind, MadeAt: now, Max: s.bulkLimit(), Outcome: spec.BulkOutcome}
+	if p.Outcome != "" {
+		// A bulk decision is judged by the service's list of reason codes:
+		// the one the cache keeps, or the service's when none is kept. A
+		// service that takes no decisions (1.0, 1.1) is said so here.
+		if p.Reasons, err = (&Decisions{s}).listForDecide(ctx); err != nil {
+			return Plan{}, err
+		}
+	}
 	if spec.Message {
 		p.Messages = map[policy.Code]string{}
 	} else if now.Before(until) {
@@ -430,7 +495,7 @@ func (s *core) plan(ctx context.Context, sel Selection, kind policy.ActionKind, 
 		p.held = &planIDs{}
 	}
 	err = s.eachSelected(ctx, sel, func(r store.ItemRow) error {
-		sit := policy.Situation{Item: r.Item, OpenAction: r.OpenAction(), Now: now}
+		sit := policy.Situation{Item: r.Item, OpenAction: r.OpenAction(), Now: now, Bands: bands}
 		reason := skip(sit)
 		detail := ""
 		if reason == "" {
@@ -446,13 +511,13 @@ func (s *core) plan(ctx context.Context, sel Selection, kind policy.ActionKind, 
 			}
 			return nil
 		}
-		it := PlanItem{ItemID: r.ID, BatchID: r.BatchID, FileName: r.FileName, Code: r.ErrorCode}
+		it := PlanItem{ItemID: r.ID, BatchID: r.BatchID, FileName: r.FileName, Code: r.ErrorCode, Revision: r.Revision}
 		p.Count++
 		if hold {
 			p.Items = append(p.Items, it)
 		}
 		if p.held != nil {
-			p.held.add(it.ItemID, it.Code, spec.Message) // the code picks the message
+			p.held.add(it.ItemID, it.Code, spec.Message, it.Revision, p.Outcome != "") // the code picks the message
 		}
 		if p.Messages != nil {
 			if _, ok := p.Messages[r.ErrorCode]; !ok {
@@ -467,7 +532,61 @@ func (s *core) plan(ctx context.Context, sel Selection, kind policy.ActionKind, 
 	if err != nil {
 		return Plan{}, err
 	}
+	if p.Outcome != "" && p.Count == 0 && p.skipped(policy.SkipNotOffered) > 0 && p.skipped(policy.SkipNotOffered) == p.skippedAll() {
+		return Plan{}, policy.Errorf(policy.CodeNotOffered, "this service does not take decisions (it speaks contract 1.0 or 1.1): nothing can be cleared, nothing was queued")
+	}
 	return p, nil
+}
+
+// skipped counts the items the plan leaves out for r; skippedAll all it leaves out.
+func (p Plan) skipped(r policy.Skip) int {
+	n := 0
+	for _, s := range p.Skipped {
+		if s.Reason == r {
+			n++
+		}
+	}
+	for k, c := range p.skips {
+		if k.r == r {
+			n += c
+		}
+	}
+	return n
+}
+
+func (p Plan) skippedAll() int {
+	n := len(p.Skipped)
+	for _, c := range p.skips {
+		n += c
+	}
+	return n
+}
+
+// SetDecision gives a bulk decision its reason code and comment, one for
+// the run, judged as a single decision's are (policy.CheckReason): a code
+// the service's list does not give for the outcome is refused, in words,
+// before anything is queued.
+func (p *Plan) SetDecision(reason, comment string) error {
+	if p.Outcome == "" {
+		return policy.Errorf(policy.CodeInvalidInput, "a bulk %s takes no reason", policy.ActionWord(p.Kind))
+	}
+	c, err := policy.CheckReason(p.Reasons, p.Outcome, reason, comment)
+	if err != nil {
+		return err
+	}
+	p.Reason, p.Comment = reason, c
+	return nil
+}
+
+// ReasonsFor lists the reason codes the plan's outcome may be given with.
+func (p Plan) ReasonsFor() []policy.ReasonCode {
+	var out []policy.ReasonCode
+	for _, r := range p.Reasons {
+		if r.Allows(p.Outcome) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Confirm queues every action of a plan durably, each with its own key,
@@ -513,7 +632,9 @@ func (s *core) confirm(ctx context.Context, p Plan, chunk func([]store.Action, [
 	if !ok || spec.BulkSkip == nil {
 		return Run{}, policy.Errorf(policy.CodeInvalidInput, "a %s is not planned in bulk", policy.ActionWord(p.Kind))
 	}
+	bands := s.triageSettings().Bands
 	check := func(sit policy.Situation) error {
+		sit.Bands = bands
 		skip := spec.BulkSkip(sit)
 		if skip == policy.SkipActionOpen {
 			return policy.Errorf(policy.CodeActionOpen, "item %s already has an open action", sit.Item.ID)
@@ -536,10 +657,23 @@ func (s *core) confirm(ctx context.Context, p Plan, chunk func([]store.Action, [
 			messages[code] = m
 		}
 	}
+	// A bulk decision's reason and comment, judged again here against the
+	// list the plan was made with, however the plan was edited.
+	comment := ""
+	if spec.BulkOutcome != "" {
+		if p.Outcome != spec.BulkOutcome {
+			return Run{}, policy.Errorf(policy.CodeInvalidInput, "a bulk %s is a %s, never a %s", policy.ActionWord(p.Kind), spec.BulkOutcome, p.Outcome)
+		}
+		c, err := policy.CheckReason(p.Reasons, p.Outcome, p.Reason, p.Comment)
+		if err != nil {
+			return Run{}, err
+		}
+		comment = c
+	}
 	// The actions are made a chunk at a time, each with its new key, as
 	// the store takes them: nothing is held for the whole run.
 	var buf []store.Action
-	next := p.items()
+	next, planned := p.items()
 	source := func(want int) ([]store.Action, error) {
 		buf = buf[:0]
 		for len(buf) < want {
@@ -550,6 +684,9 @@ func (s *core) confirm(ctx context.Context, p Plan, chunk func([]store.Action, [
 			a := store.Action{ItemID: id, Kind: p.Kind, Key: s.newKey()}
 			if spec.Message {
 				a.Message = messages[code]
+			}
+			if spec.BulkOutcome != "" { // what she saw is what is sent as If-Match
+				a.Outcome, a.ReasonCode, a.Comment, a.Planned = p.Outcome, p.Reason, comment, planned()
 			}
 			buf = append(buf, a)
 		}
@@ -564,19 +701,25 @@ func (s *core) confirm(ctx context.Context, p Plan, chunk func([]store.Action, [
 	return Run{BulkRun: run, Queued: queued, LeftOut: left}, err
 }
 
-// items walks what the plan acts on: its Items, or the ids it holds.
-func (p Plan) items() func() (string, policy.Code, bool) {
+// items walks what the plan acts on: its Items, or the ids it holds;
+// planned is the planned revision of the item next last returned.
+func (p Plan) items() (next func() (string, policy.Code, bool), planned func() int64) {
 	if p.held != nil {
-		c := planCursor{h: p.held}
-		return c.next
+		c := &planCursor{h: p.held}
+		return c.next, func() int64 { return c.rev }
 	}
 	i := 0
 	return func() (string, policy.Code, bool) {
-		if i >= len(p.Items) {
-			return "", "", false
+			if i >= len(p.Items) {
+				return "", "", false
+			}
+			it := p.Items[i]
+			i++
+			return it.ItemID, it.Code, true
+		}, func() int64 {
+			if i == 0 {
+				return 0
+			}
+			return p.Items[i-1].Revision
 		}
-		it := p.Items[i]
-		i++
-		return it.ItemID, it.Code, true
-	}
 }

@@ -43,6 +43,10 @@ type Action struct {
 	Comment    string         `json:"comment,omitempty"`
 	DecisionID string         `json:"decision_id,omitempty"`
 	Agree      bool           `json:"agree,omitempty"`
+	// Planned, for an action of a bulk run, is the item's revision when the
+	// plan was made: the run leaves the item out if it has moved since
+	// (what she saw is what is sent as If-Match). 0: none planned.
+	Planned int64 `json:"-"`
 }
 
 const actionColumns = `id, item_id, kind, idempotency_key, state, reviewer, COALESCE(message, ''), COALESCE(file_name, ''),

@@ -227,7 +227,7 @@ func (c *runChunk) write(ctx context.Context, tx *sql.Tx, now time.Time, actions
 			LEFT JOIN actions a INDEXED BY actions_one_open ON a.item_id = i.id AND a.state IN ` + openSQL +
 			triageJoin + " WHERE i.id = ?",
 		`INSERT INTO actions(item_id, kind, idempotency_key, state, reviewer, message, file_name, created_at, updated_at, revision,
-			seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			seen, outcome, reason_code, comment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		`INSERT INTO bulk_run_actions(action_id, run_id) VALUES (?, ?)`,
 		`INSERT INTO audit(at, reviewer, item_id, action_id, event, detail) VALUES (?, ?, ?, ?, ?, ?)`,
 		noteIDsSQL, // what the reviewer saw is kept with each action (revisions.go: setActionSeen)
@@ -253,6 +253,9 @@ func (c *runChunk) write(ctx context.Context, tx *sql.Tx, now time.Time, actions
 		if errors.Is(err, sql.ErrNoRows) {
 			err = notFound("item", a.ItemID)
 		}
+		if err == nil && a.Planned > 0 && r.Revision != a.Planned {
+			err = policy.Errorf(policy.CodeConflict, "item %s changed since the plan (revision %d, planned on %d)", a.ItemID, r.Revision, a.Planned)
+		}
 		if err == nil {
 			err = check(policy.Situation{Item: r.Item, OpenAction: r.OpenAction(), RateLimitedUntil: fromMS(until), Now: now})
 		}
@@ -270,8 +273,12 @@ func (c *runChunk) write(ctx context.Context, tx *sql.Tx, now time.Time, actions
 			if err != nil {
 				return err
 			}
+			var outcome, reason any // a decision's (a bulk clear): what the reviewer chose for the run
+			if a.Kind == policy.ActionDecision {
+				outcome, reason = string(a.Outcome), a.ReasonCode
+			}
 			res, err = insertStmt.ExecContext(ctx, a.ItemID, string(a.Kind), a.Key, string(policy.InitialActionState), a.Reviewer,
-				nullStr(a.Message), nullStr(a.FileName), ms(now), ms(now), rev, seen)
+				nullStr(a.Message), nullStr(a.FileName), ms(now), ms(now), rev, seen, outcome, reason, nullStr(a.Comment))
 			if isUniqueViolation(err) {
 				err = policy.Errorf(policy.CodeActionOpen, "item %s already has an open action; wait for it or cancel it", a.ItemID)
 			} else if err == nil {
@@ -291,8 +298,12 @@ func (c *runChunk) write(ctx context.Context, tx *sql.Tx, now time.Time, actions
 		if _, err := linkStmt.ExecContext(ctx, a.ID, c.run.ID); err != nil {
 			return err
 		}
+		detail := a.Message
+		if d := decisionDetail(a); d != "" {
+			detail = d
+		}
 		if _, err := auditStmt.ExecContext(ctx, ms(now), a.Reviewer, a.ItemID, a.ID, string(a.Kind)+" requested",
-			strings.TrimSpace(fmt.Sprintf("bulk run %d %s", c.run.ID, a.Message))); err != nil {
+			strings.TrimSpace(fmt.Sprintf("bulk run %d %s", c.run.ID, detail))); err != nil {
 			return err
 		}
 		c.created = append(c.created, a)
