@@ -110,8 +110,29 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	selection := review.Selection{Filter: store.ItemFilter{Status: policy.StatusError, BatchID: *batch, Code: policy.Code(*code)}}
 	// resubmit or request-file: the kind's descriptor names its command.
 	kind, _ := policy.KindForCommand(cmd)
-	if *dry { // only printed: read twice in flat memory, never held
-		return r.dryRun(ctx, svc, selection, kind, messages, *maxN)
+	prepare := func(p *review.Plan) (int, error) { return ExitUsage, setMessages(p, messages) }
+	return r.planAndRun(ctx, svc, selection, kind, prepare, bulkRun{yes: *yes, dry: *dry, maxN: *maxN, concurrency: *concurrency})
+}
+
+// bulkRun is how a bulk command was asked to run: --yes, --dry-run, --max
+// and --concurrency, the same for every bulk kind.
+type bulkRun struct {
+	yes, dry    bool
+	maxN        int
+	concurrency int
+}
+
+// planAndRun is a bulk command once its selection is known, the same for
+// every kind of the table that is planned in bulk: the plan printed
+// first, then the same confirmation, run, report and exit statuses.
+// prepare gives the plan what the reviewer chose for the run (the
+// messages, a decision's reason); its refusal exits with the status it
+// returns, nothing queued.
+func (r *runner) planAndRun(ctx context.Context, svc *review.Service, selection review.Selection, kind policy.ActionKind,
+	prepare func(*review.Plan) (int, error), o bulkRun) (int, error) {
+	yes, maxN, concurrency := &o.yes, &o.maxN, &o.concurrency
+	if o.dry { // only printed: read twice in flat memory, never held
+		return r.dryRun(ctx, svc, selection, kind, prepare, *maxN)
 	}
 	// The plan holds the ids of what it acts on, nothing more per item: the
 	// rows are printed as the cache is read back, and the confirmation, the
@@ -120,8 +141,8 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	if err != nil {
 		return exitFor(err), err
 	}
-	if err := setMessages(&plan, messages); err != nil {
-		return ExitUsage, err
+	if code, err := prepare(&plan); err != nil {
+		return code, err
 	}
 	r.printPlanHead(plan)
 	tw := newStreamTable(r.env.Stdout)
@@ -227,13 +248,13 @@ func countGiven(p review.Plan, maxN int) error {
 // dryRun prints a plan without holding it: its summary first (one read of
 // the selection, counting), then its items as a second read streams them.
 func (r *runner) dryRun(ctx context.Context, svc *review.Service, sel review.Selection, kind policy.ActionKind,
-	messages messageFlags, maxN int) (int, error) {
+	prepare func(*review.Plan) (int, error), maxN int) (int, error) {
 	plan, err := svc.Runs.PlanSummary(ctx, sel, kind)
 	if err != nil {
 		return exitFor(err), err
 	}
-	if err := setMessages(&plan, messages); err != nil {
-		return ExitUsage, err
+	if code, err := prepare(&plan); err != nil {
+		return code, err
 	}
 	r.printPlanHead(plan)
 	tw := newStreamTable(r.env.Stdout)

@@ -142,6 +142,9 @@ commands:
   request-file --non-retryable [--batch ID] [--code C] [--message CODE=TEXT]... [--yes|--dry-run] [--max N]
                                   (a run over REVIEWER_BULK_MAX, default 1000 items, needs --max N of at least its count)
                                   ask the customers for new files, after showing the plan
+  bulk clear --reason CODE [--comment TEXT] [--batch ID | --ids ID,ID...] [--yes|--dry-run] [--max N]
+                                  clear every scored low-band item recommended forward, undecided, after
+                                  showing the plan and what it leaves out (no bulk reject or escalate)
   cancel-run RUN_ID               cancel the actions of a bulk run not yet sent
   outbox [--json]                 actions and notes not done yet (paid or free)
   flush [--wait D]                send queued actions, reconcile unknown ones; wait for those another process sends
@@ -456,6 +459,8 @@ func (r *runner) run(args []string) (int, error) {
 		return r.confirm(cmdArgs)
 	case "reason-codes":
 		return r.reasonCodes(cmdArgs)
+	case "bulk": // bulk_clear.go
+		return r.bulkCommand(cmdArgs)
 	case "cancel-run":
 		return r.cancelRun(cmdArgs)
 	case "outbox":
