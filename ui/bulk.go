@@ -28,6 +28,14 @@ type bulkScreen struct {
 
 	headline, skipped, status *textLabel
 	messages                  map[policy.Code]*formEntry
+	// A bulk clear's reason, one for the run, picked from the service's
+	// list (the plan's, kept offline), and its comment (nil: not a clear).
+	reason        *pickerEntry
+	reasonList    *fyne.Container
+	reasons       []policy.ReasonCode // those the plan's outcome may be given with
+	matches       []int               // the reasons the picker's text matches
+	pick          int                 // index in matches; -1: none
+	reasonComment *formEntry
 	count                     *formEntry // the plan's count typed, over the bulk limit (nil: not asked)
 	confirm, undo, stop       *formButton
 	showItems, close          *formButton
@@ -110,6 +118,9 @@ func newBulkScreen(wf Bulk, items itemDetail, p review.Plan) *bulkScreen {
 			top.Add(f.hint())
 		}
 	}
+	if p.Outcome != "" {
+		b.addReason(top)
+	}
 	if p.NeedsCount() {
 		// A plain click does not spend this many: the count is typed.
 		b.confirm.Disable()
@@ -136,6 +147,9 @@ func newBulkScreen(wf Bulk, items itemDetail, p review.Plan) *bulkScreen {
 	b.showItems = f.button(showItemsText(p.Len(), false), b.onShowItems)
 	if len(p.Items) == 0 {
 		b.showItems.Hide()
+	}
+	if b.reason != nil {
+		f.focusFirst(b.reason) // the reason comes first: nothing is cleared without one
 	}
 	if f.first == nil && len(p.Items) > 0 {
 		// No field: the harmless button has the focus, not the paid one
@@ -266,6 +280,10 @@ func (b *bulkScreen) typedCount() int {
 }
 
 func confirmText(p review.Plan) string {
+	if p.Outcome != "" {
+		// The comment is multi-line; Enter in the reason picker confirms too.
+		return fmt.Sprintf("%s %s (Ctrl+Enter)", outcomeVerb(p.Outcome), plural(len(p.Items), "item"))
+	}
 	if p.Kind == policy.ActionResubmit {
 		return fmt.Sprintf("Re-submit %d, %d paid (Enter)", len(p.Items), p.PaidAnalyses())
 	}
@@ -299,6 +317,11 @@ func (b *bulkScreen) resultLine(r review.ItemResult) string {
 		what = "done"
 		switch {
 		case !known || a.Kind == policy.ActionFileRequest:
+		case a.Kind == policy.ActionDecision:
+			what = "cleared"
+			if dec := d.CurrentDecision(); dec != nil && dec.State == policy.DecisionAwaiting {
+				what += " · awaiting a second reviewer"
+			}
 		case d.Checked():
 			what += fmt.Sprintf(": new score %d", *d.RiskScore)
 		case d.ErrorCode != "":
@@ -351,6 +374,23 @@ func (b *bulkScreen) onConfirm() {
 		b.count.Disable()
 	}
 	b.confirm.Disable()
+	if b.reason != nil {
+		// One reason for the run, judged as a single decision's is
+		// (policy.CheckReason, in Plan.SetDecision) before anything is queued.
+		code := b.pickedReason()
+		if code == "" {
+			b.status.SetText("Pick a reason: type part of one, or ↑ / ↓. Nothing is queued.")
+			b.confirm.Enable()
+			return
+		}
+		if err := b.plan.SetDecision(code, b.reasonComment.Text); err != nil {
+			b.status.SetText(sentence(err) + " Nothing is queued.")
+			b.confirm.Enable()
+			return
+		}
+		b.reason.Disable()
+		b.reasonComment.Disable()
+	}
 	for c, e := range b.messages {
 		if err := b.plan.SetMessage(c, e.Text); err != nil {
 			b.status.SetText(policy.ErrorMessage(err))
@@ -545,9 +585,12 @@ func (c *Console) planBulk(kind policy.ActionKind, sel review.Selection) {
 	c.background(func(ctx context.Context) func() {
 		var p review.Plan
 		var err error
-		if kind == policy.ActionResubmit {
+		switch kind {
+		case policy.ActionResubmit:
 			p, err = bw.PlanResubmit(ctx, sel)
-		} else {
+		case policy.ActionDecision:
+			p, err = planClear(ctx, bw, sel)
+		default:
 			p, err = bw.PlanRequestFiles(ctx, sel)
 		}
 		return func() {
@@ -588,4 +631,95 @@ func (c *Console) showBulk(bw Bulk, items itemDetail, p review.Plan) *bulkScreen
 	}
 	f.dlg.Resize(fyne.NewSize(fyne.Max(640, f.dlg.MinSize().Width), fyne.Max(480, f.dlg.MinSize().Height)))
 	return b
+}
+
+// bulkClearer is what a bulk clear needs of the workflow beside Bulk
+// (review.RunService.PlanClear). It is asked here, not in Bulk, while
+// others edit the window's workflow: the lead folds it into Bulk.
+type bulkClearer interface {
+	PlanClear(ctx context.Context, sel review.Selection) (review.Plan, error)
+}
+
+// planClear plans a bulk clear on a selection (policy.ClearSkip says what
+// it leaves out and why).
+func planClear(ctx context.Context, bw Bulk, sel review.Selection) (review.Plan, error) {
+	pc, ok := bw.(bulkClearer)
+	if !ok {
+		return review.Plan{}, policy.Errorf(policy.CodeNotOffered, "this console plans no bulk clear")
+	}
+	return pc.PlanClear(ctx, sel)
+}
+
+// addReason adds a bulk clear's reason picker and comment to the plan:
+// typing finds a reason of the service's list for the outcome, ↑ and ↓
+// choose, Enter confirms; the comment is optional for a clear.
+func (b *bulkScreen) addReason(top *fyne.Container) {
+	f := b.form
+	b.reasons, b.pick = b.plan.ReasonsFor(), -1
+	b.reasonList = container.NewVBox()
+	b.reason = newPickerEntry(f, b.moveReason)
+	b.reason.SetPlaceHolder("type to find a reason; ↑ / ↓ choose")
+	b.reason.OnChanged = func(string) { b.filterReasons() }
+	b.reasonComment = f.multiLine(2)
+	b.reasonComment.SetPlaceHolder("optional: the same comment goes with every clear")
+	top.Add(newLabel("Reason, one for every clear of the run (the service's reasons for " + string(b.plan.Outcome) + "):"))
+	top.Add(b.reason)
+	top.Add(b.reasonList)
+	top.Add(newLabel("Comment (optional):"))
+	top.Add(b.reasonComment)
+	top.Add(f.hint())
+	b.filterReasons()
+}
+
+// filterReasons keeps the reasons whose code or label holds the picker's
+// text, and picks the first of them.
+func (b *bulkScreen) filterReasons() {
+	q := strings.ToLower(strings.TrimSpace(b.reason.Text))
+	b.matches = b.matches[:0]
+	for i, r := range b.reasons {
+		if q == "" || strings.Contains(strings.ToLower(r.Code), q) || strings.Contains(strings.ToLower(r.Label), q) {
+			b.matches = append(b.matches, i)
+		}
+	}
+	b.pick = -1
+	if len(b.matches) > 0 {
+		b.pick = 0
+	}
+	b.drawReasons()
+}
+
+func (b *bulkScreen) moveReason(delta int) {
+	if len(b.matches) == 0 {
+		return
+	}
+	b.pick = min(max(b.pick+delta, 0), len(b.matches)-1)
+	b.drawReasons()
+}
+
+func (b *bulkScreen) drawReasons() {
+	b.reasonList.RemoveAll()
+	if len(b.reasons) == 0 {
+		b.reasonList.Add(wrapped("The service's list gives no reason for " + string(b.plan.Outcome) + ": sync to read it again."))
+	} else if len(b.matches) == 0 {
+		b.reasonList.Add(wrapped("No reason matches: erase some of the text."))
+	}
+	for i, m := range b.matches {
+		r := b.reasons[m]
+		l := newLabel("   " + shown(r.Label) + " (" + shown(r.Code) + ")")
+		if i == b.pick {
+			l.SetText("▸ " + shown(r.Label) + " (" + shown(r.Code) + ")")
+			l.TextStyle.Bold = true
+			l.Importance = widget.HighImportance
+		}
+		b.reasonList.Add(l)
+	}
+	b.reasonList.Refresh()
+}
+
+// pickedReason is the code of the reason picked, or "".
+func (b *bulkScreen) pickedReason() string {
+	if b.pick < 0 || b.pick >= len(b.matches) {
+		return ""
+	}
+	return b.reasons[b.matches[b.pick]].Code
 }

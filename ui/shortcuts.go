@@ -100,6 +100,8 @@ func init() {
 			shortcuts: []fyne.Shortcut{ctrlShift(fyne.KeyR)}, do: func(c *Console) { c.onBulk(policy.ActionResubmit) }},
 		{group: "Bulk", keys: "Ctrl+Shift+N", what: "request new files for the selected items, or every item in view (shows the plan first)",
 			shortcuts: []fyne.Shortcut{ctrlShift(fyne.KeyN)}, do: func(c *Console) { c.onBulk(policy.ActionFileRequest) }},
+		{group: "Bulk", keys: "Ctrl+Shift+C", what: "clear the selected items, or every item in view, that are scored low and recommended forward (one reason for all; shows the plan and what it leaves out first)",
+			shortcuts: []fyne.Shortcut{ctrlShift(fyne.KeyC)}, do: func(c *Console) { c.onBulk(policy.ActionDecision) }},
 	}, viewKeys()...),
 		keyBinding{group: "Views", keys: "Ctrl+0", what: "the snoozed items", shortcuts: []fyne.Shortcut{ctrl(fyne.Key0)},
 			do: func(c *Console) { c.applyView(snoozedView()) }},
