@@ -30,16 +30,16 @@ type bulkScreen struct {
 	messages                  map[policy.Code]*formEntry
 	// A bulk clear's reason, one for the run, picked from the service's
 	// list (the plan's, kept offline), and its comment (nil: not a clear).
-	reason        *pickerEntry
-	reasonList    *fyne.Container
-	reasons       []policy.ReasonCode // those the plan's outcome may be given with
-	matches       []int               // the reasons the picker's text matches
-	pick          int                 // index in matches; -1: none
-	reasonComment *formEntry
-	count                     *formEntry // the plan's count typed, over the bulk limit (nil: not asked)
-	confirm, undo, stop       *formButton
-	showItems, close          *formButton
-	requeue                   *formButton // "Queue again the N turned away" (outbox.go)
+	reason              *pickerEntry
+	reasonList          *fyne.Container
+	reasons             []policy.ReasonCode // those the plan's outcome may be given with
+	matches             []int               // the reasons the picker's text matches
+	pick                int                 // index in matches; -1: none
+	reasonComment       *formEntry
+	count               *formEntry // the plan's count typed, over the bulk limit (nil: not asked)
+	confirm, undo, stop *formButton
+	showItems, close    *formButton
+	requeue             *formButton // "Queue again the N turned away" (outbox.go)
 	// queueAgain plans the kind again on these items, a new intent with
 	// new keys (set by showBulk; nil: not offered).
 	queueAgain   func(ids []string)
