@@ -76,7 +76,7 @@ func main() {
 	flag.IntVar(&c.windowRuns, "window-runs", 12, "measured launches of each side for the window's figures (even: each side first as often)")
 	flag.StringVar(&c.display, "display", "", "an X display (Xvfb) for the window figures; none: skipped")
 	flag.BoolVar(&c.enforce, "enforce", true, "exit 1 when a median misses its target")
-	only := flag.String("only", "", "comma-separated groups of figures to measure: sync, listing, bulk, start, window, latency (default: all)")
+	only := flag.String("only", "", "comma-separated groups of figures to measure: sync, listing, bulk, start, window, latency, decided (default: all)")
 	flag.IntVar(&c.scrollBatches, "scroll-batches", 1000, "batches of the cache whose needs-action rows the memory figure scrolls past (End)")
 	flag.StringVar(&c.floorKeys, "floor-keys", "bin/floor-keylabel", "a minimal Fyne window whose label changes on ↓ (bench/floor/keylabel)")
 	flag.IntVar(&c.latencySmall, "latency-batches", 100, "batches of the small cache of the latency figures")
@@ -111,8 +111,8 @@ func main() {
 		if g = strings.TrimSpace(g); g == "" {
 			continue
 		}
-		if !slices.Contains([]string{"sync", "listing", "bulk", "start", "window", "latency"}, g) {
-			fmt.Fprintf(os.Stderr, "perf: -only %q: want sync, listing, bulk, start, window or latency\n", g)
+		if !slices.Contains([]string{"sync", "listing", "bulk", "start", "window", "latency", "decided"}, g) {
+			fmt.Fprintf(os.Stderr, "perf: -only %q: want sync, listing, bulk, start, window, latency or decided\n", g)
 			os.Exit(2)
 		}
 		if c.only == nil {
@@ -120,9 +120,12 @@ func main() {
 		}
 		c.only[g] = true
 	}
-	if c.cache != "" && (len(c.only) == 0 || len(c.only) > 2 || (!c.only["listing"] && !c.only["bulk"]) ||
-		(len(c.only) == 2 && !(c.only["listing"] && c.only["bulk"]))) {
-		fmt.Fprintln(os.Stderr, "perf: -cache goes with -only listing, bulk or both")
+	cacheGroups := len(c.only) > 0
+	for g := range c.only {
+		cacheGroups = cacheGroups && (g == "listing" || g == "bulk" || g == "decided")
+	}
+	if c.cache != "" && !cacheGroups {
+		fmt.Fprintln(os.Stderr, "perf: -cache goes with -only listing, bulk, decided or some of them")
 		os.Exit(2)
 	}
 	// The windows it starts keep their preferences (size, panel, the view
@@ -286,7 +289,7 @@ func run(c config) error {
 		if err := s.sync(cache); err != nil {
 			return err
 		}
-	case c.measures("listing") || c.measures("bulk") || c.measures("window"):
+	case c.measures("listing") || c.measures("bulk") || c.measures("window") || c.measures("decided"):
 		// The cache the other figures need, synced once and not measured.
 		if _, err := proc(append(s.env, "REVIEWER_DB="+cache), nil, c.bin, "sync"); err != nil {
 			return err
@@ -294,6 +297,11 @@ func run(c config) error {
 	}
 	if c.measures("listing") {
 		if err := s.listing(cache); err != nil {
+			return err
+		}
+	}
+	if c.measures("decided") {
+		if err := s.decided(cache); err != nil {
 			return err
 		}
 	}
