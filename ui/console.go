@@ -439,8 +439,8 @@ func (c *Console) setPanel(on bool) {
 
 // bindKeys binds the window's canvas shortcuts from windowKeys, the table
 // the shortcut sheet is drawn from, so that the two cannot drift apart.
-// (The plain keys and letters are handled in onKey and onRune, and passed
-// on by every focusable widget of the window: focus.go.)
+// The plain keys and letters of the same table are dispatched by onKey and
+// onRune, which every focusable widget of the window passes on (focus.go).
 func (c *Console) bindKeys() {
 	cv := c.win.Canvas()
 	cv.SetOnTypedKey(func(ev *fyne.KeyEvent) { c.onKey(ev) })
@@ -491,45 +491,20 @@ func (c *Console) onKey(ev *fyne.KeyEvent) {
 		// The items' keys, whatever has the focus (none, as the window
 		// opens): the table's own handler, Shift+↑/↓ and the jumps too.
 		c.items.onKey(ev)
-	case fyne.KeyEscape:
-		c.panel.onStopWaiting()
-	case fyne.KeyF5:
-		c.onSync()
-	case fyne.KeyF1:
-		c.showShortcuts()
+		return
+	}
+	if k := namedKey(ev.Name); k != nil { // shortcuts.go: Esc, F5, F1
+		k.do(c)
 	}
 }
 
-// onRune: the one-key commands (see windowKeys).
+// onRune: the one-key commands, from windowKeys (shortcuts.go).
 func (c *Console) onRune(r rune) {
 	c.sawInput() // claims_away.go
 	if c.win.Canvas().Overlays().Top() != nil {
 		return
 	}
-	switch r {
-	case 'r':
-		c.panel.onResubmit()
-	case 'f':
-		c.panel.onRequestFile()
-	case 'u':
-		c.panel.onUpload()
-	case 'x':
-		c.panel.onCancel()
-	case 'q':
-		c.panel.onQueueAgain() // outbox.go
-	case 'p':
-		c.togglePanel()
-	case 'n', 'N':
-		c.panel.team.onNext() // claims.go
-	case 'v':
-		c.panel.preview.openViewer() // preview.go
-	case 'm':
-		c.focusNote() // notes.go
-	case 'b':
-		c.goBack() // strip.go
-	case '/':
-		c.focusSearch()
-	case '?':
-		c.showShortcuts()
+	if k := runeKey(r); k != nil {
+		k.do(c)
 	}
 }
