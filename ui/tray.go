@@ -218,12 +218,28 @@ func (c *Console) onQuit() {
 	})
 }
 
-// quit keeps the window's state and ends the program.
+// quit keeps the window's state and ends the program. When the state
+// changed, the window closes once Fyne has saved it (prefsSettle): closed
+// at once, Fyne's second save of the burst ran after its event loop had
+// ended, where its watcher of the file reads it on another goroutine while
+// the save rewrites it ("Preferences load error: EOF" at quit).
 func (c *Console) quit() {
-	c.keepWindowState()
-	if c.closeWindow != nil {
-		c.closeWindow() // tests
+	closeWindow := func() {
+		if c.closeWindow != nil {
+			c.closeWindow() // tests
+			return
+		}
+		c.win.Close() // the master window: the program ends (run.go)
+	}
+	if !c.keepWindowState() {
+		closeWindow()
 		return
 	}
-	c.win.Close() // the master window: the program ends (run.go)
+	// Fyne's own time, not the console's clock; counted as background
+	// work (Settle waits for it).
+	c.jobs.add()
+	time.AfterFunc(prefsSettle, func() {
+		defer c.jobs.done()
+		toUI(true, closeWindow) // thread.go
+	})
 }
