@@ -218,13 +218,21 @@ func (c *Console) onQuit() {
 	})
 }
 
-// quit keeps the window's state and ends the program. When the state
-// changed, the window closes once Fyne has saved it (prefsSettle): closed
-// at once, Fyne's second save of the burst ran after its event loop had
-// ended, where its watcher of the file reads it on another goroutine while
-// the save rewrites it ("Preferences load error: EOF" at quit).
+// quit keeps the window's state and ends the program.
+//
+// Fyne saves its preferences by truncating and rewriting the file, and
+// watches the file's folder to read it again, unless a save of the last
+// 100 ms tells it the change is its own (its app/preferences.go). Two of
+// its saves came at a quit where the watcher reads on a goroutine of its
+// own (the event loop has ended) and could find the file empty
+// ("Preferences load error: EOF"): the second save of a burst of changes,
+// 100 ms after the first, and the save Fyne makes as the program ends. So
+// the window closes once the burst of the state's changes has been saved
+// (prefsSettle), and right after a save of its own (the time of the
+// quit), within whose 100 ms Fyne's last save falls.
 func (c *Console) quit() {
 	closeWindow := func() {
+		c.settings.store().SetString(prefQuitAt, c.clock.Now().UTC().Format(time.RFC3339Nano))
 		if c.closeWindow != nil {
 			c.closeWindow() // tests
 			return
@@ -243,3 +251,6 @@ func (c *Console) quit() {
 		toUI(true, closeWindow) // thread.go
 	})
 }
+
+// prefQuitAt is when the window was last quit (quit).
+const prefQuitAt = "quit_at"
