@@ -147,6 +147,14 @@ commands:
   flush [--wait D]                send queued actions, reconcile unknown ones; wait for those another process sends
   replace ID --again | --discard  upload again the file a failed replacement kept, or discard it
                                   (REVIEWER_KEPT_FILE_RETENTION removes it, 168h by default)
+  decide ID clear|reject|escalate --reason CODE [--comment TEXT]
+                                  decide an item (contract 1.2): never clear one that was not checked;
+                                  a reject or an escalation needs a comment; a reject, and a clear of an
+                                  item recommended reject, wait for a second reviewer
+  confirm ID [--disagree] [--comment TEXT]
+                                  confirm another reviewer's decision awaiting a second reviewer, or
+                                  return it (--disagree, with a comment)
+  reason-codes [--json]           the service's reason codes (offline: the list the last sync kept)
   cancel ACTION_ID | nNOTE_ID     cancel a queued action, or a queued note (n12)
   export --csv FILE [--batch ID] [--force]
                                   write items as CSV to a new file (--force: replace it)
@@ -207,8 +215,6 @@ type globals struct {
 	retention time.Duration // REVIEWER_RETENTION (0: the workflow's default; forget.go)
 	syncPages int           // REVIEWER_SYNC_MAX_PAGES (0: the workflow's default)
 
-	// claimDwell is --claim-dwell ("": REVIEWER_CLAIM_DWELL, else 5s; claims.go).
-	claimDwell string
 	// claimAway is --claim-away ("": REVIEWER_CLAIM_AWAY, else 15m; claims.go).
 	claimAway string
 	// syncEvery is --sync-every ("": REVIEWER_SYNC_EVERY, else 5m; desk.go).
@@ -222,7 +228,6 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.BoolVar(&g.demo, "demo", g.demo, "open the window on the built-in demo service with a throwaway cache (REVIEWER_DB and saved preferences are not used)")
 	fs.IntVar(&g.bulkMax, "bulk-max", g.bulkMax, "the largest bulk run confirmed without its count: a larger one needs --max N (REVIEWER_BULK_MAX)")
 	fs.DurationVar(&g.cacheWait, "cache-wait", g.cacheWait, "how long a write waits while another process writes to the cache (REVIEWER_CACHE_WAIT)")
-	fs.StringVar(&g.claimDwell, "claim-dwell", g.claimDwell, "how long the window waits on an item that needs you before it claims it, 1s to 10m (REVIEWER_CLAIM_DWELL, default 5s)")
 	fs.StringVar(&g.claimAway, "claim-away", g.claimAway, "how long you give the window no input (or leave it in the background) before it lets go of an item it claimed because you stayed on it, 1m to 8h (REVIEWER_CLAIM_AWAY, default 15m)")
 	fs.StringVar(&g.syncEvery, "sync-every", g.syncEvery, "how often the window syncs by itself, 1m to 24h, or off (REVIEWER_SYNC_EVERY, default 5m, give or take a tenth)")
 }
@@ -445,6 +450,12 @@ func (r *runner) run(args []string) (int, error) {
 			return r.bulk(cmd, cmdArgs)
 		}
 		return r.action(cmd, cmdArgs)
+	case "decide": // decide.go
+		return r.decide(cmdArgs)
+	case "confirm":
+		return r.confirm(cmdArgs)
+	case "reason-codes":
+		return r.reasonCodes(cmdArgs)
 	case "cancel-run":
 		return r.cancelRun(cmdArgs)
 	case "outbox":
@@ -593,24 +604,21 @@ func (r *runner) open() (*review.Service, func(), error) {
 		db.Close()
 		return nil, nil, err
 	}
-	svc := review.New(db, api, r.g.cfg.Budget(), r.g.reviewer)
-	if err := r.configureTeam(svc); err != nil { // claims.go
+	cfg := review.Config{Budget: r.g.cfg.Budget(), Reviewer: r.g.reviewer,
+		KeptFileRetention: r.g.keptFiles, Retention: r.g.retention, MaxSyncPages: r.g.syncPages,
+		DocumentCache: r.g.docCache, DocumentLimits: r.g.docLimits, BulkMax: r.g.bulkMax}
+	err = r.configureTeam(&cfg) // claims.go
+	if err == nil {
+		err = r.configureTriage(&cfg) // bulk.go
+	}
+	if err != nil {
 		api.Close()
 		db.Close()
 		return nil, nil, err
 	}
-	if err := r.configureTriage(svc); err != nil { // bulk.go
-		api.Close()
-		db.Close()
-		return nil, nil, err
-	}
-	svc.SetKeptFileRetention(r.g.keptFiles)
-	svc.SetRetention(r.g.retention)
-	svc.SetMaxSyncPages(r.g.syncPages)
-	svc.SetDocumentCache(r.g.docCache)
-	svc.SetDocumentLimits(r.g.docLimits)
-	r.keepDocuments(svc, path) // kept.go
-	if err := svc.SetBulkMax(r.g.bulkMax); err != nil {
+	r.keepDocuments(&cfg, path) // kept.go
+	svc, err := review.New(db, api, cfg)
+	if err != nil {
 		api.Close()
 		db.Close()
 		return nil, nil, err
@@ -759,7 +767,11 @@ func exitFor(err error) int {
 	}
 	switch policy.ErrorCode(err) {
 	case policy.CodeNotRetryable, policy.CodeActionOpen, policy.CodeRateLimitWait, policy.CodeConflict, policy.CodeInvalidFile,
-		policy.CodeFileUnchecked, policy.CodeNotOffered:
+		policy.CodeFileUnchecked, policy.CodeNotOffered,
+		// A decision policy refused (contract 1.2), and a reason or a comment
+		// it found wanting: nothing was queued, no call was made.
+		policy.CodeNotChecked, policy.CodeNotDecidable, policy.CodeSameReviewer, policy.CodeNotAwaitingConfirmation,
+		policy.CodeValidationFailed:
 		return ExitRefused
 	case policy.CodeInvalidInput:
 		return ExitUsage

@@ -95,6 +95,16 @@ func init() {
 			do: func(c *Console) { c.goBack() }}, // strip.go
 		{group: "Acting", keys: "m", what: "write a note on the item: Ctrl+Enter sends it, Tab leaves the field", runes: []rune{'m'},
 			do: func(c *Console) { c.focusNote() }}, // notes.go
+		{group: "Acting", keys: "c", runes: []rune{'c'}, what: "clear the item: a decision with a reason from the service's list (a clear of an item recommended reject waits for a second reviewer)",
+			do: func(c *Console) { c.onDecide(policy.OutcomeClear) }},
+		{group: "Acting", keys: "j", runes: []rune{'j'}, what: "reject the item: a reason and a comment; a second reviewer confirms it",
+			do: func(c *Console) { c.onDecide(policy.OutcomeReject) }},
+		{group: "Acting", keys: "e", runes: []rune{'e'}, what: "escalate the item: a reason and a comment",
+			do: func(c *Console) { c.onDecide(policy.OutcomeEscalate) }},
+		{group: "Acting", keys: "a", runes: []rune{'a'}, what: "confirm the decision that awaits a second reviewer (never your own)",
+			do: func(c *Console) { c.onConfirm(true) }},
+		{group: "Acting", keys: "Shift+A", runes: []rune{'A'}, what: "return that decision to its author, with a comment: the item needs a new one",
+			do: func(c *Console) { c.onConfirm(false) }},
 		{group: "Acting", keys: "n", what: "next: claim and open the oldest item that needs a reviewer and nobody holds", runes: []rune{'n', 'N'},
 			do: func(c *Console) { c.panel.team.onNext() }}, // claims.go
 		{group: "Acting", keys: "Ctrl+Shift+Z", what: "snooze the item", shortcuts: []fyne.Shortcut{ctrlShift(fyne.KeyZ)},
