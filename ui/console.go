@@ -164,10 +164,15 @@ func NewConsole(win fyne.Window, wf *Workflow, opts Options) *Console {
 	}
 	c := &Console{win: win, wf: wf, opts: opts, flights: map[string]*flight{}, version: -1, keyMods: currentModifiers}
 	// Building the console is one widget update: background work it
-	// starts applies its result after (Fyne's driver runs both on its one
-	// goroutine; the test driver runs fyne.Do on the caller's).
-	widgetMu.Lock()
-	defer widgetMu.Unlock()
+	// starts applies its result after, on the same goroutine (asUI).
+	asUI(func() { c.build(win, opts) })
+	return c
+}
+
+// build makes the console's screens into win (NewConsole, on the UI
+// goroutine).
+func (c *Console) build(win fyne.Window, opts Options) {
+	wf := c.wf
 	c.ctx, c.stop = context.WithCancel(context.Background())
 	c.clock = opts.Clock
 	if c.clock == nil {
@@ -221,7 +226,6 @@ func NewConsole(win fyne.Window, wf *Workflow, opts Options) *Console {
 	c.showTray()
 	win.SetOnDropped(func(p fyne.Position, uris []fyne.URI) { c.apply(func() { c.onDropped(p, uris) }) })
 	building = false
-	return c
 }
 
 // reviewerFrom says in words where the reviewer's name comes from.
@@ -345,17 +349,10 @@ func (c *Console) spawn(work func()) {
 	}()
 }
 
-// widgetMu serialises every widget update of the package, whichever
-// screen it is for. Fyne's driver runs them all on its one goroutine; its
-// test driver runs fyne.Do on the caller's goroutine, and Fyne's own caches
-// (text measures, renderers) are shared by every window.
-var widgetMu sync.Mutex
-
-func (c *Console) apply(fn func()) {
-	widgetMu.Lock()
-	defer widgetMu.Unlock()
-	fn()
-}
+// apply runs fn as one widget update from the UI goroutine's own code (a
+// driver's callback); tests drive the window through it from their loop
+// (asUI, thread.go).
+func (c *Console) apply(fn func()) { asUI(fn) }
 
 // reload refreshes the strip, the batches, the items and the panel from the
 // cache.

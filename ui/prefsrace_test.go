@@ -10,12 +10,10 @@ import (
 )
 
 // watchedPrefs records each write of the window's preferences: whether it
-// ran on the goroutine of the widget update that made it (the test's, as
-// the UI goroutine, where Fyne's watcher of the preferences file reads it
-// too), and when.
+// ran on the UI goroutine (the tests' loop), where Fyne's watcher of the
+// preferences file reads it too, and when.
 type watchedPrefs struct {
 	fyne.Preferences
-	ui     uint64 // the goroutine the test drives the window from
 	mu     sync.Mutex
 	writes int
 	offUI  []string
@@ -24,7 +22,7 @@ type watchedPrefs struct {
 }
 
 func (p *watchedPrefs) note(k string) {
-	off := goroutineID() != p.ui // thread.go
+	off := goroutineID() != uiGoroutine.Load() // the tests' loop (uiloop_test.go)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.writes++
@@ -55,7 +53,7 @@ func (p *watchedPrefs) SetInt(k string, v int)       { p.note(k); p.Preferences.
 // and it closes right after a save of its own, so that Fyne's save at the
 // program's end falls within the 100 ms its watcher ignores.
 func TestTheWindowsPreferencesAreWrittenWhereFyneReadsThem(t *testing.T) {
-	prefs := &watchedPrefs{Preferences: test.NewTempApp(t).Preferences(), ui: goroutineID()}
+	prefs := &watchedPrefs{Preferences: test.NewTempApp(t).Preferences()}
 	c := newTestConsoleWith(t, twoBatches(), Options{Prefs: prefs})
 	c.apply(func() { c.batches.all.SetChecked(true) }) // a change of view: its state is kept
 	c.Settle()
