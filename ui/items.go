@@ -247,9 +247,9 @@ func newItemTable(c *Console) *itemTable {
 	}
 	t.table.UpdateCell = t.updateCell
 	t.table.ShowHeaderRow = true
-	t.table.CreateHeader = func() fyne.CanvasObject { return widget.NewButton("Header", nil) }
+	t.table.CreateHeader = func() fyne.CanvasObject { return newHeaderButton() } // focus.go: not on Tab's way
 	t.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
-		b := o.(*widget.Button)
+		b := o.(*headerButton)
 		if id.Col < 0 || id.Col >= len(t.cols) {
 			b.SetText("")
 			return
@@ -272,12 +272,12 @@ func newItemTable(c *Console) *itemTable {
 		}
 	}
 	t.table.ExtendBaseWidget(t.table)
-	filters := container.NewBorder(nil, nil, t.needs, nil, container.NewGridWithColumns(2, t.status, t.code))
+	filters := drawnBorder(nil, nil, t.needs, container.NewGridWithColumns(2, t.status, t.code)) // focus.go: Tab's order
 	t.offline = newOfflineCheck(c)
 	// Who holds the items is chosen on the heading's line: a third choice
 	// on the filters' line would make the window wider than 800 pixels.
 	head := container.NewBorder(nil, nil, nil, container.NewHBox(t.held, t.offline.check), t.heading)
-	t.content = container.NewBorder(container.NewVBox(head, filters), t.count, nil, nil, t.table)
+	t.content = drawnBorder(container.NewVBox(head, filters), t.count, nil, t.table)
 	return t
 }
 
