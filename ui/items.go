@@ -255,9 +255,13 @@ func newItemTable(c *Console) *itemTable {
 			return
 		}
 		col := t.cols[id.Col]
-		b.SetText(t.headerText(col))
-		b.Importance = widget.LowImportance
 		b.OnTapped = func() { t.onHeader(col) }
+		// The table updates every header whenever it scrolls or a row is
+		// selected: an unchanged one is not drawn again.
+		if text := t.headerText(col); b.Text != text || b.Importance != widget.LowImportance {
+			b.Importance = widget.LowImportance
+			b.SetText(text)
+		}
 	}
 	t.table.OnSelected = t.onSelected
 	t.table.onKey = t.onKey
@@ -513,6 +517,12 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 			l.hint, text = text, cut
 		}
 	}
+	if l.Text == drawn(text) && l.Importance == imp {
+		// The table updates every visible cell on each selection and
+		// scroll (↓ did three times): a cell whose words did not change
+		// is not refreshed, which would redraw it and its text.
+		return
+	}
 	l.Importance = imp
 	l.SetText(text)
 }
@@ -749,8 +759,14 @@ func (t *itemTable) move(delta int) {
 		return
 	}
 	r := min(max(t.row+delta, 0), len(t.rows)-1)
-	t.table.Select(widget.TableCellID{Row: r, Col: 0})
-	t.table.ScrollTo(widget.TableCellID{Row: r, Col: 0})
+	id := widget.TableCellID{Row: r, Col: 0}
+	if r != t.row {
+		t.table.Select(id) // which scrolls to the row
+		if t.row == r {
+			return // a second scroll would update every cell once more
+		}
+	}
+	t.table.ScrollTo(id)
 }
 
 // open opens the selected item in the panel (Enter).
