@@ -649,7 +649,7 @@ func (t *itemTable) refresh() {
 				t.table.Select(widget.TableCellID{Row: target, Col: 0})
 				t.table.ScrollTo(widget.TableCellID{Row: target, Col: 0})
 				if t.c.panel.itemID != rows[target].ID {
-					t.c.panel.show(rows[target].ID)
+					t.c.panel.showRow(rows[target])
 				} else {
 					t.c.panel.refresh()
 				}
@@ -702,7 +702,7 @@ func (t *itemTable) onSelected(id widget.TableCellID) {
 	}
 	t.row = id.Row
 	if t.c.panel.itemID != t.rows[id.Row].ID || !t.c.panel.loaded {
-		t.c.panel.show(t.rows[id.Row].ID)
+		t.c.panel.showRow(t.rows[id.Row])
 	}
 }
 
@@ -772,7 +772,7 @@ func (t *itemTable) move(delta int) {
 // open opens the selected item in the panel (Enter).
 func (t *itemTable) open() {
 	if t.row >= 0 && t.row < len(t.rows) {
-		t.c.panel.show(t.rows[t.row].ID)
+		t.c.panel.showRow(t.rows[t.row])
 	}
 }
 
