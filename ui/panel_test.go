@@ -59,7 +59,7 @@ func TestTheNextItemsWordsShowBeforeItsDetailIsRead(t *testing.T) {
 	close(gate)
 	waitUntil(t, c, func() bool { return c.panel.ready() && c.panel.itemID == "itm_2" })
 	c.apply(func() { texts, offered = panelTexts(c), !c.panel.resubmit.Disabled() })
-	if !offered || strings.Contains(texts, "Loading") || strings.Contains(texts, "itm_1") {
+	if !offered || strings.Contains(texts, "Loading itm_2") || strings.Contains(texts, "itm_1") {
 		t.Fatalf("once read: re-submit offered %v, the panel says:\n%s", offered, texts)
 	}
 }
