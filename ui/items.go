@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -181,6 +182,33 @@ func (t *keyTable) Resize(s fyne.Size) {
 	}
 }
 
+// headerButton is a column's header. The table refreshes every header
+// each time it scrolls or a row is selected (Fyne's refreshHeaders, four
+// times for one ↓), and a button's refresh styles and lays out its text
+// again: a header whose words, look and theme are as last drawn is left
+// as it is. Its own changes (SetText, hover, a tap) refresh it as before.
+type headerButton struct {
+	widget.Button
+	drawn string
+}
+
+func newHeaderButton() *headerButton {
+	b := &headerButton{}
+	b.Text = "Header"
+	b.ExtendBaseWidget(b)
+	return b
+}
+
+func (b *headerButton) Refresh() {
+	s := fyne.CurrentApp().Settings()
+	look := fmt.Sprintf("%s\x00%d\x00%d\x00%T%v", b.Text, b.Importance, s.ThemeVariant(), s.Theme(), s.Theme())
+	if look == b.drawn {
+		return
+	}
+	b.drawn = look
+	b.Button.Refresh()
+}
+
 // itemTable is the sortable items table in the middle.
 type itemTable struct {
 	c       *Console
@@ -247,9 +275,9 @@ func newItemTable(c *Console) *itemTable {
 	}
 	t.table.UpdateCell = t.updateCell
 	t.table.ShowHeaderRow = true
-	t.table.CreateHeader = func() fyne.CanvasObject { return widget.NewButton("Header", nil) }
+	t.table.CreateHeader = func() fyne.CanvasObject { return newHeaderButton() }
 	t.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
-		b := o.(*widget.Button)
+		b := &o.(*headerButton).Button
 		if id.Col < 0 || id.Col >= len(t.cols) {
 			b.SetText("")
 			return
