@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"slices"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -239,12 +241,20 @@ type itemTable struct {
 	// The rows are read from the cache a page at a time as the table
 	// scrolls (pageRows each): shown is the filter of the loaded rows,
 	// more says the last page was full, loading that one is on its way.
+	// At most keepPages pages are held: base is the listing's number of
+	// rows[0] (the pages before it were dropped, and are read again when
+	// she scrolls back); the table's rows are those held.
 	shown         store.ItemFilter
 	more, loading bool
+	base          int
 }
 
 // pageRows is how many rows the table reads from the cache at a time.
 const pageRows = 500
+
+// keepPages is how many pages of rows the table holds around the view:
+// the window's memory is flat in the rows she scrolls past.
+const keepPages = 3
 
 func newItemTable(c *Console) *itemTable {
 	t := &itemTable{c: c, row: -1, count: newLabel(""), heading: newLabel(""), cols: allColumns}
@@ -528,6 +538,8 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	}
 	if id.Row >= len(t.rows)-pageRows/5 {
 		t.loadMore() // the reviewer scrolls towards the end of what is read
+	} else if id.Row < pageRows/5 && t.base > 0 {
+		t.loadBefore() // or back towards pages dropped
 	}
 	col := t.cols[id.Col]
 	v := t.rows[id.Row]
@@ -576,14 +588,16 @@ func (t *itemTable) filter() store.ItemFilter {
 }
 
 // loadMore reads the next page of the listing and appends it; a refresh
-// meanwhile (a new filter, a sync) makes it drop what it read.
+// meanwhile (a new filter, a sync) makes it drop what it read. The table
+// holds keepPages pages: past them, the first pages are dropped (loadBefore
+// reads them again when she scrolls back).
 func (t *itemTable) loadMore() {
 	if !t.more || t.loading {
 		return
 	}
 	t.loading = true
 	f, gen := t.shown, t.gen
-	f.Offset = len(t.rows)
+	f.Offset = t.base + len(t.rows)
 	t.c.background(func(ctx context.Context) func() {
 		rows, err := t.c.wf.Items(ctx, f)
 		return func() {
@@ -595,23 +609,113 @@ func (t *itemTable) loadMore() {
 				t.count.SetText(sentence(err))
 				return
 			}
-			t.rows = append(t.rows, rows...)
-			t.countNames()
+			held := append(t.rows, rows...)
+			drop := max(len(held)-keepPages*pageRows, 0)
+			t.rows = slices.Clone(held[drop:]) // a new array: the dropped rows' memory goes
+			t.base += drop
 			t.more = len(rows) == f.Limit
-			t.count.SetText(t.countText())
-			t.table.Refresh()
+			t.shifted(-drop)
 		}
 	})
 }
 
+// loadBefore reads again the page before the rows held, when she scrolls
+// back to them, and drops as many rows from the end.
+func (t *itemTable) loadBefore() {
+	if t.base == 0 || t.loading {
+		return
+	}
+	t.loading = true
+	f, gen := t.shown, t.gen
+	f.Offset = max(t.base-pageRows, 0)
+	f.Limit = t.base - f.Offset
+	t.c.background(func(ctx context.Context) func() {
+		rows, err := t.c.wf.Items(ctx, f)
+		return func() {
+			if gen != t.gen {
+				return
+			}
+			t.loading = false
+			if err != nil {
+				t.count.SetText(sentence(err))
+				return
+			}
+			if len(rows) != f.Limit {
+				t.refresh() // the listing changed under the pages: read it again
+				return
+			}
+			held := append(slices.Clone(rows), t.rows...)
+			if keep := keepPages * pageRows; len(held) > keep {
+				held, t.more = held[:keep], true
+			}
+			t.rows = held
+			t.base -= len(rows)
+			t.shifted(len(rows))
+		}
+	})
+}
+
+// shifted redraws the table after the rows held moved by d places (the
+// pages dropped before them, or read again): the selected row, the
+// multi-select's anchor and the view keep to the same items.
+func (t *itemTable) shifted(d int) {
+	t.countNames()
+	t.count.SetText(t.countText())
+	if d == 0 {
+		t.table.Refresh()
+		return
+	}
+	if a := t.c.multi.anchor + d; t.c.multi.anchor >= 0 {
+		t.c.multi.anchor = -1
+		if a >= 0 && a < len(t.rows) {
+			t.c.multi.anchor = a
+		}
+	}
+	off := tableOffset(&t.table.Table)
+	off.Y = max(off.Y+float32(d)*t.rowStep(), 0)
+	t.table.Refresh()
+	t.table.ScrollToOffset(off)
+	if t.row >= 0 {
+		// Fyne's selection is a row number: it moves with the rows,
+		// without the selection's callbacks (nothing was chosen anew).
+		// A selected row dropped is selected no more; the panel stays
+		// on its item.
+		sel := t.table.OnSelected
+		t.table.OnSelected = nil
+		if r := t.row + d; r >= 0 && r < len(t.rows) {
+			t.row = r
+			t.table.Select(widget.TableCellID{Row: r, Col: 0})
+		} else {
+			t.row = -1
+			t.table.UnselectAll()
+		}
+		t.table.OnSelected = sel
+	}
+}
+
+// rowStep is the height of a row of the table and its separator.
+func (t *itemTable) rowStep() float32 {
+	return newTipLabel("passport-front.jpg").MinSize().Height + theme.Padding()
+}
+
+// tableOffset is how far the table is scrolled (Fyne keeps it to itself).
+func tableOffset(t *widget.Table) fyne.Position {
+	v := reflect.ValueOf(t).Elem().FieldByName("offset")
+	if !v.IsValid() {
+		return fyne.Position{}
+	}
+	return fyne.NewPos(float32(v.FieldByName("X").Float()), float32(v.FieldByName("Y").Float()))
+}
+
 func (t *itemTable) countText() string {
+	n := t.base + len(t.rows)
 	if t.more {
-		return plural(len(t.rows), "item") + " so far (more as you scroll)"
+		return plural(n, "item") + " so far (more as you scroll)"
 	}
 	if t.shown.IDs != nil {
-		return plural(len(t.rows), "item") + " · new from the last sync (pick a batch or a filter to see all)"
+		return plural(n, "item") + " · new from the last sync (pick a batch or a filter to see all)"
 	}
-	return plural(len(t.rows), "item")
+	return plural(n, "item")
 }
 
 // needsReviewer: the reviewer is the one to act on this item next, as
@@ -656,7 +760,7 @@ func (t *itemTable) refresh() {
 			}
 			t.advanceFrom = ""
 			old := t.rows
-			t.rows = rows
+			t.rows, t.base = rows, 0
 			t.shown, t.more, t.loading = f, f.Limit > 0 && len(rows) == f.Limit, false
 			t.countNames()
 			t.layoutColumns() // the widths the words of these rows need
@@ -756,6 +860,10 @@ func (t *itemTable) onKey(ev *fyne.KeyEvent) bool {
 	case fyne.KeyPageDown:
 		t.move(15)
 	case fyne.KeyHome:
+		if t.base > 0 {
+			t.refresh() // the first page again, dropped long ago
+			return true
+		}
 		t.move(-len(t.rows))
 	case fyne.KeyEnd:
 		t.move(len(t.rows))
