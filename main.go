@@ -113,9 +113,9 @@ func openWindow(w cli.Window) error {
 	if d, ok := a.(desktop.App); ok && trayHost() {
 		opts.Tray = d // trayhost_*.go: only where a tray shows it
 	}
-	var wf ui.Workflow // nil: no token known, the window signs in first
+	var wf *ui.Workflow // nil: no token known, the window signs in first
 	if w.Service != nil {
-		wf = w.Service
+		wf = ui.ServiceWorkflow(w.Service)
 	}
 	if w.SignIn != nil {
 		opts.SignIn = signIn{w.SignIn}
@@ -128,10 +128,10 @@ func openWindow(w cli.Window) error {
 // workflow as the window's Workflow.
 type signIn struct{ *cli.Session }
 
-func (s signIn) Open() (ui.Workflow, error) {
+func (s signIn) Open() (*ui.Workflow, error) {
 	svc, err := s.Session.Open()
 	if err != nil {
 		return nil, err
 	}
-	return svc, nil
+	return ui.ServiceWorkflow(svc), nil
 }

@@ -116,7 +116,7 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	// The plan holds the ids of what it acts on, nothing more per item: the
 	// rows are printed as the cache is read back, and the confirmation, the
 	// sends and the report go a chunk or a page at a time.
-	plan, err := svc.PlanToConfirm(ctx, selection, kind)
+	plan, err := svc.Runs.PlanToConfirm(ctx, selection, kind)
 	if err != nil {
 		return exitFor(err), err
 	}
@@ -125,7 +125,7 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 	}
 	r.printPlanHead(plan)
 	tw := newStreamTable(r.env.Stdout)
-	err = svc.EachPlanItem(ctx, plan, func(it review.PlanItem) error { return planRow(tw, it) })
+	err = svc.Runs.EachPlanItem(ctx, plan, func(it review.PlanItem) error { return planRow(tw, it) })
 	if ferr := tw.Flush(); err == nil {
 		err = ferr
 	}
@@ -153,14 +153,14 @@ func (r *runner) bulk(cmd string, args []string) (int, error) {
 			return ExitRefused, nil
 		}
 	}
-	run, err := svc.ConfirmEach(ctx, plan, func(f store.Refusal) {
+	run, err := svc.Runs.ConfirmEach(ctx, plan, func(f store.Refusal) {
 		fmt.Fprintf(r.env.Stdout, "%s: left out, %s\n", show(f.ItemID), show(policy.ErrorMessage(f.Err)))
 	})
 	if err != nil {
 		return confirmFailed(run, err), err
 	}
 	fmt.Fprintf(r.env.Stdout, "bulk run %d: %d queued (undo what is not sent yet: reviewer cancel-run %d)\n", run.ID, run.Queued, run.ID)
-	res, err := svc.SendRun(ctx, run.ID, review.RunOptions{Concurrency: *concurrency, CountsOnly: true})
+	res, err := svc.Runs.SendRun(ctx, run.ID, review.RunOptions{Concurrency: *concurrency, CountsOnly: true})
 	var unread *review.SummaryError
 	if errors.As(err, &unread) {
 		return r.unsummed(run, res, unread, err)
@@ -228,7 +228,7 @@ func countGiven(p review.Plan, maxN int) error {
 // the selection, counting), then its items as a second read streams them.
 func (r *runner) dryRun(ctx context.Context, svc *review.Service, sel review.Selection, kind policy.ActionKind,
 	messages messageFlags, maxN int) (int, error) {
-	plan, err := svc.PlanSummary(ctx, sel, kind)
+	plan, err := svc.Runs.PlanSummary(ctx, sel, kind)
 	if err != nil {
 		return exitFor(err), err
 	}
@@ -237,7 +237,7 @@ func (r *runner) dryRun(ctx context.Context, svc *review.Service, sel review.Sel
 	}
 	r.printPlanHead(plan)
 	tw := newStreamTable(r.env.Stdout)
-	err = svc.EachPlanned(ctx, sel, kind, func(it review.PlanItem) error { return planRow(tw, it) })
+	err = svc.Runs.EachPlanned(ctx, sel, kind, func(it review.PlanItem) error { return planRow(tw, it) })
 	if ferr := tw.Flush(); err == nil {
 		err = ferr
 	}
@@ -302,7 +302,7 @@ func (r *runner) ask(p review.Plan) (bool, error) {
 // the process).
 func (r *runner) reportRun(ctx context.Context, svc *review.Service, run review.Run, res review.RunResult) (int, error) {
 	w := r.env.Stdout
-	err := svc.EachRunAction(context.WithoutCancel(ctx), run.ID, func(a store.Action) error {
+	err := svc.Runs.EachRunAction(context.WithoutCancel(ctx), run.ID, func(a store.Action) error {
 		line := fmt.Sprintf("%s: %s", show(a.ItemID), a.State)
 		switch a.State {
 		case policy.ActionQueued:
@@ -369,7 +369,7 @@ func (r *runner) cancelRun(args []string) (int, error) {
 		return exitFor(err), err
 	}
 	defer done()
-	out, err := svc.CancelRun(ctx, id)
+	out, err := svc.Runs.CancelRun(ctx, id)
 	if err != nil {
 		return exitFor(err), err
 	}
@@ -380,7 +380,7 @@ func (r *runner) cancelRun(args []string) (int, error) {
 // configureTriage reads the triage numbers from the environment:
 // REVIEWER_RISK_BANDS (lower bounds of medium, high, critical: 40,70,85),
 // REVIEWER_AGE_WARN (48h) and REVIEWER_AGE_OVERDUE (120h).
-func (r *runner) configureTriage(svc *review.Service) error {
+func (r *runner) configureTriage(cfg *review.Config) error {
 	t := review.DefaultTriageSettings()
 	if v, ok := r.env.Lookup("REVIEWER_RISK_BANDS"); ok && v != "" {
 		b, err := policy.ParseBands(v)
@@ -398,9 +398,13 @@ func (r *runner) configureTriage(svc *review.Service) error {
 			*dst = d
 		}
 	}
-	if err := svc.SetTriage(t); err != nil {
+	if err := t.Bands.Check(); err != nil {
 		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_AGE_WARN, REVIEWER_AGE_OVERDUE: %s", policy.ErrorMessage(err))
 	}
+	if err := t.Ageing.Check(); err != nil {
+		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_AGE_WARN, REVIEWER_AGE_OVERDUE: %s", policy.ErrorMessage(err))
+	}
+	cfg.Triage = t
 	return nil
 }
 

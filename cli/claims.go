@@ -18,24 +18,11 @@ import (
 // notes say the service does not offer them. demo-api's reviewers and
 // contract version are in demoapi.go.
 
-// configureTeam applies REVIEWER_CLAIM_TTL (default 15m), the window's
-// dwell before a claim, --claim-dwell or REVIEWER_CLAIM_DWELL (default 5s),
-// and the time away after which a claim held only by looking is let go,
+// configureTeam gives the workflow REVIEWER_CLAIM_TTL (default 15m) and
+// the time away after which a claim held only by looking is let go,
 // --claim-away or REVIEWER_CLAIM_AWAY (default 15m).
-func (r *runner) configureTeam(svc *review.Service) error {
-	name, v := "--claim-dwell", r.g.claimDwell
-	if v == "" {
-		name = "REVIEWER_CLAIM_DWELL"
-		v, _ = r.env.Lookup(name)
-	}
-	if v != "" {
-		d, err := policy.ParseClaimDwell(v)
-		if err != nil {
-			return policy.Errorf(policy.CodeInvalidInput, "%s: %s", name, policy.ErrorMessage(err))
-		}
-		svc.SetClaimDwell(d)
-	}
-	name, v = "--claim-away", r.g.claimAway
+func (r *runner) configureTeam(cfg *review.Config) error {
+	name, v := "--claim-away", r.g.claimAway
 	if v == "" {
 		name = "REVIEWER_CLAIM_AWAY"
 		v, _ = r.env.Lookup(name)
@@ -45,7 +32,7 @@ func (r *runner) configureTeam(svc *review.Service) error {
 		if err != nil {
 			return policy.Errorf(policy.CodeInvalidInput, "%s: %s", name, policy.ErrorMessage(err))
 		}
-		svc.SetClaimAway(d)
+		cfg.ClaimAway = d
 	}
 	v, ok := r.env.Lookup("REVIEWER_CLAIM_TTL")
 	if !ok || v == "" {
@@ -55,7 +42,7 @@ func (r *runner) configureTeam(svc *review.Service) error {
 	if err != nil {
 		return policy.Errorf(policy.CodeInvalidInput, "REVIEWER_CLAIM_TTL: %s", policy.ErrorMessage(err))
 	}
-	svc.SetClaimTTL(d)
+	cfg.ClaimTTL = d
 	return nil
 }
 
@@ -139,7 +126,7 @@ func (r *runner) teamCommand(cmd string, args []string) (int, error) {
 	out := r.env.Stdout
 	switch cmd {
 	case "me":
-		id, err := svc.Identify(ctx)
+		id, err := svc.Team.Identify(ctx)
 		if *asJSON {
 			return ExitOK, r.printJSON(map[string]string{"reviewer": id.Reviewer, "display_name": id.DisplayName,
 				"api_version": id.APIVersion, "source": id.Source})
@@ -150,19 +137,19 @@ func (r *runner) teamCommand(cmd string, args []string) (int, error) {
 		}
 		return ExitOK, nil
 	case "claim":
-		it, err := svc.Claim(ctx, pos[0], ttl)
+		it, err := svc.Team.Claim(ctx, pos[0], ttl)
 		if err != nil {
 			return claimFailed("claim "+pos[0], err)
 		}
 		fmt.Fprintf(out, "claimed %s until %s\n", show(it.ID), policy.UntilText(it.Claim.ExpiresAt, svc.Now()))
 	case "release":
-		it, err := svc.Release(ctx, pos[0])
+		it, err := svc.Team.Release(ctx, pos[0])
 		if err != nil {
 			return claimFailed("release "+pos[0], err)
 		}
 		fmt.Fprintf(out, "released %s\n", show(it.ID))
 	case "next":
-		res, err := svc.Next(ctx)
+		res, err := svc.Team.Next(ctx)
 		if err != nil {
 			return exitFor(err), err
 		}
@@ -194,7 +181,7 @@ func (r *runner) teamCommand(cmd string, args []string) (int, error) {
 			safetext.Line(res.Why, safetext.Message), safetext.Line(policy.Describe(v.Item), safetext.Message))
 		return code, cerr
 	case "note":
-		res, err := svc.AddNote(ctx, pos[0], pos[1])
+		res, err := svc.Team.AddNote(ctx, pos[0], pos[1])
 		if err != nil {
 			return exitFor(err), err
 		}

@@ -327,8 +327,8 @@ func TestClaimTTLFlagRefusesWhatTheVariableRefuses(t *testing.T) {
 	}
 }
 
-// The window's claim timings are settings: the dwell before a claim and
-// the time away after which a claim held only by looking is let go. The
+// The window's claim timing is a setting: the time away after which a
+// claim held only by looking is let go. The
 // flag wins over the environment, each has its default, a value out of its
 // range stops the program naming where it came from, and the help says
 // both.
@@ -341,9 +341,7 @@ func TestClaimTimingsAreConfigured(t *testing.T) {
 		envWant, flagWant time.Duration
 		badFlag, badEnv   string
 	}{
-		{"--claim-dwell", "REVIEWER_CLAIM_DWELL", func(w cli.Window) time.Duration { return w.Service.ClaimDwell() },
-			5 * time.Second, "8s", "2s", 8 * time.Second, 2 * time.Second, "0s", "1h"},
-		{"--claim-away", "REVIEWER_CLAIM_AWAY", func(w cli.Window) time.Duration { return w.Service.ClaimAway() },
+		{"--claim-away", "REVIEWER_CLAIM_AWAY", func(w cli.Window) time.Duration { return w.Service.Team.ClaimAway() },
 			15 * time.Minute, "30m", "2h", 30 * time.Minute, 2 * time.Hour, "30s", "9h"},
 	} {
 		t.Run(tc.flag, func(t *testing.T) {

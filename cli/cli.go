@@ -207,8 +207,6 @@ type globals struct {
 	retention time.Duration // REVIEWER_RETENTION (0: the workflow's default; forget.go)
 	syncPages int           // REVIEWER_SYNC_MAX_PAGES (0: the workflow's default)
 
-	// claimDwell is --claim-dwell ("": REVIEWER_CLAIM_DWELL, else 5s; claims.go).
-	claimDwell string
 	// claimAway is --claim-away ("": REVIEWER_CLAIM_AWAY, else 15m; claims.go).
 	claimAway string
 	// syncEvery is --sync-every ("": REVIEWER_SYNC_EVERY, else 5m; desk.go).
@@ -222,7 +220,6 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.BoolVar(&g.demo, "demo", g.demo, "open the window on the built-in demo service with a throwaway cache (REVIEWER_DB and saved preferences are not used)")
 	fs.IntVar(&g.bulkMax, "bulk-max", g.bulkMax, "the largest bulk run confirmed without its count: a larger one needs --max N (REVIEWER_BULK_MAX)")
 	fs.DurationVar(&g.cacheWait, "cache-wait", g.cacheWait, "how long a write waits while another process writes to the cache (REVIEWER_CACHE_WAIT)")
-	fs.StringVar(&g.claimDwell, "claim-dwell", g.claimDwell, "how long the window waits on an item that needs you before it claims it, 1s to 10m (REVIEWER_CLAIM_DWELL, default 5s)")
 	fs.StringVar(&g.claimAway, "claim-away", g.claimAway, "how long you give the window no input (or leave it in the background) before it lets go of an item it claimed because you stayed on it, 1m to 8h (REVIEWER_CLAIM_AWAY, default 15m)")
 	fs.StringVar(&g.syncEvery, "sync-every", g.syncEvery, "how often the window syncs by itself, 1m to 24h, or off (REVIEWER_SYNC_EVERY, default 5m, give or take a tenth)")
 }
@@ -593,24 +590,21 @@ func (r *runner) open() (*review.Service, func(), error) {
 		db.Close()
 		return nil, nil, err
 	}
-	svc := review.New(db, api, r.g.cfg.Budget(), r.g.reviewer)
-	if err := r.configureTeam(svc); err != nil { // claims.go
+	cfg := review.Config{Budget: r.g.cfg.Budget(), Reviewer: r.g.reviewer,
+		KeptFileRetention: r.g.keptFiles, Retention: r.g.retention, MaxSyncPages: r.g.syncPages,
+		DocumentCache: r.g.docCache, DocumentLimits: r.g.docLimits, BulkMax: r.g.bulkMax}
+	err = r.configureTeam(&cfg) // claims.go
+	if err == nil {
+		err = r.configureTriage(&cfg) // bulk.go
+	}
+	if err != nil {
 		api.Close()
 		db.Close()
 		return nil, nil, err
 	}
-	if err := r.configureTriage(svc); err != nil { // bulk.go
-		api.Close()
-		db.Close()
-		return nil, nil, err
-	}
-	svc.SetKeptFileRetention(r.g.keptFiles)
-	svc.SetRetention(r.g.retention)
-	svc.SetMaxSyncPages(r.g.syncPages)
-	svc.SetDocumentCache(r.g.docCache)
-	svc.SetDocumentLimits(r.g.docLimits)
-	r.keepDocuments(svc, path) // kept.go
-	if err := svc.SetBulkMax(r.g.bulkMax); err != nil {
+	r.keepDocuments(&cfg, path) // kept.go
+	svc, err := review.New(db, api, cfg)
+	if err != nil {
 		api.Close()
 		db.Close()
 		return nil, nil, err

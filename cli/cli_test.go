@@ -236,16 +236,16 @@ func TestWindowPreferencesYieldToFlagsAndEnvironment(t *testing.T) {
 		}
 		return got[len(got)-1]
 	}
-	if w := run(); w.Service.Reviewer() != "ana" || w.Config.BaseURL != h.srv.URL() {
-		t.Fatalf("the environment must win: %s %s", w.Service.Reviewer(), w.Config.BaseURL)
+	if w := run(); w.Service.Team.Reviewer() != "ana" || w.Config.BaseURL != h.srv.URL() {
+		t.Fatalf("the environment must win: %s %s", w.Service.Team.Reviewer(), w.Config.BaseURL)
 	}
-	if w := run("--reviewer", "bo"); w.Service.Reviewer() != "bo" {
-		t.Fatalf("the flag must win: %s", w.Service.Reviewer())
+	if w := run("--reviewer", "bo"); w.Service.Team.Reviewer() != "bo" {
+		t.Fatalf("the flag must win: %s", w.Service.Team.Reviewer())
 	}
 	delete(h.env, "REVIEWER_NAME")
 	delete(h.env, "REVIEWER_API_URL")
-	if w := run(); w.Service.Reviewer() == "saved-name" || w.Config.BaseURL != "https://saved.example" {
-		t.Fatalf("saved preferences: %s %s (a saved name must never author audit entries)", w.Service.Reviewer(), w.Config.BaseURL)
+	if w := run(); w.Service.Team.Reviewer() == "saved-name" || w.Config.BaseURL != "https://saved.example" {
+		t.Fatalf("saved preferences: %s %s (a saved name must never author audit entries)", w.Service.Team.Reviewer(), w.Config.BaseURL)
 	}
 	if w := run(); w.ReviewerSource != "the system user" {
 		t.Fatalf("reviewer source %q", w.ReviewerSource)

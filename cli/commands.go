@@ -34,7 +34,7 @@ func (r *runner) sync(args []string) (int, error) {
 		return exitFor(err), err
 	}
 	defer done()
-	p, err := svc.Sync(ctx, nil)
+	p, err := svc.Sync.Sync(ctx, nil)
 	if err != nil {
 		if _, ok := client.AsError(err); ok || ctx.Err() != nil {
 			// The API did not give the page: a failed read, whatever the
@@ -160,7 +160,7 @@ func (r *runner) streamItemsJSON(ctx context.Context, svc *review.Service, f sto
 	w := bufio.NewWriterSize(r.env.Stdout, 64<<10)
 	var slow *slowItemJSON
 	n := 0
-	err := svc.EachItem(ctx, f, func(v review.ItemView) error {
+	err := svc.Triage.EachItem(ctx, f, func(v review.ItemView) error {
 		if w.Available() < 4<<10 {
 			if err := w.Flush(); err != nil {
 				return err
@@ -261,7 +261,7 @@ func (r *runner) items(args []string) (int, error) {
 	// Row by row, in flat memory: a million items are a million rows.
 	tw := newStreamTable(r.env.Stdout)
 	tw.Row("ID", "BATCH", "FILE", "KIND", "STATUS", "SCORE", "REC", "CODE", "RETRYABLE", "NEXT", "ACTION")
-	err = svc.EachItem(ctx, f, func(v review.ItemView) error {
+	err = svc.Triage.EachItem(ctx, f, func(v review.ItemView) error {
 		score, rec := "—", "—"
 		if v.Checked() {
 			score, rec = strconv.Itoa(*v.RiskScore), string(v.Recommendation)
@@ -308,7 +308,7 @@ func (r *runner) item(args []string) (int, error) {
 		return exitFor(err), err
 	}
 	defer done()
-	d, err := svc.Item(ctx, pos[0])
+	d, err := svc.Triage.Item(ctx, pos[0])
 	if err != nil {
 		return exitFor(err), err
 	}
@@ -382,22 +382,22 @@ func (r *runner) action(cmd string, args []string) (int, error) {
 	var res review.Result
 	switch cmd {
 	case "resubmit":
-		res, err = svc.Resubmit(ctx, pos[0])
+		res, err = svc.Actions.Resubmit(ctx, pos[0])
 	case "request-file":
-		res, err = svc.RequestFile(ctx, pos[0], *message)
+		res, err = svc.Actions.RequestFile(ctx, pos[0], *message)
 	case "replace":
 		switch {
 		case *again:
-			res, err = svc.ReplaceAgain(ctx, pos[0], review.ReplaceOptions{Unchecked: *unchecked})
+			res, err = svc.Actions.ReplaceAgain(ctx, pos[0], review.ReplaceOptions{Unchecked: *unchecked})
 		case *discard:
-			k, derr := svc.DiscardKeptFile(ctx, pos[0])
+			k, derr := svc.Actions.DiscardKeptFile(ctx, pos[0])
 			if derr != nil {
 				return exitFor(derr), derr
 			}
 			fmt.Fprintf(r.env.Stdout, "replace %s: the kept file %s of action %d was discarded\n", show(pos[0]), show(k.FileName), k.ActionID)
 			return ExitOK, nil
 		default:
-			res, err = svc.ReplaceFile(ctx, pos[0], pos[1], review.ReplaceOptions{Unchecked: *unchecked})
+			res, err = svc.Actions.ReplaceFile(ctx, pos[0], pos[1], review.ReplaceOptions{Unchecked: *unchecked})
 		}
 	}
 	if policy.ErrorCode(err) == policy.CodeFileUnchecked {
@@ -451,11 +451,11 @@ func (r *runner) outbox(args []string) (int, error) {
 		return r.salvageOutbox(err, *asJSON)
 	}
 	defer done()
-	actions, err := svc.Outbox(ctx)
+	actions, err := svc.Actions.Outbox(ctx)
 	if err != nil {
 		return r.salvageOutbox(err, *asJSON)
 	}
-	notes, err := svc.OutboxNotes(ctx)
+	notes, err := svc.Actions.OutboxNotes(ctx)
 	if err != nil {
 		return r.salvageOutbox(err, *asJSON)
 	}
@@ -568,7 +568,7 @@ func (r *runner) flush(args []string) (int, error) {
 		return exitFor(err), err
 	}
 	defer done()
-	fr, err := svc.Flush(ctx)
+	fr, err := svc.Actions.Flush(ctx)
 	if err != nil {
 		return exitFor(err), err
 	}
@@ -578,7 +578,7 @@ func (r *runner) flush(args []string) (int, error) {
 		// key. Ctrl-C stops waiting.
 		fmt.Fprintf(r.env.Stderr, "reviewer: %s queued: the API is rate limiting until %s; waiting to send them then; Ctrl-C stops waiting\n",
 			waitingWords(n, m), fr.WaitingUntil().Local().Format("15:04:05"))
-		if err := svc.AwaitRateLimit(ctx, &fr, time.Now().Add(*wait)); err != nil {
+		if err := svc.Actions.AwaitRateLimit(ctx, &fr, time.Now().Add(*wait)); err != nil {
 			return exitFor(err), err
 		}
 	}
@@ -588,7 +588,7 @@ func (r *runner) flush(args []string) (int, error) {
 		// lease ends, all at most --wait); Ctrl-C stops waiting.
 		fmt.Fprintf(r.env.Stderr, "reviewer: %s being sent by another process (until %s at the latest): waiting for the outcome; Ctrl-C stops waiting\n",
 			plural(n, "action is", "actions are"), busyUntil(fr.Busy).Local().Format("15:04:05"))
-		if err := svc.AwaitOthers(ctx, &fr, time.Now().Add(*wait)); err != nil {
+		if err := svc.Actions.AwaitOthers(ctx, &fr, time.Now().Add(*wait)); err != nil {
 			return exitFor(err), err
 		}
 	}
@@ -714,14 +714,14 @@ func (r *runner) cancel(args []string) (int, error) {
 	}
 	defer done()
 	if isNote {
-		n, err := svc.CancelNote(ctx, id)
+		n, err := svc.Actions.CancelNote(ctx, id)
 		if err != nil {
 			return exitFor(err), err
 		}
 		fmt.Fprintf(r.env.Stdout, "note n%d on %s cancelled (never sent)\n", n.ID, show(n.ItemID))
 		return ExitOK, nil
 	}
-	a, err := svc.Cancel(ctx, id)
+	a, err := svc.Actions.Cancel(ctx, id)
 	if err != nil {
 		return exitFor(err), err
 	}
@@ -758,7 +758,7 @@ func (r *runner) export(args []string) (int, error) {
 	var n int
 	err = safefile.WriteNew(*file, *force, func(w io.Writer) error {
 		var err error
-		n, err = svc.ExportCSV(ctx, w, *batch)
+		n, err = svc.Triage.ExportCSV(ctx, w, *batch)
 		return err
 	})
 	if err != nil {

@@ -82,7 +82,7 @@ func (r *runner) file(args []string) (int, error) {
 		return exitFor(err), err
 	}
 	defer done()
-	doc, err := svc.Document(ctx, pos[0], *version)
+	doc, err := svc.Documents.Document(ctx, pos[0], *version)
 	if err != nil {
 		return documentFailed(err, "reviewer file "+strings.Join(args, " "))
 	}

@@ -56,11 +56,11 @@ func (r *runner) purge(args []string) (int, error) {
 		return exitFor(err), err
 	}
 	defer done()
-	keep, age := svc.Retention(), time.Duration(-1) // each its own retention
+	keep, age := svc.Retention.Period(), time.Duration(-1) // each its own retention
 	if flagSet(fs, "older-than") {
 		keep, age = *olderThan, *olderThan
 	}
-	p, err := svc.Purge(ctx, age, *dryRun)
+	p, err := svc.Retention.Purge(ctx, age, *dryRun)
 	if err != nil {
 		return exitFor(err), err
 	}

@@ -43,11 +43,10 @@ func (g *globals) keptRetentionFromEnv(lookup func(string) (string, bool)) error
 
 // keepDocuments gives the workflow its kept documents, beside the cache at
 // path. The key file, when it has to be made, is said on stderr.
-func (r *runner) keepDocuments(svc *review.Service, path string) {
+func (r *runner) keepDocuments(cfg *review.Config, path string) {
 	k := keptdocs.Open(path, r.secrets())
 	k.Notice = func(m string) { fmt.Fprintf(r.env.Stderr, "reviewer: %s\n", m) }
-	svc.SetKeptDocuments(k)
-	svc.SetKeptDocumentRetention(r.g.keptDocs)
+	cfg.KeptDocuments, cfg.KeptDocumentRetention = k, r.g.keptDocs
 }
 
 // progressLine reports whether a progress line goes to stderr: a terminal.
@@ -72,7 +71,7 @@ func (r *runner) keep(args []string) (int, error) {
 	}
 	defer done()
 	line := r.progressLine()
-	rep, err := svc.KeepBatch(ctx, batch, func(p review.KeepProgress) {
+	rep, err := svc.Kept.KeepBatch(ctx, batch, func(p review.KeepProgress) {
 		if line {
 			fmt.Fprintf(r.env.Stderr, "\r\x1b[Kkeeping %s: %d of %d items, %d documents", show(batch), p.ItemsDone, p.Items, p.Kept)
 		}
@@ -89,10 +88,10 @@ func (r *runner) keep(args []string) (int, error) {
 		}
 		return documentFailed(err, "reviewer keep "+batch)
 	}
-	use, _ := svc.KeptDocumentsUse()
+	use, _ := svc.Kept.KeptDocumentsUse()
 	fmt.Fprintf(r.env.Stdout, "kept %s of %s of %s for offline review (%s written; %s kept in all, %s, for %s at most; %s)\n",
 		plural(rep.Kept, "document", "documents"), plural(rep.Items, "item", "items"), show(batch), safefile.Size(rep.Bytes),
-		plural(use.Count, "document", "documents"), safefile.Size(use.Bytes), days(svc.KeptDocumentRetention()), use.KeyPlace)
+		plural(use.Count, "document", "documents"), safefile.Size(use.Bytes), days(svc.Kept.KeptDocumentRetention()), use.KeyPlace)
 	if rep.Failed > 0 {
 		for _, p := range rep.Problems {
 			fmt.Fprintf(r.env.Stdout, "  not kept: version %d of %s: %s\n", p.Version, show(p.ItemID), p.Why)
@@ -115,7 +114,7 @@ func (r *runner) unkeep(args []string) (int, error) {
 		return exitFor(err), err
 	}
 	defer done()
-	rep, err := svc.UnkeepBatch(ctx, batch)
+	rep, err := svc.Kept.UnkeepBatch(ctx, batch)
 	if err != nil {
 		if policy.ErrorCode(err) == policy.CodeNotFound {
 			return ExitUsage, usagef("unkeep %s: %v", show(batch), err)

@@ -171,15 +171,15 @@ func TestTheDemoKeepsItsDocumentsKeyInMemory(t *testing.T) {
 		Lookup: func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
 		OpenWindow: func(w cli.Window) error {
 			ctx := context.Background()
-			if _, err := w.Service.Sync(ctx, nil); err != nil {
+			if _, err := w.Service.Sync.Sync(ctx, nil); err != nil {
 				return err
 			}
-			batches, err := w.Service.Batches(ctx, "", 1)
+			batches, err := w.Service.Triage.Batches(ctx, "", 1)
 			if err != nil || len(batches) == 0 {
 				return errors.New("no demo batches")
 			}
-			_, keepErr = w.Service.KeepBatch(ctx, batches[0].ID, nil)
-			use, err := w.Service.KeptDocumentsUse()
+			_, keepErr = w.Service.Kept.KeepBatch(ctx, batches[0].ID, nil)
+			use, err := w.Service.Kept.KeptDocumentsUse()
 			place = use.KeyPlace
 			if err == nil && use.Count == 0 {
 				err = errors.New("nothing kept")

@@ -303,7 +303,7 @@ func TestWindowSessionSignsInAndOut(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := svc.Sync(ctx, nil); err != nil {
+			if _, err := svc.Sync.Sync(ctx, nil); err != nil {
 				t.Fatalf("sync after sign-in: %v", err)
 			}
 			if !w.SignIn.CanSignOut() || !strings.Contains(w.SignIn.TokenSource(), "keyring") {

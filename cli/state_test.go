@@ -162,7 +162,11 @@ func (h *harness) takeOver(t *testing.T, ahead time.Duration) (review.FlushResul
 		t.Fatal(err)
 	}
 	defer api.Close()
-	return review.New(db, api, cfg.Budget(), "ben").Flush(context.Background())
+	svc, err := review.New(db, api, review.Config{Budget: cfg.Budget(), Reviewer: "ben"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc.Actions.Flush(context.Background())
 }
 
 // TestASenderFencedAfterItsLeaseSaysTheCallWasMade: a fenced sender made its call. A sender

@@ -111,26 +111,6 @@ func UntilText(end, now time.Time) string {
 // the window out of the foreground that long): a window left open over
 // lunch does not keep the item from the others.
 
-// Dwell numbers: how long the reviewer stays on an item that needs her
-// before the window claims it for her.
-const (
-	DefaultClaimDwell = 5 * time.Second
-	MinClaimDwell     = time.Second
-	MaxClaimDwell     = 10 * time.Minute
-)
-
-// ParseClaimDwell reads REVIEWER_CLAIM_DWELL (Go syntax: 5s), 1s to 10m.
-func ParseClaimDwell(v string) (time.Duration, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(v))
-	if err != nil {
-		return 0, Errorf(CodeInvalidInput, "%q is not a Go duration such as 5s", v)
-	}
-	if d < MinClaimDwell || d > MaxClaimDwell {
-		return 0, Errorf(CodeInvalidInput, "the dwell before a claim is from %v to %v; %v is not allowed", MinClaimDwell, MaxClaimDwell, d)
-	}
-	return d, nil
-}
-
 // Away numbers: how long the reviewer gives the window none of her input
 // (or leaves it out of the foreground) before a claim held only because
 // she looks at an item is let go.

@@ -158,17 +158,6 @@ func TestDecideClaimFollowsTheWork(t *testing.T) {
 	}
 }
 
-func TestParseClaimDwell(t *testing.T) {
-	if d, err := policy.ParseClaimDwell(" 5s "); err != nil || d != 5*time.Second {
-		t.Fatalf("5s: %v %v", d, err)
-	}
-	for _, v := range []string{"", "0s", "500ms", "11m", "five"} {
-		if _, err := policy.ParseClaimDwell(v); policy.ErrorCode(err) != policy.CodeInvalidInput {
-			t.Errorf("%q: %v", v, err)
-		}
-	}
-}
-
 func TestParseClaimAway(t *testing.T) {
 	for _, ok := range []struct {
 		in   string

@@ -37,14 +37,14 @@ func newKey() string {
 // Resubmit re-runs the analysis of an item whose code a re-run may help.
 // It is refused, before any call, when policy says no: the code needs a new
 // file, an action is already open, or a rate-limit wait is running.
-func (s *Service) Resubmit(ctx context.Context, itemID string) (Result, error) {
+func (s *ActionService) Resubmit(ctx context.Context, itemID string) (Result, error) {
 	return s.act(ctx, store.Action{ItemID: itemID, Kind: policy.ActionResubmit}, nil)
 }
 
 // RequestFile asks the customer for a new file, for an item whose code a
 // re-run cannot help. The message is the reviewer's, as
 // policy.CheckCustomerMessage keeps it; one it refuses is never queued.
-func (s *Service) RequestFile(ctx context.Context, itemID, message string) (Result, error) {
+func (s *ActionService) RequestFile(ctx context.Context, itemID, message string) (Result, error) {
 	// An empty message is refused, never swapped for a default the
 	// reviewer did not see; so is one with control or bidi characters, or
 	// too long, before it is queued. What is sent is what she wrote, trimmed,
@@ -61,7 +61,7 @@ func (s *Service) RequestFile(ctx context.Context, itemID, message string) (Resu
 // its content, and then as the viewer checks one before showing it
 // (checkUpload). It is kept in the outbox, so a queued upload survives a
 // restart.
-func (s *Service) Replace(ctx context.Context, itemID, fileName string, data []byte, opt ReplaceOptions) (Result, error) {
+func (s *ActionService) Replace(ctx context.Context, itemID, fileName string, data []byte, opt ReplaceOptions) (Result, error) {
 	if err := s.checkUpload(ctx, data, opt); err != nil {
 		return Result{}, err
 	}
@@ -85,7 +85,7 @@ type ReplaceOptions struct {
 // header that lies about its size, noise behind a JPEG's header, a PDF the
 // renderer cannot open), in the viewer's own words. A file the console
 // could not judge goes only with opt.Unchecked.
-func (s *Service) checkUpload(ctx context.Context, data []byte, opt ReplaceOptions) error {
+func (s *core) checkUpload(ctx context.Context, data []byte, opt ReplaceOptions) error {
 	if _, err := policy.CheckFile(data); err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func (s *Service) checkUpload(ctx context.Context, data []byte, opt ReplaceOptio
 }
 
 // ReplaceFile reads a file from disk and uploads it with Replace.
-func (s *Service) ReplaceFile(ctx context.Context, itemID, path string, opt ReplaceOptions) (Result, error) {
+func (s *ActionService) ReplaceFile(ctx context.Context, itemID, path string, opt ReplaceOptions) (Result, error) {
 	data, err := readUpload(path)
 	if err != nil {
 		return Result{}, err
@@ -116,7 +116,7 @@ func (s *Service) ReplaceFile(ctx context.Context, itemID, path string, opt Repl
 // CheckUploadFile reads a file from disk and checks it as Replace would,
 // queuing nothing: the upload dialog says what is wrong before she
 // presses Upload. A file the console could not check is FILE_UNCHECKED.
-func (s *Service) CheckUploadFile(ctx context.Context, path string) error {
+func (s *ActionService) CheckUploadFile(ctx context.Context, path string) error {
 	data, err := readUpload(path)
 	if err != nil {
 		return err
@@ -155,7 +155,7 @@ func unwrapPath(err error) error {
 
 // act writes the action's intent, judged by its kind's Check (policy's
 // descriptor), and sends it.
-func (s *Service) act(ctx context.Context, a store.Action, file []byte) (Result, error) {
+func (s *core) act(ctx context.Context, a store.Action, file []byte) (Result, error) {
 	spec, ok := policy.DescribeKind(a.Kind)
 	if !ok {
 		return Result{}, policy.Errorf(policy.CodeInvalidInput, "the console does not know actions of kind %q", a.Kind)
@@ -173,12 +173,12 @@ func (s *Service) act(ctx context.Context, a store.Action, file []byte) (Result,
 
 // lease is how long a sending action holds its item (policy.Budget.Lease).
 // A lease that runs out means the sender died or stalled.
-func (s *Service) lease() time.Duration { return s.budget.Lease() }
+func (s *core) lease() time.Duration { return s.budget.Lease() }
 
 // post makes the action's one request with its key and, for a kind that
 // carries one (policy's descriptor), If-Match rev. err is a failure before
 // any request (nothing was sent); callErr is the request's.
-func (s *Service) post(ctx, opCtx context.Context, a store.Action, rev int64) (item *policy.Item, attempts []policy.Attempt, callErr, err error) {
+func (s *core) post(ctx, opCtx context.Context, a store.Action, rev int64) (item *policy.Item, attempts []policy.Attempt, callErr, err error) {
 	spec, ok := policy.DescribeKind(a.Kind)
 	call := actionCalls[a.Kind]
 	if !ok || call == nil {
@@ -197,7 +197,7 @@ func (s *Service) post(ctx, opCtx context.Context, a store.Action, rev int64) (i
 
 // actionCall is the request of one kind of action: what the workflow
 // adds to its descriptor (policy.KindSpec), the client's call.
-type actionCall func(s *Service, ctx, opCtx context.Context, a store.Action, rev int64, opts []client.CallOption) (
+type actionCall func(s *core, ctx, opCtx context.Context, a store.Action, rev int64, opts []client.CallOption) (
 	item *policy.Item, attempts []policy.Attempt, callErr, err error)
 
 // actionCalls are the requests of the kinds of actions; filled in init,
@@ -205,7 +205,7 @@ type actionCall func(s *Service, ctx, opCtx context.Context, a store.Action, rev
 var actionCalls map[policy.ActionKind]actionCall
 
 // againCalls make a failed action's intent again (QueueAgain), by kind.
-var againCalls map[policy.ActionKind]func(s *Service, ctx context.Context, a store.Action) (Result, error)
+var againCalls map[policy.ActionKind]func(s *ActionService, ctx context.Context, a store.Action) (Result, error)
 
 func init() {
 	actionCalls = map[policy.ActionKind]actionCall{
@@ -213,14 +213,14 @@ func init() {
 		policy.ActionReplacement: postReplacement,
 		policy.ActionFileRequest: postFileRequest,
 	}
-	againCalls = map[policy.ActionKind]func(s *Service, ctx context.Context, a store.Action) (Result, error){
-		policy.ActionResubmit: func(s *Service, ctx context.Context, a store.Action) (Result, error) {
+	againCalls = map[policy.ActionKind]func(s *ActionService, ctx context.Context, a store.Action) (Result, error){
+		policy.ActionResubmit: func(s *ActionService, ctx context.Context, a store.Action) (Result, error) {
 			return s.Resubmit(ctx, a.ItemID)
 		},
-		policy.ActionFileRequest: func(s *Service, ctx context.Context, a store.Action) (Result, error) {
+		policy.ActionFileRequest: func(s *ActionService, ctx context.Context, a store.Action) (Result, error) {
 			return s.RequestFile(ctx, a.ItemID, a.Message)
 		},
-		policy.ActionReplacement: func(s *Service, ctx context.Context, a store.Action) (Result, error) {
+		policy.ActionReplacement: func(s *ActionService, ctx context.Context, a store.Action) (Result, error) {
 			// She chose this file when it was first queued, told then if the
 			// console could not check it; a damaged one is refused still.
 			return s.ReplaceAgain(ctx, a.ItemID, ReplaceOptions{Unchecked: true})
@@ -228,12 +228,12 @@ func init() {
 	}
 }
 
-func postResubmit(s *Service, _, opCtx context.Context, a store.Action, _ int64, opts []client.CallOption) (*policy.Item, []policy.Attempt, error, error) {
+func postResubmit(s *core, _, opCtx context.Context, a store.Action, _ int64, opts []client.CallOption) (*policy.Item, []policy.Attempt, error, error) {
 	it, attempts, callErr := s.api.Resubmit(opCtx, a.ItemID, a.Key, opts...)
 	return &it, attempts, callErr, nil
 }
 
-func postReplacement(s *Service, ctx, opCtx context.Context, a store.Action, _ int64, opts []client.CallOption) (*policy.Item, []policy.Attempt, error, error) {
+func postReplacement(s *core, ctx, opCtx context.Context, a store.Action, _ int64, opts []client.CallOption) (*policy.Item, []policy.Attempt, error, error) {
 	data, err := s.db.Outbox.ActionFile(ctx, a.ID)
 	if err != nil {
 		return nil, nil, nil, err
@@ -245,7 +245,7 @@ func postReplacement(s *Service, ctx, opCtx context.Context, a store.Action, _ i
 // postFileRequest asks for a new file, with the code the service reported
 // as its reason. Its answer is the request, not the item: the item after
 // it is policy's (the kind's AfterDone).
-func postFileRequest(s *Service, ctx, opCtx context.Context, a store.Action, rev int64, opts []client.CallOption) (*policy.Item, []policy.Attempt, error, error) {
+func postFileRequest(s *core, ctx, opCtx context.Context, a store.Action, rev int64, opts []client.CallOption) (*policy.Item, []policy.Attempt, error, error) {
 	sit, err := s.db.Outbox.Situation(ctx, a.ItemID)
 	if err != nil {
 		return nil, nil, nil, err
@@ -264,7 +264,7 @@ func postFileRequest(s *Service, ctx, opCtx context.Context, a store.Action, rev
 }
 
 // release ends a lease that failed before any call: nothing was sent.
-func (s *Service) release(ctx context.Context, a store.Action, cause error) (Result, error) {
+func (s *core) release(ctx context.Context, a store.Action, cause error) (Result, error) {
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
 	fin := notSentFinish(a, cause, nil)
@@ -277,7 +277,7 @@ func (s *Service) release(ctx context.Context, a store.Action, cause error) (Res
 // notSent ends a send that stopped before its request with what it met:
 // the action goes back to queued (or stays unknown), and the Result says
 // why, so that the caller reports the state the action is in.
-func (s *Service) notSent(ctx context.Context, a store.Action, cause error, attempts []policy.Attempt) (Result, error) {
+func (s *core) notSent(ctx context.Context, a store.Action, cause error, attempts []policy.Attempt) (Result, error) {
 	rctx, rcancel := recordCtx(ctx)
 	defer rcancel()
 	fin := notSentFinish(a, cause, attempts)
@@ -300,7 +300,7 @@ func notSentFinish(a store.Action, cause error, attempts []policy.Attempt) store
 // process, and it says how it ends. A fenced sender's action belongs to
 // the process that took it over; any other failure leaves the action
 // sending, and a flush after its lease takes it over and reconciles it.
-func (s *Service) unrecorded(a store.Action, fin store.Finish, err error) error {
+func (s *core) unrecorded(a store.Action, fin store.Finish, err error) error {
 	what := fmt.Sprintf("the %s of item %s was sent (key %s) but its outcome was not recorded", policy.ActionWord(a.Kind), a.ItemID, a.Key)
 	if fin.On == policy.EventNotSent {
 		what = fmt.Sprintf("the %s of item %s (key %s) may have been sent, and its outcome was not recorded", policy.ActionWord(a.Kind), a.ItemID, a.Key)
@@ -449,7 +449,7 @@ func (fr FlushResult) Sent() int { return len(fr.Results) }
 // whose lease ran out), oldest first, each with its stored key. Two flushes
 // at once are safe: each action is leased by one of them, and each counts
 // only what it sent. An action another process holds is reported in Busy.
-func (s *Service) Flush(ctx context.Context) (FlushResult, error) {
+func (s *ActionService) Flush(ctx context.Context) (FlushResult, error) {
 	var fr FlushResult
 	// files.go: the retention of failed replacements' files. It is
 	// housekeeping, never a reason not to send: a failure (a busy cache)
@@ -535,7 +535,7 @@ const othersPoll = 50 * time.Millisecond
 // (the sender died) is sent by this flush, with its stored key, as Flush
 // would have: it counts as this flush's own. When ctx ends first, or the
 // wait passes until, what is still held stays in Busy.
-func (s *Service) AwaitOthers(ctx context.Context, fr *FlushResult, until time.Time) error {
+func (s *ActionService) AwaitOthers(ctx context.Context, fr *FlushResult, until time.Time) error {
 	busy := fr.Busy
 	fr.Busy = nil
 	for i := 0; i < len(busy); i++ {
@@ -575,7 +575,7 @@ func (s *Service) AwaitOthers(ctx context.Context, fr *FlushResult, until time.T
 // the actions, it sends the notes the wait held back (fr.NotesWaiting),
 // when the wait ends by until. What ends after until, or when ctx ends,
 // stays in Waiting and NotesWaiting (queued: the next flush sends it).
-func (s *Service) AwaitRateLimit(ctx context.Context, fr *FlushResult, until time.Time) error {
+func (s *ActionService) AwaitRateLimit(ctx context.Context, fr *FlushResult, until time.Time) error {
 	if err := s.awaitActions(ctx, fr, until); err != nil {
 		return err
 	}
@@ -591,7 +591,7 @@ func (s *Service) AwaitRateLimit(ctx context.Context, fr *FlushResult, until tim
 }
 
 // sleepUntil waits until t on the workflow's clock; false when ctx ends first.
-func (s *Service) sleepUntil(ctx context.Context, t time.Time) bool {
+func (s *core) sleepUntil(ctx context.Context, t time.Time) bool {
 	wait := t.Sub(s.now())
 	if wait <= 0 {
 		return ctx.Err() == nil
@@ -607,7 +607,7 @@ func (s *Service) sleepUntil(ctx context.Context, t time.Time) bool {
 }
 
 // awaitActions is AwaitRateLimit's wait for the actions of fr.Waiting.
-func (s *Service) awaitActions(ctx context.Context, fr *FlushResult, until time.Time) error {
+func (s *core) awaitActions(ctx context.Context, fr *FlushResult, until time.Time) error {
 	waiting := fr.Waiting
 	fr.Waiting = nil
 	sort.SliceStable(waiting, func(i, j int) bool { return waiting[i].NotBefore.Before(waiting[j].NotBefore) })
@@ -642,7 +642,7 @@ var errWaitedEnough = errors.New("waited long enough")
 // awaitLease reads an action until it is no longer being sent under a live
 // lease: settled, left open by its sender, or its lease ran out; or until
 // the wait's limit (errWaitedEnough).
-func (s *Service) awaitLease(ctx context.Context, a store.Action, until time.Time) (store.Action, error) {
+func (s *core) awaitLease(ctx context.Context, a store.Action, until time.Time) (store.Action, error) {
 	t := time.NewTimer(othersPoll)
 	defer t.Stop()
 	for {
@@ -667,21 +667,23 @@ func (s *Service) awaitLease(ctx context.Context, a store.Action, until time.Tim
 }
 
 // Cancel cancels a queued action: one that nothing of has left.
-func (s *Service) Cancel(ctx context.Context, actionID int64) (store.Action, error) {
+func (s *ActionService) Cancel(ctx context.Context, actionID int64) (store.Action, error) {
 	return s.db.Outbox.CancelAction(ctx, actionID, s.who())
 }
 
 // Outbox lists the actions not done yet.
-func (s *Service) Outbox(ctx context.Context) ([]store.Action, error) { return s.db.Outbox.Outbox(ctx) }
+func (s *ActionService) Outbox(ctx context.Context) ([]store.Action, error) {
+	return s.db.Outbox.Outbox(ctx)
+}
 
 // OutboxNotes lists the notes written here not done yet (contract 1.1:
 // notes have an outbox of their own). Notes cost nothing.
-func (s *Service) OutboxNotes(ctx context.Context) ([]store.NoteRow, error) {
+func (s *ActionService) OutboxNotes(ctx context.Context) ([]store.NoteRow, error) {
 	return s.db.Notes.OpenNotes(ctx)
 }
 
 // CancelNote withdraws a note that was never sent.
-func (s *Service) CancelNote(ctx context.Context, id int64) (store.NoteRow, error) {
+func (s *ActionService) CancelNote(ctx context.Context, id int64) (store.NoteRow, error) {
 	return s.db.Notes.CancelNote(ctx, id, s.who())
 }
 
@@ -692,7 +694,7 @@ func (s *Service) CancelNote(ctx context.Context, id int64) (store.NoteRow, erro
 // the window says so). The new action is judged as any other (an open
 // action, a claim, a status that moved refuse it); a replacement sends
 // the file the failed one kept.
-func (s *Service) QueueAgain(ctx context.Context, actionID int64) (Result, error) {
+func (s *ActionService) QueueAgain(ctx context.Context, actionID int64) (Result, error) {
 	a, err := s.db.Outbox.Action(ctx, actionID)
 	if err != nil {
 		return Result{}, err

@@ -23,22 +23,11 @@ func DefaultTriageSettings() TriageSettings {
 	return TriageSettings{Bands: policy.DefaultBands(), Ageing: policy.DefaultAgeing()}
 }
 
-// SetTriage sets the bands and ageing thresholds; invalid ones are refused.
-func (s *Service) SetTriage(t TriageSettings) error {
-	if err := t.Bands.Check(); err != nil {
-		return err
-	}
-	if err := t.Ageing.Check(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.triage = t
-	return nil
-}
+// Settings are the triage settings in force (given at New).
+func (s *TriageService) Settings() TriageSettings { return s.triageSettings() }
 
-// Triage returns the settings in force.
-func (s *Service) Triage() TriageSettings {
+// triageSettings is Settings, shared by the services that need it.
+func (s *core) triageSettings() TriageSettings {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.triage.Bands.Check() != nil || s.triage.Ageing.Check() != nil {
@@ -55,8 +44,8 @@ type Aged struct {
 	Snoozed  bool            // hidden from "needs my action" now
 }
 
-func (s *Service) aged(r store.ItemRow, now time.Time) Aged {
-	t := s.Triage()
+func (s *core) aged(r store.ItemRow, now time.Time) Aged {
+	t := s.triageSettings()
 	band, _ := t.Bands.Of(r.Item)
 	return Aged{Band: band, AgeLevel: t.Ageing.Level(r.Status, r.EnteredStatus, now),
 		Age: t.Ageing.Describe(r.Status, r.EnteredStatus, now), Snoozed: r.Snoozed(now)}
@@ -64,12 +53,12 @@ func (s *Service) aged(r store.ItemRow, now time.Time) Aged {
 
 // OldestWaiting returns, per batch, how long its longest-waiting item (not
 // scored, not snoozed) has been in its status, and its level.
-func (s *Service) OldestWaiting(ctx context.Context, batchIDs []string) (map[string]Aged, error) {
+func (s *TriageService) OldestWaiting(ctx context.Context, batchIDs []string) (map[string]Aged, error) {
 	since, err := s.db.Triage.OldestWaiting(ctx, batchIDs)
 	if err != nil {
 		return nil, err
 	}
-	t, now := s.Triage(), s.now()
+	t, now := s.triageSettings(), s.now()
 	out := make(map[string]Aged, len(since))
 	for id, at := range since {
 		out[id] = Aged{AgeLevel: t.Ageing.Level(policy.StatusError, at, now), Age: t.Ageing.Describe(policy.StatusError, at, now)}

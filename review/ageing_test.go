@@ -15,7 +15,7 @@ func TestAgeAndBandInEveryRow(t *testing.T) {
 	e.sync(t)
 	ctx := context.Background()
 	c := onClock(e, time.Now())
-	items, err := e.svc.Items(ctx, store.ItemFilter{})
+	items, err := e.svc.Triage.Items(ctx, store.ItemFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,16 +28,16 @@ func TestAgeAndBandInEveryRow(t *testing.T) {
 		}
 	}
 	id := e.srv.FindCode("CLASSIFIER_TIMEOUT")
-	d, _ := e.svc.Item(ctx, id)
+	d, _ := e.svc.Triage.Item(ctx, id)
 	if d.Band != "" {
 		t.Fatalf("an error with a band %q", d.Band)
 	}
 	c.t = d.EnteredStatus.Add(6 * 24 * time.Hour)
-	d, _ = e.svc.Item(ctx, id)
+	d, _ = e.svc.Triage.Item(ctx, id)
 	if d.AgeLevel != policy.AgeOverdue || d.Age != "6 d · overdue" {
 		t.Fatalf("age %q %s", d.Age, d.AgeLevel)
 	}
-	overdue, _ := e.svc.Items(ctx, e.svc.ItemFilter(review.ViewFilter{Overdue: true, SortBy: "since"}))
+	overdue, _ := e.svc.Triage.Items(ctx, e.svc.Triage.ItemFilter(review.ViewFilter{Overdue: true, SortBy: "since"}))
 	if !has(overdue, id) {
 		t.Fatal("an overdue item is not in the overdue view")
 	}
@@ -46,7 +46,7 @@ func TestAgeAndBandInEveryRow(t *testing.T) {
 			t.Fatal("the overdue view is not oldest first, or holds a scored item")
 		}
 	}
-	ages, _ := e.svc.OldestWaiting(ctx, []string{d.BatchID})
+	ages, _ := e.svc.Triage.OldestWaiting(ctx, []string{d.BatchID})
 	if ages[d.BatchID].AgeLevel != policy.AgeOverdue {
 		t.Fatalf("batch age %+v", ages[d.BatchID])
 	}
@@ -55,21 +55,23 @@ func TestAgeAndBandInEveryRow(t *testing.T) {
 	// workflow's clock, and six days after the seeded data (2026-11-29)
 	// is already past on the day the tests run.
 	c.t = time.Now()
-	if res, err := e.svc.Resubmit(ctx, id); err != nil || res.Action.State != policy.ActionDone {
+	if res, err := e.svc.Actions.Resubmit(ctx, id); err != nil || res.Action.State != policy.ActionDone {
 		t.Fatal(res, err)
 	}
-	d, _ = e.svc.Item(ctx, id)
+	d, _ = e.svc.Triage.Item(ctx, id)
 	if d.Status != policy.StatusScored || d.Band == "" || d.AgeLevel != policy.AgeFresh || !d.EnteredStatus.After(c.t.Add(-7*24*time.Hour)) {
 		t.Fatalf("after the re-run: %s band %q age %q", d.Status, d.Band, d.Age)
 	}
 	// Configured bands and thresholds apply; nonsense is refused.
-	if err := e.svc.SetTriage(review.TriageSettings{Bands: policy.Bands{Medium: 1, High: 2, Critical: 3}, Ageing: policy.DefaultAgeing()}); err != nil {
-		t.Fatal(err)
-	}
-	if d, _ = e.svc.Item(ctx, id); *d.RiskScore >= 3 && d.Band != policy.BandCritical {
+	e.with(t, func(c *review.Config) {
+		c.Triage = review.TriageSettings{Bands: policy.Bands{Medium: 1, High: 2, Critical: 3}, Ageing: policy.DefaultAgeing()}
+	})
+	if d, _ = e.svc.Triage.Item(ctx, id); *d.RiskScore >= 3 && d.Band != policy.BandCritical {
 		t.Fatalf("custom bands: %d is %s", *d.RiskScore, d.Band)
 	}
-	if err := e.svc.SetTriage(review.TriageSettings{Bands: policy.Bands{Medium: 50, High: 40, Critical: 90}, Ageing: policy.DefaultAgeing()}); err == nil {
+	if _, err := e.svc.With(func(c *review.Config) {
+		c.Triage = review.TriageSettings{Bands: policy.Bands{Medium: 50, High: 40, Critical: 90}, Ageing: policy.DefaultAgeing()}
+	}); err == nil {
 		t.Fatal("falling bands accepted")
 	}
 }
@@ -82,10 +84,8 @@ func TestBatchesCountByTheBandsInForce(t *testing.T) {
 	ctx := context.Background()
 	index := map[policy.Band]int{policy.BandLow: 0, policy.BandMedium: 1, policy.BandHigh: 2, policy.BandCritical: 3}
 	for _, bands := range []policy.Bands{policy.DefaultBands(), {Medium: 1, High: 2, Critical: 3}, {Medium: 95, High: 98, Critical: 99}} {
-		if err := e.svc.SetTriage(review.TriageSettings{Bands: bands, Ageing: policy.DefaultAgeing()}); err != nil {
-			t.Fatal(err)
-		}
-		items, err := e.svc.Items(ctx, store.ItemFilter{})
+		e.with(t, func(c *review.Config) { c.Triage = review.TriageSettings{Bands: bands, Ageing: policy.DefaultAgeing()} })
+		items, err := e.svc.Triage.Items(ctx, store.ItemFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +98,7 @@ func TestBatchesCountByTheBandsInForce(t *testing.T) {
 		if want == [4]int{} {
 			t.Fatal("no scored item in the reference data")
 		}
-		bs, err := e.svc.Batches(ctx, "", 0)
+		bs, err := e.svc.Triage.Batches(ctx, "", 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@ import (
 // on the batch's foreign key after the call and leave the action unrecorded.
 // It comes back as an answer the console cannot read (INVALID_RESPONSE):
 // an action is then reconciled with its key, never re-sent with a new one.
-func (s *Service) foreignAnswer(ctx context.Context, itemID string, it policy.Item) error {
+func (s *core) foreignAnswer(ctx context.Context, itemID string, it policy.Item) error {
 	var msg string
 	if it.ID != itemID {
 		msg = fmt.Sprintf("the answer for item %s is about item %q", itemID, it.ID)

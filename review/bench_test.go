@@ -53,11 +53,14 @@ func BenchmarkBulkPlan500On100k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	svc := review.New(db, nil, policy.DefaultBudget(), "ana")
+	svc, err := review.New(db, nil, review.Config{Budget: policy.DefaultBudget(), Reviewer: "ana"})
+	if err != nil {
+		b.Fatal(err)
+	}
 	selection := review.Selection{IDs: sel}
 	b.Run("Plan", func(b *testing.B) {
 		for b.Loop() {
-			p, err := svc.PlanResubmit(ctx, selection)
+			p, err := svc.Runs.PlanResubmit(ctx, selection)
 			if err != nil || len(p.Items)+len(p.Skipped) != 500 || len(p.Items) == 0 {
 				b.Fatal(len(p.Items), err)
 			}
@@ -66,22 +69,22 @@ func BenchmarkBulkPlan500On100k(b *testing.B) {
 	b.Run("PlanByFilter", func(b *testing.B) {
 		f := review.Selection{Filter: store.ItemFilter{Status: policy.StatusError, Code: policy.CodeClassifierTimeout}}
 		for b.Loop() {
-			if p, err := svc.PlanResubmit(ctx, f); err != nil || len(p.Items) == 0 {
+			if p, err := svc.Runs.PlanResubmit(ctx, f); err != nil || len(p.Items) == 0 {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("ConfirmAndUndo", func(b *testing.B) {
-		p, err := svc.PlanResubmit(ctx, selection)
+		p, err := svc.Runs.PlanResubmit(ctx, selection)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for b.Loop() {
-			run, err := svc.Confirm(ctx, p)
+			run, err := svc.Runs.Confirm(ctx, p)
 			if err != nil || len(run.Actions) != len(p.Items) {
 				b.Fatal(len(run.Actions), err)
 			}
-			if n, err := svc.CancelRun(ctx, run.ID); err != nil || len(n) != len(p.Items) {
+			if n, err := svc.Runs.CancelRun(ctx, run.ID); err != nil || len(n) != len(p.Items) {
 				b.Fatal(len(n), err)
 			}
 		}

@@ -31,20 +31,11 @@ import (
 // spend a hundred thousand paid analyses on one keystroke.
 const DefaultBulkMax = 1000
 
-// SetBulkMax sets the largest run confirmed without its count (at least 1;
-// REVIEWER_BULK_MAX, --bulk-max).
-func (s *Service) SetBulkMax(n int) error {
-	if n < 1 {
-		return policy.Errorf(policy.CodeInvalidInput, "the bulk limit %d: want at least 1", n)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.bulkMax = n
-	return nil
-}
-
 // BulkMax is the largest run confirmed without its count.
-func (s *Service) BulkMax() int {
+func (s *RunService) BulkMax() int { return s.bulkLimit() }
+
+// bulkLimit is BulkMax, shared by the services that need it.
+func (s *core) bulkLimit() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.bulkMax == 0 {
@@ -281,7 +272,7 @@ func (p Plan) Codes() []policy.Code {
 	return out
 }
 
-func (s *Service) claimCheck() func(store.ItemRow, string, time.Time) string {
+func (s *core) claimCheck() func(store.ItemRow, string, time.Time) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.claimedBy
@@ -299,7 +290,7 @@ func heldBy(check func(store.ItemRow, string, time.Time) string, r store.ItemRow
 
 // eachSelected calls fn with each item of a selection, in flat memory for
 // a filter (the longest waiting first).
-func (s *Service) eachSelected(ctx context.Context, sel Selection, fn func(store.ItemRow) error) error {
+func (s *core) eachSelected(ctx context.Context, sel Selection, fn func(store.ItemRow) error) error {
 	if sel.IDs != nil {
 		rows, err := s.db.Items.ItemsByID(ctx, sel.IDs)
 		if err != nil {
@@ -322,13 +313,13 @@ func (s *Service) eachSelected(ctx context.Context, sel Selection, fn func(store
 
 // PlanResubmit plans the re-submission of a selection: only items whose
 // code a re-run may help, with no open action, not claimed by someone else.
-func (s *Service) PlanResubmit(ctx context.Context, sel Selection) (Plan, error) {
+func (s *RunService) PlanResubmit(ctx context.Context, sel Selection) (Plan, error) {
 	return s.plan(ctx, sel, policy.ActionResubmit, holdItems, nil)
 }
 
 // PlanRequestFiles plans a file request for each item of a selection whose
 // code needs a new file, with the message prefilled per code.
-func (s *Service) PlanRequestFiles(ctx context.Context, sel Selection) (Plan, error) {
+func (s *RunService) PlanRequestFiles(ctx context.Context, sel Selection) (Plan, error) {
 	return s.plan(ctx, sel, policy.ActionFileRequest, holdItems, nil)
 }
 
@@ -336,14 +327,14 @@ func (s *Service) PlanRequestFiles(ctx context.Context, sel Selection) (Plan, er
 // memory that grows by its items' ids alone: it holds what it acts on
 // (not as Items: EachPlanItem lists them) and counts what it leaves out
 // and why, as a summary does. The window's plans hold their Items.
-func (s *Service) PlanToConfirm(ctx context.Context, sel Selection, kind policy.ActionKind) (Plan, error) {
+func (s *RunService) PlanToConfirm(ctx context.Context, sel Selection, kind policy.ActionKind) (Plan, error) {
 	return s.plan(ctx, sel, kind, holdIDs, nil)
 }
 
 // EachPlanItem calls fn with each item a plan acts on, in order, as the
 // cache holds it now (a plan to confirm is read back from the cache a few
 // hundred at a time; an item gone from it is given by its id alone).
-func (s *Service) EachPlanItem(ctx context.Context, p Plan, fn func(PlanItem) error) error {
+func (s *RunService) EachPlanItem(ctx context.Context, p Plan, fn func(PlanItem) error) error {
 	if p.held == nil {
 		for _, it := range p.Items {
 			if err := fn(it); err != nil {
@@ -390,13 +381,13 @@ func (s *Service) EachPlanItem(ctx context.Context, p Plan, fn func(PlanItem) er
 // its items: the headline, what it leaves out and why, the messages. It
 // reads the selection in flat memory, however large; EachPlanned then
 // lists the items. Nothing is confirmed from a summary.
-func (s *Service) PlanSummary(ctx context.Context, sel Selection, kind policy.ActionKind) (Plan, error) {
+func (s *RunService) PlanSummary(ctx context.Context, sel Selection, kind policy.ActionKind) (Plan, error) {
 	return s.plan(ctx, sel, kind, countOnly, nil)
 }
 
 // EachPlanned calls fn with each item the plan of kind on a selection acts
 // on, in order, in flat memory.
-func (s *Service) EachPlanned(ctx context.Context, sel Selection, kind policy.ActionKind, fn func(PlanItem) error) error {
+func (s *RunService) EachPlanned(ctx context.Context, sel Selection, kind policy.ActionKind, fn func(PlanItem) error) error {
 	_, err := s.plan(ctx, sel, kind, countOnly, fn)
 	return err
 }
@@ -412,7 +403,7 @@ const (
 
 // plan judges each item of a selection, keeping what hold says, and each
 // planned item goes to each (when not nil).
-func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKind, mode planHold, each func(PlanItem) error) (Plan, error) {
+func (s *core) plan(ctx context.Context, sel Selection, kind policy.ActionKind, mode planHold, each func(PlanItem) error) (Plan, error) {
 	hold := mode == holdItems
 	spec, ok := policy.DescribeKind(kind)
 	if !ok || spec.BulkSkip == nil {
@@ -424,7 +415,7 @@ func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKin
 		return Plan{}, err
 	}
 	now, me, claimed := s.now(), s.who(), s.claimCheck()
-	p := Plan{Kind: kind, MadeAt: now, Max: s.BulkMax()}
+	p := Plan{Kind: kind, MadeAt: now, Max: s.bulkLimit()}
 	if spec.Message {
 		p.Messages = map[policy.Code]string{}
 	} else if now.Before(until) {
@@ -485,7 +476,7 @@ func (s *Service) plan(ctx context.Context, sel Selection, kind policy.ActionKin
 // changed since the plan is left out and reported. A plan over the bulk
 // limit needs CountConfirmed (NeedsCount). A confirmation that stopped
 // part-way returns the run with what it queued, and the error.
-func (s *Service) Confirm(ctx context.Context, p Plan) (Run, error) {
+func (s *RunService) Confirm(ctx context.Context, p Plan) (Run, error) {
 	var run Run
 	r, err := s.confirm(ctx, p, func(created []store.Action, refused []store.Refusal) {
 		run.Actions, run.Refused = append(run.Actions, created...), append(run.Refused, refused...)
@@ -498,7 +489,7 @@ func (s *Service) Confirm(ctx context.Context, p Plan) (Run, error) {
 // run's Actions and Refused stay empty (Queued and LeftOut count them),
 // and leftOut (when not nil) is called with each item left out, once the
 // chunk that judged it is durable.
-func (s *Service) ConfirmEach(ctx context.Context, p Plan, leftOut func(store.Refusal)) (Run, error) {
+func (s *RunService) ConfirmEach(ctx context.Context, p Plan, leftOut func(store.Refusal)) (Run, error) {
 	return s.confirm(ctx, p, func(_ []store.Action, refused []store.Refusal) {
 		if leftOut != nil {
 			for _, f := range refused {
@@ -508,7 +499,7 @@ func (s *Service) ConfirmEach(ctx context.Context, p Plan, leftOut func(store.Re
 	})
 }
 
-func (s *Service) confirm(ctx context.Context, p Plan, chunk func([]store.Action, []store.Refusal)) (Run, error) {
+func (s *core) confirm(ctx context.Context, p Plan, chunk func([]store.Action, []store.Refusal)) (Run, error) {
 	n := p.Len()
 	if n == 0 || (p.Items == nil && p.held == nil) {
 		return Run{}, policy.Errorf(policy.CodeConflict, "the plan holds no item to act on")

@@ -19,7 +19,7 @@ var inError = review.Selection{Filter: store.ItemFilter{Status: policy.StatusErr
 func planned(t *testing.T, e *env) review.Plan {
 	t.Helper()
 	e.sync(t)
-	p, err := e.svc.PlanResubmit(context.Background(), inError)
+	p, err := e.svc.Runs.PlanResubmit(context.Background(), inError)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,12 +92,12 @@ func TestBulkPlanSaysTheCostAndWhatItLeavesOut(t *testing.T) {
 	// One item already has an action waiting; another is held by Ben.
 	waiting := e.srv.FindCode("CLASSIFIER_TIMEOUT")
 	e.srv.Refuse()
-	if res, err := e.svc.Resubmit(ctx, waiting); err != nil || res.Action.State != policy.ActionQueued {
+	if res, err := e.svc.Actions.Resubmit(ctx, waiting); err != nil || res.Action.State != policy.ActionQueued {
 		t.Fatal(res, err)
 	}
 	e.srv.Accept()
 	held := e.srv.FindCode("INTERNAL_ERROR")
-	me := e.svc.Reviewer() // as the service named us (GET /v1/me)
+	me := e.svc.Team.Reviewer() // as the service named us (GET /v1/me)
 	e.svc.SetClaimCheck(func(r store.ItemRow, who string, _ time.Time) string {
 		if r.ID == held && who == me {
 			return "Ben"
@@ -105,7 +105,7 @@ func TestBulkPlanSaysTheCostAndWhatItLeavesOut(t *testing.T) {
 		return ""
 	})
 	arrivals := e.srv.Arrivals(screenapi.EPResubmit)
-	p, err := e.svc.PlanResubmit(ctx, inError)
+	p, err := e.svc.Runs.PlanResubmit(ctx, inError)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestBulkPlanSaysTheCostAndWhatItLeavesOut(t *testing.T) {
 	}
 	// A selection by ids: what is not in error says so.
 	scored, _ := e.srv.Find(func(it policy.RawItem) bool { return it.Status == "scored" })
-	sel, err := e.svc.PlanResubmit(ctx, review.Selection{IDs: []string{scored, waiting, p.Items[0].ItemID, "itm_nope"}})
+	sel, err := e.svc.Runs.PlanResubmit(ctx, review.Selection{IDs: []string{scored, waiting, p.Items[0].ItemID, "itm_nope"}})
 	if err != nil || len(sel.Items) != 1 || strings.Join(sel.SkipLines(), "; ") != "1 already has an action waiting; 1 is not in error" {
 		t.Fatalf("%+v %q %v", sel.Items, sel.SkipLines(), err)
 	}
@@ -142,7 +142,7 @@ func TestBulkFileRequestsWithOneMessagePerCode(t *testing.T) {
 	e := setup(t)
 	e.sync(t)
 	ctx := context.Background()
-	p, err := e.svc.PlanRequestFiles(ctx, inError)
+	p, err := e.svc.Runs.PlanRequestFiles(ctx, inError)
 	if err != nil || len(p.Items) < 3 || p.PaidAnalyses() != 0 || !strings.Contains(p.Headline(), "no paid analysis") {
 		t.Fatalf("%+v %v", p, err)
 	}
@@ -168,18 +168,18 @@ func TestBulkFileRequestsWithOneMessagePerCode(t *testing.T) {
 	}
 	sharp := p.Messages[policy.CodeDecodeFailed]
 	p.Messages[policy.CodeDecodeFailed] = "Please send gpj.\u202eexe"
-	if _, err := e.svc.Confirm(ctx, p); err == nil || policy.ErrorCode(err) != policy.CodeInvalidInput || !strings.Contains(err.Error(), "right-to-left override") {
+	if _, err := e.svc.Runs.Confirm(ctx, p); err == nil || policy.ErrorCode(err) != policy.CodeInvalidInput || !strings.Contains(err.Error(), "right-to-left override") {
 		t.Fatalf("a bidi override was confirmed: %v", err)
 	}
-	if out, _ := e.svc.Outbox(ctx); len(out) != 0 {
+	if out, _ := e.svc.Actions.Outbox(ctx); len(out) != 0 {
 		t.Fatalf("a refused plan queued %d actions", len(out))
 	}
 	p.Messages[policy.CodeDecodeFailed] = sharp
-	run, err := e.svc.Confirm(ctx, p)
+	run, err := e.svc.Runs.Confirm(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.svc.SendRun(ctx, run.ID, review.RunOptions{})
+	res, err := e.svc.Runs.SendRun(ctx, run.ID, review.RunOptions{})
 	if err != nil || res.Progress.Done != len(p.Items) {
 		t.Fatalf("%+v %v", res.Progress, err)
 	}
@@ -208,13 +208,13 @@ func TestBulkLeavesOutWhatAnotherReviewerHolds(t *testing.T) {
 	tm := setupTeam(t, "")
 	ctx := context.Background()
 	held := tm.srv.FindCode("CLASSIFIER_TIMEOUT")
-	if _, err := tm.ben.svc.Claim(ctx, held, 15*time.Minute); err != nil {
+	if _, err := tm.ben.svc.Team.Claim(ctx, held, 15*time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tm.ana.svc.Sync(ctx, nil); err != nil {
+	if _, err := tm.ana.svc.Sync.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	p, err := tm.ana.svc.PlanResubmit(ctx, inError)
+	p, err := tm.ana.svc.Runs.PlanResubmit(ctx, inError)
 	if err != nil || !strings.Contains(strings.Join(p.SkipLines(), "; "), "1 is claimed by ben") {
 		t.Fatalf("%q %v", p.SkipLines(), err)
 	}
@@ -224,17 +224,17 @@ func TestBulkLeavesOutWhatAnotherReviewerHolds(t *testing.T) {
 		}
 	}
 	late := p.Items[0].ItemID
-	if _, err := tm.ben.svc.Claim(ctx, late, 15*time.Minute); err != nil {
+	if _, err := tm.ben.svc.Team.Claim(ctx, late, 15*time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tm.ana.svc.Sync(ctx, nil); err != nil {
+	if _, err := tm.ana.svc.Sync.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	run, err := tm.ana.svc.Confirm(ctx, p)
+	run, err := tm.ana.svc.Runs.Confirm(ctx, p)
 	if err != nil || len(run.Refused) != 1 || run.Refused[0].ItemID != late || policy.ErrorCode(run.Refused[0].Err) != policy.CodeClaimed {
 		t.Fatalf("refused %+v %v", run.Refused, err)
 	}
-	res, err := tm.ana.svc.SendRun(ctx, run.ID, review.RunOptions{})
+	res, err := tm.ana.svc.Runs.SendRun(ctx, run.ID, review.RunOptions{})
 	if err != nil || res.Progress.Done != len(p.Items)-1 {
 		t.Fatalf("%+v %v", res.Progress, err)
 	}
@@ -250,23 +250,21 @@ func TestAPlanOverTheBulkLimitNeedsItsCount(t *testing.T) {
 	e := setup(t)
 	p := planned(t, e)
 	ctx := context.Background()
-	if err := e.svc.SetBulkMax(0); policy.ErrorCode(err) != policy.CodeInvalidInput {
-		t.Fatalf("a bulk limit of 0: %v", err)
+	if _, err := e.svc.With(func(c *review.Config) { c.BulkMax = -1 }); policy.ErrorCode(err) != policy.CodeInvalidInput {
+		t.Fatalf("a bulk limit of -1: %v", err)
 	}
-	if err := e.svc.SetBulkMax(len(p.Items) - 1); err != nil {
-		t.Fatal(err)
-	}
-	p, err := e.svc.PlanResubmit(ctx, inError)
+	e.with(t, func(c *review.Config) { c.BulkMax = len(p.Items) - 1 })
+	p, err := e.svc.Runs.PlanResubmit(ctx, inError)
 	if err != nil || !p.NeedsCount() {
 		t.Fatalf("a plan of %d over a limit of %d: needs its count %v, %v", len(p.Items), p.Max, p.NeedsCount(), err)
 	}
-	sum, err := e.svc.PlanSummary(ctx, inError, policy.ActionResubmit)
+	sum, err := e.svc.Runs.PlanSummary(ctx, inError, policy.ActionResubmit)
 	if err != nil || sum.Items != nil || sum.Len() != len(p.Items) || sum.Headline() != p.Headline() ||
 		strings.Join(sum.SkipLines(), ";") != strings.Join(p.SkipLines(), ";") || !sum.NeedsCount() {
 		t.Fatalf("summary %q %v, plan %q %v: %v", sum.Headline(), sum.SkipLines(), p.Headline(), p.SkipLines(), err)
 	}
 	var streamed []string
-	e.svc.EachPlanned(ctx, inError, policy.ActionResubmit, func(it review.PlanItem) error {
+	e.svc.Runs.EachPlanned(ctx, inError, policy.ActionResubmit, func(it review.PlanItem) error {
 		streamed = append(streamed, it.ItemID)
 		return nil
 	})
@@ -275,14 +273,14 @@ func TestAPlanOverTheBulkLimitNeedsItsCount(t *testing.T) {
 			t.Fatalf("the streamed items differ from the plan's at %d", i)
 		}
 	}
-	if _, err := e.svc.Confirm(ctx, p); policy.ErrorCode(err) != policy.CodeInvalidInput || !strings.Contains(err.Error(), "bulk limit") {
+	if _, err := e.svc.Runs.Confirm(ctx, p); policy.ErrorCode(err) != policy.CodeInvalidInput || !strings.Contains(err.Error(), "bulk limit") {
 		t.Fatalf("confirmed over the limit without its count: %v", err)
 	}
 	if acts, _ := e.db.Outbox.Outbox(ctx); len(acts) != 0 {
 		t.Fatalf("%d queued", len(acts))
 	}
 	p.CountConfirmed = len(p.Items)
-	run, err := e.svc.Confirm(ctx, p)
+	run, err := e.svc.Runs.Confirm(ctx, p)
 	if err != nil || len(run.Actions) != len(p.Items) {
 		t.Fatalf("with its count: %d queued: %v", len(run.Actions), err)
 	}

@@ -12,51 +12,16 @@ import (
 // A reviewer's claim on an item (contract 1.1): claim, renew, release, and
 // Next, which claims the oldest item nobody else holds.
 
-// SetClaimTTL sets how long a claim lasts (REVIEWER_CLAIM_TTL; 15 min).
-func (s *Service) SetClaimTTL(d time.Duration) {
-	s.team.mu.Lock()
-	defer s.team.mu.Unlock()
-	s.team.claimTTL = d
-}
-
 // ClaimTTL is how long a claim lasts.
-func (s *Service) ClaimTTL() time.Duration {
+func (s *TeamService) ClaimTTL() time.Duration {
 	s.team.mu.Lock()
 	defer s.team.mu.Unlock()
 	return s.team.claimTTL
 }
 
-// SetClaimDwell sets how long the reviewer stays on an item that needs her
-// before the window claims it for her (REVIEWER_CLAIM_DWELL; 5 s).
-func (s *Service) SetClaimDwell(d time.Duration) {
-	s.team.mu.Lock()
-	defer s.team.mu.Unlock()
-	s.team.claimDwell = d
-}
-
-// ClaimDwell is how long the reviewer stays on an item before the window
-// claims it (policy.DecideClaim).
-func (s *Service) ClaimDwell() time.Duration {
-	s.team.mu.Lock()
-	defer s.team.mu.Unlock()
-	if s.team.claimDwell == 0 {
-		return policy.DefaultClaimDwell
-	}
-	return s.team.claimDwell
-}
-
-// SetClaimAway sets how long the reviewer gives the window none of her
-// input (or leaves it out of the foreground) before a claim held only
-// because she looks at an item is let go (REVIEWER_CLAIM_AWAY; 15 min).
-func (s *Service) SetClaimAway(d time.Duration) {
-	s.team.mu.Lock()
-	defer s.team.mu.Unlock()
-	s.team.claimAway = d
-}
-
 // ClaimAway is how long the reviewer is gone before the window lets go
 // of a claim held only because she looks at an item (policy.DecideClaim).
-func (s *Service) ClaimAway() time.Duration {
+func (s *TeamService) ClaimAway() time.Duration {
 	s.team.mu.Lock()
 	defer s.team.mu.Unlock()
 	if s.team.claimAway == 0 {
@@ -94,7 +59,7 @@ func offlineClaim(op, itemID string, err error) error {
 // Claim claims an item for the reviewer, or renews their claim, for ttl
 // (0: the configured length). Another reviewer's claim is a ConflictError
 // naming them; the item in the answer is applied either way.
-func (s *Service) Claim(ctx context.Context, itemID string, ttl time.Duration) (policy.Item, error) {
+func (s *TeamService) Claim(ctx context.Context, itemID string, ttl time.Duration) (policy.Item, error) {
 	if _, err := s.db.Items.Item(ctx, itemID); err != nil {
 		return policy.Item{}, err
 	}
@@ -117,7 +82,7 @@ func (s *Service) Claim(ctx context.Context, itemID string, ttl time.Duration) (
 }
 
 // Release releases the reviewer's claim on an item.
-func (s *Service) Release(ctx context.Context, itemID string) (policy.Item, error) {
+func (s *TeamService) Release(ctx context.Context, itemID string) (policy.Item, error) {
 	if _, err := s.db.Items.Item(ctx, itemID); err != nil {
 		return policy.Item{}, err
 	}
@@ -133,7 +98,7 @@ func (s *Service) Release(ctx context.Context, itemID string) (policy.Item, erro
 	return s.claimOutcome(ctx, itemID, "release", it, attempts, err)
 }
 
-func (s *Service) claimOutcome(ctx context.Context, itemID, op string, it policy.Item, attempts []policy.Attempt, err error) (policy.Item, error) {
+func (s *core) claimOutcome(ctx context.Context, itemID, op string, it policy.Item, attempts []policy.Attempt, err error) (policy.Item, error) {
 	s.observe(err)
 	rctx, cancel := recordCtx(ctx)
 	defer cancel()
@@ -179,7 +144,7 @@ type NextResult struct {
 // reviewer and that nobody else holds, skipping the ones another reviewer
 // claimed meanwhile. With a 1.0 service, or offline, it picks from the
 // cache and says it could not claim.
-func (s *Service) Next(ctx context.Context) (NextResult, error) {
+func (s *TeamService) Next(ctx context.Context) (NextResult, error) {
 	ids, err := s.db.Team.NextCandidates(ctx, s.who(), s.now(), 50)
 	if err != nil {
 		return NextResult{}, err
@@ -207,8 +172,8 @@ func (s *Service) Next(ctx context.Context) (NextResult, error) {
 	return NextResult{Why: "nothing needs a reviewer that nobody else holds"}, nil
 }
 
-func (s *Service) picked(ctx context.Context, id string, claimed bool, why string) (NextResult, error) {
-	d, err := s.Item(ctx, id)
+func (s *core) picked(ctx context.Context, id string, claimed bool, why string) (NextResult, error) {
+	d, err := s.item(ctx, id)
 	if err != nil {
 		return NextResult{}, err
 	}

@@ -37,7 +37,7 @@ func (e *ConflictError) Unwrap() error { return e.cause }
 
 // notHeldByOther refuses, before any call, an action on an item that the
 // cache knows another reviewer holds; then check judges as before.
-func (s *Service) notHeldByOther(check func(policy.Situation) error) func(policy.Situation) error {
+func (s *core) notHeldByOther(check func(policy.Situation) error) func(policy.Situation) error {
 	return func(sit policy.Situation) error {
 		if c := sit.Item.HeldByOther(s.who(), sit.Now); c != nil {
 			it := sit.Item
@@ -51,7 +51,7 @@ func (s *Service) notHeldByOther(check func(policy.Situation) error) func(policy
 // sets the item of the answer to be applied with the outcome. sent is the
 // revision the reviewer acted on (an action's If-Match; 0: what the cache
 // holds now) and queued when they did (an action's queued time; zero: now).
-func (s *Service) explainConflict(ctx context.Context, apply **policy.Item, detail *string, itemID string, sent int64, queued time.Time, err error) error {
+func (s *core) explainConflict(ctx context.Context, apply **policy.Item, detail *string, itemID string, sent int64, queued time.Time, err error) error {
 	e, ok := client.AsConflict(err)
 	if !ok {
 		return err
@@ -107,7 +107,7 @@ func (v seen) newSince() (time.Time, bool) {
 	return v.at, !v.at.IsZero()
 }
 
-func (s *Service) conflictSentence(v seen, e *client.Error) string {
+func (s *core) conflictSentence(v seen, e *client.Error) string {
 	now := s.now()
 	it := e.Item
 	if e.Code == policy.CodeClaimed {

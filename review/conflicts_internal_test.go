@@ -14,7 +14,7 @@ import (
 // make the sentence wrong: it says less, never something false.
 func TestConflictSentenceSaysOnlyWhatIsKnown(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	s := &Service{now: func() time.Time { return now }, reviewer: "ana"}
+	s := &core{now: func() time.Time { return now }, reviewer: "ana"}
 	noteAt := now.Add(-3*time.Hour - time.Minute)
 	// The service stamps a note, then the item's change, a moment later.
 	answer := policy.Item{ID: "itm_1", Status: policy.StatusError, ErrorCode: policy.CodeSourceUnreachable, Attempt: 1,

@@ -25,12 +25,12 @@ func TestTwoConsolesResubmittingOneItemPayForOneAnalysis(t *testing.T) {
 			if order == "ben first" {
 				first, second = tm.ben, tm.ana
 			}
-			won, err := first.svc.Resubmit(ctx, id)
+			won, err := first.svc.Actions.Resubmit(ctx, id)
 			if err != nil || won.Action.State != policy.ActionDone {
 				t.Fatalf("%+v %v", won, err)
 			}
 			tm.clk.Add(2 * time.Minute)
-			lost, err := second.svc.Resubmit(ctx, id)
+			lost, err := second.svc.Actions.Resubmit(ctx, id)
 			if err != nil || lost.Action.State != policy.ActionFailed || lost.Action.LastErrorCode != policy.CodeItemChanged {
 				t.Fatalf("%+v %v", lost, err)
 			}
@@ -44,7 +44,7 @@ func TestTwoConsolesResubmittingOneItemPayForOneAnalysis(t *testing.T) {
 				t.Fatalf("analyses %d", tm.srv.Analyses(id))
 			}
 			// The loser shows the new result, from the 412's item.
-			d, _ := second.svc.Item(ctx, id)
+			d, _ := second.svc.Triage.Item(ctx, id)
 			if d.Status != policy.StatusScored || *d.RiskScore != score || d.Revision != tm.srv.Revision(id) {
 				t.Fatalf("loser's cache: %+v", d.Item)
 			}
@@ -61,7 +61,7 @@ func TestTwoConsolesResubmittingOneItemPayForOneAnalysis(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				var err error
-				if results[i], err = c.svc.Resubmit(ctx, id); err != nil {
+				if results[i], err = c.svc.Actions.Resubmit(ctx, id); err != nil {
 					t.Error(err)
 				}
 			}()
@@ -78,7 +78,7 @@ func TestTwoConsolesResubmittingOneItemPayForOneAnalysis(t *testing.T) {
 			t.Fatalf("states %v analyses %d", states, tm.srv.Analyses(id))
 		}
 		for _, c := range []*console{tm.ana, tm.ben} {
-			if d, _ := c.svc.Item(ctx, id); d.Status != policy.StatusScored {
+			if d, _ := c.svc.Triage.Item(ctx, id); d.Status != policy.StatusScored {
 				t.Fatalf("a console does not show the new result: %+v", d.Item)
 			}
 		}
@@ -132,14 +132,14 @@ func TestActionQueuedOfflineOnAnOldRevisionIsRefusedOnFlush(t *testing.T) {
 			// The item is at revision 3 when ana looks at it.
 			tm.srv.Touch(id, func(*policy.RawItem) {})
 			tm.srv.Touch(id, func(*policy.RawItem) {})
-			if _, err := tm.ana.svc.Sync(ctx, nil); err != nil {
+			if _, err := tm.ana.svc.Sync.Sync(ctx, nil); err != nil {
 				t.Fatal(err)
 			}
-			if d, _ := tm.ana.svc.Item(ctx, id); d.Revision != 3 {
+			if d, _ := tm.ana.svc.Triage.Item(ctx, id); d.Revision != 3 {
 				t.Fatalf("revision %d", d.Revision)
 			}
 			tm.srv.Refuse()
-			res, err := tm.ana.svc.Resubmit(ctx, id)
+			res, err := tm.ana.svc.Actions.Resubmit(ctx, id)
 			if err != nil || res.Action.State != policy.ActionQueued {
 				t.Fatalf("%+v %v", res, err)
 			}
@@ -148,7 +148,7 @@ func TestActionQueuedOfflineOnAnOldRevisionIsRefusedOnFlush(t *testing.T) {
 			}
 			// Meanwhile ben moves it to revision 4 with a note.
 			tm.clk.SetStep(tc.step)
-			if _, err := tm.ben.svc.AddNote(ctx, id, "Customer is sending a sharper scan."); err != nil {
+			if _, err := tm.ben.svc.Team.AddNote(ctx, id, "Customer is sending a sharper scan."); err != nil {
 				t.Fatal(err)
 			}
 			tm.clk.SetStep(0)
@@ -163,14 +163,14 @@ func TestActionQueuedOfflineOnAnOldRevisionIsRefusedOnFlush(t *testing.T) {
 			// action still carries the revision it was queued on.
 			tm.clk.Add(3 * time.Hour)
 			if tc.synced {
-				if _, err := tm.ana.svc.Sync(ctx, nil); err != nil {
+				if _, err := tm.ana.svc.Sync.Sync(ctx, nil); err != nil {
 					t.Fatal(err)
 				}
-				if d, _ := tm.ana.svc.Item(ctx, id); d.Revision != 4 {
+				if d, _ := tm.ana.svc.Triage.Item(ctx, id); d.Revision != 4 {
 					t.Fatalf("revision %d", d.Revision)
 				}
 			}
-			fr, err := tm.ana.svc.Flush(ctx)
+			fr, err := tm.ana.svc.Actions.Flush(ctx)
 			if err != nil || fr.Failed != 1 {
 				t.Fatalf("%+v %v", fr, err)
 			}
@@ -181,7 +181,7 @@ func TestActionQueuedOfflineOnAnOldRevisionIsRefusedOnFlush(t *testing.T) {
 			if tm.srv.Analyses(id) != 0 || tm.srv.Arrivals(screenapi.EPResubmit) != 1 {
 				t.Fatalf("analyses %d arrivals %d: nothing may be paid", tm.srv.Analyses(id), tm.srv.Arrivals(screenapi.EPResubmit))
 			}
-			if out, _ := tm.ana.svc.Outbox(ctx); len(out) != 0 {
+			if out, _ := tm.ana.svc.Actions.Outbox(ctx); len(out) != 0 {
 				t.Fatalf("outbox %+v", out)
 			}
 		})

@@ -134,21 +134,22 @@ type keptDocuments interface {
 	Load(ctx context.Context, itemID string, version int) (Document, bool, error)
 }
 
-// SetDocumentCache sets the bound of the memory cache of documents, in
-// bytes (REVIEWER_DOCUMENT_CACHE); what is over it goes at once.
-func (s *Service) SetDocumentCache(limit int64) { s.docs.setLimit(limit) }
-
 // DocumentCacheUse is how many bytes of documents memory holds, and its bound.
-func (s *Service) DocumentCacheUse() (used, limit int64) { return s.docs.use() }
+func (s *DocumentService) DocumentCacheUse() (used, limit int64) { return s.docs.use() }
 
 // ForgetDocuments drops every document from memory.
-func (s *Service) ForgetDocuments() { s.docs.clear() }
+func (s *DocumentService) ForgetDocuments() { s.docs.clear() }
 
 // DocumentVersions lists an item's file versions, oldest first, with the
 // result the console recorded for each. When the cache knows none (an item
 // synced before the cache kept them), the service is asked once and its
 // answer kept; a 1.0 service offers none.
-func (s *Service) DocumentVersions(ctx context.Context, itemID string) ([]DocumentVersion, error) {
+func (s *DocumentService) DocumentVersions(ctx context.Context, itemID string) ([]DocumentVersion, error) {
+	return s.documentVersions(ctx, itemID)
+}
+
+// documentVersions is DocumentVersions, shared by the services that need it.
+func (s *core) documentVersions(ctx context.Context, itemID string) ([]DocumentVersion, error) {
 	if _, err := s.db.Items.Item(ctx, itemID); err != nil {
 		return nil, err
 	}
@@ -161,7 +162,7 @@ func (s *Service) DocumentVersions(ctx context.Context, itemID string) ([]Docume
 			return nil, err
 		}
 	}
-	bands := s.Triage().Bands
+	bands := s.triageSettings().Bands
 	out := make([]DocumentVersion, 0, len(vs))
 	for _, v := range vs {
 		r := DocumentResult{Status: v.Result.Status, Score: v.Result.RiskScore, Code: v.Result.ErrorCode,
@@ -174,8 +175,8 @@ func (s *Service) DocumentVersions(ctx context.Context, itemID string) ([]Docume
 }
 
 // readVersions asks the service for an item's versions and keeps them.
-func (s *Service) readVersions(ctx context.Context, itemID string) ([]store.FileVersion, error) {
-	if s.APIVersion() == "1.0" {
+func (s *core) readVersions(ctx context.Context, itemID string) ([]store.FileVersion, error) {
+	if s.apiVersion() == "1.0" {
 		return nil, &DocumentError{Problem: DocNotOffered, ItemID: itemID}
 	}
 	if err := sendable(itemID); err != nil {
@@ -195,7 +196,7 @@ func (s *Service) readVersions(ctx context.Context, itemID string) ([]store.File
 }
 
 // documentError turns a call's error into what the window says.
-func (s *Service) documentError(itemID string, version int, err error) error {
+func (s *core) documentError(itemID string, version int, err error) error {
 	if d, ok := client.AsDamagedFile(err); ok {
 		// Only the damage: the call's own message says the same again.
 		return &DocumentError{Problem: DocDamaged, ItemID: itemID, Version: version, Err: d}
@@ -219,11 +220,16 @@ func (s *Service) documentError(itemID string, version int, err error) error {
 // contradict (the service's header, or the version's listed type), a body
 // over 10 MiB or cut short is refused as damaged; the service out of reach
 // with no copy kept is "offline and not kept".
-func (s *Service) Document(ctx context.Context, itemID string, version int) (Document, error) {
+func (s *DocumentService) Document(ctx context.Context, itemID string, version int) (Document, error) {
+	return s.document(ctx, itemID, version)
+}
+
+// document is Document, shared by the services that need it.
+func (s *core) document(ctx context.Context, itemID string, version int) (Document, error) {
 	if version < 0 {
 		return Document{}, policy.Errorf(policy.CodeInvalidInput, "file version %d: the first is 1 (0: the newest)", version)
 	}
-	vs, err := s.DocumentVersions(ctx, itemID)
+	vs, err := s.documentVersions(ctx, itemID)
 	if err != nil {
 		return Document{}, err
 	}
@@ -253,7 +259,7 @@ func (s *Service) Document(ctx context.Context, itemID string, version int) (Doc
 // loadDocument reads a document that memory lacks: a kept copy, else the
 // service. Its context is not the asker's (a fetch is shared): it ends with
 // the budget of one call.
-func (s *Service) loadDocument(ctx context.Context, itemID string, version int, listedType string) (Document, error) {
+func (s *core) loadDocument(ctx context.Context, itemID string, version int, listedType string) (Document, error) {
 	if s.kept != nil {
 		// A copy that does not open (another key, none, a moved file) is
 		// not kept: online the service is asked, offline it is "offline
@@ -262,7 +268,7 @@ func (s *Service) loadDocument(ctx context.Context, itemID string, version int, 
 			return d, nil
 		}
 	}
-	if s.APIVersion() == "1.0" {
+	if s.apiVersion() == "1.0" {
 		return Document{}, &DocumentError{Problem: DocNotOffered, ItemID: itemID}
 	}
 	if err := sendable(itemID); err != nil {
@@ -361,6 +367,8 @@ func (c *docCache) bound() int64 {
 	return c.limit
 }
 
+// setLimit changes the bound; what is over it goes at once (a test's
+// lower bound: the service's is given at New).
 func (c *docCache) setLimit(n int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

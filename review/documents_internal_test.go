@@ -58,8 +58,11 @@ func docService(t *testing.T) (*Service, *screenapi.Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(api.Close)
-	svc := New(db, api, cfg.Budget(), "ana")
-	if _, err := svc.Sync(context.Background(), nil); err != nil {
+	svc, err := New(db, api, Config{Budget: cfg.Budget(), Reviewer: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Sync.Sync(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	return svc, srv
@@ -83,7 +86,7 @@ func TestTwoAsksForOneDocumentMakeOneRequest(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d, err := svc.Document(c, id, 1)
+			d, err := svc.Documents.Document(c, id, 1)
 			if i < 2 {
 				got[i] = d
 			}
@@ -120,7 +123,7 @@ func TestCloseEndsTheFetchesUnderWay(t *testing.T) {
 	asker, quit := context.WithCancel(context.Background())
 	asked := make(chan error, 1)
 	go func() {
-		_, err := svc.Document(asker, id, 1)
+		_, err := svc.Documents.Document(asker, id, 1)
 		asked <- err
 	}()
 	until(t, "the request at the service", func() bool { return srv.Arrivals(screenapi.EPFile) == 1 })
@@ -151,7 +154,7 @@ func TestCloseEndsTheFetchesUnderWay(t *testing.T) {
 	if _, ok := svc.docs.get(key); ok {
 		t.Fatal("the cancelled fetch was kept")
 	}
-	if _, err := svc.Document(context.Background(), id, 1); err == nil {
+	if _, err := svc.Documents.Document(context.Background(), id, 1); err == nil {
 		t.Fatal("a fetch after Close brought the file")
 	}
 	if n := srv.Arrivals(screenapi.EPFile); n != 1 {

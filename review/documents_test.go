@@ -34,20 +34,20 @@ func TestDocumentsAndTheirRecordedResults(t *testing.T) {
 	id := e.srv.FindCode("DECODE_FAILED")
 	first, _, _ := e.srv.File(id, 1)
 
-	vs, err := e.svc.DocumentVersions(ctx, id)
+	vs, err := e.svc.Documents.DocumentVersions(ctx, id)
 	if err != nil || len(vs) != 1 || vs[0].Recorded.Status != policy.StatusError || vs[0].Recorded.Code != policy.CodeDecodeFailed || vs[0].Recorded.Score != nil {
 		t.Fatalf("versions before: %+v %v", vs, err)
 	}
-	doc, err := e.svc.Document(ctx, id, 0)
+	doc, err := e.svc.Documents.Document(ctx, id, 0)
 	if err != nil || doc.Version != 1 || !bytes.Equal(doc.Data, first) || doc.MediaType != policy.SniffMediaType(first) {
 		t.Fatalf("newest before: %v, version %d", err, doc.Version)
 	}
 
 	upload, _, _ := e.srv.File("itm_0001_01", 1)
-	if _, err := e.svc.Replace(ctx, id, "rescan.jpg", upload, review.ReplaceOptions{}); err != nil {
+	if _, err := e.svc.Actions.Replace(ctx, id, "rescan.jpg", upload, review.ReplaceOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	vs, err = e.svc.DocumentVersions(ctx, id)
+	vs, err = e.svc.Documents.DocumentVersions(ctx, id)
 	if err != nil || len(vs) != 2 {
 		t.Fatalf("versions after: %+v %v", vs, err)
 	}
@@ -61,17 +61,17 @@ func TestDocumentsAndTheirRecordedResults(t *testing.T) {
 	if r := vs[1].Recorded; r.Band != policy.DefaultBands().OfScore(*r.Score) || r.Band == "" || vs[0].Recorded.Band != "" {
 		t.Fatalf("bands: %q (score %d), first %q", r.Band, *r.Score, vs[0].Recorded.Band)
 	}
-	doc, err = e.svc.Document(ctx, id, 0)
+	doc, err = e.svc.Documents.Document(ctx, id, 0)
 	if err != nil || doc.Version != 2 || !bytes.Equal(doc.Data, upload) {
 		t.Fatalf("newest after: %v, version %d", err, doc.Version)
 	}
-	if doc, err = e.svc.Document(ctx, id, 1); err != nil || !bytes.Equal(doc.Data, first) {
+	if doc, err = e.svc.Documents.Document(ctx, id, 1); err != nil || !bytes.Equal(doc.Data, first) {
 		t.Fatalf("version 1 after: %v", err)
 	}
-	docErr(t, func() error { _, err := e.svc.Document(ctx, id, 3); return err }(), review.DocNoSuchVersion)
+	docErr(t, func() error { _, err := e.svc.Documents.Document(ctx, id, 3); return err }(), review.DocNoSuchVersion)
 	// From memory now: no new request.
 	n := e.srv.Arrivals(screenapi.EPFile)
-	if _, err := e.svc.Document(ctx, id, 1); err != nil || e.srv.Arrivals(screenapi.EPFile) != n {
+	if _, err := e.svc.Documents.Document(ctx, id, 1); err != nil || e.srv.Arrivals(screenapi.EPFile) != n {
 		t.Fatalf("a cached document was asked for again: %v", err)
 	}
 }
@@ -84,7 +84,7 @@ func TestDamagedDocuments(t *testing.T) {
 	ctx := context.Background()
 	const id = "itm_0001_01"
 	audit := func() int {
-		d, err := e.svc.Item(ctx, id)
+		d, err := e.svc.Triage.Item(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,17 +98,17 @@ func TestDamagedDocuments(t *testing.T) {
 		{Kind: screenapi.FaultOversized, Endpoint: screenapi.EPFile, Times: 1},
 	} {
 		e.srv.SetFault(f)
-		doc, err := e.svc.Document(ctx, id, 1)
+		doc, err := e.svc.Documents.Document(ctx, id, 1)
 		docErr(t, err, review.DocDamaged)
 		if doc.Data != nil || !strings.HasPrefix(err.Error(), "the file is damaged") || policy.ErrorCode(err) != policy.CodeInvalidResponse {
 			t.Fatalf("%s: %v", f.Kind, err)
 		}
-		if used, _ := e.svc.DocumentCacheUse(); used != 0 {
+		if used, _ := e.svc.Documents.DocumentCacheUse(); used != 0 {
 			t.Fatalf("%s: %d bytes kept", f.Kind, used)
 		}
 	}
 	want, _, _ := e.srv.File(id, 1)
-	if doc, err := e.svc.Document(ctx, id, 1); err != nil || !bytes.Equal(doc.Data, want) {
+	if doc, err := e.svc.Documents.Document(ctx, id, 1); err != nil || !bytes.Equal(doc.Data, want) {
 		t.Fatalf("after the faults: %v", err)
 	}
 	if audit() != before {
@@ -122,18 +122,18 @@ func TestDocumentsOffline(t *testing.T) {
 	e := setup(t)
 	e.sync(t)
 	ctx := context.Background()
-	if _, err := e.svc.Document(ctx, "itm_0001_01", 0); err != nil {
+	if _, err := e.svc.Documents.Document(ctx, "itm_0001_01", 0); err != nil {
 		t.Fatal(err)
 	}
 	e.srv.Refuse()
 	e.api.Close() // its idle keep-alive connection would still reach the service
 	t.Cleanup(func() { _ = e.srv.Accept() })
-	_, err := e.svc.Document(ctx, "itm_0001_02", 0)
+	_, err := e.svc.Documents.Document(ctx, "itm_0001_02", 0)
 	d := docErr(t, err, review.DocOffline)
 	if d.Error() != "it is offline and not kept" || policy.ErrorCode(err) != policy.CodeAPIUnreachable {
 		t.Fatalf("%v / %s", err, policy.ErrorCode(err))
 	}
-	if _, err := e.svc.Document(ctx, "itm_0001_01", 0); err != nil {
+	if _, err := e.svc.Documents.Document(ctx, "itm_0001_01", 0); err != nil {
 		t.Fatalf("a document in memory, offline: %v", err)
 	}
 }
@@ -143,9 +143,9 @@ func TestDocumentsFromA10Service(t *testing.T) {
 	e := setupVersion(t, screenapi.Version10)
 	e.sync(t)
 	ctx := context.Background()
-	_, err := e.svc.DocumentVersions(ctx, "itm_0001_01")
+	_, err := e.svc.Documents.DocumentVersions(ctx, "itm_0001_01")
 	docErr(t, err, review.DocNotOffered)
-	_, err = e.svc.Document(ctx, "itm_0001_01", 0)
+	_, err = e.svc.Documents.Document(ctx, "itm_0001_01", 0)
 	d := docErr(t, err, review.DocNotOffered)
 	if d.Error() != "the service does not offer documents" || policy.ErrorCode(err) != policy.CodeNotOffered {
 		t.Fatal(err)
@@ -167,30 +167,30 @@ func TestDocumentCacheStaysWithinItsBound(t *testing.T) {
 		sizes = append(sizes, len(b))
 	}
 	limit := int64(sizes[0] + sizes[1] + sizes[2]) // room for about three
-	e.svc.SetDocumentCache(limit)
+	e.with(t, func(c *review.Config) { c.DocumentCache = limit })
 	for i, id := range ids {
-		if _, err := e.svc.Document(ctx, id, 1); err != nil {
+		if _, err := e.svc.Documents.Document(ctx, id, 1); err != nil {
 			t.Fatal(err)
 		}
 		if i == 3 { // the first, used again, becomes the most recent
-			if _, err := e.svc.Document(ctx, ids[0], 1); err != nil {
+			if _, err := e.svc.Documents.Document(ctx, ids[0], 1); err != nil {
 				t.Fatal(err)
 			}
 		}
-		used, bound := e.svc.DocumentCacheUse()
+		used, bound := e.svc.Documents.DocumentCacheUse()
 		if used > bound || bound != limit {
 			t.Fatalf("after %s: %d bytes kept, bound %d", id, used, bound)
 		}
 	}
 	n := e.srv.Arrivals(screenapi.EPFile)
-	if _, err := e.svc.Document(ctx, ids[5], 1); err != nil || e.srv.Arrivals(screenapi.EPFile) != n {
+	if _, err := e.svc.Documents.Document(ctx, ids[5], 1); err != nil || e.srv.Arrivals(screenapi.EPFile) != n {
 		t.Fatal("the most recent document was not in memory")
 	}
-	if _, err := e.svc.Document(ctx, ids[1], 1); err != nil || e.srv.Arrivals(screenapi.EPFile) != n+1 {
+	if _, err := e.svc.Documents.Document(ctx, ids[1], 1); err != nil || e.srv.Arrivals(screenapi.EPFile) != n+1 {
 		t.Fatal("the least recently used document was not let go")
 	}
-	e.svc.ForgetDocuments()
-	if used, _ := e.svc.DocumentCacheUse(); used != 0 {
+	e.svc.Documents.ForgetDocuments()
+	if used, _ := e.svc.Documents.DocumentCacheUse(); used != 0 {
 		t.Fatalf("%d bytes after forgetting", used)
 	}
 }
@@ -211,14 +211,14 @@ func TestVersionsOfAnItemCachedBeforeTheyWereKept(t *testing.T) {
 	}
 	raw.Close()
 	n := e.srv.Arrivals(screenapi.EPItem)
-	vs, err := e.svc.DocumentVersions(ctx, id)
+	vs, err := e.svc.Documents.DocumentVersions(ctx, id)
 	if err != nil || len(vs) != 1 || vs[0].Version != 1 || vs[0].Recorded.Status == "" || e.srv.Arrivals(screenapi.EPItem) != n+1 {
 		t.Fatalf("%+v %v, %d reads", vs, err, e.srv.Arrivals(screenapi.EPItem)-n)
 	}
-	if _, err := e.svc.DocumentVersions(ctx, id); err != nil || e.srv.Arrivals(screenapi.EPItem) != n+1 {
+	if _, err := e.svc.Documents.DocumentVersions(ctx, id); err != nil || e.srv.Arrivals(screenapi.EPItem) != n+1 {
 		t.Fatalf("read again: %v", err)
 	}
-	if d, err := e.svc.Document(ctx, id, 0); err != nil || d.Version != 1 {
+	if d, err := e.svc.Documents.Document(ctx, id, 0); err != nil || d.Version != 1 {
 		t.Fatalf("%v", err)
 	}
 }

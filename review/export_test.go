@@ -42,3 +42,19 @@ func (s *Service) SetAfterNoteCall(f func(store.NoteRow)) { s.team.afterNoteCall
 // SetBeforeSummary installs a hook that runs when a bulk run has sent what
 // it could, before its summary is read (tests: to make that read fail).
 func (s *Service) SetBeforeSummary(f func()) { s.beforeSummary = f }
+
+// With is the service built again over the same cache and API with its
+// settings changed by mod (tests: settings are given at New), keeping the
+// clock, the page size and the test hooks set on s.
+func (s *Service) With(mod func(*Config)) (*Service, error) {
+	c := s.cfg
+	c.Now, c.PageSize = s.now, s.pageSize
+	mod(&c)
+	n, err := New(s.db, s.api, c)
+	if err != nil {
+		return nil, err
+	}
+	n.afterIntent, n.afterCall, n.beforeSummary, n.claimedBy, n.newsLimit = s.afterIntent, s.afterCall, s.beforeSummary, s.claimedBy, s.newsLimit
+	n.team.afterNoteIntent, n.team.afterNoteCall = s.team.afterNoteIntent, s.team.afterNoteCall
+	return n, nil
+}

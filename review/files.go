@@ -27,30 +27,13 @@ type fileSettings struct {
 	docLimits document.Limits
 }
 
-// SetDocumentLimits sets the limits an upload is checked under: the
-// viewer's, so that a file she could not be shown is not paid for
-// (REVIEWER_MAX_MEGAPIXELS, the PDF renderer's time and memory).
-func (s *Service) SetDocumentLimits(l document.Limits) {
-	s.files.mu.Lock()
-	defer s.files.mu.Unlock()
-	s.files.docLimits = l
-}
-
 func (f *fileSettings) documentLimits() document.Limits {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.docLimits
 }
 
-// SetKeptFileRetention sets how long the file of a failed replacement is
-// kept (REVIEWER_KEPT_FILE_RETENTION; 7 days).
-func (s *Service) SetKeptFileRetention(d time.Duration) {
-	s.files.mu.Lock()
-	defer s.files.mu.Unlock()
-	s.files.retention = d
-}
-
-func (s *Service) keptFileRetention() time.Duration {
+func (s *core) keptFileRetention() time.Duration {
 	s.files.mu.Lock()
 	defer s.files.mu.Unlock()
 	if s.files.retention <= 0 {
@@ -60,14 +43,14 @@ func (s *Service) keptFileRetention() time.Duration {
 }
 
 // KeptFile is the newest kept file of an item's failed replacements.
-func (s *Service) KeptFile(ctx context.Context, itemID string) (store.KeptFile, error) {
+func (s *ActionService) KeptFile(ctx context.Context, itemID string) (store.KeptFile, error) {
 	return s.db.Files.KeptFile(ctx, itemID)
 }
 
 // ReplaceAgain uploads again the file of the item's newest failed
 // replacement: a new intent with a new key, the reviewer's own choice. The
 // new action holds its own copy, so the failed one's bytes go.
-func (s *Service) ReplaceAgain(ctx context.Context, itemID string, opt ReplaceOptions) (Result, error) {
+func (s *ActionService) ReplaceAgain(ctx context.Context, itemID string, opt ReplaceOptions) (Result, error) {
 	k, err := s.db.Files.KeptFile(ctx, itemID)
 	if err != nil {
 		return Result{}, policy.Errorf(policy.CodeConflict,
@@ -85,7 +68,7 @@ func (s *Service) ReplaceAgain(ctx context.Context, itemID string, opt ReplaceOp
 
 // DiscardKeptFile deletes the kept file of the item's newest failed
 // replacement (its hash and size stay for the audit).
-func (s *Service) DiscardKeptFile(ctx context.Context, itemID string) (store.KeptFile, error) {
+func (s *ActionService) DiscardKeptFile(ctx context.Context, itemID string) (store.KeptFile, error) {
 	k, err := s.db.Files.KeptFile(ctx, itemID)
 	if err != nil {
 		return k, policy.Errorf(policy.CodeConflict, "item %s has no kept file of a failed replacement", itemID)
@@ -94,7 +77,7 @@ func (s *Service) DiscardKeptFile(ctx context.Context, itemID string) (store.Kep
 }
 
 // purgeKeptFiles applies the retention of kept files.
-func (s *Service) purgeKeptFiles(ctx context.Context) error {
+func (s *core) purgeKeptFiles(ctx context.Context) error {
 	_, err := s.db.Files.PurgeKeptFiles(ctx, s.now().Add(-s.keptFileRetention()))
 	return err
 }

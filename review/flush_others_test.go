@@ -19,7 +19,7 @@ func TestAFlushWaitsForWhatAnotherProcessIsSending(t *testing.T) {
 	ctx := context.Background()
 	id := e.srv.FindCode("CLASSIFIER_TIMEOUT")
 	e.srv.Refuse()
-	if res, err := e.svc.Resubmit(ctx, id); err != nil || res.Action.State != policy.ActionQueued {
+	if res, err := e.svc.Actions.Resubmit(ctx, id); err != nil || res.Action.State != policy.ActionQueued {
 		t.Fatalf("%+v %v", res, err)
 	}
 	if err := e.srv.Accept(); err != nil {
@@ -29,7 +29,7 @@ func TestAFlushWaitsForWhatAnotherProcessIsSending(t *testing.T) {
 	defer release()
 	sender := make(chan error, 1)
 	go func() {
-		fr, err := e.svc.Flush(ctx)
+		fr, err := e.svc.Actions.Flush(ctx)
 		if err == nil && fr.Done != 1 {
 			t.Errorf("the sender's flush: %+v", fr)
 		}
@@ -46,12 +46,12 @@ func TestAFlushWaitsForWhatAnotherProcessIsSending(t *testing.T) {
 	db2, api2, other := newService(t, e.srv.URL(), e.path)
 	defer db2.Close()
 	defer api2.Close()
-	fr, err := other.Flush(ctx)
+	fr, err := other.Actions.Flush(ctx)
 	if err != nil || len(fr.Busy) != 1 || fr.Sent() != 0 {
 		t.Fatalf("a flush beside a held send: %+v %v", fr, err)
 	}
 	waited := make(chan error, 1)
-	go func() { waited <- other.AwaitOthers(ctx, &fr, time.Now().Add(time.Hour)) }()
+	go func() { waited <- other.Actions.AwaitOthers(ctx, &fr, time.Now().Add(time.Hour)) }()
 	release()
 	if err := <-sender; err != nil {
 		t.Fatal(err)
@@ -71,24 +71,24 @@ func TestAFlushWaitsForWhatAnotherProcessIsSending(t *testing.T) {
 	id2 := e.srv.FindCode("INTERNAL_ERROR")
 	release2 := e.srv.Hold(id2)
 	defer release2()
-	go func() { _, err := e.svc.Resubmit(ctx, id2); sender <- err }()
+	go func() { _, err := e.svc.Actions.Resubmit(ctx, id2); sender <- err }()
 	for e.srv.Arrivals(screenapi.EPResubmit) != 2 {
 		if time.Now().After(deadline) {
 			t.Fatal("the second send never arrived")
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	fr, err = other.Flush(ctx)
+	fr, err = other.Actions.Flush(ctx)
 	if err != nil || len(fr.Busy) != 1 {
 		t.Fatalf("%+v %v", fr, err)
 	}
 	stopped, cancel := context.WithCancel(ctx)
 	cancel()
-	if err := other.AwaitOthers(stopped, &fr, time.Now().Add(time.Hour)); err != nil || len(fr.Busy) != 1 || fr.Skipped != 1 || fr.Settled != 0 {
+	if err := other.Actions.AwaitOthers(stopped, &fr, time.Now().Add(time.Hour)); err != nil || len(fr.Busy) != 1 || fr.Skipped != 1 || fr.Settled != 0 {
 		t.Fatalf("stopped waiting: %+v %v", fr, err)
 	}
 	// So too at the wait's limit.
-	if err := other.AwaitOthers(ctx, &fr, time.Now()); err != nil || len(fr.Busy) != 1 || fr.Skipped != 1 || fr.Settled != 0 {
+	if err := other.Actions.AwaitOthers(ctx, &fr, time.Now()); err != nil || len(fr.Busy) != 1 || fr.Skipped != 1 || fr.Settled != 0 {
 		t.Fatalf("waited enough: %+v %v", fr, err)
 	}
 	release2()

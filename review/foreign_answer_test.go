@@ -98,7 +98,7 @@ func TestAnAnswerAboutAnotherItemIsNoVerdict(t *testing.T) {
 		return status, body
 	})
 
-	res, err := e.svc.Resubmit(ctx, victim)
+	res, err := e.svc.Actions.Resubmit(ctx, victim)
 	if err == nil && res.Err == nil {
 		t.Fatalf("an answer about item %s was taken for %s: %+v", other, victim, res.Item)
 	}
@@ -127,7 +127,7 @@ func TestAnAnswerAboutAnotherItemIsNoVerdict(t *testing.T) {
 	// The service's real answer for the key settles it, without a second
 	// paid analysis.
 	f.arm("", "", nil)
-	fr, err := e.svc.Flush(ctx)
+	fr, err := e.svc.Actions.Flush(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestAnAnswerUnderAnotherBatchIsNoVerdict(t *testing.T) {
 		body["batch_id"] = "bat_elsewhere"
 		return status, body
 	})
-	res, err := e.svc.Resubmit(ctx, victim)
+	res, err := e.svc.Actions.Resubmit(ctx, victim)
 	if err != nil {
 		t.Fatalf("the outcome was not recorded: %v", err)
 	}
@@ -181,7 +181,7 @@ func TestARefusalCarryingAForeignItemIsStillRecorded(t *testing.T) {
 		it["claim"] = map[string]any{"reviewer": "ben", "expires_at": "2099-01-01T00:00:00Z"}
 		return http.StatusConflict, map[string]any{"error_code": "CLAIMED", "error_message": "ben holds it", "item": it}
 	})
-	res, err := e.svc.Resubmit(ctx, victim)
+	res, err := e.svc.Actions.Resubmit(ctx, victim)
 	if err != nil {
 		t.Fatalf("the refusal was not recorded: %v", err)
 	}
@@ -205,7 +205,7 @@ func TestAClaimAnsweredWithAnotherItemIsNotApplied(t *testing.T) {
 		body["id"], body["batch_id"] = other, otherRaw.BatchID
 		return status, body
 	})
-	if _, err := e.svc.Claim(ctx, victim, 0); policy.ErrorCode(err) != policy.CodeInvalidResponse {
+	if _, err := e.svc.Team.Claim(ctx, victim, 0); policy.ErrorCode(err) != policy.CodeInvalidResponse {
 		t.Fatalf("want INVALID_RESPONSE, got %v", err)
 	}
 	if o, _ := e.db.Items.Item(ctx, other); o.Claim != nil || o.Revision != before.Revision {

@@ -23,7 +23,6 @@ type teamState struct {
 	identity        policy.Identity
 	identified      bool // GET /v1/me answered (or was not offered) in this process
 	claimTTL        time.Duration
-	claimDwell      time.Duration // 0: policy.DefaultClaimDwell
 	claimAway       time.Duration // 0: policy.DefaultClaimAway
 	afterNoteIntent func(store.NoteRow)
 	afterNoteCall   func(store.NoteRow)
@@ -36,7 +35,7 @@ type Identified struct {
 	Source string // the service, the cache, or this console's settings
 }
 
-func (s *Service) loadIdentity() {
+func (s *core) loadIdentity() {
 	s.team.claimTTL = policy.DefaultClaimTTL
 	id, err := s.db.Team.Identity(context.Background())
 	if err != nil {
@@ -49,13 +48,16 @@ func (s *Service) loadIdentity() {
 }
 
 // APIVersion is the contract version the service last showed ("" unknown).
-func (s *Service) APIVersion() string {
+func (s *TeamService) APIVersion() string { return s.apiVersion() }
+
+// apiVersion is APIVersion, shared by the services that need it.
+func (s *core) apiVersion() string {
 	s.team.mu.Lock()
 	defer s.team.mu.Unlock()
 	return s.team.identity.APIVersion
 }
 
-func (s *Service) setVersion(ctx context.Context, v string) {
+func (s *core) setVersion(ctx context.Context, v string) {
 	s.team.mu.Lock()
 	id := s.team.identity
 	id.APIVersion = v
@@ -67,14 +69,17 @@ func (s *Service) setVersion(ctx context.Context, v string) {
 // Identify asks the service who the reviewer is. With a 1.0 service, or
 // offline, it says what the console goes by instead; err is the call's
 // error when the service could not be asked.
-func (s *Service) Identify(ctx context.Context) (Identified, error) {
+func (s *TeamService) Identify(ctx context.Context) (Identified, error) { return s.identify(ctx) }
+
+// identify is Identify, shared by the services that need it.
+func (s *core) identify(ctx context.Context) (Identified, error) {
 	opCtx, cancel := context.WithDeadline(ctx, s.budget.Deadline(s.now()))
 	defer cancel()
 	me, _, err := s.api.Me(opCtx)
 	s.observe(err)
 	switch {
 	case err == nil:
-		if s.APIVersion() != "1.1" {
+		if s.apiVersion() != "1.1" {
 			// Items synced while the service spoke 1.0 carry no revision,
 			// and an incremental sync would never bring most of them again.
 			if err := s.db.Sync.MarkFullSyncIfUnrevised(ctx, "the service now speaks contract 1.1"); err != nil {
@@ -87,7 +92,7 @@ func (s *Service) Identify(ctx context.Context) (Identified, error) {
 		s.team.mu.Lock()
 		s.team.identity, s.team.identified = me, true
 		s.team.mu.Unlock()
-		s.SetReviewer(me.Reviewer)
+		s.setReviewer(me.Reviewer)
 		return Identified{Identity: me, Source: "the screening service"}, nil
 	case client.IsNotOffered(err):
 		s.setVersion(ctx, "1.0")
@@ -108,17 +113,17 @@ func (s *Service) Identify(ctx context.Context) (Identified, error) {
 }
 
 // identifyOnce asks GET /v1/me once per process, before the first sync.
-func (s *Service) identifyOnce(ctx context.Context) {
+func (s *core) identifyOnce(ctx context.Context) {
 	s.team.mu.Lock()
 	done := s.team.identified
 	s.team.mu.Unlock()
 	if !done {
-		_, _ = s.Identify(ctx)
+		_, _ = s.identify(ctx)
 	}
 }
 
-func (s *Service) notOfferedLocally(what string) error {
-	if s.APIVersion() == "1.0" {
+func (s *core) notOfferedLocally(what string) error {
+	if s.apiVersion() == "1.0" {
 		return policy.Errorf(policy.CodeNotOffered, "this service does not offer %s (it speaks contract 1.0)", what)
 	}
 	return nil

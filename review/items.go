@@ -46,7 +46,7 @@ func (v ItemView) NeedsReviewer() bool {
 	return policy.NeedsReviewer(policy.Situation{Item: v.Item, OpenAction: v.OpenAction()})
 }
 
-func (s *Service) view(r store.ItemRow, sit policy.Situation) ItemView {
+func (s *core) view(r store.ItemRow, sit policy.Situation) ItemView {
 	sit.Item, sit.OpenAction = r.Item, r.OpenAction()
 	return ItemView{ItemRow: r, Retryable: r.Status == policy.StatusError && policy.Retryable(r.ErrorCode), Next: policy.NextAction(sit),
 		Aged: s.aged(r, sit.Now), Holder: r.HeldByOther(s.who(), sit.Now), At: sit.Now}
@@ -54,7 +54,7 @@ func (s *Service) view(r store.ItemRow, sit policy.Situation) ItemView {
 
 // Items lists items from the cache; it works with the API down. A long
 // listing should use EachItem or a page (Limit, Offset).
-func (s *Service) Items(ctx context.Context, f store.ItemFilter) ([]ItemView, error) {
+func (s *TriageService) Items(ctx context.Context, f store.ItemFilter) ([]ItemView, error) {
 	var out []ItemView
 	err := s.EachItem(ctx, f, func(v ItemView) error {
 		out = append(out, v)
@@ -65,7 +65,12 @@ func (s *Service) Items(ctx context.Context, f store.ItemFilter) ([]ItemView, er
 
 // EachItem calls fn with each item of a listing as the cache reads it, so
 // that a listing of any length is written out in flat memory.
-func (s *Service) EachItem(ctx context.Context, f store.ItemFilter, fn func(ItemView) error) error {
+func (s *TriageService) EachItem(ctx context.Context, f store.ItemFilter, fn func(ItemView) error) error {
+	return s.eachItem(ctx, f, fn)
+}
+
+// eachItem is EachItem, shared by the services that need it.
+func (s *core) eachItem(ctx context.Context, f store.ItemFilter, fn func(ItemView) error) error {
 	until, err := s.db.Sync.RateLimitedUntil(ctx)
 	if err != nil {
 		return err
@@ -84,12 +89,15 @@ func (s *Service) EachItem(ctx context.Context, f store.ItemFilter, fn func(Item
 
 // CountItems is how many items a listing holds: the window sizes its table
 // with it and reads the rows a page at a time.
-func (s *Service) CountItems(ctx context.Context, f store.ItemFilter) (int, error) {
+func (s *TriageService) CountItems(ctx context.Context, f store.ItemFilter) (int, error) {
 	return s.db.Items.CountItems(ctx, f)
 }
 
 // Item returns one item with its actions, attempts and audit trail.
-func (s *Service) Item(ctx context.Context, id string) (Detail, error) {
+func (s *TriageService) Item(ctx context.Context, id string) (Detail, error) { return s.item(ctx, id) }
+
+// item is Item, shared by the services that need it.
+func (s *core) item(ctx context.Context, id string) (Detail, error) {
 	r, err := s.db.Items.Item(ctx, id)
 	if err != nil {
 		return Detail{}, err
@@ -117,8 +125,8 @@ func (s *Service) Item(ctx context.Context, id string) (Detail, error) {
 }
 
 // Batches lists the newest batches matching a search.
-func (s *Service) Batches(ctx context.Context, search string, limit int) ([]store.BatchSummary, error) {
-	return s.db.Items.Batches(ctx, s.Triage().Bands, search, limit)
+func (s *TriageService) Batches(ctx context.Context, search string, limit int) ([]store.BatchSummary, error) {
+	return s.db.Items.Batches(ctx, s.triageSettings().Bands, search, limit)
 }
 
 // ExportCSV writes the items of a batch (all batches when empty) as CSV.
@@ -126,7 +134,7 @@ func (s *Service) Batches(ctx context.Context, search string, limit int) ([]stor
 // safetext.CSVCell: control characters but newline and bidi controls are
 // stripped, and one that a spreadsheet would run as a formula (ids and
 // names come from the service) gets a leading apostrophe.
-func (s *Service) ExportCSV(ctx context.Context, w io.Writer, batchID string) (int, error) {
+func (s *TriageService) ExportCSV(ctx context.Context, w io.Writer, batchID string) (int, error) {
 	cw := csv.NewWriter(w)
 	write := func(cells ...string) error {
 		for i, c := range cells {

@@ -73,35 +73,18 @@ func (k *keptShelf) expired(itemID string, version int) bool {
 	return ok && !k.now().Before(at.Add(k.keepFor()))
 }
 
-// SetKeptDocuments lets the workflow keep documents for offline review in
-// store (nil: none are kept).
-func (s *Service) SetKeptDocuments(store *keptdocs.Store) {
-	if store == nil {
-		s.kept = nil
-		return
-	}
-	s.kept = &keptShelf{store: store, now: func() time.Time { return s.now() }}
-}
-
-// SetKeptDocumentRetention sets how long a kept document stays
-// (REVIEWER_KEPT_DOCUMENT_RETENTION; 0: the default, 14 days).
-func (s *Service) SetKeptDocumentRetention(d time.Duration) {
-	if k := s.shelf(); k != nil {
-		k.mu.Lock()
-		k.retention = d
-		k.mu.Unlock()
-	}
-}
-
 // KeptDocumentRetention is how long a kept document stays.
-func (s *Service) KeptDocumentRetention() time.Duration {
+func (s *KeptService) KeptDocumentRetention() time.Duration { return s.keptRetention() }
+
+// keptRetention is KeptDocumentRetention, shared by the services that need it.
+func (s *core) keptRetention() time.Duration {
 	if k := s.shelf(); k != nil {
 		return k.keepFor()
 	}
 	return DefaultKeptDocumentRetention
 }
 
-func (s *Service) shelf() *keptShelf {
+func (s *core) shelf() *keptShelf {
 	k, _ := s.kept.(*keptShelf)
 	return k
 }
@@ -136,7 +119,7 @@ type KeepReport struct {
 // is a problem of its own and the others go on; the service out of reach
 // ends it ("offline and not kept" for what is left: run it again). progress
 // is called after each item.
-func (s *Service) KeepBatch(ctx context.Context, batchID string, progress func(KeepProgress)) (KeepReport, error) {
+func (s *KeptService) KeepBatch(ctx context.Context, batchID string, progress func(KeepProgress)) (KeepReport, error) {
 	k := s.shelf()
 	if k == nil {
 		return KeepReport{}, errNoShelf
@@ -145,7 +128,7 @@ func (s *Service) KeepBatch(ctx context.Context, batchID string, progress func(K
 	if err != nil {
 		return KeepReport{}, err
 	}
-	if s.APIVersion() == "1.0" {
+	if s.apiVersion() == "1.0" {
 		return KeepReport{}, &DocumentError{Problem: DocNotOffered}
 	}
 	var rep KeepReport
@@ -154,7 +137,7 @@ func (s *Service) KeepBatch(ctx context.Context, batchID string, progress func(K
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		vs, err := s.DocumentVersions(ctx, it.ID)
+		vs, err := s.documentVersions(ctx, it.ID)
 		if err != nil {
 			return rep, err // offline, a 1.0 service: the rest cannot be had either
 		}
@@ -163,7 +146,7 @@ func (s *Service) KeepBatch(ctx context.Context, batchID string, progress func(K
 				rep.Kept++
 				continue
 			}
-			doc, err := s.Document(ctx, it.ID, v.Version)
+			doc, err := s.document(ctx, it.ID, v.Version)
 			if err != nil {
 				d, ok := AsDocumentError(err)
 				if ok && (d.Problem == DocDamaged || d.Problem == DocNoSuchVersion) {
@@ -190,7 +173,7 @@ func (s *Service) KeepBatch(ctx context.Context, batchID string, progress func(K
 
 // batchItems lists a batch's items from the cache; a batch it does not
 // hold is NOT_FOUND.
-func (s *Service) batchItems(ctx context.Context, batchID string) ([]store.ItemRow, error) {
+func (s *core) batchItems(ctx context.Context, batchID string) ([]store.ItemRow, error) {
 	if batchID == "" {
 		return nil, policy.Errorf(policy.CodeInvalidInput, "no batch named")
 	}
@@ -237,7 +220,12 @@ func (r PurgeReport) Count() int { return len(r.Removed) }
 // remove now (a dry run): those kept olderThan or longer before now (0 or
 // less: every one), and those of a batch that no longer needs the
 // reviewer.
-func (s *Service) KeptDocumentsDue(ctx context.Context, now time.Time, olderThan time.Duration) ([]KeptRemoval, error) {
+func (s *KeptService) KeptDocumentsDue(ctx context.Context, now time.Time, olderThan time.Duration) ([]KeptRemoval, error) {
+	return s.keptDue(ctx, now, olderThan)
+}
+
+// keptDue is KeptDocumentsDue, shared by the services that need it.
+func (s *core) keptDue(ctx context.Context, now time.Time, olderThan time.Duration) ([]KeptRemoval, error) {
 	k := s.shelf()
 	if k == nil {
 		return nil, nil
@@ -297,10 +285,10 @@ func (s *Service) KeptDocumentsDue(ctx context.Context, now time.Time, olderThan
 
 // batchNeedsReviewer reports whether any item of a batch needs the
 // reviewer (policy.NeedsReviewer, the one definition).
-func (s *Service) batchNeedsReviewer(ctx context.Context, batchID string) (bool, error) {
+func (s *core) batchNeedsReviewer(ctx context.Context, batchID string) (bool, error) {
 	needs := false
 	errFound := errors.New("found")
-	err := s.EachItem(ctx, store.ItemFilter{BatchID: batchID}, func(v ItemView) error {
+	err := s.eachItem(ctx, store.ItemFilter{BatchID: batchID}, func(v ItemView) error {
 		if v.NeedsReviewer() {
 			needs = true
 			return errFound
@@ -317,8 +305,13 @@ func (s *Service) batchNeedsReviewer(ctx context.Context, batchID string) (bool,
 // before now (0 or less: every one), and those of a batch that no longer
 // needs the reviewer, and what a crash left in their folder. It says what
 // it removed.
-func (s *Service) PurgeKeptDocuments(ctx context.Context, now time.Time, olderThan time.Duration) (PurgeReport, error) {
-	due, err := s.KeptDocumentsDue(ctx, now, olderThan)
+func (s *KeptService) PurgeKeptDocuments(ctx context.Context, now time.Time, olderThan time.Duration) (PurgeReport, error) {
+	return s.purgeKept(ctx, now, olderThan)
+}
+
+// purgeKept is PurgeKeptDocuments, shared by the services that need it.
+func (s *core) purgeKept(ctx context.Context, now time.Time, olderThan time.Duration) (PurgeReport, error) {
+	due, err := s.keptDue(ctx, now, olderThan)
 	if err != nil {
 		return PurgeReport{}, err
 	}
@@ -330,11 +323,11 @@ func (s *Service) PurgeKeptDocuments(ctx context.Context, now time.Time, olderTh
 }
 
 // ApplyKeptDocumentRetention is PurgeKeptDocuments at the retention in force.
-func (s *Service) ApplyKeptDocumentRetention(ctx context.Context) (PurgeReport, error) {
+func (s *KeptService) ApplyKeptDocumentRetention(ctx context.Context) (PurgeReport, error) {
 	return s.PurgeKeptDocuments(ctx, s.now(), s.KeptDocumentRetention())
 }
 
-func (s *Service) removeKept(rs []KeptRemoval) (PurgeReport, error) {
+func (s *core) removeKept(rs []KeptRemoval) (PurgeReport, error) {
 	var rep PurgeReport
 	k := s.shelf()
 	if k == nil {
@@ -355,7 +348,7 @@ func (s *Service) removeKept(rs []KeptRemoval) (PurgeReport, error) {
 }
 
 // UnkeepBatch removes every kept document of a batch's items.
-func (s *Service) UnkeepBatch(ctx context.Context, batchID string) (PurgeReport, error) {
+func (s *KeptService) UnkeepBatch(ctx context.Context, batchID string) (PurgeReport, error) {
 	k := s.shelf()
 	if k == nil {
 		return PurgeReport{}, errNoShelf
@@ -382,7 +375,7 @@ func (s *Service) UnkeepBatch(ctx context.Context, batchID string) (PurgeReport,
 }
 
 // RemoveAllKeptDocuments removes every kept document (Preferences).
-func (s *Service) RemoveAllKeptDocuments(ctx context.Context) (PurgeReport, error) {
+func (s *KeptService) RemoveAllKeptDocuments(ctx context.Context) (PurgeReport, error) {
 	rep, err := s.PurgeKeptDocuments(ctx, s.now(), 0)
 	for i := range rep.Removed {
 		rep.Removed[i].Why = KeptRemoveAll
@@ -400,7 +393,7 @@ type KeptUse struct {
 }
 
 // KeptDocumentsUse says how much is kept (Preferences).
-func (s *Service) KeptDocumentsUse() (KeptUse, error) {
+func (s *KeptService) KeptDocumentsUse() (KeptUse, error) {
 	k := s.shelf()
 	if k == nil {
 		return KeptUse{}, nil
@@ -417,7 +410,7 @@ type KeptBatch struct {
 
 // BatchKept says whether a batch is available offline (its items with a
 // kept document).
-func (s *Service) BatchKept(ctx context.Context, batchID string) (KeptBatch, error) {
+func (s *KeptService) BatchKept(ctx context.Context, batchID string) (KeptBatch, error) {
 	k := s.shelf()
 	if k == nil {
 		return KeptBatch{}, errNoShelf
@@ -448,4 +441,4 @@ func (s *Service) BatchKept(ctx context.Context, batchID string) (KeptBatch, err
 }
 
 // KeepsDocuments reports whether this workflow can keep documents.
-func (s *Service) KeepsDocuments() bool { return s.shelf() != nil }
+func (s *KeptService) KeepsDocuments() bool { return s.shelf() != nil }

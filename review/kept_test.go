@@ -40,7 +40,7 @@ func setupKept(t *testing.T) (*env, *keptdocs.Store, *keptClock) {
 	clk := &keptClock{t: time.Now()}
 	k := keptdocs.Open(e.path, keyring.New("test.review."+t.Name()))
 	k.SetClock(clk.Now)
-	e.svc.SetKeptDocuments(k)
+	e.with(t, func(c *review.Config) { c.KeptDocuments = k })
 	return e, k, clk
 }
 
@@ -70,34 +70,34 @@ func TestKeepBatchThenReadOffline(t *testing.T) {
 	ctx := context.Background()
 	id := e.srv.FindCode("DECODE_FAILED")
 	upload, _, _ := e.srv.File("itm_0001_01", 1)
-	if _, err := e.svc.Replace(ctx, id, "rescan.jpg", upload, review.ReplaceOptions{}); err != nil {
+	if _, err := e.svc.Actions.Replace(ctx, id, "rescan.jpg", upload, review.ReplaceOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	batch := batchOf(t, e, id)
-	items, _ := e.svc.Items(ctx, store.ItemFilter{BatchID: batch})
+	items, _ := e.svc.Triage.Items(ctx, store.ItemFilter{BatchID: batch})
 	var seen []review.KeepProgress
-	rep, err := e.svc.KeepBatch(ctx, batch, func(p review.KeepProgress) { seen = append(seen, p) })
+	rep, err := e.svc.Kept.KeepBatch(ctx, batch, func(p review.KeepProgress) { seen = append(seen, p) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Items != len(items) || rep.ItemsDone != len(items) || rep.Kept != len(items)+1 || rep.Failed != 0 || len(seen) != len(items) {
 		t.Fatalf("report %+v, %d progress reports, %d items", rep, len(seen), len(items))
 	}
-	if kb, err := e.svc.BatchKept(ctx, batch); err != nil || kb.ItemsKept != len(items) || kb.Documents != len(items)+1 {
+	if kb, err := e.svc.Kept.BatchKept(ctx, batch); err != nil || kb.ItemsKept != len(items) || kb.Documents != len(items)+1 {
 		t.Fatalf("BatchKept %+v %v", kb, err)
 	}
 	// Again: nothing is fetched, everything is already kept.
 	n := e.srv.Arrivals(screenapi.EPFile)
-	e.svc.ForgetDocuments()
-	if rep, err := e.svc.KeepBatch(ctx, batch, nil); err != nil || rep.Kept != len(items)+1 || rep.Bytes != 0 || e.srv.Arrivals(screenapi.EPFile) != n {
+	e.svc.Documents.ForgetDocuments()
+	if rep, err := e.svc.Kept.KeepBatch(ctx, batch, nil); err != nil || rep.Kept != len(items)+1 || rep.Bytes != 0 || e.srv.Arrivals(screenapi.EPFile) != n {
 		t.Fatalf("again: %+v %v, %d requests", rep, err, e.srv.Arrivals(screenapi.EPFile)-n)
 	}
 
 	offline(t, e)
-	e.svc.ForgetDocuments()
+	e.svc.Documents.ForgetDocuments()
 	first, _, _ := e.srv.File(id, 1)
 	for v, want := range map[int][]byte{0: upload, 1: first, 2: upload} {
-		doc, err := e.svc.Document(ctx, id, v)
+		doc, err := e.svc.Documents.Document(ctx, id, v)
 		if err != nil || !bytes.Equal(doc.Data, want) {
 			t.Fatalf("offline, version %d: %v", v, err)
 		}
@@ -109,11 +109,11 @@ func TestKeepBatchThenReadOffline(t *testing.T) {
 			break
 		}
 	}
-	_, err = e.svc.Document(ctx, other, 0)
+	_, err = e.svc.Documents.Document(ctx, other, 0)
 	if d := docErr(t, err, review.DocOffline); d.Error() != "it is offline and not kept" {
 		t.Fatal(d)
 	}
-	if use, _ := e.svc.KeptDocumentsUse(); use.Count != len(items)+1 || use.Bytes <= 0 {
+	if use, _ := e.svc.Kept.KeptDocumentsUse(); use.Count != len(items)+1 || use.Bytes <= 0 {
 		t.Fatalf("use %+v", use)
 	}
 	_ = k
@@ -127,7 +127,7 @@ func TestKeptWithAnotherKey(t *testing.T) {
 	ctx := context.Background()
 	id := "itm_0001_01"
 	batch := batchOf(t, e, id)
-	if _, err := e.svc.KeepBatch(ctx, batch, nil); err != nil {
+	if _, err := e.svc.Kept.KeepBatch(ctx, batch, nil); err != nil {
 		t.Fatal(err)
 	}
 	other := make([]byte, 32)
@@ -137,13 +137,13 @@ func TestKeptWithAnotherKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh := keptdocs.Open(e.path, secrets) // the next run reads the new key
-	e.svc.SetKeptDocuments(fresh)
-	e.svc.ForgetDocuments()
+	e.with(t, func(c *review.Config) { c.KeptDocuments = fresh })
+	e.svc.Documents.ForgetDocuments()
 	before, _ := os.ReadDir(keptdocs.Dir(e.path))
 
 	e.srv.Refuse()
 	e.api.Close()
-	_, err := e.svc.Document(ctx, id, 0)
+	_, err := e.svc.Documents.Document(ctx, id, 0)
 	docErr(t, err, review.DocOffline)
 	if after, _ := os.ReadDir(keptdocs.Dir(e.path)); len(after) != len(before) || !k.Has(id, 1) {
 		t.Fatalf("a copy that did not open was removed: %d then %d files", len(before), len(after))
@@ -151,14 +151,14 @@ func TestKeptWithAnotherKey(t *testing.T) {
 	if err := e.srv.Accept(); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := e.svc.KeepBatch(ctx, batch, nil)
+	rep, err := e.svc.Kept.KeepBatch(ctx, batch, nil)
 	if err != nil || rep.Bytes == 0 {
 		t.Fatalf("keep again: %+v %v", rep, err)
 	}
 	offline(t, e)
-	e.svc.ForgetDocuments()
+	e.svc.Documents.ForgetDocuments()
 	want, _, _ := e.srv.File(id, 1)
-	if doc, err := e.svc.Document(ctx, id, 0); err != nil || !bytes.Equal(doc.Data, want) {
+	if doc, err := e.svc.Documents.Document(ctx, id, 0); err != nil || !bytes.Equal(doc.Data, want) {
 		t.Fatalf("after keeping again: %v", err)
 	}
 }
@@ -174,15 +174,15 @@ func TestUnkeepBatch(t *testing.T) {
 			break
 		}
 	}
-	ra, err := e.svc.KeepBatch(ctx, a, nil)
+	ra, err := e.svc.Kept.KeepBatch(ctx, a, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb, err := e.svc.KeepBatch(ctx, b, nil)
+	rb, err := e.svc.Kept.KeepBatch(ctx, b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := e.svc.UnkeepBatch(ctx, a)
+	rep, err := e.svc.Kept.UnkeepBatch(ctx, a)
 	if err != nil || rep.Count() != ra.Kept || rep.Bytes != ra.Bytes {
 		t.Fatalf("unkeep: %d removed, %d bytes (kept %d, %d bytes): %v", rep.Count(), rep.Bytes, ra.Kept, ra.Bytes, err)
 	}
@@ -194,10 +194,10 @@ func TestUnkeepBatch(t *testing.T) {
 	if n, _, _ := k.Usage(); n != rb.Kept {
 		t.Fatalf("%d kept after unkeep, want batch b's %d", n, rb.Kept)
 	}
-	if kb, _ := e.svc.BatchKept(ctx, a); kb.Documents != 0 {
+	if kb, _ := e.svc.Kept.BatchKept(ctx, a); kb.Documents != 0 {
 		t.Fatalf("batch a still kept: %+v", kb)
 	}
-	if _, err := e.svc.UnkeepBatch(ctx, "no-such-batch"); err == nil {
+	if _, err := e.svc.Kept.UnkeepBatch(ctx, "no-such-batch"); err == nil {
 		t.Fatal("unkeep of a batch the cache does not hold")
 	}
 }
@@ -210,13 +210,13 @@ func TestKeptRetention(t *testing.T) {
 	e, k, clk := setupKept(t)
 	e.svc.SetClock(clk.Now)
 	ctx := context.Background()
-	bs, err := e.svc.Batches(ctx, "", 1000)
+	bs, err := e.svc.Triage.Batches(ctx, "", 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var needs, done string
 	for _, b := range bs {
-		vs, _ := e.svc.Items(ctx, store.ItemFilter{BatchID: b.ID})
+		vs, _ := e.svc.Triage.Items(ctx, store.ItemFilter{BatchID: b.ID})
 		any := false
 		for _, v := range vs {
 			any = any || v.NeedsReviewer()
@@ -231,24 +231,24 @@ func TestKeptRetention(t *testing.T) {
 	if needs == "" || done == "" {
 		t.Fatalf("the demo data lacks a batch that needs the reviewer (%q) or one that does not (%q)", needs, done)
 	}
-	rn, err := e.svc.KeepBatch(ctx, needs, nil)
+	rn, err := e.svc.Kept.KeepBatch(ctx, needs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd, err := e.svc.KeepBatch(ctx, done, nil)
+	rd, err := e.svc.Kept.KeepBatch(ctx, done, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.svc.SetKeptDocumentRetention(48 * time.Hour)
+	e.with(t, func(c *review.Config) { c.KeptDocumentRetention = 48 * time.Hour })
 
-	due, err := e.svc.KeptDocumentsDue(ctx, clk.Now(), e.svc.KeptDocumentRetention())
+	due, err := e.svc.Kept.KeptDocumentsDue(ctx, clk.Now(), e.svc.Kept.KeptDocumentRetention())
 	if err != nil || len(due) != rd.Kept {
 		t.Fatalf("due: %d, %v; want batch %s's %d", len(due), err, done, rd.Kept)
 	}
 	if n, _, _ := k.Usage(); n != rn.Kept+rd.Kept {
 		t.Fatal("the dry run removed something")
 	}
-	rep, err := e.svc.ApplyKeptDocumentRetention(ctx)
+	rep, err := e.svc.Kept.ApplyKeptDocumentRetention(ctx)
 	if err != nil || rep.Count() != rd.Kept {
 		t.Fatalf("purge: %d, %v", rep.Count(), err)
 	}
@@ -258,21 +258,21 @@ func TestKeptRetention(t *testing.T) {
 		}
 	}
 	clk.Add(47 * time.Hour)
-	if rep, _ := e.svc.ApplyKeptDocumentRetention(ctx); rep.Count() != 0 {
+	if rep, _ := e.svc.Kept.ApplyKeptDocumentRetention(ctx); rep.Count() != 0 {
 		t.Fatalf("removed %d before the retention ended", rep.Count())
 	}
 	// Past the retention, offline: not shown, though not yet removed.
 	clk.Add(time.Hour)
-	items, _ := e.svc.Items(ctx, store.ItemFilter{BatchID: needs})
+	items, _ := e.svc.Triage.Items(ctx, store.ItemFilter{BatchID: needs})
 	e.srv.Refuse()
 	e.api.Close()
-	e.svc.ForgetDocuments()
-	_, err = e.svc.Document(ctx, items[0].ID, 0)
+	e.svc.Documents.ForgetDocuments()
+	_, err = e.svc.Documents.Document(ctx, items[0].ID, 0)
 	docErr(t, err, review.DocOffline)
 	if err := e.srv.Accept(); err != nil {
 		t.Fatal(err)
 	}
-	rep, err = e.svc.ApplyKeptDocumentRetention(ctx)
+	rep, err = e.svc.Kept.ApplyKeptDocumentRetention(ctx)
 	if err != nil || rep.Count() != rn.Kept {
 		t.Fatalf("purge at the retention: %d, %v", rep.Count(), err)
 	}
@@ -285,10 +285,10 @@ func TestKeptRetention(t *testing.T) {
 		t.Fatalf("%d kept, %d bytes", n, b)
 	}
 	// Remove all: everything, whatever its age.
-	if _, err := e.svc.KeepBatch(ctx, needs, nil); err != nil {
+	if _, err := e.svc.Kept.KeepBatch(ctx, needs, nil); err != nil {
 		t.Fatal(err)
 	}
-	if rep, err := e.svc.RemoveAllKeptDocuments(ctx); err != nil || rep.Count() != rn.Kept {
+	if rep, err := e.svc.Kept.RemoveAllKeptDocuments(ctx); err != nil || rep.Count() != rn.Kept {
 		t.Fatalf("remove all: %d %v", rep.Count(), err)
 	}
 }
@@ -298,8 +298,8 @@ func TestKeepFromA10Service(t *testing.T) {
 	keyring.MockInit()
 	e := setupVersion(t, screenapi.Version10)
 	e.sync(t)
-	e.svc.SetKeptDocuments(keptdocs.Open(e.path, keyring.New("test.review.kept10")))
-	_, err := e.svc.KeepBatch(context.Background(), batchOf(t, e, "itm_0001_01"), nil)
+	e.with(t, func(c *review.Config) { c.KeptDocuments = keptdocs.Open(e.path, keyring.New("test.review.kept10")) })
+	_, err := e.svc.Kept.KeepBatch(context.Background(), batchOf(t, e, "itm_0001_01"), nil)
 	docErr(t, err, review.DocNotOffered)
 }
 
@@ -314,11 +314,11 @@ func TestKeptDocumentsLeaveNothingBehind(t *testing.T) {
 	ctx := context.Background()
 	id := e.srv.FindCode("DECODE_FAILED")
 	batch := batchOf(t, e, id)
-	items, _ := e.svc.Items(ctx, store.ItemFilter{BatchID: batch})
+	items, _ := e.svc.Triage.Items(ctx, store.ItemFilter{BatchID: batch})
 	auditOf := func() int {
 		n := 0
 		for _, it := range items {
-			d, err := e.svc.Item(ctx, it.ID)
+			d, err := e.svc.Triage.Item(ctx, it.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -329,11 +329,11 @@ func TestKeptDocumentsLeaveNothingBehind(t *testing.T) {
 	before := auditOf()
 	// A damaged answer on the way: its error names no byte of it.
 	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultWrongType, Endpoint: screenapi.EPFile, Times: 1})
-	rep, err := e.svc.KeepBatch(ctx, batch, nil)
+	rep, err := e.svc.Kept.KeepBatch(ctx, batch, nil)
 	if err != nil || rep.Failed != 1 || len(rep.Problems) != 1 {
 		t.Fatalf("keep: %+v %v", rep, err)
 	}
-	if _, err := e.svc.KeepBatch(ctx, batch, nil); err != nil {
+	if _, err := e.svc.Kept.KeepBatch(ctx, batch, nil); err != nil {
 		t.Fatal(err)
 	}
 	if auditOf() != before {

@@ -48,7 +48,7 @@ func (n *noticed) take() []string {
 // applyAnswered writes an item that an answer outside a sync carried, as a
 // sync would, and keeps it for the next sync's news when the write made it
 // need the reviewer.
-func (s *Service) applyAnswered(ctx context.Context, it policy.Item, reviewer, event, detail string) error {
+func (s *core) applyAnswered(ctx context.Context, it policy.Item, reviewer, event, detail string) error {
 	was, known := s.needsReviewer(ctx, it.ID)
 	if err := s.db.Sync.ApplyItem(ctx, it, reviewer, event, detail); err != nil {
 		return err
@@ -61,10 +61,10 @@ func (s *Service) applyAnswered(ctx context.Context, it policy.Item, reviewer, e
 
 // needsReviewer reads whether the cache's item needs the reviewer; ok is
 // false when it could not be read.
-func (s *Service) needsReviewer(ctx context.Context, id string) (needs, ok bool) {
+func (s *core) needsReviewer(ctx context.Context, id string) (needs, ok bool) {
 	f := store.ItemFilter{}
 	f.IDs = []string{id}
-	err := s.EachItem(ctx, f, func(v ItemView) error {
+	err := s.eachItem(ctx, f, func(v ItemView) error {
 		needs, ok = v.NeedsReviewer(), true
 		return nil
 	})
@@ -73,7 +73,7 @@ func (s *Service) needsReviewer(ctx context.Context, id string) (needs, ok bool)
 
 // withNoticed adds to a sync's news the items a write outside it made
 // need the reviewer since the last sync, those that still need her.
-func (s *Service) withNoticed(ctx context.Context, news []string) []string {
+func (s *core) withNoticed(ctx context.Context, news []string) []string {
 	for _, id := range s.news.take() {
 		if slices.Contains(news, id) {
 			continue

@@ -23,7 +23,7 @@ type NoteResult struct {
 
 // AddNote writes a note on an item and sends it. Offline it stays queued
 // and a flush sends it, once, with its own key.
-func (s *Service) AddNote(ctx context.Context, itemID, text string) (NoteResult, error) {
+func (s *TeamService) AddNote(ctx context.Context, itemID, text string) (NoteResult, error) {
 	t, err := policy.CheckNoteText(text)
 	if err != nil {
 		return NoteResult{}, policy.Errorf(policy.CodeInvalidInput, "%s", policy.ErrorMessage(err))
@@ -48,7 +48,7 @@ func (s *Service) AddNote(ctx context.Context, itemID, text string) (NoteResult,
 // note another process took over is that process's to finish, as a
 // fenced action is: it is reported (its error says so) and the flush goes
 // on to the next note.
-func (s *Service) flushNotes(ctx context.Context, fr *FlushResult) error {
+func (s *core) flushNotes(ctx context.Context, fr *FlushResult) error {
 	until, err := s.db.Sync.RateLimitedUntil(ctx)
 	if err != nil {
 		return err

@@ -21,27 +21,27 @@ func TestNotesWrittenOfflineArriveOnce(t *testing.T) {
 	id := tm.srv.FindCode("CLASSIFIER_TIMEOUT")
 	tm.srv.Refuse()
 	for _, text := range []string{"Customer called.", "New scan coming\non Monday."} {
-		r, err := tm.ana.svc.AddNote(ctx, id, text)
+		r, err := tm.ana.svc.Team.AddNote(ctx, id, text)
 		if err != nil || r.Note.State != policy.ActionQueued || policy.ErrorCode(r.Err) != policy.CodeAPIUnreachable {
 			t.Fatalf("%+v %v", r, err)
 		}
 	}
 	// A note never blocks a paid action on the same item.
-	res, err := tm.ana.svc.Resubmit(ctx, id)
+	res, err := tm.ana.svc.Actions.Resubmit(ctx, id)
 	if err != nil || res.Action.State != policy.ActionQueued {
 		t.Fatalf("a queued note blocked the re-submission: %+v %v", res, err)
 	}
-	if _, err := tm.ana.svc.AddNote(ctx, id, "  \u0007 "); policy.ErrorCode(err) != policy.CodeInvalidInput {
+	if _, err := tm.ana.svc.Team.AddNote(ctx, id, "  \u0007 "); policy.ErrorCode(err) != policy.CodeInvalidInput {
 		t.Fatalf("a bad note: %v", err)
 	}
-	d, _ := tm.ana.svc.Item(ctx, id)
+	d, _ := tm.ana.svc.Triage.Item(ctx, id)
 	if d.Notes != 2 || len(d.NoteRows) != 2 || d.NoteRows[0].Author != "ana" {
 		t.Fatalf("notes in the cache: %+v", d.NoteRows)
 	}
 	if err := tm.srv.Accept(); err != nil {
 		t.Fatal(err)
 	}
-	fr, err := tm.ana.svc.Flush(ctx)
+	fr, err := tm.ana.svc.Actions.Flush(ctx)
 	if err != nil || fr.Done != 1 || len(fr.Notes) != 2 {
 		t.Fatalf("%+v %v", fr, err)
 	}
@@ -50,15 +50,15 @@ func TestNotesWrittenOfflineArriveOnce(t *testing.T) {
 			t.Fatalf("%+v", n)
 		}
 	}
-	if fr, _ := tm.ana.svc.Flush(ctx); len(fr.Notes) != 0 || len(tm.srv.Notes(id)) != 2 || tm.srv.Arrivals(screenapi.EPNote) != 2 {
+	if fr, _ := tm.ana.svc.Actions.Flush(ctx); len(fr.Notes) != 0 || len(tm.srv.Notes(id)) != 2 || tm.srv.Arrivals(screenapi.EPNote) != 2 {
 		t.Fatalf("a second flush: %+v; the service has %d notes", fr, len(tm.srv.Notes(id)))
 	}
 	// Ben reads them after a sync, and ana's sync brings no duplicate.
 	for _, c := range []*console{tm.ana, tm.ben} {
-		if _, err := c.svc.Sync(ctx, nil); err != nil {
+		if _, err := c.svc.Sync.Sync(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
-		d, _ := c.svc.Item(ctx, id)
+		d, _ := c.svc.Triage.Item(ctx, id)
 		if len(d.NoteRows) != 2 || d.NoteRows[1].Text != "New scan coming\non Monday." || d.NoteRows[0].Author != "ana" {
 			t.Fatalf("notes %+v", d.NoteRows)
 		}
@@ -70,19 +70,19 @@ func TestANoteWhoseAnswerWasLostIsSentOnce(t *testing.T) {
 	ctx := context.Background()
 	id := tm.srv.FindCode("DECODE_FAILED")
 	tm.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultResetAfter, Endpoint: screenapi.EPNote, Times: 1})
-	r, err := tm.ben.svc.AddNote(ctx, id, "Customer called.")
+	r, err := tm.ben.svc.Team.AddNote(ctx, id, "Customer called.")
 	if err != nil || r.Note.State != policy.ActionUnknown {
 		t.Fatalf("%+v %v", r, err)
 	}
 	// A sync brings the note before the reconciliation does.
-	if _, err := tm.ben.svc.Sync(ctx, nil); err != nil {
+	if _, err := tm.ben.svc.Sync.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	fr, err := tm.ben.svc.Flush(ctx)
+	fr, err := tm.ben.svc.Actions.Flush(ctx)
 	if err != nil || len(fr.Notes) != 1 || fr.Notes[0].Note.State != policy.ActionDone {
 		t.Fatalf("%+v %v", fr, err)
 	}
-	d, _ := tm.ben.svc.Item(ctx, id)
+	d, _ := tm.ben.svc.Triage.Item(ctx, id)
 	if len(tm.srv.Notes(id)) != 1 || len(d.NoteRows) != 1 || d.NoteRows[0].Key != r.Note.Key {
 		t.Fatalf("service %d notes, cache %+v", len(tm.srv.Notes(id)), d.NoteRows)
 	}
@@ -118,7 +118,7 @@ func TestANoteKilledDuringItsSendArrivesOnce(t *testing.T) {
 	later := func() time.Time { return time.Now().Add(time.Hour) }
 	again := openConsole(t, tm.srv.URL(), anaTok, tm.ana.path, later)
 	defer again.close()
-	fr, err := again.svc.Flush(context.Background())
+	fr, err := again.svc.Actions.Flush(context.Background())
 	if err != nil || len(fr.Notes) != 1 || fr.Notes[0].Note.State != policy.ActionDone || fr.Notes[0].Note.Sends != 2 {
 		t.Fatalf("%+v %v", fr, err)
 	}
@@ -131,10 +131,10 @@ func TestOwnNoteDoesNotTurnOwnActionIntoItemChanged(t *testing.T) {
 	tm := setupTeam(t, "")
 	ctx := context.Background()
 	id := tm.srv.FindCode("SOURCE_UNREACHABLE")
-	if r, err := tm.ana.svc.AddNote(ctx, id, "Retrying after the storage outage."); err != nil || r.Note.State != policy.ActionDone {
+	if r, err := tm.ana.svc.Team.AddNote(ctx, id, "Retrying after the storage outage."); err != nil || r.Note.State != policy.ActionDone {
 		t.Fatalf("%+v %v", r, err)
 	}
-	res, err := tm.ana.svc.Resubmit(ctx, id)
+	res, err := tm.ana.svc.Actions.Resubmit(ctx, id)
 	if err != nil || res.Action.State != policy.ActionDone || tm.srv.Analyses(id) != 1 {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -144,10 +144,10 @@ func TestNotesReachTheAuditAndTheExport(t *testing.T) {
 	tm := setupTeam(t, "")
 	ctx := context.Background()
 	id := tm.srv.FindCode("DECODE_FAILED")
-	if _, err := tm.ben.svc.AddNote(ctx, id, "=HYPERLINK(\"x\") is what the customer typed"); err != nil {
+	if _, err := tm.ben.svc.Team.AddNote(ctx, id, "=HYPERLINK(\"x\") is what the customer typed"); err != nil {
 		t.Fatal(err)
 	}
-	d, _ := tm.ben.svc.Item(ctx, id)
+	d, _ := tm.ben.svc.Triage.Item(ctx, id)
 	events := map[string]bool{}
 	for _, e := range d.Audit {
 		events[e.Event] = events[e.Event] || e.Reviewer == "ben"
@@ -156,7 +156,7 @@ func TestNotesReachTheAuditAndTheExport(t *testing.T) {
 		t.Fatalf("audit %+v", d.Audit)
 	}
 	var buf bytes.Buffer
-	if _, err := tm.ben.svc.ExportCSV(ctx, &buf, d.BatchID); err != nil {
+	if _, err := tm.ben.svc.Triage.ExportCSV(ctx, &buf, d.BatchID); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := csv.NewReader(&buf).ReadAll()
@@ -185,11 +185,11 @@ func TestANoteTurnedAwayIsSentByTheNextFlush(t *testing.T) {
 	ctx := context.Background()
 	id := tm.srv.FindCode("CLASSIFIER_TIMEOUT")
 	tm.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultRateLimit, Endpoint: screenapi.EPNote, RetryAfter: "1", Times: 1})
-	r, err := tm.ana.svc.AddNote(ctx, id, "Customer called.")
+	r, err := tm.ana.svc.Team.AddNote(ctx, id, "Customer called.")
 	if err != nil || r.Note.State != policy.ActionQueued || r.Err == nil || len(tm.srv.Notes(id)) != 0 {
 		t.Fatalf("%+v %v", r, err)
 	}
-	fr, err := tm.ana.svc.Flush(ctx)
+	fr, err := tm.ana.svc.Actions.Flush(ctx)
 	if err != nil || len(fr.Notes) != 1 || fr.Notes[0].Note.State != policy.ActionDone || fr.Notes[0].Note.Key != r.Note.Key {
 		t.Fatalf("%+v %v", fr, err)
 	}
@@ -209,7 +209,7 @@ func TestAFencedNoteKeepsItsEvidenceAndTheFlushGoesOn(t *testing.T) {
 	tm.srv.Refuse()
 	var written []int64
 	for _, text := range []string{"First.", "Second."} {
-		r, err := tm.ana.svc.AddNote(ctx, id, text)
+		r, err := tm.ana.svc.Team.AddNote(ctx, id, text)
 		if err != nil || r.Note.State != policy.ActionQueued {
 			t.Fatalf("%+v %v", r, err)
 		}
@@ -234,7 +234,7 @@ func TestAFencedNoteKeepsItsEvidenceAndTheFlushGoesOn(t *testing.T) {
 			t.Errorf("take-over %+v %v %v", taken, ok, err)
 		}
 	})
-	fr, err := tm.ana.svc.Flush(ctx)
+	fr, err := tm.ana.svc.Actions.Flush(ctx)
 	if err != nil || len(fr.Notes) != 2 {
 		t.Fatalf("the flush stopped at the fenced note: %+v %v", fr, err)
 	}
@@ -244,7 +244,7 @@ func TestAFencedNoteKeepsItsEvidenceAndTheFlushGoesOn(t *testing.T) {
 	if second := fr.Notes[1]; second.Err != nil || second.Note.State != policy.ActionDone {
 		t.Fatalf("the note after it: %+v", second)
 	}
-	d, err := tm.ana.svc.Item(ctx, id)
+	d, err := tm.ana.svc.Triage.Item(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestAFencedNoteKeepsItsEvidenceAndTheFlushGoesOn(t *testing.T) {
 	tm.ana.svc.SetAfterNoteCall(nil)
 	again := openConsole(t, tm.srv.URL(), anaTok, tm.ana.path, func() time.Time { return tm.clk.Now().Add(3 * time.Hour) })
 	defer again.close()
-	fr, err = again.svc.Flush(ctx)
+	fr, err = again.svc.Actions.Flush(ctx)
 	if err != nil || len(fr.Notes) != 1 || fr.Notes[0].Note.State != policy.ActionDone {
 		t.Fatalf("%+v %v", fr, err)
 	}
@@ -282,22 +282,22 @@ func TestAFlushDuringARateLimitSendsNoNote(t *testing.T) {
 	e.svc.SetClock(clk.Now)
 	id := e.srv.FindCode("CLASSIFIER_TIMEOUT")
 	e.srv.Refuse()
-	if res, err := e.svc.AddNote(ctx, id, "Customer called."); err != nil || res.Note.State != policy.ActionQueued {
+	if res, err := e.svc.Team.AddNote(ctx, id, "Customer called."); err != nil || res.Note.State != policy.ActionQueued {
 		t.Fatalf("offline note: %+v %v", res, err)
 	}
 	e.srv.Accept()
 	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultRateLimit, Endpoint: screenapi.EPResubmit, RetryAfter: "60", Times: 1})
-	if res, err := e.svc.Resubmit(ctx, e.srv.FindCode("INTERNAL_ERROR")); err != nil || res.Action.State != policy.ActionQueued {
+	if res, err := e.svc.Actions.Resubmit(ctx, e.srv.FindCode("INTERNAL_ERROR")); err != nil || res.Action.State != policy.ActionQueued {
 		t.Fatalf("a 429: %+v %v", res.Action, err)
 	}
 	before := e.srv.Arrivals(screenapi.EPNote)
-	if fr, err := e.svc.Flush(ctx); err != nil || len(fr.Notes) != 0 || e.srv.Arrivals(screenapi.EPNote) != before {
+	if fr, err := e.svc.Actions.Flush(ctx); err != nil || len(fr.Notes) != 0 || e.srv.Arrivals(screenapi.EPNote) != before {
 		t.Fatalf("a flush in the wait sent %d notes (%d arrivals): %v", len(fr.Notes), e.srv.Arrivals(screenapi.EPNote)-before, err)
 	} else if len(fr.NotesWaiting) != 1 || fr.NotesWaiting[0].ItemID != id || !fr.WaitingUntil().Equal(fr.NotesUntil) || fr.NotesUntil.IsZero() {
 		t.Fatalf("a flush in the wait must say the note waits: %+v until %v", fr.NotesWaiting, fr.NotesUntil)
 	}
 	clk.Add(61 * time.Second)
-	if fr, err := e.svc.Flush(ctx); err != nil || len(fr.Notes) != 1 || fr.Notes[0].Note.State != policy.ActionDone || fr.Done != 1 {
+	if fr, err := e.svc.Actions.Flush(ctx); err != nil || len(fr.Notes) != 1 || fr.Notes[0].Note.State != policy.ActionDone || fr.Done != 1 {
 		t.Fatalf("the flush after the wait: %+v %v", fr, err)
 	}
 }

@@ -21,18 +21,18 @@ func TestABadAnswerAfterSendingIsAnUnknownOutcome(t *testing.T) {
 			ctx := context.Background()
 			id := e.srv.FindCode("SOURCE_UNREACHABLE")
 			e.srv.SetFault(screenapi.Fault{Kind: kind, Endpoint: screenapi.EPResubmit, Times: 1})
-			res, _ := e.svc.Resubmit(ctx, id)
+			res, _ := e.svc.Actions.Resubmit(ctx, id)
 			if res.Action.State != policy.ActionUnknown || policy.ErrorCode(res.Err) != policy.CodeInvalidResponse {
 				t.Fatalf("action %s, code %s: a bad answer to a sent request must leave the outcome unknown", res.Action.State, policy.ErrorCode(res.Err))
 			}
-			if _, err := e.svc.Cancel(ctx, res.Action.ID); err == nil {
+			if _, err := e.svc.Actions.Cancel(ctx, res.Action.ID); err == nil {
 				t.Fatal("an action that may have been carried out was cancelled")
 			}
-			fr, err := e.svc.Flush(ctx)
+			fr, err := e.svc.Actions.Flush(ctx)
 			if err != nil || fr.Done != 1 {
 				t.Fatalf("flush %+v %v", fr, err)
 			}
-			d, _ := e.svc.Item(ctx, id)
+			d, _ := e.svc.Triage.Item(ctx, id)
 			if len(d.Actions) != 1 || d.Actions[0].State != policy.ActionDone || d.Actions[0].Key != res.Action.Key {
 				t.Fatalf("actions %+v: want the one action done under its first key", d.Actions)
 			}
@@ -80,7 +80,7 @@ func TestAnUntrustedCertificateQueuesTheAction(t *testing.T) {
 			defer db.Close()
 			defer api.Close()
 			id := e.srv.FindCode(tc.code)
-			res, _ := svc.Resubmit(ctx, id)
+			res, _ := svc.Actions.Resubmit(ctx, id)
 			if res.Action.State != policy.ActionQueued || policy.ErrorCode(res.Err) != policy.CodeTLSUntrusted {
 				t.Fatalf("action %s, code %s: an untrusted certificate must queue the action", res.Action.State, policy.ErrorCode(res.Err))
 			}
@@ -88,10 +88,10 @@ func TestAnUntrustedCertificateQueuesTheAction(t *testing.T) {
 				t.Fatalf("%d requests reached the untrusted service", n)
 			}
 			// The trusted service takes it, once, under the same key.
-			if fr, err := e.svc.Flush(ctx); err != nil || fr.Done != 1 {
+			if fr, err := e.svc.Actions.Flush(ctx); err != nil || fr.Done != 1 {
 				t.Fatalf("flush %+v %v", fr, err)
 			}
-			d, _ := e.svc.Item(ctx, id)
+			d, _ := e.svc.Triage.Item(ctx, id)
 			if d.Actions[len(d.Actions)-1].Key != res.Action.Key || e.srv.Analyses(id) != 1 {
 				t.Fatalf("actions %+v analyses %d", d.Actions, e.srv.Analyses(id))
 			}

@@ -18,7 +18,7 @@ const probeTimeout = 10 * time.Second
 // action. The probe goes past the circuit breaker (client.Probe): while
 // the breaker pauses the calls that do work, the probe is what sees the
 // API come back, and its answer ends the pause.
-func (s *Service) Probe(ctx context.Context) (called bool, err error) {
+func (s *SyncService) Probe(ctx context.Context) (called bool, err error) {
 	now := s.now()
 	if until, err := s.db.Sync.RateLimitedUntil(ctx); err != nil {
 		return false, err
@@ -42,12 +42,14 @@ func (s *Service) Probe(ctx context.Context) (called bool, err error) {
 
 // CacheVersion changes whenever the cache was changed through another
 // connection, another process included (PRAGMA data_version).
-func (s *Service) CacheVersion(ctx context.Context) (int64, error) { return s.db.Sync.DataVersion(ctx) }
+func (s *SyncService) CacheVersion(ctx context.Context) (int64, error) {
+	return s.db.Sync.DataVersion(ctx)
+}
 
 // ReviewerFromService reports whether the reviewer's name is the one the
 // service gave (GET /v1/me, now or when last reached) rather than this
 // console's --reviewer, REVIEWER_NAME or system user. No call is made.
-func (s *Service) ReviewerFromService() bool {
+func (s *TeamService) ReviewerFromService() bool {
 	s.team.mu.Lock()
 	name := s.team.identity.Reviewer
 	s.team.mu.Unlock()

@@ -18,24 +18,24 @@ func TestProbeFollowsTheAPI(t *testing.T) {
 	e := setup(t)
 	ctx := context.Background()
 	state := func() review.ConnState {
-		st, err := e.svc.Connectivity(ctx)
+		st, err := e.svc.Sync.Connectivity(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return st.Conn.State
 	}
-	if called, err := e.svc.Probe(ctx); !called || err != nil || state() != review.ConnOnline {
+	if called, err := e.svc.Sync.Probe(ctx); !called || err != nil || state() != review.ConnOnline {
 		t.Fatalf("probe on a live API: called %v err %v state %s", called, err, state())
 	}
 	e.srv.Refuse()
 	e.api.Close() // a stopped API drops its connections too
-	if called, _ := e.svc.Probe(ctx); !called || state() != review.ConnOffline {
+	if called, _ := e.svc.Sync.Probe(ctx); !called || state() != review.ConnOffline {
 		t.Fatalf("API down: state %s", state())
 	}
 	if err := e.srv.Accept(); err != nil {
 		t.Fatal(err)
 	}
-	if _, _ = e.svc.Probe(ctx); state() != review.ConnOnline {
+	if _, _ = e.svc.Sync.Probe(ctx); state() != review.ConnOnline {
 		t.Fatalf("API back: state %s", state())
 	}
 }
@@ -48,7 +48,7 @@ func TestProbeHonoursRetryAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := e.srv.Arrivals(screenapi.EPBatches)
-	if called, err := e.svc.Probe(ctx); called || err != nil {
+	if called, err := e.svc.Sync.Probe(ctx); called || err != nil {
 		t.Fatalf("probed during a Retry-After wait: %v %v", called, err)
 	}
 	if e.srv.Arrivals(screenapi.EPBatches) != before {
@@ -74,11 +74,11 @@ func TestAnUnknownOutcomeDoesNotTurnTheConnectionOffline(t *testing.T) {
 		}
 		cancel()
 	}()
-	res, err := e.svc.Resubmit(actx, id)
+	res, err := e.svc.Actions.Resubmit(actx, id)
 	if err != nil || res.Action.State != policy.ActionUnknown {
 		t.Fatalf("%+v %v", res, err)
 	}
-	st, _ := e.svc.Connectivity(ctx)
+	st, _ := e.svc.Sync.Connectivity(ctx)
 	if st.Conn.State != review.ConnOnline {
 		t.Fatalf("one unknown outcome turned the connection %s", st.Conn.State)
 	}
@@ -90,22 +90,22 @@ func TestAnUnknownOutcomeDoesNotTurnTheConnectionOffline(t *testing.T) {
 // fails quietly leaves the console's own name and fails here.
 func TestReviewerFromService(t *testing.T) {
 	e := setup(t)
-	if e.svc.ReviewerFromService() {
+	if e.svc.Team.ReviewerFromService() {
 		t.Fatal("from the service before it was asked")
 	}
-	if e.svc.Reviewer() != "ana" {
-		t.Fatalf("before the sync the reviewer is %q, want the console's own %q", e.svc.Reviewer(), "ana")
+	if e.svc.Team.Reviewer() != "ana" {
+		t.Fatalf("before the sync the reviewer is %q, want the console's own %q", e.svc.Team.Reviewer(), "ana")
 	}
 	e.sync(t)
 	if n := e.srv.Arrivals(screenapi.EPMe); n != 1 {
 		t.Fatalf("the sync asked the service who is calling %d times, want once", n)
 	}
 	// The reference service names a caller "reviewer" (one token).
-	if v, who := e.svc.APIVersion(), e.svc.Reviewer(); v != "1.1" || who != "reviewer" {
+	if v, who := e.svc.Team.APIVersion(), e.svc.Team.Reviewer(); v != "1.1" || who != "reviewer" {
 		t.Fatalf("after the sync: contract %q, reviewer %q; want 1.1 and the service's %q", v, who, "reviewer")
 	}
-	if !e.svc.ReviewerFromService() {
-		t.Fatalf("the service named %q, but the window would say it came from the console", e.svc.Reviewer())
+	if !e.svc.Team.ReviewerFromService() {
+		t.Fatalf("the service named %q, but the window would say it came from the console", e.svc.Team.Reviewer())
 	}
 }
 
@@ -123,12 +123,12 @@ func TestReviewerReadDuringIdentification(t *testing.T) {
 				seen <- names
 				return
 			default:
-				names[e.svc.Reviewer()] = true
+				names[e.svc.Team.Reviewer()] = true
 				runtime.Gosched()
 			}
 		}
 	}()
-	_, err := e.svc.Sync(context.Background(), nil)
+	_, err := e.svc.Sync.Sync(context.Background(), nil)
 	close(stop)
 	names := <-seen
 	if err != nil {
@@ -137,8 +137,8 @@ func TestReviewerReadDuringIdentification(t *testing.T) {
 	if !names["ana"] && !names["reviewer"] {
 		t.Fatalf("the window never read the reviewer during the sync: %v", names)
 	}
-	if e.svc.Reviewer() != "reviewer" {
-		t.Fatalf("after the sync the reviewer is %q, want the service's", e.svc.Reviewer())
+	if e.svc.Team.Reviewer() != "reviewer" {
+		t.Fatalf("after the sync the reviewer is %q, want the service's", e.svc.Team.Reviewer())
 	}
 }
 
@@ -150,13 +150,13 @@ func TestAnOpenCircuitsPastPauseIsNotReportedWithoutARetryTime(t *testing.T) {
 	e.sync(t)
 	ctx := context.Background()
 	e.srv.Refuse()
-	if res, err := e.svc.Resubmit(ctx, e.srv.FindCode("CLASSIFIER_TIMEOUT")); err != nil || res.Action.State != policy.ActionQueued {
+	if res, err := e.svc.Actions.Resubmit(ctx, e.srv.FindCode("CLASSIFIER_TIMEOUT")); err != nil || res.Action.State != policy.ActionQueued {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if res, err := e.svc.Resubmit(ctx, e.srv.FindCode("INTERNAL_ERROR")); err != nil || policy.ErrorCode(res.Err) != policy.CodeCircuitOpen {
+	if res, err := e.svc.Actions.Resubmit(ctx, e.srv.FindCode("INTERNAL_ERROR")); err != nil || policy.ErrorCode(res.Err) != policy.CodeCircuitOpen {
 		t.Fatalf("the second call met %+v %v, want the open circuit", res, err)
 	}
-	if st, _ := e.svc.Connectivity(ctx); st.Conn.State != review.ConnCircuitOpen || st.Conn.RetryAt.IsZero() {
+	if st, _ := e.svc.Sync.Connectivity(ctx); st.Conn.State != review.ConnCircuitOpen || st.Conn.RetryAt.IsZero() {
 		t.Fatalf("while open: %+v", st.Conn)
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -166,7 +166,7 @@ func TestAnOpenCircuitsPastPauseIsNotReportedWithoutARetryTime(t *testing.T) {
 		}
 		runtime.Gosched()
 	}
-	st, err := e.svc.Connectivity(ctx)
+	st, err := e.svc.Sync.Connectivity(ctx)
 	if err != nil || (st.Conn.State == review.ConnCircuitOpen && !st.Conn.RetryAt.After(time.Now())) {
 		t.Fatalf("after the pause: %+v %v", st.Conn, err)
 	}
@@ -184,21 +184,21 @@ func TestTheProbeSeesTheAPIReturnThroughAnOpenBreaker(t *testing.T) {
 	ctx := context.Background()
 	e.srv.Refuse()
 	id := e.srv.FindCode("CLASSIFIER_TIMEOUT")
-	if res, err := e.svc.Resubmit(ctx, id); err != nil || res.Action.State != policy.ActionQueued {
+	if res, err := e.svc.Actions.Resubmit(ctx, id); err != nil || res.Action.State != policy.ActionQueued {
 		t.Fatalf("%+v %v", res, err)
 	}
 	if !e.api.Health().CircuitOpen {
 		t.Fatal("the breaker did not open")
 	}
 	e.srv.Accept()
-	called, err := e.svc.Probe(ctx)
+	called, err := e.svc.Sync.Probe(ctx)
 	if err != nil || !called {
 		t.Fatalf("the probe did not call through the open breaker: %v %v", called, err)
 	}
-	if st, _ := e.svc.Connectivity(ctx); st.Conn.State != review.ConnOnline || e.api.Health().CircuitOpen {
+	if st, _ := e.svc.Sync.Connectivity(ctx); st.Conn.State != review.ConnOnline || e.api.Health().CircuitOpen {
 		t.Fatalf("after the probe's answer: %+v, breaker open %v", st.Conn, e.api.Health().CircuitOpen)
 	}
-	fr, err := e.svc.Flush(ctx)
+	fr, err := e.svc.Actions.Flush(ctx)
 	if err != nil || fr.Done != 1 || e.srv.Analyses(id) != 1 {
 		t.Fatalf("the flush after the probe: %+v %v", fr, err)
 	}

@@ -13,16 +13,8 @@ import (
 // (policy.MayForget). `reviewer purge` runs it; the window runs it once a
 // day.
 
-// SetRetention sets how long the cache keeps a batch nobody touched
-// (REVIEWER_RETENTION; 0: policy.DefaultRetention).
-func (s *Service) SetRetention(d time.Duration) {
-	s.files.mu.Lock()
-	defer s.files.mu.Unlock()
-	s.files.batchRetention = d
-}
-
-// Retention is how long the cache keeps a batch nobody touched.
-func (s *Service) Retention() time.Duration {
+// Period is how long the cache keeps a batch nobody touched.
+func (s *RetentionService) Period() time.Duration {
 	s.files.mu.Lock()
 	defer s.files.mu.Unlock()
 	if s.files.batchRetention <= 0 {
@@ -61,10 +53,10 @@ func (p Purged) Items() int {
 // olderThan applies each one's own setting (REVIEWER_RETENTION,
 // REVIEWER_KEPT_DOCUMENT_RETENTION); zero removes every kept document and
 // every batch nothing holds. A dry run changes nothing and says what would go.
-func (s *Service) Purge(ctx context.Context, olderThan time.Duration, dryRun bool) (Purged, error) {
+func (s *RetentionService) Purge(ctx context.Context, olderThan time.Duration, dryRun bool) (Purged, error) {
 	batchAge, keptAge := olderThan, olderThan
 	if olderThan < 0 {
-		batchAge, keptAge = s.Retention(), s.KeptDocumentRetention()
+		batchAge, keptAge = s.Period(), s.keptRetention()
 	}
 	now := s.now()
 	if dryRun {
@@ -72,7 +64,7 @@ func (s *Service) Purge(ctx context.Context, olderThan time.Duration, dryRun boo
 		if err != nil {
 			return Purged{Batches: b}, err
 		}
-		due, err := s.KeptDocumentsDue(ctx, now, keptAge)
+		due, err := s.keptDue(ctx, now, keptAge)
 		rep := PurgeReport{Removed: due}
 		for _, d := range due {
 			rep.Bytes += d.Bytes
@@ -81,7 +73,7 @@ func (s *Service) Purge(ctx context.Context, olderThan time.Duration, dryRun boo
 	}
 	// The kept documents first: a batch removed below leaves its kept
 	// copies without an item, which they would then outlive until the next run.
-	kept, err := s.PurgeKeptDocuments(ctx, now, keptAge)
+	kept, err := s.purgeKept(ctx, now, keptAge)
 	if err != nil {
 		return Purged{KeptDocuments: kept}, err
 	}

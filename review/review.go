@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/trustscreen/reviewer/client"
+	"github.com/trustscreen/reviewer/internal/document"
+	"github.com/trustscreen/reviewer/internal/keptdocs"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/store"
 )
@@ -49,8 +51,39 @@ type TeamAPI interface {
 	AddNote(ctx context.Context, id, key, text string, opts ...client.CallOption) (policy.Note, []policy.Attempt, error)
 }
 
-// Service runs the workflow for one reviewer.
+// Service runs the workflow for one reviewer: one service per noun, each
+// a few methods, all sharing one core (the cache, the API, the clock, the
+// keys, the connection's state, the settings given at New and the test
+// hooks). A caller takes the service it uses: svc.Actions.Resubmit,
+// svc.Team.Claim, svc.Runs.Confirm. Settings are given at New (Config),
+// none is set afterwards.
 type Service struct {
+	*core
+	Sync      *SyncService      // syncing, the connection and its probe, the cache's version
+	Actions   *ActionService    // an item's actions, the outbox: flush, cancel, queue again; the files of failed replacements
+	Team      *TeamService      // who the reviewer is, claims, next, notes
+	Triage    *TriageService    // items and batches as listed, their ageing, snoozes, saved views, the CSV
+	Documents *DocumentService  // an item's documents, in memory
+	Kept      *KeptService      // documents kept for offline review
+	Runs      *RunService       // bulk plans and runs
+	Retention *RetentionService // the cache forgetting on time
+}
+
+// The services: each is the core under the name of its noun.
+type (
+	SyncService      struct{ *core }
+	ActionService    struct{ *core }
+	TeamService      struct{ *core }
+	TriageService    struct{ *core }
+	DocumentService  struct{ *core }
+	KeptService      struct{ *core }
+	RunService       struct{ *core }
+	RetentionService struct{ *core }
+)
+
+// core is what every service shares.
+type core struct {
+	cfg      Config // as given to New, with its defaults
 	db       *store.DB
 	api      API
 	budget   policy.Budget
@@ -83,12 +116,93 @@ type Service struct {
 	news      noticed                                                // items answers outside a sync made need the reviewer (news.go)
 }
 
-// New builds the workflow.
-func New(db *store.DB, api API, budget policy.Budget, reviewer string) *Service {
-	s := &Service{db: db, api: api, budget: budget, reviewer: reviewer, now: time.Now, pageSize: 100,
-		newKey: newKey, conn: Connection{State: ConnUnknown}}
+// Config is every setting of the workflow, given at New; none changes
+// afterwards. A zero field takes its default.
+type Config struct {
+	// Budget is the deadlines of every call (client.Config.Budget).
+	Budget policy.Budget
+	// Reviewer is who acts, until the service says who she is (GET
+	// /v1/me, identity.go).
+	Reviewer string
+	// ClaimTTL is how long a claim lasts (REVIEWER_CLAIM_TTL; 0:
+	// policy.DefaultClaimTTL).
+	ClaimTTL time.Duration
+	// ClaimAway is how long the reviewer gives the window none of her
+	// input (or leaves it out of the foreground) before a claim held only
+	// because she looks at an item is let go (REVIEWER_CLAIM_AWAY; 0:
+	// policy.DefaultClaimAway).
+	ClaimAway time.Duration
+	// Triage is the risk bands and the ageing thresholds (zero:
+	// DefaultTriageSettings); invalid ones are refused by New.
+	Triage TriageSettings
+	// BulkMax is the largest bulk run confirmed without its count
+	// (REVIEWER_BULK_MAX, --bulk-max; 0: DefaultBulkMax); below 0 is
+	// refused by New.
+	BulkMax int
+	// Retention is how long the cache keeps a batch nobody touched
+	// (REVIEWER_RETENTION; 0: policy.DefaultRetention).
+	Retention time.Duration
+	// KeptFileRetention is how long the file of a failed replacement is
+	// kept (REVIEWER_KEPT_FILE_RETENTION; 0: policy.DefaultKeptFileRetention).
+	KeptFileRetention time.Duration
+	// DocumentCache bounds the memory cache of documents, in bytes
+	// (REVIEWER_DOCUMENT_CACHE; 0: DefaultDocumentCache).
+	DocumentCache int64
+	// DocumentLimits bound the check of an upload as the viewer bounds a
+	// document, so that a file she could not be shown is not paid for
+	// (REVIEWER_MAX_MEGAPIXELS, the PDF renderer's time and memory; zero:
+	// document.DefaultLimits).
+	DocumentLimits document.Limits
+	// KeptDocuments is where documents are kept for offline review (nil:
+	// none are kept, and Service.Kept is nil).
+	KeptDocuments *keptdocs.Store
+	// KeptDocumentRetention is how long a kept document stays
+	// (REVIEWER_KEPT_DOCUMENT_RETENTION; 0: DefaultKeptDocumentRetention).
+	KeptDocumentRetention time.Duration
+	// MaxSyncPages is the most pages one sync reads
+	// (REVIEWER_SYNC_MAX_PAGES; 0: policy.DefaultMaxSyncPages).
+	MaxSyncPages int
+	// PageSize is how many batches a sync asks for at a time (0: 100).
+	PageSize int
+	// Now is the workflow's clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// New builds the workflow with its settings. Settings it cannot work
+// with (invalid bands or ageing, a negative bulk limit) are refused with
+// CodeInvalidInput.
+func New(db *store.DB, api API, cfg Config) (*Service, error) {
+	if cfg.BulkMax < 0 {
+		return nil, policy.Errorf(policy.CodeInvalidInput, "the bulk limit %d: want at least 1", cfg.BulkMax)
+	}
+	if cfg.Triage == (TriageSettings{}) {
+		cfg.Triage = DefaultTriageSettings()
+	}
+	if err := cfg.Triage.Bands.Check(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Triage.Ageing.Check(); err != nil {
+		return nil, err
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.PageSize <= 0 {
+		cfg.PageSize = 100
+	}
+	s := &core{cfg: cfg, db: db, api: api, budget: cfg.Budget, reviewer: cfg.Reviewer, now: cfg.Now, pageSize: cfg.PageSize,
+		newKey: newKey, conn: Connection{State: ConnUnknown},
+		syncPages: cfg.MaxSyncPages, bulkMax: cfg.BulkMax, triage: cfg.Triage}
+	s.team.claimTTL, s.team.claimAway = cfg.ClaimTTL, cfg.ClaimAway
+	s.files.retention, s.files.batchRetention, s.files.docLimits = cfg.KeptFileRetention, cfg.Retention, cfg.DocumentLimits
+	s.docs.limit = cfg.DocumentCache
+	if cfg.KeptDocuments != nil {
+		s.kept = &keptShelf{store: cfg.KeptDocuments, retention: cfg.KeptDocumentRetention, now: func() time.Time { return s.now() }}
+	}
 	s.loadIdentity()
-	return s
+	return &Service{core: s, Sync: &SyncService{s}, Actions: &ActionService{s}, Team: &TeamService{s},
+		Triage: &TriageService{s}, Documents: &DocumentService{s}, Kept: &KeptService{s}, Runs: &RunService{s},
+		Retention: &RetentionService{s}}, nil
 }
 
 // Close ends the work the service runs on its own, the documents being
@@ -97,23 +211,23 @@ func New(db *store.DB, api API, budget policy.Budget, reviewer string) *Service 
 // neither; a document asked for afterwards is not fetched.
 func (s *Service) Close() { s.docs.close() }
 
-// Reviewer is who acts. It reads under the lock that SetReviewer takes:
-// a sync's identification sets the reviewer from its own goroutine while
-// the window reads it.
-func (s *Service) Reviewer() string { return s.who() }
-
 // Now is the workflow's clock: what claims, ages and budgets are judged
 // against, here and by the command line and the window that show them.
 func (s *Service) Now() time.Time { return s.now() }
 
-// SetReviewer changes who acts (preferences).
-func (s *Service) SetReviewer(name string) {
+// Reviewer is who acts. It reads under the lock that setReviewer takes:
+// a sync's identification sets the reviewer from its own goroutine while
+// the window reads it.
+func (s *TeamService) Reviewer() string { return s.who() }
+
+// setReviewer changes who acts: the service said who she is (identity.go).
+func (s *core) setReviewer(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reviewer = name
 }
 
-func (s *Service) who() string {
+func (s *core) who() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.reviewer
@@ -150,7 +264,7 @@ type Connectivity struct {
 
 // Connectivity reports the connection, the last sync and any rate-limit
 // wait.
-func (s *Service) Connectivity(ctx context.Context) (Connectivity, error) {
+func (s *SyncService) Connectivity(ctx context.Context) (Connectivity, error) {
 	s.mu.Lock()
 	c := s.conn
 	s.mu.Unlock()
@@ -181,7 +295,7 @@ func (s *Service) Connectivity(ctx context.Context) (Connectivity, error) {
 }
 
 // observe updates the connection from a call's outcome.
-func (s *Service) observe(err error) {
+func (s *core) observe(err error) {
 	state, code := ConnOnline, policy.Code("")
 	if e, ok := client.AsError(err); ok {
 		code = e.Code
@@ -202,7 +316,7 @@ func (s *Service) observe(err error) {
 	s.setConn(state, code)
 }
 
-func (s *Service) setConn(state ConnState, code policy.Code) {
+func (s *core) setConn(state ConnState, code policy.Code) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn.State != state {

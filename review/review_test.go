@@ -84,7 +84,22 @@ func newService(t testing.TB, url, path string, mod ...func(*client.Config)) (*s
 	if err != nil {
 		t.Fatal(err)
 	}
-	return db, api, review.New(db, api, cfg.Budget(), "ana")
+	svc, err := review.New(db, api, review.Config{Budget: cfg.Budget(), Reviewer: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, api, svc
+}
+
+// with builds the env's workflow again with its settings changed by mod
+// (settings are given at New); the clock and test hooks stay.
+func (e *env) with(t testing.TB, mod func(*review.Config)) {
+	t.Helper()
+	svc, err := e.svc.With(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.svc = svc
 }
 
 func setup(t *testing.T, mod ...func(*client.Config)) *env {
@@ -107,7 +122,7 @@ func setupVersion(t *testing.T, version string, mod ...func(*client.Config)) *en
 
 func (e *env) sync(t *testing.T) review.SyncProgress {
 	t.Helper()
-	p, err := e.svc.Sync(context.Background(), nil)
+	p, err := e.svc.Sync.Sync(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +133,7 @@ func TestSyncFirstAndIncremental(t *testing.T) {
 	e := setup(t)
 	e.svc.SetPageSize(10)
 	var seen []review.SyncProgress
-	p, err := e.svc.Sync(context.Background(), func(p review.SyncProgress) { seen = append(seen, p) })
+	p, err := e.svc.Sync.Sync(context.Background(), func(p review.SyncProgress) { seen = append(seen, p) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +195,7 @@ func TestMalformedPageIsNotApplied(t *testing.T) {
 	e := setup(t)
 	e.svc.SetPageSize(10)
 	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultMalformed, Endpoint: screenapi.EPBatches, Times: 1})
-	p, err := e.svc.Sync(context.Background(), nil)
+	p, err := e.svc.Sync.Sync(context.Background(), nil)
 	if policy.ErrorCode(err) != policy.CodeInvalidResponse || p.Pages != 0 {
 		t.Fatalf("%+v %v", p, err)
 	}
@@ -199,7 +214,7 @@ func TestSyncStopsCleanlyWhenCancelled(t *testing.T) {
 	e := setup(t)
 	e.svc.SetPageSize(10)
 	ctx, cancel := context.WithCancel(context.Background())
-	p, err := e.svc.Sync(ctx, func(review.SyncProgress) { cancel() })
+	p, err := e.svc.Sync.Sync(ctx, func(review.SyncProgress) { cancel() })
 	// The reviewer's cancel is hers, in her words: not a deadline.
 	if policy.ErrorCode(err) != policy.CodeCancelled || p.Pages != 1 || policy.ErrorMessage(err) != "sync cancelled by you after 1 page" {
 		t.Fatalf("%+v %v", p, err)
@@ -225,7 +240,7 @@ func TestEveryCodeEveryAction(t *testing.T) {
 			retryable := policy.Retryable(policy.NormalizeItemCode(string(code)))
 			ctx := context.Background()
 
-			res, err := e.svc.Resubmit(ctx, id)
+			res, err := e.svc.Actions.Resubmit(ctx, id)
 			if retryable {
 				if err != nil || res.Action.State != policy.ActionDone || res.Item.Status != policy.StatusScored {
 					t.Fatalf("resubmit: %+v %v", res, err)
@@ -233,7 +248,7 @@ func TestEveryCodeEveryAction(t *testing.T) {
 				if e.srv.Analyses(id) != 1 {
 					t.Fatalf("analyses %d", e.srv.Analyses(id))
 				}
-				if _, err := e.svc.RequestFile(ctx, id, "Please send a new photo."); policy.ErrorCode(err) != policy.CodeConflict {
+				if _, err := e.svc.Actions.RequestFile(ctx, id, "Please send a new photo."); policy.ErrorCode(err) != policy.CodeConflict {
 					t.Fatalf("request file on a scored item: %v", err)
 				}
 				return
@@ -245,21 +260,21 @@ func TestEveryCodeEveryAction(t *testing.T) {
 				t.Fatal("a refused re-submission reached the API")
 			}
 			for _, empty := range []string{"", " \n\t"} {
-				if _, err := e.svc.RequestFile(ctx, id, empty); policy.ErrorCode(err) != policy.CodeInvalidInput {
+				if _, err := e.svc.Actions.RequestFile(ctx, id, empty); policy.ErrorCode(err) != policy.CodeInvalidInput {
 					t.Fatalf("an empty message %q: %v, want it refused", empty, err)
 				}
 			}
 			if e.srv.FileRequests(id) != 0 {
 				t.Fatal("an empty file request reached the API")
 			}
-			res, err = e.svc.RequestFile(ctx, id, policy.Info(code).CustomerMessage)
+			res, err = e.svc.Actions.RequestFile(ctx, id, policy.Info(code).CustomerMessage)
 			if err != nil || res.Action.State != policy.ActionDone || res.Item.Status != policy.StatusAwaitingFile {
 				t.Fatalf("request file: %+v %v", res, err)
 			}
 			if e.srv.FileRequests(id) != 1 || res.Action.Message != policy.Info(code).CustomerMessage {
 				t.Fatalf("file requests %d message %q", e.srv.FileRequests(id), res.Action.Message)
 			}
-			res, err = e.svc.Replace(ctx, id, "new.png", screenapi.Scan(1<<10), review.ReplaceOptions{})
+			res, err = e.svc.Actions.Replace(ctx, id, "new.png", screenapi.Scan(1<<10), review.ReplaceOptions{})
 			if err != nil || res.Action.State != policy.ActionDone || res.Item.Status != policy.StatusScored {
 				t.Fatalf("replace: %+v %v", res, err)
 			}
@@ -275,27 +290,27 @@ func TestRefusalsMakeNoCall(t *testing.T) {
 	e.sync(t)
 	ctx := context.Background()
 	id := e.srv.FindCode("DECODE_FAILED")
-	if _, err := e.svc.Replace(ctx, id, "x.gif", []byte("GIF89a....."), review.ReplaceOptions{}); policy.ErrorCode(err) != policy.CodeInvalidFile {
+	if _, err := e.svc.Actions.Replace(ctx, id, "x.gif", []byte("GIF89a....."), review.ReplaceOptions{}); policy.ErrorCode(err) != policy.CodeInvalidFile {
 		t.Fatalf("bad file: %v", err)
 	}
 	big := append([]byte("\xFF\xD8\xFF"), make([]byte, policy.MaxFileSize)...)
-	if _, err := e.svc.Replace(ctx, id, "x.jpg", big, review.ReplaceOptions{}); policy.ErrorCode(err) != policy.CodeInvalidFile {
+	if _, err := e.svc.Actions.Replace(ctx, id, "x.jpg", big, review.ReplaceOptions{}); policy.ErrorCode(err) != policy.CodeInvalidFile {
 		t.Fatalf("big file: %v", err)
 	}
 	// An open action blocks every other action on the item.
 	e.srv.Refuse()
-	res, err := e.svc.RequestFile(ctx, id, "please")
+	res, err := e.svc.Actions.RequestFile(ctx, id, "please")
 	if err != nil || res.Action.State != policy.ActionQueued {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if _, err := e.svc.Replace(ctx, id, "x.png", screenapi.Scan(1<<10), review.ReplaceOptions{}); policy.ErrorCode(err) != policy.CodeActionOpen {
+	if _, err := e.svc.Actions.Replace(ctx, id, "x.png", screenapi.Scan(1<<10), review.ReplaceOptions{}); policy.ErrorCode(err) != policy.CodeActionOpen {
 		t.Fatalf("second action: %v", err)
 	}
 	if e.srv.Arrivals(screenapi.EPReplacement)+e.srv.Arrivals(screenapi.EPFileRequest) != 0 {
 		t.Fatal("a refused action reached the API")
 	}
 	// A queued action can be cancelled, and then the item is free again.
-	if c, err := e.svc.Cancel(ctx, res.Action.ID); err != nil || c.State != policy.ActionCancelled {
+	if c, err := e.svc.Actions.Cancel(ctx, res.Action.ID); err != nil || c.State != policy.ActionCancelled {
 		t.Fatalf("%+v %v", c, err)
 	}
 }
@@ -306,33 +321,33 @@ func TestOfflineQueueThenFlush(t *testing.T) {
 	ctx := context.Background()
 	id := e.srv.FindCode("CLASSIFIER_TIMEOUT")
 	e.srv.Refuse()
-	res, err := e.svc.Resubmit(ctx, id)
+	res, err := e.svc.Actions.Resubmit(ctx, id)
 	if err != nil || res.Action.State != policy.ActionQueued || policy.ErrorCode(res.Err) != policy.CodeAPIUnreachable {
 		t.Fatalf("%+v %v", res, err)
 	}
-	st, _ := e.svc.Connectivity(ctx)
+	st, _ := e.svc.Sync.Connectivity(ctx)
 	if st.Conn.State != review.ConnOffline {
 		t.Fatalf("status %+v", st)
 	}
 	// Reading works with the API down.
-	if items, err := e.svc.Items(ctx, store.ItemFilter{}); err != nil || len(items) == 0 {
+	if items, err := e.svc.Triage.Items(ctx, store.ItemFilter{}); err != nil || len(items) == 0 {
 		t.Fatal(err)
 	}
-	d, _ := e.svc.Item(ctx, id)
+	d, _ := e.svc.Triage.Item(ctx, id)
 	if len(d.Attempts) != 2 || d.Next.Kind != policy.NextNone || d.OpenAction() != policy.ActionQueued {
 		t.Fatalf("attempts %d next %s open %s", len(d.Attempts), d.Next.Kind, d.OpenAction())
 	}
 	if err := e.srv.Accept(); err != nil {
 		t.Fatal(err)
 	}
-	fr, err := e.svc.Flush(ctx)
+	fr, err := e.svc.Actions.Flush(ctx)
 	if err != nil || fr.Done != 1 {
 		t.Fatalf("%+v %v", fr, err)
 	}
 	if e.srv.Analyses(id) != 1 || e.srv.Arrivals(screenapi.EPResubmit) != 1 {
 		t.Fatalf("analyses %d arrivals %d", e.srv.Analyses(id), e.srv.Arrivals(screenapi.EPResubmit))
 	}
-	if fr, _ = e.svc.Flush(ctx); len(fr.Results) != 0 {
+	if fr, _ = e.svc.Actions.Flush(ctx); len(fr.Results) != 0 {
 		t.Fatalf("a second flush sent %+v", fr)
 	}
 }
@@ -345,18 +360,18 @@ func TestUnknownOutcomeIsReconciledWithTheSameKey(t *testing.T) {
 			ctx := context.Background()
 			id := e.srv.FindCode("FORENSICS_UNREACHABLE")
 			e.srv.SetFault(screenapi.Fault{Kind: kind, Endpoint: screenapi.EPResubmit, Times: 1})
-			res, err := e.svc.Resubmit(ctx, id)
+			res, err := e.svc.Actions.Resubmit(ctx, id)
 			if err != nil || res.Action.State != policy.ActionUnknown || policy.ErrorCode(res.Err) != policy.CodeOutcomeUnknown {
 				t.Fatalf("%+v %v", res, err)
 			}
-			d, _ := e.svc.Item(ctx, id)
+			d, _ := e.svc.Triage.Item(ctx, id)
 			if d.Next.Kind != policy.NextReconcile || d.Checked() {
 				t.Fatalf("next %s", d.Next.Kind)
 			}
-			if _, err := e.svc.Resubmit(ctx, id); policy.ErrorCode(err) != policy.CodeActionOpen {
+			if _, err := e.svc.Actions.Resubmit(ctx, id); policy.ErrorCode(err) != policy.CodeActionOpen {
 				t.Fatalf("a second click must be refused: %v", err)
 			}
-			fr, err := e.svc.Flush(ctx)
+			fr, err := e.svc.Actions.Flush(ctx)
 			if err != nil || fr.Done != 1 {
 				t.Fatalf("%+v %v", fr, err)
 			}
@@ -375,19 +390,19 @@ func TestRateLimitSetsAWait(t *testing.T) {
 	e.sync(t)
 	ctx := context.Background()
 	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultRateLimit, RetryAfter: "120", Times: 1})
-	res, err := e.svc.Resubmit(ctx, e.srv.FindCode("CLASSIFIER_TIMEOUT"))
+	res, err := e.svc.Actions.Resubmit(ctx, e.srv.FindCode("CLASSIFIER_TIMEOUT"))
 	// A 429 ran nothing: the action is queued again until its Retry-After.
 	if err != nil || res.Action.State != policy.ActionQueued || policy.ErrorCode(res.Err) != policy.CodeRateLimited ||
 		res.Action.NotBefore.Before(time.Now().Add(100*time.Second)) {
 		t.Fatalf("%+v %v", res, err)
 	}
 	other := e.srv.FindCode("INTERNAL_ERROR")
-	d, _ := e.svc.Item(ctx, other)
+	d, _ := e.svc.Triage.Item(ctx, other)
 	if d.Next.Kind != policy.NextWait || d.Next.Until.Before(time.Now().Add(100*time.Second)) {
 		t.Fatalf("next %+v", d.Next)
 	}
 	before := e.srv.Arrivals(screenapi.EPResubmit)
-	if _, err := e.svc.Resubmit(ctx, other); policy.ErrorCode(err) != policy.CodeRateLimitWait {
+	if _, err := e.svc.Actions.Resubmit(ctx, other); policy.ErrorCode(err) != policy.CodeRateLimitWait {
 		t.Fatalf("%v", err)
 	}
 	if e.srv.Arrivals(screenapi.EPResubmit) != before {
@@ -408,7 +423,7 @@ func syncKeepsTheReviewersOpenAction(t *testing.T, version string) {
 	id := e.srv.FindCode("SOURCE_UNREACHABLE")
 	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultHang, Endpoint: screenapi.EPResubmit, Times: 1})
 	svcShort := e.svc
-	res, _ := svcShort.Resubmit(ctx, id) // times out: unknown
+	res, _ := svcShort.Actions.Resubmit(ctx, id) // times out: unknown
 	if res.Action.State != policy.ActionUnknown {
 		t.Fatalf("%+v", res)
 	}
@@ -416,20 +431,20 @@ func syncKeepsTheReviewersOpenAction(t *testing.T, version string) {
 	if p := e.sync(t); p.Changed != 1 {
 		t.Fatalf("%+v", p)
 	}
-	d, _ := e.svc.Item(ctx, id)
+	d, _ := e.svc.Triage.Item(ctx, id)
 	if d.OpenAction() != policy.ActionUnknown || d.Action.Key != res.Action.Key || d.Attempt != 2 {
 		t.Fatalf("sync overwrote the open action: %+v", d.Action)
 	}
 	if version == screenapi.Version11 {
 		// The item moved on while the answer was lost: the reconciling send
 		// carries the revision of the queued action, and nothing runs.
-		fr, _ := e.svc.Flush(ctx)
+		fr, _ := e.svc.Actions.Flush(ctx)
 		if fr.Failed != 1 || policy.ErrorCode(fr.Results[0].Err) != policy.CodeItemChanged || e.srv.Analyses(id) != 0 {
 			t.Fatalf("%+v analyses %d", fr, e.srv.Analyses(id))
 		}
 		return
 	}
-	if fr, _ := e.svc.Flush(ctx); fr.Done != 1 || e.srv.Analyses(id) != 1 {
+	if fr, _ := e.svc.Actions.Flush(ctx); fr.Done != 1 || e.srv.Analyses(id) != 1 {
 		t.Fatalf("%+v analyses %d", fr, e.srv.Analyses(id))
 	}
 }
@@ -443,7 +458,7 @@ func TestTwoFlushesAtOnceSendEachActionOnce(t *testing.T) {
 	for _, c := range []string{"CLASSIFIER_TIMEOUT", "CLASSIFIER_UNAVAILABLE", "FORENSICS_UNREACHABLE", "SOURCE_UNREACHABLE", "INTERNAL_ERROR"} {
 		id := e.srv.FindCode(c)
 		ids = append(ids, id)
-		if res, err := e.svc.Resubmit(ctx, id); err != nil || res.Action.State != policy.ActionQueued {
+		if res, err := e.svc.Actions.Resubmit(ctx, id); err != nil || res.Action.State != policy.ActionQueued {
 			t.Fatalf("%+v %v", res, err)
 		}
 	}
@@ -457,7 +472,7 @@ func TestTwoFlushesAtOnceSendEachActionOnce(t *testing.T) {
 		wg.Add(1)
 		go func(s *review.Service) {
 			defer wg.Done()
-			if _, err := s.Flush(ctx); err != nil {
+			if _, err := s.Actions.Flush(ctx); err != nil {
 				t.Error(err)
 			}
 		}(s)
@@ -465,7 +480,7 @@ func TestTwoFlushesAtOnceSendEachActionOnce(t *testing.T) {
 	wg.Wait()
 	// The first process's circuit opened while the API was refusing (five
 	// failures): what it claimed went back to the queue. Flush the rest.
-	if _, err := svc2.Flush(ctx); err != nil {
+	if _, err := svc2.Actions.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range ids {
@@ -473,7 +488,7 @@ func TestTwoFlushesAtOnceSendEachActionOnce(t *testing.T) {
 			t.Fatalf("%s analysed %d times", id, e.srv.Analyses(id))
 		}
 	}
-	if out, _ := e.svc.Outbox(ctx); len(out) != 0 {
+	if out, _ := e.svc.Actions.Outbox(ctx); len(out) != 0 {
 		t.Fatalf("outbox %+v", out)
 	}
 }
@@ -482,7 +497,7 @@ func TestExportCSVShowsNoScoreForUncheckedItems(t *testing.T) {
 	e := setup(t)
 	e.sync(t)
 	var buf bytes.Buffer
-	n, err := e.svc.ExportCSV(context.Background(), &buf, "")
+	n, err := e.svc.Triage.ExportCSV(context.Background(), &buf, "")
 	if err != nil || n < 100 {
 		t.Fatalf("%d %v", n, err)
 	}
@@ -530,7 +545,7 @@ func helper(mode string) int {
 		fmt.Println("ready")
 		_, _ = io.Copy(io.Discard, os.Stdin)
 	}
-	res, err := svc.Resubmit(context.Background(), os.Getenv("REVIEW_ITEM"))
+	res, err := svc.Actions.Resubmit(context.Background(), os.Getenv("REVIEW_ITEM"))
 	fmt.Println(res.Action.State, policy.ErrorCode(err))
 	return 0
 }
@@ -632,15 +647,15 @@ func TestKilledBetweenIntentAndSendIsSentOnceAfterRestart(t *testing.T) {
 	db2, api2, svc2 := newService(t, e.srv.URL(), e.path)
 	defer db2.Close()
 	defer api2.Close()
-	out, _ := svc2.Outbox(context.Background())
+	out, _ := svc2.Actions.Outbox(context.Background())
 	if len(out) != 1 || out[0].State != policy.ActionQueued || out[0].ItemID != id {
 		t.Fatalf("outbox after the crash %+v", out)
 	}
-	fr, err := svc2.Flush(context.Background())
+	fr, err := svc2.Actions.Flush(context.Background())
 	if err != nil || fr.Done != 1 {
 		t.Fatalf("%+v %v", fr, err)
 	}
-	svc2.Flush(context.Background())
+	svc2.Actions.Flush(context.Background())
 	if e.srv.Analyses(id) != 1 || e.srv.Arrivals(screenapi.EPResubmit) != 1 {
 		t.Fatalf("analyses %d arrivals %d", e.srv.Analyses(id), e.srv.Arrivals(screenapi.EPResubmit))
 	}
@@ -725,7 +740,10 @@ func openConsole(t testing.TB, url, tok, path string, now func() time.Time) *con
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := review.New(db, api, cfg.Budget(), "local-name")
+	svc, err := review.New(db, api, review.Config{Budget: cfg.Budget(), Reviewer: "local-name"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if now != nil {
 		setStoreClock(db, now)
 		svc.SetClock(now)
@@ -756,7 +774,7 @@ func setupTeam(t *testing.T, version string) *team {
 		ben: openConsole(t, srv.URL(), benTok, filepath.Join(dir, "ben.db"), clk.Now)}
 	t.Cleanup(func() { tm.ana.close(); tm.ben.close() })
 	for _, c := range []*console{tm.ana, tm.ben} {
-		if _, err := c.svc.Sync(context.Background(), nil); err != nil {
+		if _, err := c.svc.Sync.Sync(context.Background(), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -778,14 +796,14 @@ var teamHelpers = map[string]func() int{
 		c := openConsole(&testing.T{}, os.Getenv("REVIEW_URL"), os.Getenv("REVIEW_TOKEN"), os.Getenv("REVIEW_DB"), nil)
 		defer c.close()
 		<-time.After(time.Until(mustTime(os.Getenv("REVIEW_AT"))))
-		res, err := c.svc.Resubmit(context.Background(), os.Getenv("REVIEW_ITEM"))
+		res, err := c.svc.Actions.Resubmit(context.Background(), os.Getenv("REVIEW_ITEM"))
 		fmt.Println(res.Action.State, policy.ErrorCode(res.Err), policy.ErrorCode(err))
 		return 0
 	},
 	"team-note": func() int {
 		c := openConsole(&testing.T{}, os.Getenv("REVIEW_URL"), os.Getenv("REVIEW_TOKEN"), os.Getenv("REVIEW_DB"), nil)
 		defer c.close()
-		res, err := c.svc.AddNote(context.Background(), os.Getenv("REVIEW_ITEM"), "Customer called, new scan coming.")
+		res, err := c.svc.Team.AddNote(context.Background(), os.Getenv("REVIEW_ITEM"), "Customer called, new scan coming.")
 		fmt.Println(res.Note.State, err)
 		return 0
 	},
@@ -812,25 +830,25 @@ func TestA503FailsAndQueueAgainIsANewIntentWithANewKey(t *testing.T) {
 	ctx := context.Background()
 	id := e.srv.FindCode("CLASSIFIER_TIMEOUT")
 	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultUnavailable, Endpoint: screenapi.EPResubmit, Times: 1})
-	res, err := e.svc.Resubmit(ctx, id)
+	res, err := e.svc.Actions.Resubmit(ctx, id)
 	if err != nil || res.Action.State != policy.ActionFailed || res.Action.LastErrorCode != policy.CodeServiceUnavailable {
 		t.Fatalf("after a 503: %+v %v", res.Action, err)
 	}
-	again, err := e.svc.QueueAgain(ctx, res.Action.ID)
+	again, err := e.svc.Actions.QueueAgain(ctx, res.Action.ID)
 	if err != nil || again.Action.State != policy.ActionDone || again.Action.ID == res.Action.ID || again.Action.Key == res.Action.Key {
 		t.Fatalf("queued again: %+v %v", again.Action, err)
 	}
 	if e.srv.Arrivals(screenapi.EPResubmit) != 2 || e.srv.Analyses(id) != 1 {
 		t.Fatalf("%d arrivals, %d analyses", e.srv.Arrivals(screenapi.EPResubmit), e.srv.Analyses(id))
 	}
-	if _, err := e.svc.QueueAgain(ctx, again.Action.ID); policy.ErrorCode(err) != policy.CodeConflict {
+	if _, err := e.svc.Actions.QueueAgain(ctx, again.Action.ID); policy.ErrorCode(err) != policy.CodeConflict {
 		t.Fatalf("a done action queued again: %v", err)
 	}
 	other := e.srv.FindCode("INTERNAL_ERROR")
 	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultRateLimit, Endpoint: screenapi.EPResubmit, Times: 1})
-	if res, err := e.svc.Resubmit(ctx, other); err != nil || res.Action.State != policy.ActionQueued {
+	if res, err := e.svc.Actions.Resubmit(ctx, other); err != nil || res.Action.State != policy.ActionQueued {
 		t.Fatalf("a 429: %+v %v", res.Action, err)
-	} else if _, err := e.svc.QueueAgain(ctx, res.Action.ID); policy.ErrorCode(err) != policy.CodeConflict {
+	} else if _, err := e.svc.Actions.QueueAgain(ctx, res.Action.ID); policy.ErrorCode(err) != policy.CodeConflict {
 		t.Fatalf("a queued action queued again: %v", err)
 	}
 }

@@ -38,7 +38,7 @@ type firstRead struct {
 // below the current revision, which no revision can match again (they only
 // grow): the service returns the stored answer of a key it knows, and runs
 // nothing for one it does not (412).
-func (s *Service) readFirst(ctx, opCtx context.Context, a store.Action) firstRead {
+func (s *core) readFirst(ctx, opCtx context.Context, a store.Action) firstRead {
 	it, attempts, err := s.api.GetItem(opCtx, a.ItemID)
 	s.observe(err)
 	r := firstRead{attempts: attempts, item: it}
@@ -99,7 +99,7 @@ func (s *Service) readFirst(ctx, opCtx context.Context, a store.Action) firstRea
 // sawOf is what the reviewer saw of the item when she queued the action:
 // kept with the action, or for an action older than that, the cache's item
 // with the notes the cache holds.
-func (s *Service) sawOf(ctx context.Context, a store.Action) (saw policy.Item, kept bool, err error) {
+func (s *core) sawOf(ctx context.Context, a store.Action) (saw policy.Item, kept bool, err error) {
 	saw, kept, err = s.db.Outbox.ActionSeen(ctx, a.ID)
 	if err != nil || kept {
 		return saw, kept, err
@@ -128,7 +128,7 @@ func seenIDs(saw policy.Item) func(string) bool {
 // the reviewer saw it, as a 412 would have: failed with ITEM_CHANGED and
 // the item as it is now applied, nothing sent. Acting again is her choice,
 // on what she now sees.
-func (s *Service) stopChanged(ctx context.Context, a store.Action, rf firstRead, read []policy.Attempt) (Result, error) {
+func (s *core) stopChanged(ctx context.Context, a store.Action, rf firstRead, read []policy.Attempt) (Result, error) {
 	rctx, cancel := recordCtx(ctx)
 	defer cancel()
 	v := seen{at: a.CreatedAt}
@@ -154,7 +154,7 @@ func (s *Service) stopChanged(ctx context.Context, a store.Action, rf firstRead,
 // doing (a note she wrote): then the action goes out again with the same
 // key at the revision the 412 carried (next), once. A change by anyone else
 // stops it. Only an action that kept what she saw can tell.
-func (s *Service) ownNoteOnly(ctx context.Context, a store.Action, sent int64, callErr error) (next int64, ok bool) {
+func (s *core) ownNoteOnly(ctx context.Context, a store.Action, sent int64, callErr error) (next int64, ok bool) {
 	e, isConflict := client.AsConflict(callErr)
 	if !isConflict || e.Code != policy.CodeItemChanged || e.Item == nil || sent == 0 || e.Item.Revision <= sent {
 		return 0, false

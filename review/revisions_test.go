@@ -83,11 +83,11 @@ func TestAnUpgradedCacheDoesNotPayTwice(t *testing.T) {
 	// second re-submission would be accepted, and paid.
 	tm.srv.Script(id, screenapi.Outcome{Code: string(policy.CodeClassifierTimeout)})
 
-	won, err := tm.ana.svc.Resubmit(ctx, id)
+	won, err := tm.ana.svc.Actions.Resubmit(ctx, id)
 	if err != nil || won.Action.State != policy.ActionDone {
 		t.Fatalf("%+v %v", won, err)
 	}
-	lost, err := tm.ben.svc.Resubmit(ctx, id)
+	lost, err := tm.ben.svc.Actions.Resubmit(ctx, id)
 	if err != nil || lost.Action.State != policy.ActionFailed || lost.Action.LastErrorCode != policy.CodeItemChanged {
 		t.Fatalf("%+v %v", lost, err)
 	}
@@ -102,7 +102,7 @@ func TestAnUpgradedCacheDoesNotPayTwice(t *testing.T) {
 		t.Fatalf("re-submissions that reached the service: %d, want 1", n)
 	}
 	// Ben's console now shows the result, with its revision.
-	d, _ := tm.ben.svc.Item(ctx, id)
+	d, _ := tm.ben.svc.Triage.Item(ctx, id)
 	if d.Attempt != won.Item.Attempt || d.Revision != tm.srv.Revision(id) {
 		t.Fatalf("ben's cache: %+v", d.Item)
 	}
@@ -124,26 +124,26 @@ func TestNoPostGoesOutBlindOnA11Service(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.db")
 	db, api, svc := newService(t, front.URL, path)
 	t.Cleanup(func() { api.Close(); db.Close() })
-	if _, err := svc.Sync(ctx, nil); err != nil {
+	if _, err := svc.Sync.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	forgetRevisions(t, path)
 
-	if _, err := svc.Resubmit(ctx, srv.FindCode("FORENSICS_UNREACHABLE")); err != nil {
+	if _, err := svc.Actions.Resubmit(ctx, srv.FindCode("FORENSICS_UNREACHABLE")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.RequestFile(ctx, srv.FindCode("DECODE_FAILED"), "Please send a sharper scan."); err != nil {
+	if _, err := svc.Actions.RequestFile(ctx, srv.FindCode("DECODE_FAILED"), "Please send a sharper scan."); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := svc.PlanResubmit(ctx, review.Selection{Filter: store.ItemFilter{Retryable: true}})
+	plan, err := svc.Runs.PlanResubmit(ctx, review.Selection{Filter: store.ItemFilter{Retryable: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := svc.Confirm(ctx, plan)
+	run, err := svc.Runs.Confirm(ctx, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.SendRun(ctx, run.ID, review.RunOptions{}); err != nil {
+	if _, err := svc.Runs.SendRun(ctx, run.ID, review.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	blind, all := log.blind()
@@ -151,7 +151,7 @@ func TestNoPostGoesOutBlindOnA11Service(t *testing.T) {
 		t.Fatalf("%d of %d POSTs went out with no If-Match", blind, all)
 	}
 	// What was learnt is kept: the cache knows the revisions it acted on.
-	rows, err := svc.Outbox(ctx)
+	rows, err := svc.Actions.Outbox(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,11 +171,11 @@ func TestAnUnknownSendOnAnUnrevisedItemIsReconciledNotStopped(t *testing.T) {
 	forgetRevisions(t, e.path)
 	id := e.srv.FindCode("FORENSICS_UNREACHABLE")
 	e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultResetAfter, Endpoint: screenapi.EPResubmit, Times: 1})
-	res, err := e.svc.Resubmit(ctx, id)
+	res, err := e.svc.Actions.Resubmit(ctx, id)
 	if err != nil || res.Action.State != policy.ActionUnknown {
 		t.Fatalf("%+v %v", res, err)
 	}
-	fr, err := e.svc.Flush(ctx)
+	fr, err := e.svc.Actions.Flush(ctx)
 	if err != nil || fr.Done != 1 {
 		t.Fatalf("%+v %v", fr, err)
 	}
@@ -193,14 +193,14 @@ func TestABrokenAnswerToAResubmissionIsAnUnknownOutcome(t *testing.T) {
 	e.sync(t)
 	id := e.srv.FindCode("CLASSIFIER_TIMEOUT")
 	e.srv.Script(id, screenapi.Outcome{Score: 140})
-	res, err := e.svc.Resubmit(ctx, id)
+	res, err := e.svc.Actions.Resubmit(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Action.State != policy.ActionUnknown || policy.ErrorCode(res.Err) != policy.CodeInvalidResponse || res.Item != nil {
 		t.Fatalf("a broken answer ended the action %s (%v)", res.Action.State, res.Err)
 	}
-	d, err := e.svc.Item(ctx, id)
+	d, err := e.svc.Triage.Item(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestABrokenAnswerToAResubmissionIsAnUnknownOutcome(t *testing.T) {
 		t.Fatalf("the item must show as invalid, unscored: %+v", d.Item)
 	}
 	var queued bool
-	if err := e.svc.EachItem(ctx, store.ItemFilter{NeedsAction: true}, func(v review.ItemView) error {
+	if err := e.svc.Triage.EachItem(ctx, store.ItemFilter{NeedsAction: true}, func(v review.ItemView) error {
 		queued = queued || v.ID == id
 		return nil
 	}); err != nil {
@@ -235,11 +235,11 @@ func TestTheNextSyncAfterAnUpgradeIsAFullOne(t *testing.T) {
 	t.Cleanup(srv11.Close)
 	db, api, svc := newService(t, srv11.URL(), path)
 	t.Cleanup(func() { api.Close(); db.Close() })
-	if _, err := svc.Sync(ctx, nil); err != nil { // asks the version first: this sync is the full one
+	if _, err := svc.Sync.Sync(ctx, nil); err != nil { // asks the version first: this sync is the full one
 		t.Fatal(err)
 	}
 	var unrevised int
-	if err := svc.EachItem(ctx, store.ItemFilter{}, func(v review.ItemView) error {
+	if err := svc.Triage.EachItem(ctx, store.ItemFilter{}, func(v review.ItemView) error {
 		if v.Revision == 0 {
 			unrevised++
 		}
@@ -264,7 +264,7 @@ func TestHerOwnNoteDoesNotStopHerQueuedAction(t *testing.T) {
 	tm := setupTeam(t, "")
 	id := tm.srv.FindCode("SOURCE_UNREACHABLE")
 	tm.srv.Refuse()
-	res, err := tm.ana.svc.Resubmit(ctx, id)
+	res, err := tm.ana.svc.Actions.Resubmit(ctx, id)
 	if err != nil || res.Action.State != policy.ActionQueued {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -274,20 +274,20 @@ func TestHerOwnNoteDoesNotStopHerQueuedAction(t *testing.T) {
 	rev := tm.srv.Revision(id)
 	// The note goes to the service before the action does (a note waits
 	// for no one): the item moves on to the next revision.
-	if _, err := tm.ben.svc.Claim(ctx, id, time.Minute); err != nil { // a claim by anyone moves no revision
+	if _, err := tm.ben.svc.Team.Claim(ctx, id, time.Minute); err != nil { // a claim by anyone moves no revision
 		t.Fatal(err)
 	}
-	if _, err := tm.ben.svc.Release(ctx, id); err != nil {
+	if _, err := tm.ben.svc.Team.Release(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	n, err := tm.ana.svc.AddNote(ctx, id, "Re-running it: the storage was down this morning.")
+	n, err := tm.ana.svc.Team.AddNote(ctx, id, "Re-running it: the storage was down this morning.")
 	if err != nil || n.Note.State != policy.ActionDone {
 		t.Fatalf("%+v %v", n, err)
 	}
 	if tm.srv.Revision(id) != rev+1 {
 		t.Fatalf("revision %d, want %d", tm.srv.Revision(id), rev+1)
 	}
-	fr, err := tm.ana.svc.Flush(ctx)
+	fr, err := tm.ana.svc.Actions.Flush(ctx)
 	if err != nil || fr.Done != 1 || fr.Failed != 0 {
 		t.Fatalf("%+v %v", fr, err)
 	}
@@ -317,10 +317,10 @@ func TestACacheFromA10ServiceSendsIfMatchBeforeItsNextSync(t *testing.T) {
 	t.Cleanup(front.Close)
 	db, api, svc := newService(t, front.URL, path)
 	t.Cleanup(func() { api.Close(); db.Close() })
-	if svc.APIVersion() != "1.0" {
-		t.Fatalf("the cache says %q", svc.APIVersion())
+	if svc.Team.APIVersion() != "1.0" {
+		t.Fatalf("the cache says %q", svc.Team.APIVersion())
 	}
-	res, err := svc.Resubmit(ctx, srv.FindCode("SOURCE_UNREACHABLE"))
+	res, err := svc.Actions.Resubmit(ctx, srv.FindCode("SOURCE_UNREACHABLE"))
 	if err != nil || res.Action.State != policy.ActionDone {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -337,14 +337,14 @@ func TestStoppingTheResendAfterHerOwnNoteLeavesItUnknown(t *testing.T) {
 	tm := setupTeam(t, "")
 	id := tm.srv.FindCode("SOURCE_UNREACHABLE")
 	tm.srv.Refuse()
-	res, err := tm.ana.svc.Resubmit(context.Background(), id)
+	res, err := tm.ana.svc.Actions.Resubmit(context.Background(), id)
 	if err != nil || res.Action.State != policy.ActionQueued {
 		t.Fatalf("%+v %v", res, err)
 	}
 	if err := tm.srv.Accept(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tm.ana.svc.AddNote(context.Background(), id, "Re-running it."); err != nil {
+	if _, err := tm.ana.svc.Team.AddNote(context.Background(), id, "Re-running it."); err != nil {
 		t.Fatal(err)
 	}
 	release := tm.srv.Hold(id)
@@ -352,7 +352,7 @@ func TestStoppingTheResendAfterHerOwnNoteLeavesItUnknown(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan review.FlushResult, 1)
 	go func() {
-		fr, _ := tm.ana.svc.Flush(ctx)
+		fr, _ := tm.ana.svc.Actions.Flush(ctx)
 		done <- fr
 	}()
 	deadline := time.After(60 * time.Second)
@@ -366,7 +366,7 @@ func TestStoppingTheResendAfterHerOwnNoteLeavesItUnknown(t *testing.T) {
 	cancel()
 	<-done
 	release()
-	out, err := tm.ana.svc.Outbox(context.Background())
+	out, err := tm.ana.svc.Actions.Outbox(context.Background())
 	if err != nil || len(out) != 1 || out[0].State != policy.ActionUnknown {
 		t.Fatalf("after a stopped re-send: %+v %v", out, err)
 	}
@@ -384,11 +384,11 @@ func cacheFrom10(t *testing.T) string {
 	path := filepath.Join(t.TempDir(), "cache.db")
 	db, api, svc := newService(t, srv.URL(), path)
 	defer func() { api.Close(); db.Close() }()
-	if _, err := svc.Sync(context.Background(), nil); err != nil {
+	if _, err := svc.Sync.Sync(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if svc.APIVersion() != "1.0" {
-		t.Fatalf("version %q", svc.APIVersion())
+	if svc.Team.APIVersion() != "1.0" {
+		t.Fatalf("version %q", svc.Team.APIVersion())
 	}
 	return path
 }

@@ -121,7 +121,7 @@ var errHalt = errors.New("no more sends start")
 // summary at the end is read even after ctx ended (the reviewer is owed
 // it); when it cannot be read, the error is a *SummaryError and Progress
 // is what this process saw.
-func (s *Service) SendRun(ctx context.Context, runID int64, opts RunOptions) (RunResult, error) {
+func (s *RunService) SendRun(ctx context.Context, runID int64, opts RunOptions) (RunResult, error) {
 	run, err := s.db.Runs.Run(ctx, runID)
 	if err != nil {
 		return RunResult{}, err
@@ -256,12 +256,12 @@ func (s *Service) SendRun(ctx context.Context, runID int64, opts RunOptions) (Ru
 
 // EachRunAction calls fn with each action of a run as it is now, in the
 // order queued, a page at a time (a run of any size in flat memory).
-func (s *Service) EachRunAction(ctx context.Context, runID int64, fn func(store.Action) error) error {
+func (s *RunService) EachRunAction(ctx context.Context, runID int64, fn func(store.Action) error) error {
 	return s.db.Runs.EachRunAction(ctx, runID, nil, fn)
 }
 
 // mayStart says why no new send may start now, or "".
-func (s *Service) mayStart(ctx context.Context) string {
+func (s *core) mayStart(ctx context.Context) string {
 	if ctx.Err() != nil {
 		return "stopped by the reviewer"
 	}
@@ -288,13 +288,13 @@ func stopReason(res Result) string {
 }
 
 // CancelRun cancels, as a group, the actions of a run not yet sent.
-func (s *Service) CancelRun(ctx context.Context, runID int64) ([]store.Action, error) {
+func (s *RunService) CancelRun(ctx context.Context, runID int64) ([]store.Action, error) {
 	return s.db.Runs.CancelRun(ctx, runID, s.who())
 }
 
 // RunState reads a run's actions as they are now (the result list after a
 // restart, or after a flush sent the rest).
-func (s *Service) RunState(ctx context.Context, runID int64) (RunResult, error) {
+func (s *RunService) RunState(ctx context.Context, runID int64) (RunResult, error) {
 	run, err := s.db.Runs.Run(ctx, runID)
 	if err != nil {
 		return RunResult{}, err

@@ -23,7 +23,7 @@ func TestBulkRunSendsEachOnceWithBoundedConcurrency(t *testing.T) {
 	e := setup(t)
 	p := planned(t, e)
 	ctx := context.Background()
-	run, err := e.svc.Confirm(ctx, p)
+	run, err := e.svc.Runs.Confirm(ctx, p)
 	if err != nil || len(run.Actions) != len(p.Items) || run.Confirmed != len(p.Items) {
 		t.Fatalf("%+v %v", run.BulkRun, err)
 	}
@@ -40,7 +40,7 @@ func TestBulkRunSendsEachOnceWithBoundedConcurrency(t *testing.T) {
 	}
 	var mu sync.Mutex
 	maxSending, reports := 0, 0
-	res, err := e.svc.SendRun(ctx, run.ID, review.RunOptions{Concurrency: 3, Progress: func(p review.RunProgress) {
+	res, err := e.svc.Runs.SendRun(ctx, run.ID, review.RunOptions{Concurrency: 3, Progress: func(p review.RunProgress) {
 		mu.Lock()
 		defer mu.Unlock()
 		reports++
@@ -55,10 +55,10 @@ func TestBulkRunSendsEachOnceWithBoundedConcurrency(t *testing.T) {
 	if st := checkEffects(t, e, e.db, p, run.ID); st[policy.ActionDone] != len(p.Items) {
 		t.Fatalf("%v", st)
 	}
-	if fr, _ := e.svc.Flush(ctx); len(fr.Results) != 0 {
+	if fr, _ := e.svc.Actions.Flush(ctx); len(fr.Results) != 0 {
 		t.Fatalf("a flush after the run sent %d", len(fr.Results))
 	}
-	if _, err := e.svc.Confirm(ctx, p); err != nil {
+	if _, err := e.svc.Runs.Confirm(ctx, p); err != nil {
 		t.Fatal(err) // confirming the old plan again: every item changed
 	}
 	if e.srv.TotalAnalyses() != len(p.Items) {
@@ -92,12 +92,12 @@ func TestBulkRunFaultsHalfway(t *testing.T) {
 			e := setup(t, mods...)
 			p := planned(t, e)
 			ctx := context.Background()
-			run, err := e.svc.Confirm(ctx, p)
+			run, err := e.svc.Runs.Confirm(ctx, p)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var once sync.Once
-			res, err := e.svc.SendRun(ctx, run.ID, review.RunOptions{Concurrency: 2, Progress: func(p review.RunProgress) {
+			res, err := e.svc.Runs.SendRun(ctx, run.ID, review.RunOptions{Concurrency: 2, Progress: func(p review.RunProgress) {
 				if p.Done >= 3 {
 					once.Do(func() { tt.fault(e.srv) })
 				}
@@ -134,7 +134,7 @@ func TestBulkRunFaultsHalfway(t *testing.T) {
 				setStoreClock(db2, later)
 				svc2.SetClock(later)
 			}
-			if _, err := svc2.Flush(ctx); err != nil {
+			if _, err := svc2.Actions.Flush(ctx); err != nil {
 				t.Fatal(err)
 			}
 			st = checkEffects(t, e, db2, p, run.ID)
@@ -149,16 +149,16 @@ func TestBulkUndoCancelsWhatWasNotSent(t *testing.T) {
 	e := setup(t)
 	p := planned(t, e)
 	ctx := context.Background()
-	run, err := e.svc.Confirm(ctx, p)
+	run, err := e.svc.Runs.Confirm(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.srv.Refuse()
-	res, err := e.svc.SendRun(ctx, run.ID, review.RunOptions{})
+	res, err := e.svc.Runs.SendRun(ctx, run.ID, review.RunOptions{})
 	if err != nil || res.Progress.Queued != len(p.Items) || res.Stopped == "" {
 		t.Fatalf("%+v %q %v", res.Progress, res.Stopped, err)
 	}
-	cancelled, err := e.svc.CancelRun(ctx, run.ID)
+	cancelled, err := e.svc.Runs.CancelRun(ctx, run.ID)
 	if err != nil || len(cancelled) != len(p.Items) {
 		t.Fatalf("%d cancelled %v", len(cancelled), err)
 	}
@@ -166,14 +166,14 @@ func TestBulkUndoCancelsWhatWasNotSent(t *testing.T) {
 	db2, api2, svc2 := newService(t, e.srv.URL(), e.path)
 	defer db2.Close()
 	defer api2.Close()
-	if fr, _ := svc2.Flush(ctx); len(fr.Results) != 0 || e.srv.Arrivals(screenapi.EPResubmit) != 0 {
+	if fr, _ := svc2.Actions.Flush(ctx); len(fr.Results) != 0 || e.srv.Arrivals(screenapi.EPResubmit) != 0 {
 		t.Fatalf("cancelled actions were sent: %+v", fr)
 	}
 	if st := checkEffects(t, e, db2, p, run.ID); st[policy.ActionCancelled] != len(p.Items) {
 		t.Fatalf("%v", st)
 	}
 	// The items may be planned again.
-	again, _ := svc2.PlanResubmit(ctx, inError)
+	again, _ := svc2.Runs.PlanResubmit(ctx, inError)
 	if len(again.Items) != len(p.Items) {
 		t.Fatalf("%d planned after the undo", len(again.Items))
 	}
@@ -203,7 +203,7 @@ func TestBulkRunKilledHalfwayEndsWithOneEffectEach(t *testing.T) {
 	// flush reconciles it with the same key.
 	setStoreClock(db2, func() time.Time { return time.Now().Add(2 * roomyTimeout) })
 	for range 3 {
-		if _, err := svc2.Flush(ctx); err != nil {
+		if _, err := svc2.Actions.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -218,17 +218,17 @@ func TestBulkRunKilledHalfwayEndsWithOneEffectEach(t *testing.T) {
 // bulkCrash is the helper process of the kill test.
 func bulkCrash(svc *review.Service) {
 	ctx := context.Background()
-	p, err := svc.PlanResubmit(ctx, inError)
+	p, err := svc.Runs.PlanResubmit(ctx, inError)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	run, err := svc.Confirm(ctx, p)
+	run, err := svc.Runs.Confirm(ctx, p)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	_, _ = svc.SendRun(ctx, run.ID, review.RunOptions{Progress: func(p review.RunProgress) {
+	_, _ = svc.Runs.SendRun(ctx, run.ID, review.RunOptions{Progress: func(p review.RunProgress) {
 		if p.Done >= 3 {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
@@ -248,7 +248,7 @@ func TestA429MidRunLeavesTheRestQueuedAndSendsThemAfterTheWait(t *testing.T) {
 	e.svc.SetClock(clk.Now)
 	p := planned(t, e)
 	ctx := context.Background()
-	run, err := e.svc.Confirm(ctx, p)
+	run, err := e.svc.Runs.Confirm(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestA429MidRunLeavesTheRestQueuedAndSendsThemAfterTheWait(t *testing.T) {
 		keys[a.ID] = a.Key
 	}
 	var once sync.Once
-	res, err := e.svc.SendRun(ctx, run.ID, review.RunOptions{Concurrency: 1, Progress: func(p review.RunProgress) {
+	res, err := e.svc.Runs.SendRun(ctx, run.ID, review.RunOptions{Concurrency: 1, Progress: func(p review.RunProgress) {
 		if p.Done == 2 {
 			once.Do(func() {
 				e.srv.SetFault(screenapi.Fault{Kind: screenapi.FaultRateLimit, Endpoint: screenapi.EPResubmit, RetryAfter: "60", Times: 1})
@@ -285,7 +285,7 @@ func TestA429MidRunLeavesTheRestQueuedAndSendsThemAfterTheWait(t *testing.T) {
 	checkEffects(t, e, e.db, p, run.ID)
 
 	// A flush during the wait sends nothing and says until when.
-	fr, err := e.svc.Flush(ctx)
+	fr, err := e.svc.Actions.Flush(ctx)
 	if err != nil || fr.Sent() != 0 || len(fr.Waiting) != len(p.Items)-2 || e.srv.Arrivals(screenapi.EPResubmit) != 3 {
 		t.Fatalf("a flush in the wait: sent %d, waiting %d, %v", fr.Sent(), len(fr.Waiting), err)
 	}
@@ -295,7 +295,7 @@ func TestA429MidRunLeavesTheRestQueuedAndSendsThemAfterTheWait(t *testing.T) {
 	}
 	// Nearly a minute on: the last second of the wait passes on the timer.
 	clk.Add(59 * time.Second)
-	if err := e.svc.AwaitRateLimit(ctx, &fr, clk.Now().Add(time.Minute)); err != nil {
+	if err := e.svc.Actions.AwaitRateLimit(ctx, &fr, clk.Now().Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	if len(fr.Waiting) != 0 || fr.Done != len(p.Items)-2 {
@@ -325,12 +325,12 @@ func TestARunWhoseSummaryCannotBeReadSaysWhatItSaw(t *testing.T) {
 	e := setup(t)
 	p := planned(t, e)
 	ctx := context.Background()
-	run, err := e.svc.Confirm(ctx, p)
+	run, err := e.svc.Runs.Confirm(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.svc.SetBeforeSummary(func() { e.db.Close() }) // the cache goes away under the run
-	res, err := e.svc.SendRun(ctx, run.ID, review.RunOptions{Concurrency: 2, CountsOnly: true})
+	res, err := e.svc.Runs.SendRun(ctx, run.ID, review.RunOptions{Concurrency: 2, CountsOnly: true})
 	var unread *review.SummaryError
 	if !errors.As(err, &unread) {
 		t.Fatalf("want the summary's error, got %v", err)
@@ -352,17 +352,17 @@ func TestAPlanToConfirmQueuesWhatItHeldAndNoMore(t *testing.T) {
 	e := setup(t)
 	e.sync(t)
 	ctx := context.Background()
-	held, err := e.svc.PlanResubmit(ctx, inError)
+	held, err := e.svc.Runs.PlanResubmit(ctx, inError)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := e.svc.PlanToConfirm(ctx, inError, policy.ActionResubmit)
+	p, err := e.svc.Runs.PlanToConfirm(ctx, inError, policy.ActionResubmit)
 	if err != nil || p.Items != nil || p.Len() != len(held.Items) || p.Headline() != held.Headline() ||
 		strings.Join(p.SkipLines(), ";") != strings.Join(held.SkipLines(), ";") {
 		t.Fatalf("%d items held, %q %q; want %q %q (%v)", len(p.Items), p.Headline(), p.SkipLines(), held.Headline(), held.SkipLines(), err)
 	}
 	var listed []review.PlanItem
-	if err := e.svc.EachPlanItem(ctx, p, func(it review.PlanItem) error { listed = append(listed, it); return nil }); err != nil {
+	if err := e.svc.Runs.EachPlanItem(ctx, p, func(it review.PlanItem) error { listed = append(listed, it); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(listed) != fmt.Sprint(held.Items) {
@@ -388,7 +388,7 @@ func TestAPlanToConfirmQueuesWhatItHeldAndNoMore(t *testing.T) {
 		t.Fatal(err)
 	}
 	var left []store.Refusal
-	run, err := e.svc.ConfirmEach(ctx, p, func(f store.Refusal) { left = append(left, f) })
+	run, err := e.svc.Runs.ConfirmEach(ctx, p, func(f store.Refusal) { left = append(left, f) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ type outboxSend[Res any] interface {
 }
 
 // sendOne is the one sender: lease, call, observe, record, fence.
-func sendOne[Res any](ctx context.Context, s *Service, o outboxSend[Res]) (Res, error) {
+func sendOne[Res any](ctx context.Context, s *core, o outboxSend[Res]) (Res, error) {
 	if ok, res, err := o.lease(ctx); err != nil || !ok {
 		return res, err
 	}
@@ -75,18 +75,18 @@ func sendOne[Res any](ctx context.Context, s *Service, o outboxSend[Res]) (Res, 
 // lease fails, the Result says why (Unleased) and no call is made. An error
 // after the call means its outcome could not be recorded: it says the
 // request was sent and how it will be reconciled.
-func (s *Service) send(ctx context.Context, id int64) (Result, error) {
+func (s *core) send(ctx context.Context, id int64) (Result, error) {
 	return sendOne[Result](ctx, s, &actionSend{s: s, id: id})
 }
 
 // sendNote leases a note and sends it once, with its stored key.
-func (s *Service) sendNote(ctx context.Context, id int64) (NoteResult, error) {
+func (s *core) sendNote(ctx context.Context, id int64) (NoteResult, error) {
 	return sendOne[NoteResult](ctx, s, &noteSend{s: s, id: id})
 }
 
 // actionSend is one send of an action.
 type actionSend struct {
-	s        *Service
+	s        *core
 	id       int64
 	a        store.Action
 	rev      int64            // the If-Match sent
@@ -230,7 +230,7 @@ func (o *actionSend) recorded(context.Context, context.Context) Result {
 // open action; turned away on a first send, it goes back to queued (the
 // note machine, applied by the store).
 type noteSend struct {
-	s        *Service
+	s        *core
 	id       int64
 	n        store.NoteRow
 	remote   policy.Note

@@ -33,7 +33,7 @@ func TestASendingActionWhoseLeaseRanOutStaysUnknownOffline(t *testing.T) {
 	if e.srv.Analyses(id) != 1 {
 		t.Fatalf("the service ran %d analyses before the crash", e.srv.Analyses(id))
 	}
-	out, _ := e.svc.Outbox(ctx)
+	out, _ := e.svc.Actions.Outbox(ctx)
 	if len(out) != 1 || out[0].State != policy.ActionSending {
 		t.Fatalf("outbox after the crash %+v", out)
 	}
@@ -42,7 +42,7 @@ func TestASendingActionWhoseLeaseRanOutStaysUnknownOffline(t *testing.T) {
 	// Time passes beyond the lease; the API is unreachable.
 	setStoreClock(e.db, func() time.Time { return time.Now().Add(time.Hour) })
 	e.srv.Refuse()
-	fr, err := e.svc.Flush(ctx)
+	fr, err := e.svc.Actions.Flush(ctx)
 	if err != nil || fr.Unknown != 1 || fr.Queued != 0 || fr.Sent() != 1 {
 		t.Fatalf("flush while unreachable: %+v %v", fr, err)
 	}
@@ -51,19 +51,19 @@ func TestASendingActionWhoseLeaseRanOutStaysUnknownOffline(t *testing.T) {
 		t.Fatalf("a taken-over action met an unreachable API and became %s", a.State)
 	}
 	// A second flush meets the same: still unknown.
-	if fr, _ := e.svc.Flush(ctx); fr.Unknown != 1 {
+	if fr, _ := e.svc.Actions.Flush(ctx); fr.Unknown != 1 {
 		t.Fatalf("second flush %+v", fr)
 	}
-	if _, err := e.svc.Cancel(ctx, a.ID); policy.ErrorCode(err) != policy.CodeConflict {
+	if _, err := e.svc.Actions.Cancel(ctx, a.ID); policy.ErrorCode(err) != policy.CodeConflict {
 		t.Fatalf("an action that may have run was cancelled: %v", err)
 	}
-	if _, err := e.svc.Resubmit(ctx, id); policy.ErrorCode(err) != policy.CodeActionOpen {
+	if _, err := e.svc.Actions.Resubmit(ctx, id); policy.ErrorCode(err) != policy.CodeActionOpen {
 		t.Fatalf("a second re-submission beside an unknown one: %v", err)
 	}
 	if err := e.srv.Accept(); err != nil {
 		t.Fatal(err)
 	}
-	fr, err = e.svc.Flush(ctx)
+	fr, err = e.svc.Actions.Flush(ctx)
 	if err != nil || fr.Done != 1 || fr.Results[0].Action.Key != key {
 		t.Fatalf("%+v %v", fr, err)
 	}
@@ -94,7 +94,7 @@ func TestConcurrentFlushesCountOnlyWhatEachSent(t *testing.T) {
 	}
 	e.srv.Refuse()
 	for _, id := range ids {
-		if res, err := e.svc.Resubmit(ctx, id); err != nil || res.Action.State != policy.ActionQueued {
+		if res, err := e.svc.Actions.Resubmit(ctx, id); err != nil || res.Action.State != policy.ActionQueued {
 			t.Fatalf("%+v %v", res, err)
 		}
 	}
@@ -110,7 +110,7 @@ func TestConcurrentFlushesCountOnlyWhatEachSent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fr, err := svc.Flush(ctx)
+			fr, err := svc.Actions.Flush(ctx)
 			if err != nil {
 				t.Error(err)
 			}
@@ -139,7 +139,7 @@ func TestConcurrentFlushesCountOnlyWhatEachSent(t *testing.T) {
 			t.Fatalf("%s analysed %d times", id, e.srv.Analyses(id))
 		}
 	}
-	if out, _ := e.svc.Outbox(ctx); len(out) != 0 {
+	if out, _ := e.svc.Actions.Outbox(ctx); len(out) != 0 {
 		t.Fatalf("outbox %+v", out)
 	}
 }
@@ -158,8 +158,8 @@ func TestAFencedSenderIsToldItsCallWasMade(t *testing.T) {
 	defer api2.Close()
 	setStoreClock(db2, func() time.Time { return time.Now().Add(time.Hour) })
 	var taken review.FlushResult
-	e.svc.SetAfterCall(func(store.Action) { taken, _ = svc2.Flush(ctx) })
-	res, err := e.svc.Resubmit(ctx, id)
+	e.svc.SetAfterCall(func(store.Action) { taken, _ = svc2.Actions.Flush(ctx) })
+	res, err := e.svc.Actions.Resubmit(ctx, id)
 	if policy.ErrorCode(err) != policy.CodeOutcomeUnknown || !errorsIsFenced(err) {
 		t.Fatalf("%+v %v", res, err)
 	}

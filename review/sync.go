@@ -58,7 +58,7 @@ type SyncProgress struct {
 // comes with the page, before it is written): the service, the decoding and
 // SQLite work at the same time. At most two pages are in memory; one
 // fetched but not written when the sync stops is fetched again next time.
-func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncProgress, error) {
+func (s *SyncService) Sync(ctx context.Context, progress func(SyncProgress)) (SyncProgress, error) {
 	var p SyncProgress
 	since, err := s.db.Sync.SyncPosition(ctx)
 	if err != nil {
@@ -72,7 +72,7 @@ func (s *Service) Sync(ctx context.Context, progress func(SyncProgress)) (SyncPr
 	// brings changed batches only. A cache that last saw a 1.0 service
 	// asks first whether it speaks 1.1 now, so that this sync, not the
 	// next one, is the full one.
-	if s.APIVersion() == "1.0" {
+	if s.apiVersion() == "1.0" {
 		s.identifyOnce(ctx)
 	}
 	full, err := s.db.Sync.FullSyncDue(ctx)
@@ -221,7 +221,7 @@ func changesAfter(batches []policy.Batch, since time.Time) bool {
 
 // needsYou reads what needs the reviewer, across all batches; nil when the
 // read fails.
-func (s *Service) needsYou(ctx context.Context) *needSnapshot {
+func (s *core) needsYou(ctx context.Context) *needSnapshot {
 	limit := s.newsLimit
 	if limit <= 0 {
 		limit = defaultNewsLimit
@@ -229,7 +229,7 @@ func (s *Service) needsYou(ctx context.Context) *needSnapshot {
 	f := store.ItemFilter{NeedsAction: true, Limit: limit + 1} // one more: was it cut?
 	snap := &needSnapshot{needs: map[string]bool{}}
 	// Each row as it is read: only the ids are kept.
-	if err := s.EachItem(ctx, f, func(r ItemView) error {
+	if err := s.eachItem(ctx, f, func(r ItemView) error {
 		snap.read = append(snap.read, r.ID)
 		if r.NeedsReviewer() {
 			snap.needs[r.ID] = true
@@ -325,14 +325,14 @@ func (f fetched) again(i int) bool { return f.repeats != nil && f.repeats[i] }
 //     service asked for at most pageSize per page has sent more pages than
 //     distinct batches, plus one (the same batch at a new updated_at on
 //     page after page);
-//   - it reached the most pages one sync reads (SetMaxSyncPages): a
+//   - it reached the most pages one sync reads (Config.MaxSyncPages): a
 //     service that makes up a new batch on every page is told apart from
 //     real data by nothing else.
 //
 // Each batch of the sync is remembered by a 64-bit hash of its id, with
 // the newest updated_at it came with: some 40 bytes a batch in a Go map
 // (about 4 MB for the 100,000 batches of a 1,000,000-item sync).
-func (s *Service) fetchPages(ctx context.Context, since time.Time) <-chan fetched {
+func (s *core) fetchPages(ctx context.Context, since time.Time) <-chan fetched {
 	out := make(chan fetched, 1)
 	go func() {
 		defer close(out)
@@ -397,16 +397,7 @@ func (s *Service) fetchPages(ctx context.Context, since time.Time) <-chan fetche
 	return out
 }
 
-// SetMaxSyncPages sets the most pages one sync reads
-// (REVIEWER_SYNC_MAX_PAGES; policy.DefaultMaxSyncPages); 0 keeps the
-// default.
-func (s *Service) SetMaxSyncPages(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.syncPages = n
-}
-
-func (s *Service) maxSyncPages() int {
+func (s *core) maxSyncPages() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.syncPages <= 0 {

@@ -54,7 +54,7 @@ func TestSyncStopsOnACursorItWasGivenBefore(t *testing.T) {
 	// Generous: a sync that pages in a circle ends only at this deadline.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p, err := svc.Sync(ctx, nil)
+	p, err := svc.Sync.Sync(ctx, nil)
 	if policy.ErrorCode(err) != policy.CodeInvalidResponse || !strings.Contains(err.Error(), "cursor") {
 		t.Fatalf("want INVALID_RESPONSE about the cursor, got %v (after %d pages, %d lists)", err, p.Pages, lists.Load())
 	}

@@ -30,7 +30,7 @@ func TestSyncPositionNeverMovesIntoTheFuture(t *testing.T) {
 	db, api, svc := newService(t, srv.URL(), filepath.Join(t.TempDir(), "cache.db"))
 	t.Cleanup(func() { api.Close(); db.Close() })
 	ctx := context.Background()
-	if _, err := svc.Sync(ctx, nil); err != nil {
+	if _, err := svc.Sync.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 
@@ -43,7 +43,7 @@ func TestSyncPositionNeverMovesIntoTheFuture(t *testing.T) {
 	future.Store(true)
 	srv.Touch(bad, scored)
 	future.Store(false)
-	p, err := svc.Sync(ctx, nil)
+	p, err := svc.Sync.Sync(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestSyncPositionNeverMovesIntoTheFuture(t *testing.T) {
 		t.Fatal("no error item in another batch")
 	}
 	srv.Touch(good, scored)
-	if _, err := svc.Sync(ctx, nil); err != nil {
+	if _, err := svc.Sync.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	if it, _ := db.Items.Item(ctx, good); it.Status != policy.StatusScored || it.RiskScore == nil || *it.RiskScore != 12 {
@@ -76,7 +76,7 @@ func TestSyncPositionNeverMovesIntoTheFuture(t *testing.T) {
 	// takes its real next change (its batch still says 2099 at the
 	// service, so it comes with every sync).
 	srv.Touch(bad, scored)
-	if _, err := svc.Sync(ctx, nil); err != nil {
+	if _, err := svc.Sync.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	if it, _ := db.Items.Item(ctx, bad); it.Status != policy.StatusScored {

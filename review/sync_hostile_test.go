@@ -21,7 +21,7 @@ import (
 func servePages(t *testing.T, page func(n int64) string) (*store.DB, *atomic.Int64, func(context.Context) (int, error)) {
 	db, lists, _, svc := servePagesTo(t, page)
 	return db, lists, func(ctx context.Context) (int, error) {
-		p, err := svc.Sync(ctx, nil)
+		p, err := svc.Sync.Sync(ctx, nil)
 		return p.Pages, err
 	}
 }
@@ -80,7 +80,7 @@ func TestSyncAppliesEverythingAroundAnItemItCannotRead(t *testing.T) {
 	db, lists, other, svc := servePagesTo(t, func(n int64) string { return map[int64]string{1: page1}[n] + map[int64]string{2: page2}[n] })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p, err := svc.Sync(ctx, nil)
+	p, err := svc.Sync.Sync(ctx, nil)
 	if err != nil || p.Pages != 2 || lists.Load() != 2 || p.Invalid != 6 {
 		t.Fatalf("sync: %+v, %d lists: %v", p, lists.Load(), err)
 	}
@@ -121,14 +121,14 @@ func TestSyncAppliesEverythingAroundAnItemItCannotRead(t *testing.T) {
 	}
 	// Nothing is ever sent for "." or "..": not an action, a claim or a note.
 	for _, id := range []string{".", ".."} {
-		if _, err := svc.Resubmit(ctx, id); err == nil {
+		if _, err := svc.Actions.Resubmit(ctx, id); err == nil {
 			t.Fatalf("a re-submission of %q was accepted", id)
 		}
-		_, _ = svc.Claim(ctx, id, policy.DefaultClaimTTL)
-		_, _ = svc.Release(ctx, id)
-		_, _ = svc.AddNote(ctx, id, "a note")
+		_, _ = svc.Team.Claim(ctx, id, policy.DefaultClaimTTL)
+		_, _ = svc.Team.Release(ctx, id)
+		_, _ = svc.Team.AddNote(ctx, id, "a note")
 	}
-	_, _ = svc.Flush(ctx)
+	_, _ = svc.Actions.Flush(ctx)
 	if n := other.Load(); n != 0 {
 		t.Fatalf("%d requests on items reached the service", n)
 	}
@@ -203,19 +203,19 @@ func TestNothingIsQueuedForAnItemWhoseIDCannotBeSent(t *testing.T) {
 	t.Cleanup(ts.Close)
 	db, api, svc := newService(t, ts.URL, filepath.Join(t.TempDir(), "cache.db"))
 	t.Cleanup(func() { api.Close(); db.Close() })
-	if _, err := svc.Sync(ctx, nil); err != nil {
+	if _, err := svc.Sync.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if svc.APIVersion() != "1.1" {
-		t.Fatalf("version %q", svc.APIVersion())
+	if svc.Team.APIVersion() != "1.1" {
+		t.Fatalf("version %q", svc.Team.APIVersion())
 	}
-	if _, err := svc.AddNote(ctx, ".", "a note"); policy.ErrorCode(err) != policy.CodeInvalidInput {
+	if _, err := svc.Team.AddNote(ctx, ".", "a note"); policy.ErrorCode(err) != policy.CodeInvalidInput {
 		t.Fatalf("a note on \".\": %v", err)
 	}
-	if _, err := svc.Claim(ctx, ".", policy.DefaultClaimTTL); policy.ErrorCode(err) != policy.CodeInvalidInput {
+	if _, err := svc.Team.Claim(ctx, ".", policy.DefaultClaimTTL); policy.ErrorCode(err) != policy.CodeInvalidInput {
 		t.Fatalf("a claim on \".\": %v", err)
 	}
-	if notes, err := svc.OutboxNotes(ctx); err != nil || len(notes) != 0 {
+	if notes, err := svc.Actions.OutboxNotes(ctx); err != nil || len(notes) != 0 {
 		t.Fatalf("queued notes %+v %v", notes, err)
 	}
 	if n := items.Load(); n != 0 {
@@ -232,8 +232,11 @@ func TestSyncStopsAtTheMostPagesItReads(t *testing.T) {
 		id := fmt.Sprintf("bat_%d", n)
 		return fmt.Sprintf(`{"batches":[%s],"next_cursor":"c%d"}`, batchJSON(id, u, itemJSON("itm_"+id, id, u, scoredRest)), n)
 	})
-	svc.SetMaxSyncPages(5)
-	_, err := svc.Sync(context.Background(), nil)
+	svc, err := svc.With(func(c *review.Config) { c.MaxSyncPages = 5 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.Sync.Sync(context.Background(), nil)
 	if err == nil || !strings.Contains(err.Error(), "misbehaves") || !strings.Contains(err.Error(), "REVIEWER_SYNC_MAX_PAGES") {
 		t.Fatalf("sync: %v", err)
 	}
@@ -255,7 +258,7 @@ func TestABatchSentTwiceInOneSyncIsCountedOnce(t *testing.T) {
 		}
 		return fmt.Sprintf(`{"batches":[%s,%s],"next_cursor":null}`, one, two)
 	})
-	p, err := svc.Sync(context.Background(), nil)
+	p, err := svc.Sync.Sync(context.Background(), nil)
 	if err != nil || lists.Load() != 2 {
 		t.Fatalf("sync: %v after %d lists", err, lists.Load())
 	}

@@ -32,7 +32,7 @@ func failAt(e *env, id string) {
 
 func needsNow(t *testing.T, e *env, limit int) []review.ItemView {
 	t.Helper()
-	rows, err := e.svc.Items(context.Background(), store.ItemFilter{NeedsAction: true, Limit: limit})
+	rows, err := e.svc.Triage.Items(context.Background(), store.ItemFilter{NeedsAction: true, Limit: limit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestNewsIncludesWhatAnotherReviewerChanged(t *testing.T) {
 	tm := setupTeam(t, "")
 	ctx := context.Background()
 	id := bensUnreadableUpload(t, tm)
-	p, err := tm.ana.svc.Sync(ctx, nil)
+	p, err := tm.ana.svc.Sync.Sync(ctx, nil)
 	if err != nil || fmt.Sprint(p.NewItems) != fmt.Sprint([]string{id}) {
 		t.Fatalf("ana's sync after ben's upload came back unreadable: news %v (changed %d), want [%s]: %v", p.NewItems, p.Changed, id, err)
 	}
@@ -123,16 +123,16 @@ func bensUnreadableUpload(t *testing.T, tm *team) string {
 	if id == "" {
 		t.Fatal("no item needing a new file")
 	}
-	if res, err := tm.ben.svc.RequestFile(ctx, id, "Please send a sharper photo."); err != nil || res.Action.State != policy.ActionDone {
+	if res, err := tm.ben.svc.Actions.RequestFile(ctx, id, "Please send a sharper photo."); err != nil || res.Action.State != policy.ActionDone {
 		t.Fatalf("ben's file request: %+v %v", res, err)
 	}
 	tm.clk.Add(time.Second)
-	if p, err := tm.ana.svc.Sync(ctx, nil); err != nil || len(p.NewItems) != 0 {
+	if p, err := tm.ana.svc.Sync.Sync(ctx, nil); err != nil || len(p.NewItems) != 0 {
 		t.Fatalf("ana's sync after ben's request: %+v %v", p, err)
 	}
 	tm.srv.Script(id, screenapi.Outcome{Code: "DECODE_FAILED"})
 	tm.clk.Add(time.Second)
-	if res, err := tm.ben.svc.Replace(ctx, id, "scan.png", screenapi.Scan(1<<10), review.ReplaceOptions{}); err != nil || res.Action.State != policy.ActionDone {
+	if res, err := tm.ben.svc.Actions.Replace(ctx, id, "scan.png", screenapi.Scan(1<<10), review.ReplaceOptions{}); err != nil || res.Action.State != policy.ActionDone {
 		t.Fatalf("ben's upload: %+v %v", res, err)
 	}
 	tm.clk.Add(time.Second)

@@ -56,19 +56,19 @@ func isBuiltin(name string) bool {
 
 // ItemFilter turns a view's filter into the store's, with the overdue
 // threshold in force.
-func (s *Service) ItemFilter(v ViewFilter) store.ItemFilter {
+func (s *TriageService) ItemFilter(v ViewFilter) store.ItemFilter {
 	f := store.ItemFilter{BatchID: v.BatchID, Status: v.Status, Code: v.Code, Retryable: v.Retryable,
 		NeedsAction: v.NeedsAction, Search: v.Search, SortBy: v.SortBy, Desc: v.Desc}
 	f.Snoozed = v.Snoozed
 	if v.Overdue {
-		f.OlderThan = s.Triage().Ageing.Overdue
+		f.OlderThan = s.triageSettings().Ageing.Overdue
 	}
 	return f
 }
 
 // Views lists the built-in views, then the saved ones, oldest first: the
 // order of Ctrl+1…9.
-func (s *Service) Views(ctx context.Context) ([]View, error) {
+func (s *TriageService) Views(ctx context.Context) ([]View, error) {
 	saved, err := s.db.Triage.Views(ctx)
 	if err != nil {
 		return nil, err
@@ -86,7 +86,7 @@ func (s *Service) Views(ctx context.Context) ([]View, error) {
 
 // SaveView keeps the filters and sort under a name (replacing a saved view
 // of that name).
-func (s *Service) SaveView(ctx context.Context, name string, f ViewFilter) error {
+func (s *TriageService) SaveView(ctx context.Context, name string, f ViewFilter) error {
 	if isBuiltin(name) {
 		return policy.Errorf(policy.CodeConflict, "%q is a built-in view; choose another name", strings.TrimSpace(name))
 	}
@@ -98,7 +98,7 @@ func (s *Service) SaveView(ctx context.Context, name string, f ViewFilter) error
 }
 
 // RenameView renames a saved view.
-func (s *Service) RenameView(ctx context.Context, from, to string) error {
+func (s *TriageService) RenameView(ctx context.Context, from, to string) error {
 	if isBuiltin(from) || isBuiltin(to) {
 		return policy.Errorf(policy.CodeConflict, "the built-in views keep their names")
 	}
@@ -106,7 +106,7 @@ func (s *Service) RenameView(ctx context.Context, from, to string) error {
 }
 
 // DeleteView deletes a saved view.
-func (s *Service) DeleteView(ctx context.Context, name string) error {
+func (s *TriageService) DeleteView(ctx context.Context, name string) error {
 	if isBuiltin(name) {
 		return policy.Errorf(policy.CodeConflict, "%q is a built-in view and cannot be deleted", name)
 	}

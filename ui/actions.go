@@ -127,7 +127,7 @@ func (p *itemPanel) onResubmit() {
 		"This runs the paid analysis again on the same file, once. A re-run may help with "+shown(string(p.detail.ErrorCode))+".",
 		"Re-submit", func() {
 			if p.itemID == id {
-				p.act(policy.ActionResubmit, "Re-submitting", p.c.wf.Resubmit)
+				p.act(policy.ActionResubmit, "Re-submitting", p.c.wf.Actions.Resubmit)
 			}
 		})
 }
@@ -215,7 +215,7 @@ func newRequestDialog(c *Console, text string, send func(string)) *requestDialog
 
 func (p *itemPanel) requestFile(message string) {
 	p.act(policy.ActionFileRequest, "Requesting a new file", func(ctx context.Context, id string) (review.Result, error) {
-		return p.c.wf.RequestFile(ctx, id, message)
+		return p.c.wf.Actions.RequestFile(ctx, id, message)
 	})
 }
 
@@ -246,7 +246,7 @@ func (p *itemPanel) onUploadAgain() {
 		return
 	}
 	p.act(policy.ActionReplacement, "Uploading the kept file again", func(ctx context.Context, id string) (review.Result, error) {
-		return p.c.wf.ReplaceAgain(ctx, id, review.ReplaceOptions{})
+		return p.c.wf.Actions.ReplaceAgain(ctx, id, review.ReplaceOptions{})
 	})
 }
 
@@ -359,7 +359,7 @@ func (ud *uploadDialog) check(c *Console, p string) {
 		if err == nil {
 			// The viewer's own checks (review.CheckUploadFile): a file it
 			// would call damaged is not paid for.
-			err = c.wf.CheckUploadFile(ctx, p)
+			err = c.wf.Actions.CheckUploadFile(ctx, p)
 		}
 		return func() {
 			if n != ud.checks {
@@ -477,7 +477,7 @@ func (c *Console) onDropped(_ fyne.Position, uris []fyne.URI) {
 
 func (p *itemPanel) uploadFile(path string, opt review.ReplaceOptions) {
 	p.act(policy.ActionReplacement, "Uploading", func(ctx context.Context, id string) (review.Result, error) {
-		return p.c.wf.ReplaceFile(ctx, id, path, opt)
+		return p.c.wf.Actions.ReplaceFile(ctx, id, path, opt)
 	})
 }
 
@@ -488,7 +488,7 @@ func (p *itemPanel) onCancel() {
 	actionID, id := p.detail.Action.ID, p.itemID
 	p.cancel.Disable()
 	p.c.background(func(ctx context.Context) func() {
-		_, err := p.c.wf.Cancel(ctx, actionID)
+		_, err := p.c.wf.Actions.Cancel(ctx, actionID)
 		return func() {
 			if err != nil {
 				p.setNote(id, err)

@@ -228,7 +228,7 @@ func (c *Console) batchAges(ctx context.Context, rows []store.BatchSummary) map[
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
-	ages, err := c.wf.OldestWaiting(ctx, ids)
+	ages, err := c.wf.Listing.OldestWaiting(ctx, ids)
 	if err != nil {
 		return nil
 	}

@@ -181,7 +181,7 @@ func TestTheBatchListShowsTheOldestOverdueAge(t *testing.T) {
 	a := test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	w.Resize(fyne.NewSize(1280, 800))
-	c := NewConsole(w, agesFake{twoBatches()}, Options{Prefs: a.Preferences()})
+	c := NewConsole(w, workflowOf(agesFake{twoBatches()}), Options{Prefs: a.Preferences()})
 	c.apply(c.reload)
 	c.Settle()
 	second := func(i int) string {

@@ -149,7 +149,7 @@ func (s *schedule) syncWords(st review.Connectivity) string {
 func (c *Console) syncOnSchedule(ctx context.Context) {
 	clk := c.clock
 	for {
-		st, err := c.wf.Connectivity(ctx)
+		st, err := c.wf.Sync.Connectivity(ctx)
 		if err != nil && ctx.Err() != nil {
 			return
 		}

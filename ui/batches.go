@@ -245,7 +245,7 @@ func (b *batchList) refresh() {
 	b.gen++
 	gen := b.gen
 	b.c.background(func(ctx context.Context) func() {
-		rows, err := b.c.wf.Batches(ctx, search, batchLimit)
+		rows, err := b.c.wf.Listing.Batches(ctx, search, batchLimit)
 		ages := b.c.batchAges(ctx, rows)
 		return func() {
 			if gen != b.gen {

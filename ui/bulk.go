@@ -20,21 +20,11 @@ import (
 // costs, what it leaves out and why), then the run's progress, then the
 // result per item, with "Cancel the N not yet sent".
 
-// bulkWorkflow is the part of the Workflow the bulk dialog uses.
-type bulkWorkflow interface {
-	PlanResubmit(ctx context.Context, sel review.Selection) (review.Plan, error)
-	PlanRequestFiles(ctx context.Context, sel review.Selection) (review.Plan, error)
-	Confirm(ctx context.Context, p review.Plan) (review.Run, error)
-	SendRun(ctx context.Context, runID int64, opts review.RunOptions) (review.RunResult, error)
-	CancelRun(ctx context.Context, runID int64) ([]store.Action, error)
-	// Item names an item's file, customer and verdict in the lists.
-	Item(ctx context.Context, id string) (review.Detail, error)
-}
-
 // bulkScreen is the content of the bulk dialog.
 type bulkScreen struct {
-	wf   bulkWorkflow
-	plan review.Plan
+	wf    Bulk
+	items itemDetail // names an item's file, customer and verdict in the lists
+	plan  review.Plan
 
 	headline, skipped, status *textLabel
 	messages                  map[policy.Code]*formEntry
@@ -63,6 +53,11 @@ type bulkScreen struct {
 	// door hands a widget update from the run's goroutine to the UI
 	// goroutine (thread.go: Console.onUI, when shown in the window).
 	door func(wait bool, f func())
+	// spawn runs the dialog's work off the UI goroutine: the plan's
+	// lookups, the confirmation and its run, an undo. Shown in the
+	// window it is Console.spawn, so that Console.Wait (signing out,
+	// quitting) waits for it before the cache closes.
+	spawn func(f func())
 
 	mu        sync.Mutex
 	run       review.Run
@@ -76,8 +71,13 @@ type bulkScreen struct {
 	listed    chan struct{}            // gets a value when the plan's items are read and shown (tests)
 }
 
-func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
-	b := &bulkScreen{wf: wf, plan: p, ended: make(chan struct{}), undone: make(chan struct{}, 1), listed: make(chan struct{}, 1), details: map[string]review.Detail{}}
+// itemDetail is the one thing of Listing the bulk dialog asks.
+type itemDetail interface {
+	Item(ctx context.Context, id string) (review.Detail, error)
+}
+
+func newBulkScreen(wf Bulk, items itemDetail, p review.Plan) *bulkScreen {
+	b := &bulkScreen{wf: wf, items: items, plan: p, ended: make(chan struct{}), undone: make(chan struct{}, 1), listed: make(chan struct{}, 1), details: map[string]review.Detail{}}
 	b.planFiles = make(map[string]string, len(p.Items))
 	for _, it := range p.Items {
 		b.planFiles[it.ItemID] = it.FileName
@@ -86,6 +86,7 @@ func newBulkScreen(wf bulkWorkflow, p review.Plan) *bulkScreen {
 	f := b.form
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	b.door = onUI
+	b.spawn = func(f func()) { go f() }
 	b.headline = newLabelWithStyle(p.Headline(), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	b.skipped = newLabel(skippedText(p))
 	b.skipped.Wrapping = fyne.TextWrapWord
@@ -199,14 +200,14 @@ func (b *bulkScreen) onShowItems() {
 	for i, it := range b.plan.Items {
 		ids[i] = it.ItemID
 	}
-	go func() {
+	b.spawn(func() {
 		b.lookUp(ids)
 		b.showNow(b.results.Refresh)
 		select {
 		case b.listed <- struct{}{}:
 		default:
 		}
-	}()
+	})
 }
 
 // lookUp reads the file, customer and verdict of items not read yet.
@@ -218,7 +219,7 @@ func (b *bulkScreen) lookUp(ids []string) {
 		if known {
 			continue
 		}
-		d, err := b.wf.Item(context.Background(), id)
+		d, err := b.items.Item(context.Background(), id)
 		if err != nil {
 			continue
 		}
@@ -361,7 +362,7 @@ func (b *bulkScreen) onConfirm() {
 	b.status.SetText("Queuing…")
 	plan := b.plan
 	ctx := b.ctx
-	go func() {
+	b.spawn(func() {
 		run, err := b.wf.Confirm(ctx, plan)
 		if err != nil && len(run.Actions) > 0 {
 			// Stopped part-way (a busy cache, a cancel): what it queued
@@ -408,7 +409,7 @@ func (b *bulkScreen) onConfirm() {
 		b.lookUp(ids)
 		b.showNow(b.results.Refresh)
 		close(b.ended)
-	}()
+	})
 }
 
 // showNow runs a widget update from the run's goroutine on the UI
@@ -494,7 +495,7 @@ func (b *bulkScreen) onUndo() {
 	b.mu.Lock()
 	id := b.run.ID
 	b.mu.Unlock()
-	go func() {
+	b.spawn(func() {
 		cancelled, err := b.wf.CancelRun(context.Background(), id)
 		b.showNow(func() {
 			if err != nil {
@@ -521,7 +522,7 @@ func (b *bulkScreen) onUndo() {
 		case b.undone <- struct{}{}:
 		default:
 		}
-	}()
+	})
 }
 
 // onBulk plans a bulk action on the selected items, or every item in
@@ -540,7 +541,7 @@ func (c *Console) onBulk(kind policy.ActionKind) {
 // planBulk plans a bulk action on a selection off the UI goroutine, and
 // shows the plan (or why there is none).
 func (c *Console) planBulk(kind policy.ActionKind, sel review.Selection) {
-	bw := c.wf
+	bw, items := c.wf.Bulk, c.wf.Listing
 	c.background(func(ctx context.Context) func() {
 		var p review.Plan
 		var err error
@@ -554,16 +555,17 @@ func (c *Console) planBulk(kind policy.ActionKind, sel review.Selection) {
 				c.showError("No bulk plan", err)
 				return
 			}
-			c.showBulk(bw, p)
+			c.showBulk(bw, items, p)
 		}
 	})
 }
 
 // showBulk shows a plan in the bulk dialog. Closing the dialog (Close or
 // Escape) stops the run from starting more sends.
-func (c *Console) showBulk(bw bulkWorkflow, p review.Plan) *bulkScreen {
-	b := newBulkScreen(bw, p)
+func (c *Console) showBulk(bw Bulk, items itemDetail, p review.Plan) *bulkScreen {
+	b := newBulkScreen(bw, items, p)
 	b.door = c.onUI
+	b.spawn = c.spawn
 	// A notification when the run leaves actions unknown or refused (the
 	// dialog says it too).
 	b.onEnded = func(p review.RunProgress) { c.notes.post(runEndLine(p)) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -127,7 +128,7 @@ func waitEnded(t *testing.T, b *bulkScreen) {
 func TestBulkDialogShowsThePlanThenProgressThenUndo(t *testing.T) {
 	test.NewTempApp(t)
 	wf := &fakeBulk{send: 5}
-	b := newBulkScreen(wf, planOf(policy.ActionResubmit, 12))
+	b := newBulkScreen(wf, wf, planOf(policy.ActionResubmit, 12))
 	w := test.NewTempWindow(t, b.content)
 	w.Resize(w.Content().MinSize().Max(w.Canvas().Size()))
 	if b.headline.Text != "Re-submit 12 items: 12 paid analyses" {
@@ -170,7 +171,7 @@ func TestBulkDialogShowsThePlanThenProgressThenUndo(t *testing.T) {
 func TestBulkFileRequestMessageIsEditedOnceForAll(t *testing.T) {
 	test.NewTempApp(t)
 	wf := &fakeBulk{send: 3}
-	b := newBulkScreen(wf, planOf(policy.ActionFileRequest, 3))
+	b := newBulkScreen(wf, wf, planOf(policy.ActionFileRequest, 3))
 	test.NewTempWindow(t, b.content)
 	if !strings.Contains(b.headline.Text, "no paid analysis") || b.confirm.Text != "Request 3 new files (Ctrl+Enter)" {
 		t.Fatalf("%q %q", b.headline.Text, b.confirm.Text)
@@ -224,7 +225,7 @@ func TestABulkPlanOverTheLimitIsConfirmedByTypingItsCount(t *testing.T) {
 	wf := &fakeBulk{send: 12}
 	p := planOf(policy.ActionResubmit, 12)
 	p.Max = 10
-	b := newBulkScreen(wf, p)
+	b := newBulkScreen(wf, wf, p)
 	w := test.NewTempWindow(t, b.content)
 	w.Resize(w.Content().MinSize().Max(w.Canvas().Size()))
 	if b.count == nil || !b.confirm.Disabled() {
@@ -259,7 +260,7 @@ func TestABulkPlanOverTheLimitIsConfirmedByTypingItsCount(t *testing.T) {
 	// At or under the limit, a click confirms as before.
 	under := planOf(policy.ActionResubmit, 10)
 	under.Max = 10
-	if b := newBulkScreen(wf, under); b.count != nil || b.confirm.Disabled() {
+	if b := newBulkScreen(wf, wf, under); b.count != nil || b.confirm.Disabled() {
 		t.Fatal("a plan within the limit asks for its count")
 	}
 }
@@ -270,7 +271,7 @@ func TestABulkPlanOverTheLimitIsConfirmedByTypingItsCount(t *testing.T) {
 func TestABulkConfirmationStoppedPartWaySaysWhatItQueued(t *testing.T) {
 	test.NewTempApp(t)
 	wf := &fakeBulk{stopAfter: 4}
-	b := newBulkScreen(wf, planOf(policy.ActionResubmit, 12))
+	b := newBulkScreen(wf, wf, planOf(policy.ActionResubmit, 12))
 	test.NewTempWindow(t, b.content)
 	test.Tap(b.confirm)
 	waitEnded(t, b)
@@ -316,7 +317,7 @@ func TestABulkRunStopsWithItsDialog(t *testing.T) {
 			c := newTestConsole(t, &fakeWorkflow{})
 			var b *bulkScreen
 			c.apply(func() {
-				b = c.showBulk(f, planOf(policy.ActionResubmit, 3))
+				b = c.showBulk(f, f, planOf(policy.ActionResubmit, 3))
 				test.Tap(b.confirm)
 			})
 			var ctx context.Context
@@ -389,7 +390,7 @@ func TestEnterInTheBulkPlanPressesTheButtonThatSaysEnter(t *testing.T) {
 	c := newTestConsole(t, &fakeWorkflow{})
 	fb := &fakeBulk{send: 3}
 	var b *bulkScreen
-	c.apply(func() { b = c.showBulk(fb, planOf(policy.ActionResubmit, 3)) })
+	c.apply(func() { b = c.showBulk(fb, fb, planOf(policy.ActionResubmit, 3)) })
 	if focused(c) != b.showItems || b.confirm.Importance != widget.HighImportance || b.showItems.Importance == widget.HighImportance {
 		t.Fatalf("focus on %T; the default button is not the one that looks it", focused(c))
 	}
@@ -406,5 +407,44 @@ func TestEnterInTheBulkPlanPressesTheButtonThatSaysEnter(t *testing.T) {
 	defer fb.mu.Unlock()
 	if len(fb.confirmed.Items) != 3 {
 		t.Fatalf("confirmed %d items", len(fb.confirmed.Items))
+	}
+}
+
+// lingeringBulk is a bulk workflow whose run, once its context ends,
+// takes a while to return, as a send under way finishes its call: it
+// says when it has returned.
+type lingeringBulk struct {
+	*stoppableBulk
+	returned atomic.Bool
+}
+
+func (f *lingeringBulk) SendRun(ctx context.Context, id int64, opts review.RunOptions) (review.RunResult, error) {
+	res, err := f.stoppableBulk.SendRun(ctx, id, opts)
+	// The send under way ends after the window let go of it: long
+	// enough that a Wait that does not wait for it returns first.
+	<-time.After(200 * time.Millisecond)
+	f.returned.Store(true)
+	return res, err
+}
+
+// Signing out or quitting waits for a bulk run of the window to end
+// before the cache is closed: Console.Wait counts the bulk dialog's work
+// (it did not: the run went on using the workflow after Wait returned).
+func TestConsoleWaitWaitsForTheBulkRun(t *testing.T) {
+	f := &lingeringBulk{stoppableBulk: &stoppableBulk{fakeBulk: &fakeBulk{}, sending: make(chan context.Context, 1)}}
+	c := newTestConsole(t, &fakeWorkflow{})
+	c.apply(func() {
+		b := c.showBulk(f, f, planOf(policy.ActionResubmit, 3))
+		test.Tap(b.confirm)
+	})
+	select {
+	case <-f.sending:
+	case <-time.After(time.Minute):
+		t.Fatal("the run did not start")
+	}
+	c.Close()
+	c.Wait()
+	if !f.returned.Load() {
+		t.Fatal("Console.Wait returned while the bulk run still used the workflow")
 	}
 }

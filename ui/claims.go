@@ -154,7 +154,7 @@ func (v *teamView) render() {
 	}
 	d := v.p.detail
 	now := v.p.c.opts.Now()
-	me := v.p.c.wf.Reviewer()
+	me := v.p.c.wf.Team.Reviewer()
 	v.claim.Importance = widget.MediumImportance
 	switch {
 	case d.HeldByOther(me, now) != nil:
@@ -167,7 +167,7 @@ func (v *teamView) render() {
 		v.claim.SetText(v.said)
 	case d.HeldBy(me, now):
 		v.claim.SetText("You are on this until " + policy.UntilText(d.Claim.ExpiresAt, now) + ".")
-	case tw.APIVersion() == "1.0":
+	case tw.Team.APIVersion() == "1.0":
 		v.claim.SetText("Claims and notes: this service does not offer them.")
 	default:
 		v.claim.SetText("")
@@ -177,7 +177,7 @@ func (v *teamView) render() {
 	}
 	v.renderConflict(d)
 	v.notes.SetText(notesText(d.NoteRows))
-	if tw.APIVersion() == "1.0" {
+	if tw.Team.APIVersion() == "1.0" {
 		v.add.Disable()
 		v.entry.Disable()
 	} else {
@@ -221,14 +221,14 @@ func (v *teamView) opened(d review.Detail) {
 // situation is what policy.DecideClaim weighs for item d.
 func (v *teamView) situation(d review.Detail, work claimWork) policy.ClaimSituation {
 	now := v.p.c.opts.Now()
-	me := v.p.c.wf.Reviewer()
+	me := v.p.c.wf.Team.Reviewer()
 	open := d.OpenAction()
 	if open == "" && v.p.c.flight(d.ID) != nil {
 		open = policy.ActionSending // her action is on its way; its row may not be read yet
 	}
 	shown := d.ID == v.shown && d.ID == v.p.itemID
 	return policy.ClaimSituation{
-		Offered:       v.p.c.wf.APIVersion() != "1.0",
+		Offered:       v.p.c.wf.Team.APIVersion() != "1.0",
 		HeldByMe:      v.held[d.ID] != nil || d.HeldBy(me, now),
 		HeldByOther:   d.HeldByOther(me, now) != nil,
 		NeedsReviewer: needsClaim(d),
@@ -257,7 +257,7 @@ func (v *teamView) decide(d review.Detail, work claimWork) {
 		if present := sit; sit.Away && sit.Shown {
 			present.Away = false
 			if policy.DecideClaim(present) == policy.ClaimHold {
-				v.saidItem, v.said = d.ID, awaySaid(v.p.c.wf.ClaimAway()) // she is away, not done
+				v.saidItem, v.said = d.ID, awaySaid(v.p.c.wf.Team.ClaimAway()) // she is away, not done
 			}
 		}
 		v.release(d.ID)
@@ -297,7 +297,7 @@ func (v *teamView) recheck(ids []string, renew bool) {
 	v.p.c.background(func(ctx context.Context) func() {
 		ds := make([]review.Detail, 0, len(ids))
 		for _, id := range ids {
-			if d, err := tw.Item(ctx, id); err == nil {
+			if d, err := tw.Listing.Item(ctx, id); err == nil {
 				ds = append(ds, d)
 			}
 		}
@@ -321,7 +321,7 @@ func (v *teamView) claimItem(id string) {
 	tw := v.p.c.wf
 	v.claiming[id] = true
 	v.p.c.background(func(ctx context.Context) func() {
-		it, err := tw.Claim(ctx, id, 0)
+		it, err := tw.Team.Claim(ctx, id, 0)
 		return func() {
 			delete(v.claiming, id)
 			v.saidItem, v.said = id, ""
@@ -388,7 +388,7 @@ func (v *teamView) release(id string) {
 	v.forget(id)
 	tw := v.p.c.wf
 	v.p.c.background(func(ctx context.Context) func() {
-		_, _ = tw.Release(ctx, id)
+		_, _ = tw.Team.Release(ctx, id)
 		return func() {
 			if v.p.itemID == id {
 				v.p.refresh()
@@ -415,10 +415,10 @@ func (c *Console) ReleaseClaims(timeout time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	for _, id := range ids {
-		if d, err := c.wf.Item(ctx, id); err == nil && d.OpenAction().Open() {
+		if d, err := c.wf.Listing.Item(ctx, id); err == nil && d.OpenAction().Open() {
 			continue // her intent is open: the item stays hers until the claim ends
 		}
-		_, _ = c.wf.Release(ctx, id)
+		_, _ = c.wf.Team.Release(ctx, id)
 	}
 }
 
@@ -431,7 +431,7 @@ func (v *teamView) refuseHeld(what string) bool {
 		return false
 	}
 	now := p.c.opts.Now()
-	c := p.detail.HeldByOther(p.c.wf.Reviewer(), now)
+	c := p.detail.HeldByOther(p.c.wf.Team.Reviewer(), now)
 	if c == nil {
 		return false
 	}
@@ -453,7 +453,7 @@ func (v *teamView) onNext() {
 	tw := v.p.c.wf
 	v.next.Disable()
 	v.p.c.background(func(ctx context.Context) func() {
-		res, err := tw.Next(ctx)
+		res, err := tw.Team.Next(ctx)
 		return func() {
 			v.next.Enable()
 			if err != nil {

@@ -55,7 +55,7 @@ func (c *Console) foreground(in bool) {
 // away reports whether the reviewer is away at now: no input for
 // ClaimAway, or out of the foreground that long.
 func (v *teamView) away(now time.Time) bool {
-	d := v.p.c.wf.ClaimAway()
+	d := v.p.c.wf.Team.ClaimAway()
 	if now.Sub(v.lastInput) >= d {
 		return true
 	}

@@ -36,7 +36,7 @@ func (k *awayClock) add(d time.Duration) {
 
 // newAwayConsole is a claims console (newClaimsConsole) on a clock the
 // test moves, with the documents docs (nil: the workflow's).
-func newAwayConsole(t *testing.T, wf Workflow, clk *awayClock, docs Documents) (*Console, *fakeTimers) {
+func newAwayConsole(t *testing.T, wf any, clk *awayClock, docs Documents) (*Console, *fakeTimers) {
 	t.Helper()
 	t.Setenv("LANG", "en_US.UTF-8")
 	a := test.NewTempApp(t)
@@ -46,7 +46,7 @@ func newAwayConsole(t *testing.T, wf Workflow, clk *awayClock, docs Documents) (
 	if docs != nil {
 		opts.Documents = docs
 	}
-	c := NewConsole(w, wf, opts)
+	c := NewConsole(w, workflowOf(wf), opts)
 	ft := &fakeTimers{c: c}
 	c.panel.team.after = ft.after
 	c.apply(c.reload)
@@ -330,17 +330,17 @@ func TestTheReleaseAfterAwayReachesTheService(t *testing.T) {
 		}
 	}
 	gone := clk.now().Sub(v.lastInput) // how long she had been away when it was let go
-	if srv.ClaimOf(id) != "" || v.held[id] != nil || gone < ana.ClaimAway() || gone > ana.ClaimAway()+ana.ClaimTTL()/2 {
+	if srv.ClaimOf(id) != "" || v.held[id] != nil || gone < ana.Team.ClaimAway() || gone > ana.Team.ClaimAway()+ana.Team.ClaimTTL()/2 {
 		t.Fatalf("after ana was away %v: held by %q on the service", gone, srv.ClaimOf(id))
 	}
 	if n := srv.Arrivals(screenapi.EPRelease); n != 1 {
 		t.Fatalf("%d releases reached the service", n)
 	}
-	if _, err := ben.Claim(context.Background(), id, 0); err != nil || srv.ClaimOf(id) != "ben" {
+	if _, err := ben.Team.Claim(context.Background(), id, 0); err != nil || srv.ClaimOf(id) != "ben" {
 		t.Fatalf("ben's claim: %v, held by %q", err, srv.ClaimOf(id))
 	}
 	// Ana comes back to the window and stays: the item is ben's now.
-	if _, err := ana.Sync(context.Background(), nil); err != nil {
+	if _, err := ana.Sync.Sync(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	nudgeKey(c)

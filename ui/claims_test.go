@@ -89,7 +89,7 @@ func newTeamFake(items ...review.ItemView) *teamFake {
 	return &teamFake{fakeWorkflow: &fakeWorkflow{items: items}, version: "1.1", notes: map[string][]store.NoteRow{}}
 }
 
-func newTeamConsole(t *testing.T, wf Workflow) *Console {
+func newTeamConsole(t *testing.T, wf any) *Console {
 	t.Helper()
 	c, _ := newClaimsConsole(t, wf)
 	return c
@@ -97,13 +97,13 @@ func newTeamConsole(t *testing.T, wf Workflow) *Console {
 
 // newClaimsConsole is a console whose claims wait on timers the test
 // fires: the renewals never run by the wall clock.
-func newClaimsConsole(t *testing.T, wf Workflow) (*Console, *fakeTimers) {
+func newClaimsConsole(t *testing.T, wf any) (*Console, *fakeTimers) {
 	t.Helper()
 	t.Setenv("LANG", "en_US.UTF-8")
 	a := test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	w.Resize(fyne.NewSize(1280, 800))
-	c := NewConsole(w, wf, Options{Prefs: a.Preferences()})
+	c := NewConsole(w, workflowOf(wf), Options{Prefs: a.Preferences()})
 	ft := &fakeTimers{c: c}
 	c.panel.team.after = ft.after
 	c.apply(c.reload)
@@ -468,8 +468,11 @@ func realReviewer(t *testing.T, srv *screenapi.Server, name, token string) *revi
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { api.Close(); db.Close() })
-	svc := review.New(db, api, cfg.Budget(), name)
-	if _, err := svc.Sync(context.Background(), nil); err != nil {
+	svc, err := review.New(db, api, review.Config{Budget: cfg.Budget(), Reviewer: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Sync.Sync(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	return svc
@@ -541,7 +544,7 @@ func TestTwoReviewersDoNotBlockEachOtherByLooking(t *testing.T) {
 	if n := srv.Arrivals(screenapi.EPClaim); n != 0 {
 		t.Fatalf("passing through %d rows made %d claims", looked+1, n)
 	}
-	res, err := ben.Resubmit(context.Background(), lookedID)
+	res, err := ben.Actions.Resubmit(context.Background(), lookedID)
 	if err != nil || res.Action.State != policy.ActionDone || srv.Analyses(lookedID) != 1 {
 		t.Fatalf("ben on the item ana merely looks at: %+v %v", res, err)
 	}
@@ -554,7 +557,7 @@ func TestTwoReviewersDoNotBlockEachOtherByLooking(t *testing.T) {
 	if startWork(c) != 1 || srv.ClaimOf(stayedID) != "ana" {
 		t.Fatalf("after work on %s: held by %q, %d claims", stayedID, srv.ClaimOf(stayedID), srv.Arrivals(screenapi.EPClaim))
 	}
-	res, err = ben.Resubmit(context.Background(), stayedID)
+	res, err = ben.Actions.Resubmit(context.Background(), stayedID)
 	if err != nil || res.Action.State != policy.ActionFailed || policy.ErrorCode(res.Err) != policy.CodeClaimed || srv.Analyses(stayedID) != 0 {
 		t.Fatalf("ben on the item ana stays on: %+v %v", res, err)
 	}
@@ -597,7 +600,7 @@ func TestHerOwnNoteDoesNotStopHerActionButBensDoes(t *testing.T) {
 	ctx := context.Background()
 	open := func(id string) {
 		t.Helper()
-		d, err := ana.Item(ctx, id)
+		d, err := ana.Triage.Item(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -616,7 +619,7 @@ func TestHerOwnNoteDoesNotStopHerActionButBensDoes(t *testing.T) {
 		if err := srv.Accept(); err != nil {
 			t.Fatal(err)
 		}
-		if d, _ := ana.Item(ctx, id); d.OpenAction() != policy.ActionQueued {
+		if d, _ := ana.Triage.Item(ctx, id); d.OpenAction() != policy.ActionQueued {
 			t.Fatalf("%s: action %q, want queued", id, d.OpenAction())
 		}
 	}
@@ -627,15 +630,15 @@ func TestHerOwnNoteDoesNotStopHerActionButBensDoes(t *testing.T) {
 	c.apply(func() { test.Tap(c.panel.team.add) })
 	c.Settle()
 	queueOffline(his)
-	if _, err := ben.AddNote(ctx, his, "Customer called: a new scan is coming."); err != nil {
+	if _, err := ben.Team.AddNote(ctx, his, "Customer called: a new scan is coming."); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ana.Flush(ctx); err != nil {
+	if _, err := ana.Actions.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 	c.apply(c.reload)
 	c.Settle()
-	if d, _ := ana.Item(ctx, mine); d.Action == nil || d.Action.State != policy.ActionDone || srv.Analyses(mine) != 1 {
+	if d, _ := ana.Triage.Item(ctx, mine); d.Action == nil || d.Action.State != policy.ActionDone || srv.Analyses(mine) != 1 {
 		t.Fatalf("her own note stopped her action: %+v, %d analyses", d.Action, srv.Analyses(mine))
 	}
 	open(his)

@@ -3,7 +3,8 @@
 // handlers: the console (console.go), the connection strip (strip.go), the
 // batches, the items table and the item panel, the preferences
 // (preferences.go). The window never talks HTTP or SQL: it calls the
-// reviewer's workflow through the one Workflow interface (workflow.go),
+// reviewer's workflow through one small interface per screen, each one of
+// review's services, handed over together in a Workflow (workflow.go),
 // always off the UI goroutine and under the window's context, which
 // closing the window cancels (syncing, probing and flushing are in
 // syncing.go); it touches widgets from other goroutines only through
@@ -83,7 +84,7 @@ type Options struct {
 // Console is the main window's content and its screens.
 type Console struct {
 	win  fyne.Window
-	wf   Workflow
+	wf   *Workflow
 	opts Options
 
 	strip    *statusStrip
@@ -151,7 +152,7 @@ const rightOffset = 0.73
 const batchLimit = 500
 
 // NewConsole builds the console into win.
-func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
+func NewConsole(win fyne.Window, wf *Workflow, opts Options) *Console {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -159,7 +160,7 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 		opts.ActionLimit = 30 * time.Second
 	}
 	if opts.Documents == nil {
-		opts.Documents = wf
+		opts.Documents = wf.Documents
 	}
 	c := &Console{win: win, wf: wf, opts: opts, flights: map[string]*flight{}, version: -1, keyMods: currentModifiers}
 	// Building the console is one widget update: background work it
@@ -185,7 +186,7 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 	}
 	c.notes = newNotifier(c.ctx, c.clock, send, c.notifyOn)
 	win.SetOnClosed(c.Close)
-	c.settings = newPreferences(opts, func() (string, bool) { return wf.Reviewer(), wf.ReviewerFromService() }, func(say string) {
+	c.settings = newPreferences(opts, func() (string, bool) { return wf.Team.Reviewer(), wf.Team.ReviewerFromService() }, func(say string) {
 		if say != "" {
 			c.strip.say(say)
 		}
@@ -226,7 +227,7 @@ func NewConsole(win fyne.Window, wf Workflow, opts Options) *Console {
 // reviewerFrom says in words where the reviewer's name comes from.
 func (c *Console) reviewerFrom() string {
 	switch {
-	case c.wf.ReviewerFromService():
+	case c.wf.Team.ReviewerFromService():
 		return "the screening service"
 	case c.opts.ReviewerSource != "":
 		return c.opts.ReviewerSource
@@ -329,6 +330,18 @@ func (c *Console) background(work func(ctx context.Context) func()) {
 				apply()
 			})
 		}
+	}()
+}
+
+// spawn runs work of a screen's own off the UI goroutine (the bulk
+// dialog's run), counted as background work: Settle and Wait wait for
+// it, so that signing out or quitting never closes the cache under it.
+// The work ends with the console's context, as all its work does.
+func (c *Console) spawn(work func()) {
+	c.jobs.add()
+	go func() {
+		defer c.jobs.done()
+		work()
 	}()
 }
 
@@ -505,6 +518,12 @@ func (c *Console) onRune(r rune) {
 	c.sawInput() // claims_away.go
 	if c.win.Canvas().Overlays().Top() != nil {
 		return
+	}
+	for _, k := range windowKeys {
+		if k.runes != "" && k.do != nil && strings.ContainsRune(k.runes, r) {
+			k.do(c)
+			return
+		}
 	}
 	switch r {
 	case 'r':

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"sort"
@@ -262,9 +263,6 @@ func (f *fakeWorkflow) ReviewerFromService() bool                               
 func (f *fakeWorkflow) APIVersion() string      { return "1.0" }
 func (f *fakeWorkflow) ClaimTTL() time.Duration { return 15 * time.Minute }
 
-// ClaimDwell: the window's claims wait on a test's own clock (claims_test.go).
-func (f *fakeWorkflow) ClaimDwell() time.Duration { return 5 * time.Second }
-
 // ClaimAway: the default, on the console's clock (Options.Now).
 func (f *fakeWorkflow) ClaimAway() time.Duration { return 15 * time.Minute }
 
@@ -346,12 +344,46 @@ func scoredItem(id string, score int, rec policy.Recommendation) review.ItemView
 	return review.ItemView{ItemRow: store.ItemRow{Item: it, CustomerRef: "CUST-1"}, Next: policy.Next{Kind: policy.NextNone}}
 }
 
+// fullWorkflow is every screen's interface at once: what a test's fake
+// (fakeWorkflow and its embedders) is.
+type fullWorkflow interface {
+	Syncing
+	Listing
+	ItemActions
+	Team
+	Triage
+	Bulk
+	Documents
+	Retention
+}
+
+// workflowOf is the window's Workflow on a test's workflow: a fake, all of
+// whose interfaces are itself (an embedder's override is what the screen
+// gets), or a real *review.Service (ServiceWorkflow).
+func workflowOf(wf any) *Workflow {
+	switch w := wf.(type) {
+	case *Workflow:
+		return w
+	case *review.Service:
+		return ServiceWorkflow(w)
+	case fullWorkflow:
+		return &Workflow{Sync: w, Listing: w, Actions: w, Team: w, Triage: w, Bulk: w, Documents: w, Retention: w}
+	}
+	panic(fmt.Sprintf("workflowOf: %T is no workflow", wf))
+}
+
 func newTestConsole(t *testing.T, wf *fakeWorkflow) *Console {
 	t.Helper()
 	return newTestConsoleWith(t, wf, Options{})
 }
 
 func newTestConsoleWith(t *testing.T, wf *fakeWorkflow, opts Options) *Console {
+	t.Helper()
+	return newTestConsoleOn(t, workflowOf(wf), opts)
+}
+
+// newTestConsoleOn is a console on a workflow the test put together.
+func newTestConsoleOn(t *testing.T, wf *Workflow, opts Options) *Console {
 	t.Helper()
 	t.Setenv("LANG", "en_US.UTF-8")
 	a := test.NewTempApp(t)
@@ -716,7 +748,7 @@ func TestClosingTheWindowCancelsItsBackgroundWork(t *testing.T) {
 	a := test.NewTempApp(t)
 	w := test.NewWindow(nil) // closed by the test, not at its cleanup
 	w.Resize(fyne.NewSize(1280, 800))
-	c := NewConsole(w, wf, Options{Prefs: a.Preferences()})
+	c := NewConsole(w, workflowOf(wf), Options{Prefs: a.Preferences()})
 	c.apply(c.reload)
 	c.Settle()
 	started := make(chan context.Context, 1)

@@ -548,7 +548,7 @@ func TestTheWindowReopensAsSheLeftIt(t *testing.T) {
 	if sz := w.Canvas().Size(); sz.Width != 1100 || sz.Height != 700 {
 		t.Fatalf("size %v", sz)
 	}
-	c2 := NewConsole(w, wf, Options{Prefs: prefs})
+	c2 := NewConsole(w, workflowOf(wf), Options{Prefs: prefs})
 	t.Cleanup(c2.Close)
 	c2.apply(c2.reload)
 	c2.Settle()
@@ -565,7 +565,7 @@ func TestTheWindowReopensAsSheLeftIt(t *testing.T) {
 	// A batch gone from the list: the newest, as at a first start; all
 	// batches stay all batches.
 	prefs.SetString(prefLastView, `{"batch_id":"bat_gone"}`)
-	c3 := NewConsole(test.NewTempWindow(t, nil), wf, Options{Prefs: prefs})
+	c3 := NewConsole(test.NewTempWindow(t, nil), workflowOf(wf), Options{Prefs: prefs})
 	t.Cleanup(c3.Close)
 	c3.apply(c3.reload)
 	c3.Settle()
@@ -575,7 +575,7 @@ func TestTheWindowReopensAsSheLeftIt(t *testing.T) {
 	c3.apply(func() { c3.batches.all.SetChecked(true) })
 	c3.Settle()
 	c3.apply(c3.keepWindowState)
-	c4 := NewConsole(test.NewTempWindow(t, nil), wf, Options{Prefs: prefs})
+	c4 := NewConsole(test.NewTempWindow(t, nil), workflowOf(wf), Options{Prefs: prefs})
 	t.Cleanup(c4.Close)
 	c4.apply(c4.reload)
 	c4.Settle()
@@ -602,7 +602,7 @@ func TestTheWindowStateIsKeptWithoutAQuit(t *testing.T) {
 	if got := keptWindowSize(prefs); got != fyne.NewSize(1100, 700) {
 		t.Fatalf("size kept %v", got)
 	}
-	c2 := NewConsole(test.NewTempWindow(t, nil), wf, Options{Prefs: prefs})
+	c2 := NewConsole(test.NewTempWindow(t, nil), workflowOf(wf), Options{Prefs: prefs})
 	t.Cleanup(c2.Close)
 	c2.apply(c2.reload)
 	c2.Settle()

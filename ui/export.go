@@ -170,7 +170,7 @@ func (c *Console) writeExport(ctx context.Context, path, batch string, force boo
 	var n int
 	err := safefile.WriteNew(path, force, func(w io.Writer) error {
 		var err error
-		n, err = c.wf.ExportCSV(ctx, w, batch)
+		n, err = c.wf.Listing.ExportCSV(ctx, w, batch)
 		return err
 	})
 	return n, err

@@ -132,7 +132,7 @@ func TestASearchOpensTheItemItFoundAndSaysNoMatch(t *testing.T) {
 	a := test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	w.Resize(fyne.NewSize(1280, 800))
-	c := NewConsole(w, &searchFake{wf}, Options{Prefs: a.Preferences()})
+	c := NewConsole(w, workflowOf(&searchFake{wf}), Options{Prefs: a.Preferences()})
 	c.apply(c.reload)
 	c.Settle()
 	pressShortcut(c, ctrl(fyne.KeyF))
@@ -225,7 +225,7 @@ func TestCtrlQInTheSearchClosesTheWindow(t *testing.T) {
 	a := test.NewTempApp(t)
 	w := test.NewWindow(nil) // closed by Ctrl+Q, not by the test's cleanup
 	w.Resize(fyne.NewSize(1280, 800))
-	c := NewConsole(w, twoBatches(), Options{Prefs: a.Preferences()})
+	c := NewConsole(w, workflowOf(twoBatches()), Options{Prefs: a.Preferences()})
 	c.apply(c.reload)
 	c.Settle()
 	c.apply(func() { c.win.Canvas().Focus(c.batches.search) })

@@ -87,13 +87,13 @@ func ringShown(b *formButton) bool {
 	return ok && r.Visible() && r.StrokeWidth > 0
 }
 
-func newConsoleOn(t *testing.T, wf Workflow) *Console {
+func newConsoleOn(t *testing.T, wf any) *Console {
 	t.Helper()
 	t.Setenv("LANG", "en_US.UTF-8")
 	a := test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	w.Resize(fyne.NewSize(1280, 800))
-	c := NewConsole(w, wf, Options{Prefs: a.Preferences()})
+	c := NewConsole(w, workflowOf(wf), Options{Prefs: a.Preferences()})
 	c.apply(c.reload)
 	c.Settle()
 	return c
@@ -340,7 +340,7 @@ func TestTheBulkDialogFromTheKeyboard(t *testing.T) {
 	c := newTestConsole(t, &fakeWorkflow{})
 	cv := c.win.Canvas()
 	var b *bulkScreen
-	c.apply(func() { b = c.showBulk(wf, planOf(policy.ActionFileRequest, 1)) })
+	c.apply(func() { b = c.showBulk(wf, wf, planOf(policy.ActionFileRequest, 1)) })
 	if b.confirm.Text != "Request 1 new file (Ctrl+Enter)" {
 		t.Fatalf("confirm %q", b.confirm.Text)
 	}
@@ -382,7 +382,7 @@ func TestTheBulkDialogFromTheKeyboard(t *testing.T) {
 	// A re-submission's plan shows its items (the focused
 	// "Show the items": Space presses it, Enter the one labelled
 	// "(Enter)"); its result has the new score.
-	c.apply(func() { b = c.showBulk(wf, planOf(policy.ActionResubmit, 2)) })
+	c.apply(func() { b = c.showBulk(wf, wf, planOf(policy.ActionResubmit, 2)) })
 	if cv.Focused() != b.showItems {
 		t.Fatalf("focus on %T, not on Show the items", cv.Focused())
 	}

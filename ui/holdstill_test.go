@@ -88,7 +88,7 @@ func TestWhoHoldsAnItemShowsInItsRowAndAboveThePicture(t *testing.T) {
 	a := test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	w.Resize(fyne.NewSize(1280, 800))
-	c := NewConsole(w, wf, Options{Prefs: a.Preferences(), Documents: docs})
+	c := NewConsole(w, workflowOf(wf), Options{Prefs: a.Preferences(), Documents: docs})
 	c.apply(c.reload)
 	c.Settle()
 	c.apply(c.panel.preview.arm)

@@ -571,7 +571,7 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 func (t *itemTable) filter() store.ItemFilter {
 	f := store.ItemFilter{BatchID: t.c.batches.batchID(), NeedsAction: t.needs.Checked, SortBy: t.sortBy, Desc: t.desc}
 	if i := t.held.SelectedIndex(); i > 0 {
-		f.Held, f.Me = heldFilter[i].held, t.c.wf.Reviewer() // claims.go: who holds it now
+		f.Held, f.Me = heldFilter[i].held, t.c.wf.Team.Reviewer() // claims.go: who holds it now
 	}
 	f.TriageFilter = t.c.view.extra // views.go: snoozed, overdue, the news
 	if i := t.status.SelectedIndex(); i > 0 {
@@ -599,7 +599,7 @@ func (t *itemTable) loadMore() {
 	f, gen := t.shown, t.gen
 	f.Offset = t.base + len(t.rows)
 	t.c.background(func(ctx context.Context) func() {
-		rows, err := t.c.wf.Items(ctx, f)
+		rows, err := t.c.wf.Listing.Items(ctx, f)
 		return func() {
 			if gen != t.gen {
 				return
@@ -734,7 +734,7 @@ func (t *itemTable) refresh() {
 	t.gen++
 	gen := t.gen
 	t.c.background(func(ctx context.Context) func() {
-		rows, err := t.c.wf.Items(ctx, f)
+		rows, err := t.c.wf.Listing.Items(ctx, f)
 		return func() {
 			if gen != t.gen {
 				return // a newer refresh is on its way

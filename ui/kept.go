@@ -19,10 +19,10 @@ import (
 // offers "Remove all kept documents".
 
 // KeptDocuments is what keeping documents for offline review needs of
-// the workflow. A workflow without it (a test's) shows neither the check
-// nor the Preferences line.
+// the workflow (Workflow.Kept). A workflow without it (nil: one that keeps
+// no documents, or a test's) shows neither the check nor the Preferences
+// line.
 type KeptDocuments interface {
-	KeepsDocuments() bool
 	KeepBatch(ctx context.Context, batchID string, progress func(review.KeepProgress)) (review.KeepReport, error)
 	UnkeepBatch(ctx context.Context, batchID string) (review.PurgeReport, error)
 	BatchKept(ctx context.Context, batchID string) (review.KeptBatch, error)
@@ -31,16 +31,8 @@ type KeptDocuments interface {
 	RemoveAllKeptDocuments(ctx context.Context) (review.PurgeReport, error)
 }
 
-var _ KeptDocuments = (*review.Service)(nil)
-
 // keptDocs is the workflow's kept documents, nil when it keeps none.
-func (c *Console) keptDocs() KeptDocuments {
-	k, ok := c.wf.(KeptDocuments)
-	if !ok || !k.KeepsDocuments() {
-		return nil
-	}
-	return k
-}
+func (c *Console) keptDocs() KeptDocuments { return c.wf.Kept }
 
 // offlineCheck is "Available offline" on the open batch.
 type offlineCheck struct {

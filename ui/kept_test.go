@@ -26,12 +26,11 @@ func keptConsole(t *testing.T, secrets *keyring.Keyring) (*Console, *review.Serv
 	}
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
-	svc := realService(t, srv, "demo-token-ana-0001", dir)
-	if _, err := svc.Sync(context.Background(), nil); err != nil {
+	cache := filepath.Join(dir, "cache.db")
+	svc := realService(t, srv, "demo-token-ana-0001", dir, func(c *review.Config) { c.KeptDocuments = keptdocs.Open(cache, secrets) })
+	if _, err := svc.Sync.Sync(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	cache := filepath.Join(dir, "cache.db")
-	svc.SetKeptDocuments(keptdocs.Open(cache, secrets))
 	return realConsole(t, svc), svc, srv, cache
 }
 
@@ -80,7 +79,7 @@ func TestAvailableOfflineAndPreferences(t *testing.T) {
 
 	c.apply(func() { test.Tap(check) })
 	c.Settle()
-	kb, err := svc.BatchKept(ctx, batch)
+	kb, err := svc.Kept.BatchKept(ctx, batch)
 	if err != nil || kb.Documents == 0 || kb.ItemsKept != kb.Items {
 		t.Fatalf("kept %+v %v", kb, err)
 	}
@@ -101,7 +100,7 @@ func TestAvailableOfflineAndPreferences(t *testing.T) {
 	}
 
 	// Preferences: how much, and where the key is, in one line.
-	use, _ := svc.KeptDocumentsUse()
+	use, _ := svc.Kept.KeptDocumentsUse()
 	c.apply(func() { c.settings.show(c.win) })
 	c.Settle()
 	text := prefsText(c)
@@ -115,7 +114,7 @@ func TestAvailableOfflineAndPreferences(t *testing.T) {
 	}
 	c.apply(func() { test.Tap(remove) })
 	c.Settle()
-	if use, _ := svc.KeptDocumentsUse(); use.Count != 0 {
+	if use, _ := svc.Kept.KeptDocumentsUse(); use.Count != 0 {
 		t.Fatalf("%d kept after Remove all", use.Count)
 	}
 	if text := prefsText(c); !strings.Contains(text, "0 documents (0 bytes) kept") || !remove.Disabled() {
@@ -134,12 +133,12 @@ func TestAvailableOfflineAndPreferences(t *testing.T) {
 	c.apply(func() { c.win.Canvas().Focus(check) })
 	typeText(c, " ")
 	c.Settle()
-	if kb, _ := svc.BatchKept(ctx, batch); kb.Documents == 0 || !check.Checked {
+	if kb, _ := svc.Kept.BatchKept(ctx, batch); kb.Documents == 0 || !check.Checked {
 		t.Fatalf("Space did not keep the batch: %+v", kb)
 	}
 	typeText(c, " ")
 	c.Settle()
-	if kb, _ := svc.BatchKept(ctx, batch); kb.Documents != 0 || check.Checked || !strings.HasPrefix(c.strip.pages.Text, "Removed ") {
+	if kb, _ := svc.Kept.BatchKept(ctx, batch); kb.Documents != 0 || check.Checked || !strings.HasPrefix(c.strip.pages.Text, "Removed ") {
 		t.Fatalf("unticked: %+v, strip %q", kb, c.strip.pages.Text)
 	}
 }
@@ -154,7 +153,7 @@ func TestPreferencesSayTheKeyFile(t *testing.T) {
 	c.Settle()
 	c.apply(func() { test.Tap(c.items.offline.check) })
 	c.Settle()
-	if use, _ := svc.KeptDocumentsUse(); use.Count == 0 {
+	if use, _ := svc.Kept.KeptDocumentsUse(); use.Count == 0 {
 		t.Fatal("nothing kept")
 	}
 	c.apply(func() { c.settings.show(c.win) })

@@ -64,7 +64,7 @@ func (v *teamView) onAddNote() {
 	}
 	v.add.Disable()
 	v.p.c.background(func(ctx context.Context) func() {
-		_, err := tw.AddNote(ctx, id, text)
+		_, err := tw.Team.AddNote(ctx, id, text)
 		return func() {
 			v.add.Enable()
 			if err != nil {

@@ -182,7 +182,7 @@ func (c *Console) announceNews(ids []string) {
 	f := store.ItemFilter{}
 	f.IDs = append([]string{}, ids...)
 	c.background(func(ctx context.Context) func() {
-		rows, err := c.wf.Items(ctx, f)
+		rows, err := c.wf.Listing.Items(ctx, f)
 		if err != nil || len(rows) == 0 {
 			return nil
 		}

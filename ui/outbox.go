@@ -63,7 +63,7 @@ func (p *itemPanel) onQueueAgain() {
 	}
 	id := a.ID
 	p.act(a.Kind, "Queuing again", func(ctx context.Context, _ string) (review.Result, error) {
-		return p.c.wf.QueueAgain(ctx, id)
+		return p.c.wf.Actions.QueueAgain(ctx, id)
 	})
 }
 

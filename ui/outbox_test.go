@@ -20,7 +20,7 @@ import (
 
 // realService is a console's workflow on the reference service: its own
 // cache in dir, its own token.
-func realService(t *testing.T, srv *screenapi.Server, tok, dir string) *review.Service {
+func realService(t *testing.T, srv *screenapi.Server, tok, dir string, mod ...func(*review.Config)) *review.Service {
 	t.Helper()
 	db, err := store.Open(filepath.Join(dir, "cache.db"))
 	if err != nil {
@@ -34,17 +34,25 @@ func realService(t *testing.T, srv *screenapi.Server, tok, dir string) *review.S
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { api.Close(); db.Close() })
-	return review.New(db, api, cfg.Budget(), "local-name")
+	c := review.Config{Budget: cfg.Budget(), Reviewer: "local-name"}
+	for _, m := range mod {
+		m(&c)
+	}
+	svc, err := review.New(db, api, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
 }
 
 // realConsole is a window on a real workflow.
-func realConsole(t *testing.T, wf Workflow) *Console {
+func realConsole(t *testing.T, wf any) *Console {
 	t.Helper()
 	t.Setenv("LANG", "en_US.UTF-8")
 	a := test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	w.Resize(fyne.NewSize(1280, 800))
-	c := NewConsole(w, wf, Options{Prefs: a.Preferences()})
+	c := NewConsole(w, workflowOf(wf), Options{Prefs: a.Preferences()})
 	t.Cleanup(func() { c.Close(); c.Settle() }) // its background work ends before the cache closes
 	c.apply(c.reload)
 	c.Settle()
@@ -62,7 +70,7 @@ func TestTwoConsolesTheNewsIncludesWhatAnotherReviewerDid(t *testing.T) {
 	ana := realService(t, srv, "demo-token-ana-0001", t.TempDir())
 	ben := realService(t, srv, "demo-token-ben-0001", t.TempDir())
 	ctx := context.Background()
-	if _, err := ben.Sync(ctx, nil); err != nil {
+	if _, err := ben.Sync.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	c := realConsole(t, ana)
@@ -72,13 +80,13 @@ func TestTwoConsolesTheNewsIncludesWhatAnotherReviewerDid(t *testing.T) {
 		t.Fatalf("news after the first sync: %q", c.strip.news.Text)
 	}
 	id := srv.FindCode("DECODE_FAILED")
-	if res, err := ben.RequestFile(ctx, id, "Please send a sharper photo."); err != nil || res.Action.State != policy.ActionDone {
+	if res, err := ben.Actions.RequestFile(ctx, id, "Please send a sharper photo."); err != nil || res.Action.State != policy.ActionDone {
 		t.Fatalf("ben's file request: %+v %v", res, err)
 	}
 	c.apply(c.onSync)
 	c.Settle()
 	srv.Script(id, screenapi.Outcome{Code: "DECODE_FAILED"})
-	if res, err := ben.Replace(ctx, id, "scan.png", screenapi.Scan(1<<10), review.ReplaceOptions{}); err != nil || res.Action.State != policy.ActionDone {
+	if res, err := ben.Actions.Replace(ctx, id, "scan.png", screenapi.Scan(1<<10), review.ReplaceOptions{}); err != nil || res.Action.State != policy.ActionDone {
 		t.Fatalf("ben's upload: %+v %v", res, err)
 	}
 	c.apply(c.onSync)
@@ -205,16 +213,16 @@ func TestA503IsQueuedAgainWithOneKeyPress(t *testing.T) {
 	t.Cleanup(srv.Close)
 	ana := realService(t, srv, "demo-token-ana-0001", t.TempDir())
 	ctx := context.Background()
-	if _, err := ana.Sync(ctx, nil); err != nil {
+	if _, err := ana.Sync.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	id := srv.FindCode("CLASSIFIER_TIMEOUT")
 	srv.SetFault(screenapi.Fault{Kind: screenapi.FaultUnavailable, Endpoint: screenapi.EPResubmit, Times: 1})
-	first, err := ana.Resubmit(ctx, id)
+	first, err := ana.Actions.Resubmit(ctx, id)
 	if err != nil || first.Action.State != policy.ActionFailed {
 		t.Fatalf("after a 503: %+v %v", first.Action, err)
 	}
-	before, err := ana.Item(ctx, id)
+	before, err := ana.Triage.Item(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,10 +238,10 @@ func TestA503IsQueuedAgainWithOneKeyPress(t *testing.T) {
 	cv := c.win.Canvas()
 	c.apply(func() { test.TypeOnCanvas(cv, "q") })
 	c.Settle2(t, func() bool {
-		d, err := ana.Item(ctx, id)
+		d, err := ana.Triage.Item(ctx, id)
 		return err == nil && len(d.Actions) == 2 && !d.Actions[0].State.Open()
 	})
-	d, err := ana.Item(ctx, id)
+	d, err := ana.Triage.Item(ctx, id)
 	if err != nil || len(d.Actions) != 2 || d.Actions[0].State != policy.ActionDone || d.Actions[0].Key == first.Action.Key || srv.Analyses(id) != 1 {
 		t.Fatalf("after q: %+v %v", d.Actions, err)
 	}
@@ -250,17 +258,17 @@ func TestABulkResultOffersQueueAgainForWhatWasTurnedAway(t *testing.T) {
 	t.Cleanup(srv.Close)
 	ana := realService(t, srv, "demo-token-ana-0001", t.TempDir())
 	ctx := context.Background()
-	if _, err := ana.Sync(ctx, nil); err != nil {
+	if _, err := ana.Sync.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	ids := []string{srv.FindCode("CLASSIFIER_TIMEOUT"), srv.FindCode("INTERNAL_ERROR"), srv.FindCode("SOURCE_UNREACHABLE")}
-	p, err := ana.PlanResubmit(ctx, review.Selection{IDs: ids})
+	p, err := ana.Runs.PlanResubmit(ctx, review.Selection{IDs: ids})
 	if err != nil || len(p.Items) != 3 {
 		t.Fatalf("plan %+v %v", p, err)
 	}
 	c := realConsole(t, ana)
 	var b *bulkScreen
-	c.apply(func() { b = c.showBulk(ana, p) })
+	c.apply(func() { b = c.showBulk(ana.Runs, ana.Triage, p) })
 	srv.SetFault(screenapi.Fault{Kind: screenapi.FaultUnavailable, Endpoint: screenapi.EPResubmit, Times: 1})
 	c.apply(b.onConfirm)
 	waitEnded(t, b)
@@ -317,7 +325,7 @@ func TestAFailedFirstSyncOnAnEmptyCacheSaysSoAndTriesAgain(t *testing.T) {
 	a := test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	w.Resize(fyne.NewSize(1280, 800))
-	c := NewConsole(w, wf, Options{Prefs: a.Preferences()})
+	c := NewConsole(w, workflowOf(wf), Options{Prefs: a.Preferences()})
 	c.apply(c.reload)
 	c.Settle()
 	if txt := c.strip.conn.Text; strings.Contains(strings.ToLower(txt), "cached data") {
@@ -357,13 +365,13 @@ func TestAFlushNamesWhatWasRefusedAndWhyAndShowsThem(t *testing.T) {
 	t.Cleanup(srv.Close)
 	ana := realService(t, srv, "demo-token-ana-0001", t.TempDir())
 	ctx := context.Background()
-	if _, err := ana.Sync(ctx, nil); err != nil {
+	if _, err := ana.Sync.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	ids := []string{srv.FindCode("CLASSIFIER_TIMEOUT"), srv.FindCode("INTERNAL_ERROR")}
 	srv.Refuse()
 	for _, id := range ids {
-		if res, err := ana.Resubmit(ctx, id); err != nil || res.Action.State != policy.ActionQueued {
+		if res, err := ana.Actions.Resubmit(ctx, id); err != nil || res.Action.State != policy.ActionQueued {
 			t.Fatalf("offline: %+v %v", res.Action, err)
 		}
 		srv.Touch(id, func(it *policy.RawItem) { it.Attempt++ }) // the service moved on meanwhile

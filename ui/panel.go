@@ -147,7 +147,7 @@ func (p *itemPanel) show(id string) {
 		return
 	}
 	p.c.background(func(ctx context.Context) func() {
-		d, err := p.c.wf.Item(ctx, id)
+		d, err := p.c.wf.Listing.Item(ctx, id)
 		return func() {
 			if gen != p.gen || id != p.itemID {
 				return // she has left the item: its answer is dropped, never drawn
@@ -293,7 +293,7 @@ func (p *itemPanel) render() {
 	if d.Status == policy.StatusError || d.Status == policy.StatusInvalid {
 		actor := policy.Info(d.ErrorCode).NextActor
 		next = "Who acts next: the " + string(actor) + "."
-		if c := d.HeldByOther(p.c.wf.Reviewer(), p.c.opts.Now()); c != nil && actor == policy.ActorReviewer {
+		if c := d.HeldByOther(p.c.wf.Team.Reviewer(), p.c.opts.Now()); c != nil && actor == policy.ActorReviewer {
 			next = "Who acts next: " + holderName(*c) + ", the reviewer who holds it." // claims.go
 		}
 	}
@@ -315,7 +315,7 @@ func (p *itemPanel) render() {
 		p.again.Hide()
 	}
 	p.showQueueAgain() // outbox.go
-	setOrHide(p.why, p.whyText(rErr, fErr, uErr))
+	setOrHide(p.why, strings.TrimSpace(p.whyText(rErr, fErr, uErr)+"\n"+p.c.decisionNote(sit)))
 	if policy.Cancellable(d.OpenAction()) && p.c.flight(d.ID) == nil {
 		p.cancel.Show()
 		p.cancel.Enable()

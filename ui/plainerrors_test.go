@@ -48,7 +48,7 @@ func TestDialogErrorsAreExplainedInWords(t *testing.T) {
 		w := test.NewTempWindow(t, nil)
 		w.Resize(fyne.NewSize(1280, 800))
 		wf := failingTriage{&viewsFake{fakeWorkflow: &fakeWorkflow{items: []review.ItemView{errorItem("a", "DECODE_FAILED")}}}}
-		c := NewConsole(w, wf, Options{Prefs: a.Preferences()})
+		c := NewConsole(w, workflowOf(wf), Options{Prefs: a.Preferences()})
 		c.apply(c.reload)
 		c.Settle()
 		for _, d := range []struct {
@@ -80,7 +80,7 @@ func TestDialogErrorsAreExplainedInWords(t *testing.T) {
 	})
 	t.Run("bulk", func(t *testing.T) {
 		test.NewTempApp(t)
-		b := newBulkScreen(failingUndo{&fakeBulk{send: 1}}, planOf(policy.ActionResubmit, 3))
+		b := newBulkScreen(failingUndo{&fakeBulk{send: 1}}, failingUndo{&fakeBulk{send: 1}}, planOf(policy.ActionResubmit, 3))
 		test.NewTempWindow(t, b.content)
 		test.Tap(b.confirm)
 		waitEnded(t, b)

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// The window applies the cache's retention (review.Service.Purge: batches
+// The window applies the cache's retention (review.RetentionService.Purge: batches
 // nobody touched for REVIEWER_RETENTION, kept files past theirs) once a
 // day while it is open: a first time a little after it starts, so that it
 // does not compete with the first read and sync, then every day. A run

@@ -15,7 +15,7 @@ import (
 // again whenever it comes back to the foreground. With no workflow (no
 // token known) it shows the first-start screen (signin.go) until the
 // reviewer has signed in; Sign out in Preferences returns to it.
-func Run(a fyne.App, wf Workflow, opts Options) {
+func Run(a fyne.App, wf *Workflow, opts Options) {
 	title := "TrustScreen Reviewer"
 	if opts.Demo {
 		title += " (demo data)"
@@ -88,7 +88,7 @@ type screens struct {
 
 // console builds the console on wf in the window, with its background
 // watching; it starts at once when the app already runs.
-func (s *screens) console(wf Workflow) {
+func (s *screens) console(wf *Workflow) {
 	opts := s.opts
 	if si := opts.SignIn; si != nil {
 		opts.TokenSource, opts.APIURL = si.TokenSource(), si.APIURL()
@@ -105,7 +105,7 @@ func (s *screens) console(wf Workflow) {
 	c.live(c.Watch)
 	c.live(func(ctx context.Context) {
 		runDaily(ctx, time.After, purgeFirst, purgeEvery, purgeRetry, func(ctx context.Context) error {
-			_, err := wf.Purge(ctx, -1, false) // retention.go: each its own retention
+			_, err := wf.Retention.Purge(ctx, -1, false) // retention.go: each its own retention
 			return err
 		})
 	})

@@ -39,7 +39,7 @@ func TestMultiSelectDrivesTheBulkPlan(t *testing.T) {
 		wf.items = append(wf.items, inBatch(errorItem(fmt.Sprintf("i%d", i), "INTERNAL_ERROR"), "bat_48", "CUST-7048"))
 	}
 	f := &selFake{fakeWorkflow: wf}
-	c := NewConsole(w, f, Options{Prefs: a.Preferences()})
+	c := NewConsole(w, workflowOf(f), Options{Prefs: a.Preferences()})
 	c.apply(c.reload)
 	c.Settle()
 	if len(c.items.rows) != 5 {
@@ -88,7 +88,7 @@ func TestCtrlShiftRWithNothingPickedPlansEveryItemInView(t *testing.T) {
 	}
 	f := &selFake{fakeWorkflow: wf}
 	c := newTestConsole(t, wf)
-	c.wf = f
+	c.wf = workflowOf(f)
 	c.keyMods = func() fyne.KeyModifier { return fyne.KeyModifierControl | fyne.KeyModifierShift }
 	c.apply(c.focusItems)
 	c.apply(func() { c.items.move(1) }) // the cursor moves while the keys are down

@@ -27,6 +27,8 @@ type keyBinding struct {
 	do        func(c *Console)
 	// textKeeps: in a text field the key is the field's (select all).
 	textKeeps bool
+	// runes are the letters that run do (onRune), when set.
+	runes string
 }
 
 // keyGroups are the sheet's groups, in order.
@@ -75,6 +77,16 @@ func init() {
 		{group: "Acting", keys: "q", what: "queue again an action the service turned away for now (a new intent, a new key)"},
 		{group: "Acting", keys: "b", what: "back to the item of the last action, whose result the top line says"},
 		{group: "Acting", keys: "m", what: "write a note on the item: Ctrl+Enter sends it, Tab leaves the field"},
+		{group: "Acting", keys: "c", runes: "c", what: "clear the item: a decision with a reason from the service's list (a clear of an item recommended reject waits for a second reviewer)",
+			do: func(c *Console) { c.onDecide(policy.OutcomeClear) }},
+		{group: "Acting", keys: "j", runes: "j", what: "reject the item: a reason and a comment; a second reviewer confirms it",
+			do: func(c *Console) { c.onDecide(policy.OutcomeReject) }},
+		{group: "Acting", keys: "e", runes: "e", what: "escalate the item: a reason and a comment",
+			do: func(c *Console) { c.onDecide(policy.OutcomeEscalate) }},
+		{group: "Acting", keys: "a", runes: "a", what: "confirm the decision that awaits a second reviewer (never your own)",
+			do: func(c *Console) { c.onConfirm(true) }},
+		{group: "Acting", keys: "Shift+A", runes: "A", what: "return that decision to its author, with a comment: the item needs a new one",
+			do: func(c *Console) { c.onConfirm(false) }},
 		{group: "Acting", keys: "n", what: "next: claim and open the oldest item that needs a reviewer and nobody holds"},
 		{group: "Acting", keys: "Ctrl+Shift+Z", what: "snooze the item", shortcuts: []fyne.Shortcut{ctrlShift(fyne.KeyZ)},
 			do: func(c *Console) { c.onSnooze() }},

@@ -41,7 +41,7 @@ type SignIn interface {
 	// answer is a keyring.UnavailableError.
 	Keep(apiURL, token string, inFile bool) (string, error)
 	// Open opens the workflow with the kept token.
-	Open() (Workflow, error)
+	Open() (*Workflow, error)
 	// SignOut removes the token kept (the cache stays), and says what it
 	// removed.
 	SignOut() (string, error)
@@ -59,7 +59,7 @@ type signInScreen struct {
 	// saveURL keeps the URL for the next start (nil: not saved).
 	saveURL func(string)
 	// done opens the console on the workflow signed in to.
-	done func(Workflow)
+	done func(*Workflow)
 
 	url, token *widget.Entry
 	check      *widget.Button
@@ -74,7 +74,7 @@ type signInScreen struct {
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // the check under way, if any
-	wf     Workflow           // the workflow once signed in
+	wf     *Workflow          // the workflow once signed in
 	// checkedURL and checkedToken are what the last check accepted.
 	checkedURL, checkedToken, checkedWho string
 
@@ -92,7 +92,7 @@ func (s *signInScreen) apply(fn func()) {
 }
 
 // newSignInScreen builds the screen; show puts it in the window.
-func newSignInScreen(win fyne.Window, si SignIn, saveURL func(string), done func(Workflow)) *signInScreen {
+func newSignInScreen(win fyne.Window, si SignIn, saveURL func(string), done func(*Workflow)) *signInScreen {
 	s := &signInScreen{win: win, si: si, saveURL: saveURL, done: done}
 	s.url = widget.NewEntry()
 	s.url.SetText(si.APIURL())

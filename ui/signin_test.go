@@ -28,12 +28,12 @@ const signinToken = "ui-signin-token-ana-0001"
 // cliSignIn is main.go's wiring of the command line's session.
 type cliSignIn struct{ *cli.Session }
 
-func (s cliSignIn) Open() (Workflow, error) {
+func (s cliSignIn) Open() (*Workflow, error) {
 	svc, err := s.Session.Open()
 	if err != nil {
 		return nil, err
 	}
-	return svc, nil
+	return ServiceWorkflow(svc), nil
 }
 
 // signInRig is a window with no token known: the command line's real
@@ -316,7 +316,7 @@ func TestSignOutReturnsToTheFirstStartScreen(t *testing.T) {
 	s.screen.onProceed()
 	<-switched
 	c := s.c
-	if _, err := c.wf.Sync(c.ctx, nil); err != nil {
+	if _, err := c.wf.Sync.Sync(c.ctx, nil); err != nil {
 		t.Fatalf("sync once signed in: %v", err)
 	}
 	// Preferences offers Sign out, beside where the token comes from.
@@ -393,7 +393,7 @@ func TestSignOutReturnsToTheFirstStartScreen(t *testing.T) {
 	}
 	s.screen.onProceed()
 	<-switched
-	batches, err := s.c.wf.Batches(s.c.ctx, "", 10)
+	batches, err := s.c.wf.Listing.Batches(s.c.ctx, "", 10)
 	if err != nil || len(batches) == 0 {
 		t.Fatalf("the cache after signing in again: %d batches, %v", len(batches), err)
 	}

@@ -30,7 +30,7 @@ func snoozeDays(now time.Time) ([]string, []time.Time) {
 }
 
 func (c *Console) onSnooze() {
-	sw := c.wf
+	sw := c.wf.Triage
 	id := c.panel.itemID
 	if id == "" || c.win.Canvas().Overlays().Top() != nil {
 		return

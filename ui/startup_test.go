@@ -101,7 +101,7 @@ func TestRunCallsBuiltOnceWithTheContentInPlace(t *testing.T) {
 			content = ws[len(ws)-1].Content()
 		}
 	}
-	Run(a, twoBatches(), Options{Prefs: a.Preferences(), Built: built})
+	Run(a, workflowOf(twoBatches()), Options{Prefs: a.Preferences(), Built: built})
 	if calls != 1 {
 		t.Fatalf("Built called %d times, want once", calls)
 	}

@@ -241,7 +241,7 @@ func (c *Console) sayActionResult(kind policy.ActionKind, id, file, batchID stri
 	}
 	wf := c.wf
 	c.background(func(ctx context.Context) func() {
-		d, derr := wf.Item(ctx, id)
+		d, derr := wf.Listing.Item(ctx, id)
 		if derr != nil || !d.Checked() {
 			return nil
 		}

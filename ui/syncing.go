@@ -17,13 +17,13 @@ import (
 // refreshStrip reads the connection and redraws the strip.
 func (c *Console) refreshStrip() {
 	c.background(func(ctx context.Context) func() {
-		st, err := c.wf.Connectivity(ctx)
+		st, err := c.wf.Sync.Connectivity(ctx)
 		return func() {
 			if err == nil {
 				c.conn = st
 				c.trayConn(st) // tray.go
 			}
-			c.strip.show(c.conn, c.wf.Reviewer(), c.opts.Now())
+			c.strip.show(c.conn, c.wf.Team.Reviewer(), c.opts.Now())
 		}
 	})
 }
@@ -32,7 +32,7 @@ func (c *Console) refreshStrip() {
 func (c *Console) showConnectivity(st review.Connectivity) {
 	c.conn = st
 	c.trayConn(st) // tray.go
-	c.strip.show(st, c.wf.Reviewer(), c.opts.Now())
+	c.strip.show(st, c.wf.Team.Reviewer(), c.opts.Now())
 }
 
 // Watch keeps the window in step with the world until ctx ends: every
@@ -97,7 +97,7 @@ func probeAfter(st review.Connectivity, now time.Time) time.Duration {
 
 // checkCache redraws the window when the cache changed under it.
 func (c *Console) checkCache(ctx context.Context) {
-	v, err := c.wf.CacheVersion(ctx)
+	v, err := c.wf.Sync.CacheVersion(ctx)
 	if err != nil {
 		return
 	}
@@ -124,11 +124,11 @@ func (c *Console) probeConn(ctx context.Context) (review.Connectivity, bool) {
 	syncing := c.syncCancel != nil
 	c.mu.Unlock()
 	if !syncing {
-		if _, err := c.wf.Probe(ctx); err != nil && ctx.Err() != nil {
+		if _, err := c.wf.Sync.Probe(ctx); err != nil && ctx.Err() != nil {
 			return review.Connectivity{}, false
 		}
 	}
-	st, err := c.wf.Connectivity(ctx)
+	st, err := c.wf.Sync.Connectivity(ctx)
 	if err != nil {
 		return review.Connectivity{}, false
 	}
@@ -159,7 +159,7 @@ func (c *Console) autoFlush() {
 	}
 	c.flushing = true
 	c.background(func(ctx context.Context) func() {
-		fr, err := c.wf.Flush(ctx)
+		fr, err := c.wf.Actions.Flush(ctx)
 		return func() {
 			c.flushing = false
 			if err == nil && len(fr.Results) > 0 {
@@ -207,14 +207,14 @@ func (c *Console) onSync() {
 	c.sched.began() // background.go: the next one counts from its end
 	c.strip.running(true)
 	c.background(func(context.Context) func() {
-		p, err := c.wf.Sync(ctx, func(p review.SyncProgress) {
+		p, err := c.wf.Sync.Sync(ctx, func(p review.SyncProgress) {
 			c.onUI(false, func() {
 				c.strip.say(fmt.Sprintf("syncing: %s, %s", plural(p.Pages, "page"), plural(p.Items, "item")))
 			})
 		})
 		var fr review.FlushResult
 		if err == nil {
-			fr, _ = c.wf.Flush(ctx)
+			fr, _ = c.wf.Actions.Flush(ctx)
 		}
 		return func() {
 			c.mu.Lock()

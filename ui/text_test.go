@@ -87,7 +87,7 @@ func outsideConsole(t *testing.T, in outsideText) *Console {
 	app := test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	w.Resize(fyne.NewSize(1280, 800))
-	c := NewConsole(w, wf, Options{Prefs: app.Preferences()})
+	c := NewConsole(w, workflowOf(wf), Options{Prefs: app.Preferences()})
 	c.apply(c.reload)
 	c.Settle()
 	return c

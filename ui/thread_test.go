@@ -136,7 +136,7 @@ func (a loopApp) Driver() fyne.Driver { return a.d }
 
 // loopConsole is a console in a window whose fyne.Do is the loop's, with
 // the loop known as the UI goroutine (as Run records it).
-func loopConsole(t *testing.T, wf Workflow) (*Console, *loopDriver) {
+func loopConsole(t *testing.T, wf any) (*Console, *loopDriver) {
 	t.Helper()
 	t.Setenv("LANG", "en_US.UTF-8")
 	a := test.NewTempApp(t)
@@ -153,7 +153,7 @@ func loopConsole(t *testing.T, wf Workflow) (*Console, *loopDriver) {
 	d.onLoop(func() {
 		w := a.NewWindow("loop")
 		w.Resize(fyne.NewSize(1280, 800))
-		c = NewConsole(w, wf, Options{Prefs: a.Preferences()})
+		c = NewConsole(w, workflowOf(wf), Options{Prefs: a.Preferences()})
 		c.reload()
 	})
 	c.Settle()

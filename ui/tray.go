@@ -118,7 +118,7 @@ func (c *Console) trayNeeds() {
 		return
 	}
 	c.background(func(ctx context.Context) func() {
-		n, err := c.wf.CountItems(ctx, store.ItemFilter{NeedsAction: true})
+		n, err := c.wf.Listing.CountItems(ctx, store.ItemFilter{NeedsAction: true})
 		if err != nil {
 			return nil
 		}
@@ -192,7 +192,7 @@ func quitQuestion(o store.OutboxCount, what string) string {
 // tray). What waits stays in the cache and goes out at the next start.
 func (c *Console) onQuit() {
 	c.background(func(ctx context.Context) func() {
-		st, err := c.wf.Connectivity(ctx)
+		st, err := c.wf.Sync.Connectivity(ctx)
 		return func() {
 			what := ""
 			if err == nil {

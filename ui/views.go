@@ -29,7 +29,7 @@ type viewState struct {
 
 // onView applies the n-th view (0-based).
 func (c *Console) onView(n int) {
-	vw := c.wf
+	vw := c.wf.Triage
 	c.background(func(ctx context.Context) func() {
 		views, err := vw.Views(ctx)
 		if err != nil || n >= len(views) {
@@ -117,7 +117,7 @@ func (c *Console) currentView() review.ViewFilter {
 // onSaveView asks for a name and keeps the filters and sort in force;
 // Enter saves, and the strip says which Ctrl+N applies the view.
 func (c *Console) onSaveView() {
-	vw := c.wf
+	vw := c.wf.Triage
 	if c.win.Canvas().Overlays().Top() != nil {
 		return
 	}
@@ -188,7 +188,7 @@ func snoozedView() (review.View, store.ItemFilter) {
 // refreshViews reads the saved views off the UI goroutine, for the
 // shortcut sheet, which lists them by their Ctrl+N.
 func (c *Console) refreshViews() {
-	vw := c.wf
+	vw := c.wf.Triage
 	c.background(func(ctx context.Context) func() {
 		views, err := vw.Views(ctx)
 		if err != nil {

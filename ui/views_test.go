@@ -47,7 +47,7 @@ func TestCtrlDigitAppliesTheViews(t *testing.T) {
 	w.Resize(fyne.NewSize(1280, 800))
 	wf := &viewsFake{fakeWorkflow: twoBatches(), saved: []review.View{{Name: "Timeouts",
 		Filter: review.ViewFilter{Status: policy.StatusError, Code: policy.CodeClassifierTimeout, SortBy: "score", Desc: true}}}}
-	c := NewConsole(w, wf, Options{Prefs: a.Preferences()})
+	c := NewConsole(w, workflowOf(wf), Options{Prefs: a.Preferences()})
 	c.apply(c.reload)
 	c.Settle()
 
@@ -97,7 +97,7 @@ func TestASavedViewKeepsItsBatchBeforeAndAfterARestart(t *testing.T) {
 		w.Resize(fyne.NewSize(1280, 800))
 		wf := &viewsFake{fakeWorkflow: twoBatches(), saved: []review.View{{Name: "Old batch",
 			Filter: review.ViewFilter{BatchID: "bat_43", SortBy: "score"}}}}
-		c := NewConsole(w, wf, Options{Prefs: a.Preferences()})
+		c := NewConsole(w, workflowOf(wf), Options{Prefs: a.Preferences()})
 		c.apply(c.reload)
 		c.Settle()
 		return c, wf

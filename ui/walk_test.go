@@ -70,7 +70,7 @@ func TestBensChangeIsNewsInAnasWindow(t *testing.T) {
 			a := test.NewTempApp(t)
 			w := test.NewTempWindow(t, nil)
 			w.Resize(fyne.NewSize(1280, 800))
-			c := NewConsole(w, ana, Options{Prefs: a.Preferences(), Documents: ana})
+			c := NewConsole(w, workflowOf(ana), Options{Prefs: a.Preferences(), Documents: ana.Documents})
 			ft := &fakeTimers{c: c}
 			c.panel.team.after = ft.after
 			c.apply(c.reload)
@@ -79,7 +79,7 @@ func TestBensChangeIsNewsInAnasWindow(t *testing.T) {
 			ctx := context.Background()
 
 			id := srv.FindCode("DECODE_FAILED")
-			if res, err := ben.RequestFile(ctx, id, "Please send a sharper photo."); err != nil || res.Action.State != policy.ActionDone {
+			if res, err := ben.Actions.RequestFile(ctx, id, "Please send a sharper photo."); err != nil || res.Action.State != policy.ActionDone {
 				t.Fatalf("ben's file request: %+v %v", res, err)
 			}
 			c.apply(c.onSync)
@@ -108,7 +108,7 @@ func TestBensChangeIsNewsInAnasWindow(t *testing.T) {
 				}
 			}
 			srv.Script(id, screenapi.Outcome{Code: "DECODE_FAILED"})
-			if res, err := ben.Replace(ctx, id, "scan.png", cardPNG(t, 30, 20, blue), review.ReplaceOptions{}); err != nil || res.Action.State != policy.ActionDone {
+			if res, err := ben.Actions.Replace(ctx, id, "scan.png", cardPNG(t, 30, 20, blue), review.ReplaceOptions{}); err != nil || res.Action.State != policy.ActionDone {
 				t.Fatalf("ben's upload: %+v %v", res, err)
 			}
 			// What the window does between syncs while she looks: the

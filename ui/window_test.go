@@ -249,7 +249,7 @@ func TestThePanelSpeaksInWholeSentencesForEveryState(t *testing.T) {
 	test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	wf := &fakeWorkflow{}
-	c := NewConsole(w, wf, Options{Prefs: fyne.CurrentApp().Preferences()})
+	c := NewConsole(w, workflowOf(wf), Options{Prefs: fyne.CurrentApp().Preferences()})
 	c.Settle()
 	n := 0
 	for _, status := range statuses {
@@ -699,7 +699,7 @@ func (exportFails) ExportCSV(_ context.Context, w io.Writer, _ string) (int, err
 // whole, and leaves nothing else behind in its folder.
 func TestAFailedExportLeavesTheOldFileWhole(t *testing.T) {
 	c := newTestConsole(t, &fakeWorkflow{})
-	c.wf = exportFails{&fakeWorkflow{}}
+	c.wf = workflowOf(exportFails{&fakeWorkflow{}})
 	dir := t.TempDir()
 	path := filepath.Join(dir, "CUST-7048-2026-11-30.csv")
 	const old = "item,status\nitm_1,scored\nitm_2,scored\n"

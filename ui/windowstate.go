@@ -137,7 +137,7 @@ func (c *Console) restoreWindowState() {
 	if json.Unmarshal([]byte(raw), &v) != nil {
 		return
 	}
-	f := c.wf.ItemFilter(v)
+	f := c.wf.Triage.ItemFilter(v)
 	t := c.items
 	t.hold = true // the first read (Start) reads with all of them
 	defer func() { t.hold = false }()

@@ -35,7 +35,7 @@ func (c *Console) localDataRow(f *dialogForm) *widget.FormItem {
 // then asks for the wipe and closes the console.
 func (c *Console) onRemoveAllLocalData() {
 	c.background(func(ctx context.Context) func() {
-		st, err := c.wf.Connectivity(ctx)
+		st, err := c.wf.Sync.Connectivity(ctx)
 		return func() {
 			if err != nil {
 				c.showError("Nothing was removed", err)
