@@ -630,7 +630,7 @@ func (t *itemTable) loadBefore() {
 	f.Offset = max(t.base-pageRows, 0)
 	f.Limit = t.base - f.Offset
 	t.c.background(func(ctx context.Context) func() {
-		rows, err := t.c.wf.Items(ctx, f)
+		rows, err := t.c.wf.Listing.Items(ctx, f)
 		return func() {
 			if gen != t.gen {
 				return
