@@ -135,7 +135,11 @@ func (p *itemPanel) show(id string) {
 		p.itemID = id
 		p.loaded = false
 		p.render()
-		p.scroll.ScrollToTop() // another item is read from its top
+		if p.scroll.Offset.Y != 0 {
+			// Another item is read from its top. (At the top already, a
+			// scroll to it would only lay the whole panel out once more.)
+			p.scroll.ScrollToTop()
+		}
 	}
 	p.itemID = id
 	p.preview.show(id)
