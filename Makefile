@@ -20,7 +20,7 @@ DEB_WALK  := $(DEB_SHOT) sqlite3
 DEB_TEST  := fonts-wqy-microhei poppler-utils
 # For the performance suite: the sqlite3 shell (the listing's peer), a
 # virtual display and xev (the window's figures).
-DEB_BENCH := sqlite3 xvfb x11-utils libjpeg-turbo-progs xdotool
+DEB_BENCH := sqlite3 xvfb x11-utils libjpeg-turbo-progs xdotool poppler-utils
 # The performance suite's scale and display (make bench BENCH_BATCHES=100000).
 BENCH_BATCHES     ?= 10000
 BENCH_RUNS        ?= 5
@@ -39,7 +39,7 @@ export CGO_ENABLED := 1
 # programs of `make bench` included, is built without it.
 export GOFLAGS := $(strip $(GOFLAGS) -tags=no_emoji)
 
-.PHONY: deps deps-shot deps-bench deps-test build demo test doors fuzz bench bench-build bench-smoke reliability screenshot walk package windows windows-check vet staticcheck fmt-check clean
+.PHONY: deps deps-shot deps-bench deps-test build demo test doors fuzz bench bench-documents bench-build bench-smoke reliability screenshot walk package windows windows-check vet staticcheck fmt-check clean
 
 # Installs the Debian packages that are not there yet (as root, or with sudo).
 define apt_install
@@ -147,10 +147,23 @@ reliability: deps
 # Then the store's own benchmarks.
 bench: deps-bench bench-build
 	@status=0; ./bin/perf -batches $(BENCH_BATCHES) -runs $(BENCH_RUNS) -window-runs $(BENCH_WINDOW_RUNS) -display $(BENCH_DISPLAY) -latency-batches-large $(BENCH_LATENCY_BATCHES) || status=$$?; \
-	$(GO) test -run '^$$' -bench . -benchtime 20x ./store/ && \
-	echo "the viewer's first view of a 10 MiB JPEG (5200x3900 to 1240x700), against the standard library's decode and scale:" && \
-	$(GO) test -run '^$$' -bench 'FirstView|FullResolution|FullDecodeProgressive' -benchtime 5x -count 5 ./internal/document/ | tee bin/firstview.txt && \
+	$(GO) test -run '^$$' -bench . -benchtime 20x ./store/ || status=1; \
+	$(MAKE) --no-print-directory bench-documents || status=1; exit $$status
+
+# The documents' part of the suite (docs/documents.md): the viewer's first
+# views against their floors and targets (a progressive photo's first
+# picture against its own full decode), the speed against the programs a
+# reviewer would pick instead (djpeg, pdftoppm: ratios measured side by
+# side in one run, a miss printed MISSED without failing the run), and the
+# first PDF after installing.
+bench-documents: deps-bench bench-build
+	@status=0; \
+	echo "the viewer's first view of a 10 MiB JPEG (5200x3900 to 1240x700), against the standard library's decode and scale:"; \
+	$(GO) test -run '^$$' -bench '^Benchmark(FirstView(Floor|Decoded|Progressive|ProgressiveRefined)?|FullResolution|FullDecodeProgressive)$$' -benchtime 5x -count 5 ./internal/document/ | tee bin/firstview.txt && \
 	./scripts/firstview-check.sh bin/firstview.txt || status=1; \
+	echo "the speed against the peers:"; \
+	REVIEWER_BENCH_PEERS=1 $(GO) test -count=1 -run '^TestSpeedAgainstPeers$$' -v ./internal/document/ > bin/peers.txt; s=$$?; \
+	grep -v '^=== ' bin/peers.txt; [ $$s = 0 ] || status=1; \
 	echo "the first PDF after installing, to its first page: the renderer compiling (cold), and compiled ahead by the window (prepared):"; \
 	$(GO) test -run '^$$' -bench 'FirstPDFAfterInstall' -benchtime 1x -count 3 ./internal/document/ || status=1; exit $$status
 
@@ -236,7 +249,7 @@ windows: deps
 # bin/wine-prefix, with a test-only bcryptprimitives.dll that Wine 8 lacks;
 # nothing is written into the system's Wine. Exits non-zero on a miss. Not
 # part of `make test`: it takes minutes.
-DEB_WINE := wine64 xvfb xdotool x11-utils imagemagick jq curl unzip
+DEB_WINE := wine64 xvfb xdotool x11-utils imagemagick jq curl unzip fonts-wqy-microhei
 windows-check: windows build
 	$(call apt_install,$(DEB_WINE))
 	./scripts/windows-check.sh $(BIN) bin/windows $(WINDOWS_SHOTS)

@@ -147,6 +147,14 @@ commands:
   flush [--wait D]                send queued actions, reconcile unknown ones; wait for those another process sends
   replace ID --again | --discard  upload again the file a failed replacement kept, or discard it
                                   (REVIEWER_KEPT_FILE_RETENTION removes it, 168h by default)
+  decide ID clear|reject|escalate --reason CODE [--comment TEXT]
+                                  decide an item (contract 1.2): never clear one that was not checked;
+                                  a reject or an escalation needs a comment; a reject, and a clear of an
+                                  item recommended reject, wait for a second reviewer
+  confirm ID [--disagree] [--comment TEXT]
+                                  confirm another reviewer's decision awaiting a second reviewer, or
+                                  return it (--disagree, with a comment)
+  reason-codes [--json]           the service's reason codes (offline: the list the last sync kept)
   cancel ACTION_ID | nNOTE_ID     cancel a queued action, or a queued note (n12)
   export --csv FILE [--batch ID] [--force]
                                   write items as CSV to a new file (--force: replace it)
@@ -442,6 +450,12 @@ func (r *runner) run(args []string) (int, error) {
 			return r.bulk(cmd, cmdArgs)
 		}
 		return r.action(cmd, cmdArgs)
+	case "decide": // decide.go
+		return r.decide(cmdArgs)
+	case "confirm":
+		return r.confirm(cmdArgs)
+	case "reason-codes":
+		return r.reasonCodes(cmdArgs)
 	case "cancel-run":
 		return r.cancelRun(cmdArgs)
 	case "outbox":
@@ -753,7 +767,11 @@ func exitFor(err error) int {
 	}
 	switch policy.ErrorCode(err) {
 	case policy.CodeNotRetryable, policy.CodeActionOpen, policy.CodeRateLimitWait, policy.CodeConflict, policy.CodeInvalidFile,
-		policy.CodeFileUnchecked, policy.CodeNotOffered:
+		policy.CodeFileUnchecked, policy.CodeNotOffered,
+		// A decision policy refused (contract 1.2), and a reason or a comment
+		// it found wanting: nothing was queued, no call was made.
+		policy.CodeNotChecked, policy.CodeNotDecidable, policy.CodeSameReviewer, policy.CodeNotAwaitingConfirmation,
+		policy.CodeValidationFailed:
 		return ExitRefused
 	case policy.CodeInvalidInput:
 		return ExitUsage

@@ -111,6 +111,8 @@ type itemJSON struct {
 	Attempts       []store.AttemptRow `json:"attempts,omitempty"`
 	Audit          []store.AuditEntry `json:"audit,omitempty"`
 	teamJSON
+	// Decision is the item's current decision (contract 1.2; decide.go).
+	Decision *decisionJSON `json:"decision,omitempty"`
 }
 
 type openActionJSON struct {
@@ -142,6 +144,7 @@ func toJSON(v review.ItemView) itemJSON {
 		j.OpenAction = &openActionJSON{Kind: string(v.Action.Kind), State: string(st), IdempotencyKey: v.Action.Key}
 	}
 	j.teamJSON = teamFields(v) // claims.go
+	j.Decision = decisionFields(v.Item)
 	return j
 }
 
@@ -329,7 +332,8 @@ func (r *runner) item(args []string) (int, error) {
 		fmt.Fprintf(w, "the service sent: %s\n", safetext.Line(d.Raw, safetext.Message))
 	}
 	fmt.Fprintf(w, "next: %s\n", d.Next.Kind)
-	r.printTeam(w, d) // claims.go: revision, claim, notes
+	r.printTeam(w, d)              // claims.go: revision, claim, notes
+	printDecisions(w, d.Decisions) // decide.go
 	if d.KeptFile != "" {
 		fmt.Fprintf(w, "kept file: %s, from a replacement that failed ('reviewer replace %s --again' sends it, '--discard' drops it)\n",
 			show(d.KeptFile), show(d.ID))
@@ -509,7 +513,11 @@ func (r *runner) printOutbox(out []outboxEntry, asJSON bool) error {
 		if e.Paid {
 			cost = "paid"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Ref, cell(e.ItemID), e.Kind, cost, queuedWords(e.Action, time.Now()), cell(e.Key),
+		kind := string(e.Kind)
+		if e.Outcome != "" { // a decision: what she decided (decide.go)
+			kind += " " + string(e.Outcome)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Ref, cell(e.ItemID), kind, cost, queuedWords(e.Action, time.Now()), cell(e.Key),
 			e.CreatedAt.Local().Format("2006-01-02 15:04"), cell(dash(string(e.LastErrorCode))))
 	}
 	return tw.Flush()

@@ -123,6 +123,7 @@ func appendItemJSON(dst []byte, v *review.ItemView) (_ []byte, ok bool) {
 	}
 	dst = append(dst, ",\n    \"notes_count\": "...)
 	dst = strconv.AppendInt(dst, int64(v.Notes), 10)
+	dst = appendDecisionJSON(dst, v.Item) // decide.go
 	return append(dst, "\n  }"...), true
 }
 

@@ -147,6 +147,15 @@ func itemViews() []review.ItemView {
 		v.Revision = 1
 		v.Claim = &policy.Claim{Reviewer: "bo", ExpiresAt: time.Now().Add(-time.Hour)}
 	})
+	add(func(v *review.ItemView) { // a decision awaiting a second reviewer (1.2)
+		v.Team.DecisionsOffered = true
+		v.Team.Decisions = []policy.Decision{{ID: "dec_1", Outcome: policy.OutcomeReject, ReasonCode: "DOC_TAMPERED", By: "ana \"<x>\"", State: policy.DecisionAwaiting}}
+	})
+	add(func(v *review.ItemView) { // confirmed
+		v.Team.DecisionsOffered = true
+		v.Team.Decisions = []policy.Decision{{ID: "dec_2", Outcome: policy.OutcomeClear, ReasonCode: "DOC_GENUINE", By: "ana", State: policy.DecisionFinal,
+			Confirmation: &policy.Confirmation{By: "ben\u2028"}}}
+	})
 	add(func(v *review.ItemView) { v.UpdatedAt = time.Time{} })
 	add(func(v *review.ItemView) { v.UpdatedAt = at.In(time.FixedZone("", -(3*3600 + 17))) })
 	for i, s := range hostileStrings {

@@ -28,6 +28,11 @@ func Unseen(saw, now Item, me string, seenNote func(id string) bool) []string {
 	if saw.FileName != now.FileName || saw.MediaType != now.MediaType || saw.SizeBytes != now.SizeBytes {
 		out = append(out, "file")
 	}
+	if decisionKey(saw) != decisionKey(now) {
+		// Another reviewer's decision (or its confirmation) is what she
+		// decides on too: hers must never overrule it unseen (1.2).
+		out = append(out, "decision")
+	}
 	for _, n := range now.Notes {
 		if n.Author != me && !seenNote(n.ID) {
 			out = append(out, "notes")
@@ -42,4 +47,12 @@ func sameScore(a, b *int) bool {
 		return a == b
 	}
 	return *a == *b
+}
+
+// decisionKey names an item's current decision and its state ("": none).
+func decisionKey(it Item) string {
+	if d := it.CurrentDecision(); d != nil {
+		return d.ID + "/" + string(d.State)
+	}
+	return ""
 }

@@ -392,3 +392,48 @@ func NeedsReviewerDecisions(s Situation, me string) bool {
 	}
 	return false
 }
+
+// takesDecisions is the Check of a decision and of a confirmation: the
+// item's one open action is free, and the service takes decisions (1.2).
+// An invalid answer is CanDecide's to refuse, in its own words.
+func takesDecisions(s Situation) error {
+	it := s.Item
+	if s.OpenAction.Open() {
+		return Errorf(CodeActionOpen, "item %s already has an open action (%s); wait for it or cancel it", it.ID, s.OpenAction)
+	}
+	if !it.Team.DecisionsOffered && it.Status != StatusInvalid {
+		return Errorf(CodeNotOffered, "this service does not take decisions (it speaks contract 1.0 or 1.1); nothing was queued for item %s", it.ID)
+	}
+	return nil
+}
+
+// judgeDecision is a decision's Judge: CanDecide for the outcome, then
+// CheckReason against the service's list.
+func judgeDecision(s Situation, in Intent) (Intent, error) {
+	if err := CanDecide(s, in.Outcome); err != nil {
+		return in, err
+	}
+	c, err := CheckReason(in.Reasons, in.Outcome, in.Reason, in.Comment)
+	if err != nil {
+		return in, err
+	}
+	in.Comment = c
+	return in, nil
+}
+
+// judgeConfirmation is a confirmation's Judge: CanConfirm for the item's
+// current decision; the intent names that decision. A confirmation meant
+// for another decision (a new one came meanwhile) is refused: she
+// confirms what she saw.
+func judgeConfirmation(s Situation, in Intent) (Intent, error) {
+	c, err := CanConfirm(s.Item, in.Me, in.Agree, in.Comment)
+	if err != nil {
+		return in, err
+	}
+	d := s.Item.CurrentDecision()
+	if in.DecisionID != "" && in.DecisionID != d.ID {
+		return in, Errorf(CodeNotAwaitingConfirmation, "the decision on item %s is now %s, not the %s you answered; look at it again", s.Item.ID, d.ID, in.DecisionID)
+	}
+	in.Comment, in.DecisionID = c, d.ID
+	return in, nil
+}

@@ -9,6 +9,11 @@ const (
 	ActionResubmit    ActionKind = "resubmit"
 	ActionFileRequest ActionKind = "file_request"
 	ActionReplacement ActionKind = "replacement"
+	// ActionDecision is a reviewer's decision on an item (contract 1.2).
+	ActionDecision ActionKind = "decision"
+	// ActionConfirmation is a second reviewer's confirmation, or return,
+	// of a decision awaiting one (contract 1.2).
+	ActionConfirmation ActionKind = "confirmation"
 )
 
 // KindSpec is everything the console's rules say about one kind of
@@ -47,6 +52,41 @@ type KindSpec struct {
 	// If-Match (0: none), at when the service says it was made. Nil for a
 	// kind answered with the item itself.
 	AfterDone func(before Item, sent int64, at time.Time) Item
+	// Judge, for a kind that carries what the reviewer chose (a decision's
+	// outcome, reason and comment; a confirmation's answer), says whether
+	// she may take it with that intent on the item now, after Check, and
+	// returns the intent as it will be sent (a comment trimmed, the
+	// decision a confirmation answers). Nil for a kind whose Check says all.
+	Judge func(Situation, Intent) (Intent, error)
+}
+
+// Intent is what a reviewer chose for an action of a kind that carries
+// it: a decision's outcome, reason code and comment, or a confirmation's
+// answer (Agree, Comment) to the decision DecisionID. Me is who she is,
+// Reasons the service's list of reason codes as the console keeps it.
+type Intent struct {
+	Outcome    Outcome
+	Reason     string
+	Comment    string
+	Agree      bool
+	DecisionID string
+	Me         string
+	Reasons    []ReasonCode
+}
+
+// Allowed says whether a reviewer may take an action of this kind with
+// intent in on the item now: the kind's Check, then its Judge. It returns
+// the intent as it will be sent.
+func (d KindSpec) Allowed(s Situation, in Intent) (Intent, error) {
+	if d.Check != nil {
+		if err := d.Check(s); err != nil {
+			return in, err
+		}
+	}
+	if d.Judge != nil {
+		return d.Judge(s, in)
+	}
+	return in, nil
 }
 
 var actionKinds = []KindSpec{
@@ -57,6 +97,10 @@ var actionKinds = []KindSpec{
 		Message: true, AfterDone: awaitingFile},
 	{Kind: ActionReplacement, Word: "replacement upload", Paid: true, IfMatch: true,
 		Endpoint: "POST /v1/items/{id}/replacement", Command: "replace", Check: CanReplace},
+	{Kind: ActionDecision, Word: "decision", Paid: false, IfMatch: true,
+		Endpoint: "POST /v1/items/{id}/decisions", Command: "decide", Check: takesDecisions, Judge: judgeDecision},
+	{Kind: ActionConfirmation, Word: "confirmation", Paid: false, IfMatch: true,
+		Endpoint: "POST /v1/items/{id}/decisions/{decision_id}/confirmation", Command: "confirm", Check: takesDecisions, Judge: judgeConfirmation},
 }
 
 // ActionKinds lists the descriptors of every kind of action, in the

@@ -59,3 +59,61 @@ func TestAFileRequestDoneAwaitsTheFile(t *testing.T) {
 		}
 	}
 }
+
+// TestDecisionKindsJudgeByTheirIntent: a decision and a confirmation are
+// two rows of the table, judged by CanDecide, CheckReason and CanConfirm
+// through the descriptor (Allowed), never by a switch of their own.
+func TestDecisionKindsJudgeByTheirIntent(t *testing.T) {
+	dec, ok1 := policy.DescribeKind(policy.ActionDecision)
+	conf, ok2 := policy.DescribeKind(policy.ActionConfirmation)
+	if !ok1 || !ok2 || dec.Paid || conf.Paid || !dec.IfMatch || !conf.IfMatch || dec.Judge == nil || conf.Judge == nil {
+		t.Fatalf("decision %+v, confirmation %+v", dec, conf)
+	}
+	reasons := []policy.ReasonCode{{Code: "OK", Label: "fine", Outcomes: []policy.Outcome{policy.OutcomeClear}},
+		{Code: "TAMPERED", Label: "edited", Outcomes: []policy.Outcome{policy.OutcomeReject, policy.OutcomeEscalate}}}
+	item := func(st policy.Status, offered bool) policy.Item {
+		it := policy.Item{ID: "itm_1", Status: st}
+		if st == policy.StatusScored {
+			n := 80
+			it.RiskScore, it.Recommendation = &n, policy.RecommendReject
+		}
+		it.Team.DecisionsOffered = offered
+		return it
+	}
+	cases := []struct {
+		name string
+		it   policy.Item
+		in   policy.Intent
+		code policy.Code
+	}{
+		{"clear scored", item(policy.StatusScored, true), policy.Intent{Outcome: policy.OutcomeClear, Reason: "OK"}, ""},
+		{"clear error", item(policy.StatusError, true), policy.Intent{Outcome: policy.OutcomeClear, Reason: "OK"}, policy.CodeNotChecked},
+		{"clear pending", item(policy.StatusPending, true), policy.Intent{Outcome: policy.OutcomeClear, Reason: "OK"}, policy.CodeNotChecked},
+		{"clear invalid", item(policy.StatusInvalid, true), policy.Intent{Outcome: policy.OutcomeClear, Reason: "OK"}, policy.CodeNotChecked},
+		{"reject without comment", item(policy.StatusScored, true), policy.Intent{Outcome: policy.OutcomeReject, Reason: "TAMPERED"}, policy.CodeValidationFailed},
+		{"reason for another outcome", item(policy.StatusScored, true), policy.Intent{Outcome: policy.OutcomeReject, Reason: "OK", Comment: "x"}, policy.CodeValidationFailed},
+		{"1.1 service", item(policy.StatusScored, false), policy.Intent{Outcome: policy.OutcomeClear, Reason: "OK"}, policy.CodeNotOffered},
+	}
+	for _, c := range cases {
+		c.in.Reasons = reasons
+		_, err := dec.Allowed(policy.Situation{Item: c.it}, c.in)
+		if policy.ErrorCode(err) != c.code && !(c.code == "" && err == nil) {
+			t.Errorf("%s: %v, want %s", c.name, err, c.code)
+		}
+	}
+	awaiting := item(policy.StatusScored, true)
+	awaiting.Team.Decisions = []policy.Decision{{ID: "dec_1", Outcome: policy.OutcomeReject, By: "ana", State: policy.DecisionAwaiting}}
+	if _, err := conf.Allowed(policy.Situation{Item: awaiting}, policy.Intent{Me: "ana", Agree: true}); policy.ErrorCode(err) != policy.CodeSameReviewer {
+		t.Errorf("the author confirms: %v", err)
+	}
+	if _, err := conf.Allowed(policy.Situation{Item: awaiting}, policy.Intent{Me: "ben"}); policy.ErrorCode(err) != policy.CodeValidationFailed {
+		t.Errorf("a return without a comment: %v", err)
+	}
+	in, err := conf.Allowed(policy.Situation{Item: awaiting}, policy.Intent{Me: "ben", Agree: true, Comment: "  ok "})
+	if err != nil || in.DecisionID != "dec_1" || in.Comment != "ok" {
+		t.Errorf("ben confirms: %+v, %v", in, err)
+	}
+	if _, err := conf.Allowed(policy.Situation{Item: awaiting, OpenAction: policy.ActionQueued}, policy.Intent{Me: "ben", Agree: true}); policy.ErrorCode(err) != policy.CodeActionOpen {
+		t.Errorf("a confirmation beside an open action: %v", err)
+	}
+}

@@ -23,8 +23,10 @@ type call struct {
 	endpoint string                    // where the service counts its arrivals
 	find     func(policy.RawItem) bool // the kind of item it acts on (nil: sync)
 	args     func(file, item string) []string
-	cutAt    int  // limit_data upstream: the byte at which the request is cut
-	inBody   bool // ... inside the body: the service starts the handler
+	cutAt    int                               // limit_data upstream: the byte at which the request is cut
+	inBody   bool                              // ... inside the body: the service starts the handler
+	version  string                            // the contract the service speaks ("": its default)
+	effects  func(s *service, item string) int // what one call does at the service (nil: analyses, file requests)
 }
 
 var calls = []call{
@@ -42,6 +44,19 @@ var calls = []call{
 	// after the service has read the headers and started the handler.
 	{name: "replacement", endpoint: screenapi.EPReplacement, find: needsFile, cutAt: 2048, inBody: true,
 		args: func(file, id string) []string { return []string{"replace", id, file} }},
+	// A decision (contract 1.2) on a scored item recommended review: a
+	// clear, final at once. The cut at 64 falls inside its headers.
+	{name: "decision", endpoint: screenapi.EPDecision, find: toReview, cutAt: 64, version: screenapi.Version12,
+		args: func(_, id string) []string {
+			return []string{"decide", id, "clear", "--reason", "BENIGN_ARTEFACT", "--comment", "glare on the laminate"}
+		},
+		effects: func(s *service, id string) int { return len(s.Decisions(id)) }},
+}
+
+// toReview: a scored item the pre-screen recommended for review.
+func toReview(it policy.RawItem) bool {
+	return it.Status == "scored" && it.RiskScore != nil && *it.RiskScore >= 0 && *it.RiskScore <= 100 &&
+		it.Recommendation != nil && *it.Recommendation == "review" && len(it.Decisions) == 0
 }
 
 var customerMessage = "Please send a new photo of the front of your identity document. " +
@@ -102,6 +117,7 @@ var short = map[string]bool{
 	"resubmit/reset_peer ↓":                  true,
 	"file request/timeout 500ms ↑":           true,
 	"replacement/limit_data (request cut) ↑": true,
+	"decision/reset_peer ↓":                  true,
 }
 
 // row is one measured cell.
@@ -200,7 +216,7 @@ func matrix(rows []*row) string {
 // is unknown) a flush with the API unreachable, a cancel and a second try,
 // then a flush with the proxy healthy.
 func actionCell(t *testing.T, r *row, c call, f fault) {
-	svc := startService(t, screenapi.Options{})
+	svc := startService(t, screenapi.Options{APIVersion: c.version})
 	px := newProxy(t, svc.Addr())
 	dir := t.TempDir()
 	con := newConsole(t, dir, px.url)
@@ -208,6 +224,9 @@ func actionCell(t *testing.T, r *row, c call, f fault) {
 	id := svc.pick(t, 1, map[string]bool{}, c.find)[0]
 	args := c.args(writeFile(t, dir, "scan.png", scan(8<<10)), id)
 	effects := func() int {
+		if c.effects != nil {
+			return c.effects(svc, id)
+		}
 		if c.endpoint == screenapi.EPFileRequest {
 			return svc.FileRequests(id)
 		}

@@ -156,12 +156,19 @@ func unwrapPath(err error) error {
 // act writes the action's intent, judged by its kind's Check (policy's
 // descriptor), and sends it.
 func (s *core) act(ctx context.Context, a store.Action, file []byte) (Result, error) {
+	return s.actWith(ctx, a, file, policy.Intent{})
+}
+
+// actWith is act for a kind that carries what the reviewer chose (in):
+// the descriptor's Allowed judges both inside the write's transaction.
+func (s *core) actWith(ctx context.Context, a store.Action, file []byte, in policy.Intent) (Result, error) {
 	spec, ok := policy.DescribeKind(a.Kind)
 	if !ok {
 		return Result{}, policy.Errorf(policy.CodeInvalidInput, "the console does not know actions of kind %q", a.Kind)
 	}
+	check := func(sit policy.Situation) error { _, err := spec.Allowed(sit, in); return err }
 	a.Key, a.Reviewer = s.newKey(), s.who()
-	a, err := s.db.Outbox.CreateAction(ctx, a, file, s.notHeldByOther(spec.Check)) // conflicts.go: a claim refuses too
+	a, err := s.db.Outbox.CreateAction(ctx, a, file, s.notHeldByOther(check)) // conflicts.go: a claim refuses too
 	if err != nil {
 		return Result{}, err
 	}
@@ -209,9 +216,11 @@ var againCalls map[policy.ActionKind]func(s *ActionService, ctx context.Context,
 
 func init() {
 	actionCalls = map[policy.ActionKind]actionCall{
-		policy.ActionResubmit:    postResubmit,
-		policy.ActionReplacement: postReplacement,
-		policy.ActionFileRequest: postFileRequest,
+		policy.ActionResubmit:     postResubmit,
+		policy.ActionReplacement:  postReplacement,
+		policy.ActionFileRequest:  postFileRequest,
+		policy.ActionDecision:     postDecision, // decisions.go
+		policy.ActionConfirmation: postConfirmation,
 	}
 	againCalls = map[policy.ActionKind]func(s *ActionService, ctx context.Context, a store.Action) (Result, error){
 		policy.ActionResubmit: func(s *ActionService, ctx context.Context, a store.Action) (Result, error) {
@@ -225,6 +234,8 @@ func init() {
 			// console could not check it; a damaged one is refused still.
 			return s.ReplaceAgain(ctx, a.ItemID, ReplaceOptions{Unchecked: true})
 		},
+		policy.ActionDecision:     decisionAgain, // decisions.go
+		policy.ActionConfirmation: decisionAgain,
 	}
 }
 

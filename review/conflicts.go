@@ -124,6 +124,8 @@ func (s *core) conflictSentence(v seen, e *client.Error) string {
 	since, sinceKnown := v.newSince()
 	var what string
 	switch {
+	case v.cached && decisionSentence(before, *it, ago) != "": // decisions.go
+		what = decisionSentence(before, *it, ago)
 	// Without the cached item there is nothing to compare with: an empty
 	// one would make any answer look re-analysed or changed in status.
 	case v.cached && it.Attempt > before.Attempt && (it.Status == policy.StatusScored || it.Status == policy.StatusError || it.Status == policy.StatusInvalid):

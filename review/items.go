@@ -26,6 +26,9 @@ type ItemView struct {
 	// Holder are as of At, and so is any claim shown with it
 	// (LiveClaim(At)).
 	At time.Time
+	// Me is the reviewer the view was made for: a decision awaiting
+	// confirmation needs everyone but its author (decisions.go).
+	Me string
 }
 
 // Detail is an item with its history.
@@ -35,21 +38,25 @@ type Detail struct {
 	Attempts []store.AttemptRow
 	Audit    []store.AuditEntry
 	NoteRows []store.NoteRow // oldest first (notes.go)
+	// Decisions are the item's decisions, oldest first, the current one
+	// last (contract 1.2; decisions.go).
+	Decisions []policy.Decision
 	// KeptFile is the name of the file a failed replacement of the item
 	// kept for another try ("" when none; files.go).
 	KeptFile string
 }
 
 // NeedsReviewer reports whether the reviewer is the one to act on the item
-// next (policy.NeedsReviewer, the one definition).
+// next (policy.NeedsReviewerDecisions, the one definition: on a service
+// that takes no decisions, policy.NeedsReviewer).
 func (v ItemView) NeedsReviewer() bool {
-	return policy.NeedsReviewer(policy.Situation{Item: v.Item, OpenAction: v.OpenAction()})
+	return policy.NeedsReviewerDecisions(policy.Situation{Item: v.Item, OpenAction: v.OpenAction()}, v.Me)
 }
 
 func (s *core) view(r store.ItemRow, sit policy.Situation) ItemView {
 	sit.Item, sit.OpenAction = r.Item, r.OpenAction()
 	return ItemView{ItemRow: r, Retryable: r.Status == policy.StatusError && policy.Retryable(r.ErrorCode), Next: policy.NextAction(sit),
-		Aged: s.aged(r, sit.Now), Holder: r.HeldByOther(s.who(), sit.Now), At: sit.Now}
+		Aged: s.aged(r, sit.Now), Holder: r.HeldByOther(s.who(), sit.Now), At: sit.Now, Me: s.who()}
 }
 
 // Items lists items from the cache; it works with the API down. A long
@@ -71,6 +78,7 @@ func (s *TriageService) EachItem(ctx context.Context, f store.ItemFilter, fn fun
 
 // eachItem is EachItem, shared by the services that need it.
 func (s *core) eachItem(ctx context.Context, f store.ItemFilter, fn func(ItemView) error) error {
+	f = s.forMe(f)
 	until, err := s.db.Sync.RateLimitedUntil(ctx)
 	if err != nil {
 		return err
@@ -90,7 +98,16 @@ func (s *core) eachItem(ctx context.Context, f store.ItemFilter, fn func(ItemVie
 // CountItems is how many items a listing holds: the window sizes its table
 // with it and reads the rows a page at a time.
 func (s *TriageService) CountItems(ctx context.Context, f store.ItemFilter) (int, error) {
-	return s.db.Items.CountItems(ctx, f)
+	return s.db.Items.CountItems(ctx, s.forMe(f))
+}
+
+// forMe judges "needs the reviewer" for her when the filter names nobody
+// (a decision awaiting confirmation needs everyone but its author).
+func (s *core) forMe(f store.ItemFilter) store.ItemFilter {
+	if f.Me == "" {
+		f.Me = s.who()
+	}
+	return f
 }
 
 // Item returns one item with its actions, attempts and audit trail.
@@ -119,6 +136,9 @@ func (s *core) item(ctx context.Context, id string) (Detail, error) {
 	if d.KeptFile, _, err = s.db.Files.KeptFileName(ctx, id); err != nil {
 		return d, err
 	}
+	if d.Decisions, err = s.db.Items.Decisions(ctx, id); err != nil { // decisions.go
+		return d, err
+	}
 	d.NoteRows, err = s.db.Notes.ItemNotes(ctx, id)
 	d.Notes = len(d.NoteRows)
 	return d, err
@@ -143,7 +163,8 @@ func (s *TriageService) ExportCSV(ctx context.Context, w io.Writer, batchID stri
 		return cw.Write(cells)
 	}
 	_ = write("batch_id", "customer_ref", "item_id", "file_name", "kind", "status", "risk_score",
-		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at", "notes")
+		"recommendation", "error_code", "reported_code", "retryable", "next_action", "open_action", "updated_at", "notes",
+		"decision", "decision_reason", "decided_by", "decision_state", "confirmed_by") // decisions.go (1.2)
 	notes, err := s.db.Notes.AllNotes(ctx)
 	if err != nil {
 		return 0, err
@@ -155,11 +176,12 @@ func (s *TriageService) ExportCSV(ctx context.Context, w io.Writer, batchID stri
 			score = strconv.Itoa(*it.RiskScore)
 		}
 		n++
+		decision := decisionCells(it.Item)
 		// csv.Writer buffers; a failing writer shows in Error after a flush.
 		return write(it.BatchID, it.CustomerRef, it.ID, it.FileName, string(it.Kind),
 			string(it.Status), score, string(it.Recommendation), string(it.ErrorCode), it.ReportedCode,
 			strconv.FormatBool(it.Retryable), string(it.Next.Kind), string(it.OpenAction()), it.UpdatedAt.Format("2006-01-02T15:04:05Z"),
-			notesCell(notes[it.ID]))
+			notesCell(notes[it.ID]), decision[0], decision[1], decision[2], decision[3], decision[4])
 	})
 	cw.Flush()
 	if err != nil {

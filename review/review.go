@@ -41,6 +41,7 @@ type API interface {
 	Probe(ctx context.Context) ([]policy.Attempt, error)
 	TeamAPI
 	DocumentAPI // documents.go
+	DecisionAPI // decisions.go
 }
 
 // TeamAPI is what working as a team needs of the API (contract 1.1).
@@ -67,6 +68,7 @@ type Service struct {
 	Kept      *KeptService      // documents kept for offline review
 	Runs      *RunService       // bulk plans and runs
 	Retention *RetentionService // the cache forgetting on time
+	Decisions *Decisions        // decisions and confirmations, the reason codes (decisions.go; contract 1.2)
 }
 
 // The services: each is the core under the name of its noun.
@@ -202,7 +204,7 @@ func New(db *store.DB, api API, cfg Config) (*Service, error) {
 	s.loadIdentity()
 	return &Service{core: s, Sync: &SyncService{s}, Actions: &ActionService{s}, Team: &TeamService{s},
 		Triage: &TriageService{s}, Documents: &DocumentService{s}, Kept: &KeptService{s}, Runs: &RunService{s},
-		Retention: &RetentionService{s}}, nil
+		Retention: &RetentionService{s}, Decisions: &Decisions{s}}, nil
 }
 
 // Close ends the work the service runs on its own, the documents being

@@ -178,6 +178,9 @@ func (s *SyncService) Sync(ctx context.Context, progress func(SyncProgress)) (Sy
 	// identity.go: who am I, and does the service speak 1.1. Asked after the
 	// pages, so that the first page keeps a connection of its own.
 	s.identifyOnce(ctx)
+	// decisions.go: the reason list, kept for offline work; after the
+	// pages, as who she is, so that a sync that fails changes nothing more.
+	(&Decisions{s.core}).refreshReasons(ctx)
 	if before != nil && p.Changed > 0 {
 		p.NewItems = newlyNeeding(before, s.needsYou(ctx))
 	}

@@ -195,6 +195,8 @@ func TestNothingIsQueuedForAnItemWhoseIDCannotBeSent(t *testing.T) {
 			u := "2026-11-29T10:00:00Z"
 			_, _ = fmt.Fprintf(w, `{"batches":[%s],"next_cursor":null}`,
 				batchJSON("bat_1", u, itemJSON(".", "bat_1", u, `"status":"error","error_code":"CLASSIFIER_TIMEOUT","revision":1`)))
+		case r.URL.Path == "/v1/reason-codes": // a sync keeps the list (1.2); a 1.1 service has none
+			http.NotFound(w, r)
 		default:
 			items.Add(1)
 			http.NotFound(w, r)

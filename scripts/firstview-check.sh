@@ -3,11 +3,10 @@
 # its target, from `go test -bench FirstView -count 5` output: the median
 # of BenchmarkFirstView under FIRSTVIEW_TARGET_MS (300), and beside it the
 # floor's (the standard library's decode and scale of the same file).
-# Then a progressive photo's first view against its own full decode: a
-# goal reported beside its figure, not yet a target that fails the run,
-# since the first view is not yet drawn from the first scans (the open
-# issue "The document as the customer sent it", item 7). Exits 1 when the
-# first view's median misses.
+# Then a progressive photo's first picture (the 1/8 picture of its first
+# scans, enlarged to the view, which the viewer shows while it decodes the
+# rest) against its own full decode: a target too. Exits 1 when either
+# misses.
 set -eu
 f=$1
 target=${FIRSTVIEW_TARGET_MS:-300}
@@ -25,15 +24,16 @@ else
 	status=1
 fi
 # A progressive photo's first view against its own full decode: at most
-# FIRSTVIEW_PROGRESSIVE_RATIO (0.5) of it, medians of the same run: a goal.
+# FIRSTVIEW_PROGRESSIVE_RATIO (0.5) of it, medians of the same run.
 pratio=${FIRSTVIEW_PROGRESSIVE_RATIO:-0.5}
 if pfirst=$(median FirstViewProgressive) && pfull=$(median FullDecodeProgressive); then
 	pr=$(awk -v a="$pfirst" -v b="$pfull" 'BEGIN{printf "%.2f", a/b}')
-	pline="first view of the same photo, progressive: $(ms "$pfirst") ms, its full decode $(ms "$pfull") ms, ${pr}x; target <= ${pratio}x"
+	pline="first picture of the same photo, progressive: $(ms "$pfirst") ms, its full decode $(ms "$pfull") ms, ${pr}x; target <= ${pratio}x"
 	if awk -v r="$pr" -v t="$pratio" 'BEGIN{exit !(r <= t)}'; then
 		echo "$pline: ok"
 	else
-		echo "$pline: goal not met yet (the first view is not drawn from the first scans)"
+		echo "$pline: MISSED"
+		status=1
 	fi
 else
 	echo "first view of a progressive photo: not measured (jpegtran missing?)"

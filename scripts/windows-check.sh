@@ -9,8 +9,10 @@
 #      a sync, items --json, a re-submission paid once (the service counts
 #      one more analysis of the item, and a second re-submission is refused
 #      without a call), a flush that leaves the outbox empty, an export to a
-#      CSV with a row per item; login, me and logout through the Credential
-#      Manager; wipe refused while the window holds the cache;
+#      CSV with a row per item; a PDF whose text is in a font it does not
+#      embed drawn by render with a CJK font in C:\windows\Fonts; login, me
+#      and logout through the Credential Manager; wipe refused while the
+#      window holds the cache;
 #   3. the window (reviewer.exe --demo) under Xvfb: it appears, and a
 #      screenshot of it is written into the folder given (default: a new
 #      temporary folder) and said, to be looked at.
@@ -159,6 +161,26 @@ rv export --csv 'C:\items.csv' >"$work/export.out" 2>&1 || fail "export: $(cat "
 rows=$(tr -d '\r' <"$WINEPREFIX/drive_c/items.csv" | wc -l)
 [ "$rows" -eq $((n + 1)) ] || fail "export: $rows lines in C:\\items.csv, want $((n + 1)) (a header and $n items)"
 ok "export --csv C:\\items.csv: a header and $n rows"
+
+# A PDF whose Japanese text is in a font it does not embed (pdf.js's
+# noembed-eucjp.pdf): with a CJK font installed in Windows' fonts folder
+# (Debian's fonts-wqy-microhei, copied into the prefix's C:\windows\Fonts),
+# reviewer render draws the text from it (the console finds %WINDIR%\Fonts
+# and hands it to the renderer, docs/documents.md) and says the font was
+# substituted. Poppler draws 2666 dark pixels of it at 150 dpi.
+cjk=$(ls /usr/share/fonts/truetype/wqy/*.tt[cf] 2>/dev/null | head -1) ||
+	true
+[ -n "$cjk" ] || fail "no CJK font to install in the prefix (fonts-wqy-microhei)"
+cp "$cjk" "$WINEPREFIX/drive_c/windows/Fonts/"
+cp internal/document/testdata/pdfs/noembed-eucjp.pdf "$WINEPREFIX/drive_c/noembed-eucjp.pdf"
+rm -f "$WINEPREFIX/drive_c/noembed-eucjp.png"
+rv render 'C:\noembed-eucjp.pdf' --out 'C:\noembed-eucjp.png' --full >"$work/render.out" 2>&1 ||
+	fail "render of a PDF: $(cat "$work/render.out")"
+grep -q 'does not include a font its text uses' "$work/render.out" ||
+	fail "render did not say a font was substituted: $(cat "$work/render.out")"
+dark=$(convert "$WINEPREFIX/drive_c/noembed-eucjp.png" -colorspace Gray -threshold 50% -negate -format '%[fx:round(mean*w*h)]' info:)
+[ "$dark" -gt 1500 ] || fail "render drew $dark dark pixels of noembed-eucjp.pdf's Japanese text with $(basename "$cjk") in C:\windows\Fonts, want poppler's 2666 or so"
+ok "render drew a PDF's text in a font it does not embed from C:\windows\Fonts\$(basename "$cjk"): $dark dark pixels"
 
 # The keyring: the token kept by login in Windows' Credential Manager
 # (Wine's), used by a command with no token in its environment, and

@@ -35,22 +35,39 @@ type Action struct {
 	// ("" elsewhere): queued means nothing of it has reached the service
 	// yet, so this send is its key's first.
 	LeasedFrom policy.ActionState `json:"-"`
+	// A decision's outcome, reason code and comment, and a confirmation's
+	// decision and answer (contract 1.2; migration 00017): what the
+	// reviewer chose, sent with the action's key.
+	Outcome    policy.Outcome `json:"outcome,omitempty"`
+	ReasonCode string         `json:"reason_code,omitempty"`
+	Comment    string         `json:"comment,omitempty"`
+	DecisionID string         `json:"decision_id,omitempty"`
+	Agree      bool           `json:"agree,omitempty"`
 }
 
 const actionColumns = `id, item_id, kind, idempotency_key, state, reviewer, COALESCE(message, ''), COALESCE(file_name, ''),
 	COALESCE(last_error_code, ''), COALESCE(last_error, ''), COALESCE(lease_until, 0), sends, created_at, updated_at,
-	` + notBeforeColumn
+	` + notBeforeColumn + `, ` + decisionColumns
 
-// notBeforeColumn is the last of actionColumns: migration 00013 added it,
-// so a salvage of a damaged cache made before it reads a zero instead
+// notBeforeColumn is in actionColumns: migration 00013 added it, so a
+// salvage of a damaged cache made before it reads a zero instead
 // (salvage.go).
 const notBeforeColumn = `COALESCE(not_before, 0)`
+
+// decisionColumns are the last of actionColumns: migration 00017 added
+// them, so a salvage of a damaged cache made before it reads
+// noDecisionColumns instead (salvage.go).
+const decisionColumns = `COALESCE(outcome, ''), COALESCE(reason_code, ''), COALESCE(comment, ''), COALESCE(decision_id, ''), COALESCE(agree, 0)`
+
+// noDecisionColumns stand for decisionColumns in a cache without them.
+const noDecisionColumns = `'', '', '', '', 0`
 
 func scanAction(s scanner) (Action, error) {
 	var a Action
 	var lease, created, updated, notBefore int64
 	err := s.Scan(&a.ID, &a.ItemID, &a.Kind, &a.Key, &a.State, &a.Reviewer, &a.Message, &a.FileName,
-		&a.LastErrorCode, &a.LastError, &lease, &a.Sends, &created, &updated, &notBefore)
+		&a.LastErrorCode, &a.LastError, &lease, &a.Sends, &created, &updated, &notBefore,
+		&a.Outcome, &a.ReasonCode, &a.Comment, &a.DecisionID, &a.Agree)
 	a.LeaseUntil, a.CreatedAt, a.UpdatedAt, a.NotBefore = fromMS(lease), fromMS(created), fromMS(updated), fromMS(notBefore)
 	return a, err
 }
@@ -112,6 +129,9 @@ func (s *OutboxStore) CreateAction(ctx context.Context, a Action, file []byte, c
 			}
 		}
 		detail := a.Message
+		if d := decisionDetail(a); d != "" {
+			detail = d
+		}
 		if a.FileName != "" {
 			detail = fmt.Sprintf("%s (%d bytes)", a.FileName, len(file))
 		}
@@ -126,9 +146,17 @@ func (s *OutboxStore) CreateAction(ctx context.Context, a Action, file []byte, c
 // transaction: one action (CreateAction) or a bulk run (CreateRun). The
 // partial UNIQUE index refuses a second open action on the item.
 func insertAction(ctx context.Context, tx *sql.Tx, now time.Time, a Action, saw policy.Item) (Action, error) {
+	var outcome, reason, agree any
+	if a.Kind == policy.ActionDecision {
+		outcome, reason = string(a.Outcome), a.ReasonCode
+	}
+	if a.Kind == policy.ActionConfirmation {
+		agree = a.Agree
+	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO actions(item_id, kind, idempotency_key, state, reviewer, message,
-		file_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ItemID, string(a.Kind), a.Key, string(policy.InitialActionState), a.Reviewer, nullStr(a.Message), nullStr(a.FileName), ms(now), ms(now))
+		file_name, created_at, updated_at, outcome, reason_code, comment, decision_id, agree) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ItemID, string(a.Kind), a.Key, string(policy.InitialActionState), a.Reviewer, nullStr(a.Message), nullStr(a.FileName), ms(now), ms(now),
+		outcome, reason, nullStr(a.Comment), nullStr(a.DecisionID), agree)
 	if isUniqueViolation(err) {
 		return a, policy.Errorf(policy.CodeActionOpen, "item %s already has an open action; wait for it or cancel it", a.ItemID)
 	}
@@ -276,12 +304,12 @@ func (s *OutboxStore) FinishAction(ctx context.Context, id int64, f Finish) (Act
 			return err
 		}
 		if f.Item != nil && to == policy.ActionDone {
-			if err := upsertItem(ctx, tx, *f.Item); err != nil { // items.go: the item and its notes
+			if err := upsertItem(ctx, tx, *f.Item, now); err != nil { // items.go: the item and its notes
 				return fmt.Errorf("applying the answer to item %s: %w", f.Item.ID, err)
 			}
 		}
 		if f.Applied != nil {
-			if err := upsertItem(ctx, tx, *f.Applied); err != nil {
+			if err := upsertItem(ctx, tx, *f.Applied, now); err != nil {
 				return fmt.Errorf("applying item %s as the refusal carried it: %w", f.Applied.ID, err)
 			}
 		}
@@ -426,14 +454,6 @@ func whyNotCancel(s policy.ActionState) string {
 var (
 	openSQL     = sqlStates(policy.OpenActionStates())
 	leasableSQL = sqlStates(policy.StatesAllowing(policy.EventLease))
-	// needsActionSQL is policy.NeedsReviewer for an item (i) and its newest
-	// action (a): an open action that needs her whatever the item (one to
-	// reconcile), or no open action on an item in a status that needs her
-	// (an error). TestNeedsActionFollowsPolicy holds it to policy on a real
-	// cache, for every status and every state of the newest action.
-	needsActionSQL = `(a.state IN ` + sqlStates(statesWhere(func(s policy.ActionState) bool {
-		return s.Open() && policy.NeedsReviewer(policy.Situation{OpenAction: s})
-	})) + ` OR (i.status IN ` + sqlStatuses(needingStatuses()) + ` AND (a.state IS NULL OR a.state NOT IN ` + openSQL + `)))`
 )
 
 // needingStatuses are the statuses in which an item with no open action

@@ -46,10 +46,11 @@ func (tm teamColumns) apply(it *policy.Item) {
 // me holds at now, oldest in their status first (items.since: the
 // service's status_since, or the answer in which the cache saw the status).
 func (s *TeamStore) NextCandidates(ctx context.Context, me string, now time.Time, limit int) ([]string, error) {
+	needs, args := needsSQL(me) // decisions.go
 	rows, err := s.db.QueryContext(ctx, `SELECT i.id FROM items i`+newestAction+`
-		WHERE `+needsActionSQL+`
+		WHERE `+needs+`
 		  AND (i.claim_reviewer IS NULL OR i.claim_reviewer = ? OR i.claim_expires_at <= ?)
-		ORDER BY i.since, i.id LIMIT ?`, me, ms(now), limit)
+		ORDER BY i.since, i.id LIMIT ?`, append(args, me, ms(now), limit)...)
 	if err != nil {
 		return nil, err
 	}

@@ -215,6 +215,9 @@ func (s *SyncStore) ApplyPage(ctx context.Context, batches []policy.Batch) (Appl
 				if err := applyNotes(ctx, tx, it); err != nil {
 					return err
 				}
+				if err := applyDecisions(ctx, tx, it, limit); err != nil { // decisions.go
+					return err
+				}
 			}
 			if err := files.apply(ctx, b.Items); err != nil { // documents.go
 				return fmt.Errorf("batch %s: %w", b.ID, err)
@@ -231,15 +234,19 @@ func (s *SyncStore) ApplyPage(ctx context.Context, batches []policy.Batch) (Appl
 	return n, err
 }
 
-// upsertItem writes an item the service sent, and its notes.
-func upsertItem(ctx context.Context, tx *sql.Tx, it policy.Item) error {
+// upsertItem writes an item the service sent, its notes and its
+// decisions; now is when, for the audit of a decision it brings.
+func upsertItem(ctx context.Context, tx *sql.Tx, it policy.Item, now time.Time) error {
 	if _, err := tx.ExecContext(ctx, upsertItemSQL, itemArgs(it)...); err != nil {
 		return err
 	}
 	if err := applyFiles(ctx, tx, it); err != nil { // documents.go
 		return err
 	}
-	return applyNotes(ctx, tx, it)
+	if err := applyNotes(ctx, tx, it); err != nil {
+		return err
+	}
+	return applyDecisions(ctx, tx, it, now) // decisions.go
 }
 
 // applyNotes keeps the notes the service sent with an item. A note the
@@ -260,7 +267,7 @@ func applyNotes(ctx context.Context, tx *sql.Tx, it policy.Item) error {
 // audits the event, if one is named.
 func (s *SyncStore) ApplyItem(ctx context.Context, it policy.Item, reviewer, event, detail string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		if err := upsertItem(ctx, tx, it); err != nil {
+		if err := upsertItem(ctx, tx, it, s.now()); err != nil {
 			return fmt.Errorf("applying item %s: %w", it.ID, err)
 		}
 		if event == "" {
@@ -364,7 +371,7 @@ func (s *SyncStore) dropHeld(ctx context.Context, batches []policy.Batch) (out [
 
 const heldItemSQL = `SELECT COUNT(*) FROM items WHERE id = ? AND batch_id = ? AND (updated_at > ? OR (updated_at = ?
 	AND status IS ? AND risk_score IS ? AND error_code IS ? AND reported_code IS ? AND attempt IS ? AND problem IS ?
-	AND revision IS ? AND claim_reviewer IS ? AND claim_expires_at IS ?))`
+	AND revision IS ? AND claim_reviewer IS ? AND claim_expires_at IS ? AND decisions_offered >= ?))`
 
 // holds reports whether the cache holds batch b exactly as sent.
 func (s *SyncStore) holds(ctx context.Context, b policy.Batch) (bool, error) {
@@ -381,7 +388,8 @@ func (s *SyncStore) holds(ctx context.Context, b policy.Batch) (bool, error) {
 		v := valuesOf(it)
 		// The state the upsert compares at the same instant (its WHERE).
 		if err := s.db.QueryRowContext(ctx, heldItemSQL, v.id, v.batchID, v.updatedAt, v.updatedAt, v.status, v.riskScore,
-			v.errorCode, v.reportedCode, v.attempt, v.problem, v.revision, v.claimReviewer, v.claimExpiry).Scan(&k); err != nil || k == 0 {
+			v.errorCode, v.reportedCode, v.attempt, v.problem, v.revision, v.claimReviewer, v.claimExpiry,
+			offersDecisions(it)).Scan(&k); err != nil || k == 0 { // decisions.go: a cache without them does not hold a 1.2 answer
 			return false, err
 		}
 	}
@@ -453,7 +461,7 @@ func retryableList() string {
 const itemColumns = `i.id, i.batch_id, i.kind, i.file_name, i.media_type, i.size_bytes, i.status, i.risk_score,
 	i.recommendation, i.layers, i.error_code, i.reported_code, i.error_message, i.problem, i.attempt, i.updated_at,
 	b.customer_ref, a.id, a.kind, a.state, a.idempotency_key, a.last_error_code, a.not_before,
-	i.revision, i.status_since, i.claim_reviewer, i.claim_expires_at,` + triageColumns
+	i.revision, i.status_since, i.claim_reviewer, i.claim_expires_at, ` + decisionItemColumns + `,` + triageColumns
 
 const newestAction = `
 	LEFT JOIN actions a ON a.id = (SELECT MAX(x.id) FROM actions x WHERE x.item_id = i.id)` + triageJoin
@@ -487,7 +495,8 @@ func ItemsQuery(f ItemFilter, now time.Time) (string, []any) {
 		where = append(where, "i.status = "+sqlState(policy.StatusError)+" AND i.error_code IN "+retryableList())
 	}
 	if f.NeedsAction {
-		where = append(where, needsActionSQL)
+		q, a := needsSQL(f.Me) // decisions.go
+		where, args = append(where, q), append(args, a...)
 	}
 	where, args = f.Held.where(where, args, f.Me, now)
 	where, args = f.TriageFilter.where(where, args, now, f.NeedsAction)
@@ -649,6 +658,7 @@ type itemScan struct {
 	aKind, aState, aKey, aCode sql.NullString
 	aNotBefore                 sql.NullInt64
 	tm                         teamColumns
+	cd                         currentDecision
 	tr                         triageScan
 	dest                       []any
 }
@@ -659,13 +669,14 @@ func (sc *itemScan) scan(s scanner) (ItemRow, error) {
 		sc.dest = append([]any{&r.ID, &r.BatchID, &r.Kind, &r.FileName, &r.MediaType, &r.SizeBytes, &r.Status, &sc.score, &sc.rec,
 			&sc.layers, &sc.code, &sc.reported, &sc.msg, &sc.problem, &r.Attempt, &sc.updated, &r.CustomerRef,
 			&sc.aID, &sc.aKind, &sc.aState, &sc.aKey, &sc.aCode, &sc.aNotBefore, &r.Revision, &sc.tm.since, &sc.tm.reviewer, &sc.tm.expires},
-			sc.tr.dest()...)
+			append(sc.cd.dest(), sc.tr.dest()...)...)
 	}
 	if err := s.Scan(sc.dest...); err != nil {
 		return ItemRow{}, err
 	}
 	r := sc.r
 	sc.tm.apply(&r.Item)
+	sc.cd.apply(&r.Item) // decisions.go
 	r.Triage = sc.tr.triage()
 	r.UpdatedAt = fromMS(sc.updated)
 	r.ErrorCode, r.ReportedCode, r.ErrorMessage, r.Problem = policy.Code(sc.code.String), sc.reported.String, sc.msg.String, sc.problem.String

@@ -35,6 +35,7 @@ var released = map[string]string{
 	"00013_action_not_before.sql":       "1448b15e64c3b4eabb153df5d6e57e27a38942d3a3165f347207d23989959e0d",
 	"00015_file_versions.sql":           "548074a372431187530ce140b06370dcd5c32de84d1471a5f19f8bff9415a994",
 	"00016_retention.sql":               "927493cffe8078b1c63bbcfdeaeca85fb67e9f591f591c222d6d8140448ec65b",
+	"00017_decisions.sql":               "54b44eee6a922fa68704e8234385aa1c88627ce6a2527345cd161ba3feb61672",
 }
 
 func TestReleasedMigrationsAreNeverEdited(t *testing.T) {

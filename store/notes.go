@@ -175,7 +175,7 @@ func (s *NoteStore) FinishNote(ctx context.Context, id int64, f NoteFinish) (Not
 			return err
 		}
 		if f.Item != nil {
-			if err := upsertItem(ctx, tx, *f.Item); err != nil {
+			if err := upsertItem(ctx, tx, *f.Item, now); err != nil {
 				return err
 			}
 		}

@@ -49,7 +49,7 @@ func seenText(saw policy.Item, noteIDs *sql.Rows) (string, error) {
 	}
 	b, err := json.Marshal(seenItem{Status: saw.Status, Attempt: saw.Attempt, RiskScore: saw.RiskScore,
 		Recommendation: saw.Recommendation, ErrorCode: saw.ErrorCode, ReportedCode: saw.ReportedCode,
-		FileName: saw.FileName, MediaType: saw.MediaType, SizeBytes: saw.SizeBytes, Notes: ids})
+		FileName: saw.FileName, MediaType: saw.MediaType, SizeBytes: saw.SizeBytes, Notes: ids}.withDecision(saw))
 	return string(b), err
 }
 
@@ -65,6 +65,18 @@ type seenItem struct {
 	MediaType      string                `json:"media_type"`
 	SizeBytes      int64                 `json:"size_bytes"`
 	Notes          []string              `json:"notes,omitempty"` // the service's ids of the notes the cache held
+	// The current decision she saw, its id and state (contract 1.2;
+	// decisions.go): another reviewer's decision since is no change of
+	// hers to send over.
+	DecisionID    string               `json:"decision_id,omitempty"`
+	DecisionState policy.DecisionState `json:"decision_state,omitempty"`
+}
+
+func (si seenItem) withDecision(saw policy.Item) seenItem {
+	if d := saw.CurrentDecision(); d != nil {
+		si.DecisionID, si.DecisionState = d.ID, d.State
+	}
+	return si
 }
 
 func scanIDs(rows *sql.Rows) ([]string, error) {
@@ -103,6 +115,9 @@ func (s *OutboxStore) ActionSeen(ctx context.Context, id int64) (saw policy.Item
 		SizeBytes: si.SizeBytes}
 	for _, n := range si.Notes {
 		saw.Notes = append(saw.Notes, policy.Note{ID: n})
+	}
+	if si.DecisionID != "" {
+		saw.Team.Decisions = []policy.Decision{{ID: si.DecisionID, State: si.DecisionState}}
 	}
 	return saw, true, nil
 }

@@ -47,7 +47,7 @@ func Salvage(path string) (Salvaged, error) {
 		}
 	}
 	var actionProblems, noteProblems []string
-	out.Actions, actionProblems = salvageRows(ctx, sdb, "actions", strings.Replace(actionColumns, notBeforeColumn, "0", 1), `state IN `+openSQL, scanAction)
+	out.Actions, actionProblems = salvageRows(ctx, sdb, "actions", strings.Replace(strings.Replace(actionColumns, notBeforeColumn, "0", 1), decisionColumns, noDecisionColumns, 1), `state IN `+openSQL, scanAction)
 	out.Notes, noteProblems = salvageRows(ctx, sdb, "notes", noteColumns, `state IN `+openSQL+` AND idempotency_key IS NOT NULL`, scanNote)
 	out.Problems = append(actionProblems, noteProblems...)
 	return out, nil

@@ -72,11 +72,14 @@ func viewerHeading(c *Console, itemID string) string {
 
 // side is one version in the viewer.
 type side struct {
-	v       *viewer
-	idx     int // into v.versions
-	gen     int
-	cancel  context.CancelFunc
-	state   string // "loading", "shown", "refused"
+	v      *viewer
+	idx    int // into v.versions
+	gen    int
+	cancel context.CancelFunc
+	// state: "loading", "early" (a progressive JPEG's first scans'
+	// picture while the rest is decoded: not a checked file), "shown",
+	// "refused".
+	state   string
 	doc     *document.Doc
 	page    int
 	pw, ph  float64     // the page's size in its own pixels
@@ -298,6 +301,13 @@ func (v *viewer) sayState() {
 		// hers. Said, so that she knows the file holds it otherwise.
 		b.WriteString(". Shown upright as the photo's EXIF orientation asks (" + document.OrientationWords(s.doc.Orientation()) + "); the file itself is unchanged")
 	}
+	if s.state == "early" {
+		// The first scans' picture of a progressive JPEG: blurred, and
+		// not yet checked whole. Said, until the file is decoded whole
+		// (then the picture is replaced by the refined one, or by the
+		// refusal).
+		b.WriteString(". " + sharpeningWords)
+	}
 	if s.doc != nil && s.doc.FontsSubstituted(s.page) {
 		// Text in a font the PDF left out is drawn in another: said, so
 		// that she does not judge the document by letters it never had.
@@ -307,8 +317,18 @@ func (v *viewer) sayState() {
 	v.say(b.String())
 }
 
+// sharpeningWords are what the viewer says while it shows a progressive
+// JPEG's early picture.
+const sharpeningWords = "Sharpening… this picture is drawn from the first part of the file while the rest is read and checked"
+
+// viewerEarlyShown, when set (tests), is called on the decoding goroutine
+// once a side's early picture is on screen, before the rest is decoded.
+var viewerEarlyShown func()
+
 // load fetches and decodes version index idx off the UI goroutine; a newer
-// load of the same side drops the older one.
+// load of the same side drops the older one. A progressive JPEG's first
+// scans' picture is shown while the rest is decoded (showEarly), then
+// replaced by the whole file's first view or by its refusal.
 func (s *side) load(idx int) {
 	v := s.v
 	if s.cancel != nil {
@@ -324,8 +344,18 @@ func (s *side) load(idx int) {
 	ctx, cancel := context.WithCancel(v.ctx)
 	s.cancel = cancel
 	known := v.c.panel.preview.decoded(v.itemID, ver.Version) // nil: fetch
+	early := func(e document.Early) {
+		v.c.onUI(true, func() {
+			if gen == s.gen && s.state == "loading" {
+				s.showEarly(e)
+			}
+		})
+		if viewerEarlyShown != nil {
+			viewerEarlyShown()
+		}
+	}
 	v.c.background(func(context.Context) func() {
-		doc, base, isFull, fit, err := loadSide(ctx, v.src, v.lim, v.itemID, ver.Version, 0, known)
+		doc, base, isFull, fit, err := loadSide(ctx, v.src, v.lim, v.itemID, ver.Version, 0, known, early)
 		return func() {
 			if gen != s.gen {
 				return
@@ -333,9 +363,16 @@ func (s *side) load(idx int) {
 			cancel()
 			s.cancel = nil
 			if err != nil {
+				// An early picture goes with the load: the refusal
+				// replaces it, never left as if the file were sound.
+				s.reduced, s.fit = nil, nil
+				s.title.SetText(versionTitle(ver, idx, len(v.versions)))
 				if !errors.Is(err, context.Canceled) {
 					s.setLine("refused", documentLine(err))
+				} else if s.state == "early" {
+					s.setLine("loading", "")
 				}
+				v.sayState()
 				return
 			}
 			s.doc = doc
@@ -359,15 +396,16 @@ func (s *side) load(idx int) {
 // loadSide fetches and opens a version (unless doc is given) for the
 // window's size, and draws page i: its base picture (a large JPEG's
 // reduced decode, isFull false, or the page at full size) and the page
-// scaled to the window.
-func loadSide(ctx context.Context, src Documents, lim document.Limits, itemID string, version, i int, doc *document.Doc) (_ *document.Doc, base image.Image, isFull bool, _ *image.RGBA, _ error) {
+// scaled to the window. A progressive JPEG's early picture goes to early
+// (when not nil) while the rest is decoded.
+func loadSide(ctx context.Context, src Documents, lim document.Limits, itemID string, version, i int, doc *document.Doc, early func(document.Early)) (_ *document.Doc, base image.Image, isFull bool, _ *image.RGBA, _ error) {
 	w, h := int(viewerSize.Width), int(viewerSize.Height)
 	if doc == nil {
 		f, err := src.Document(ctx, itemID, version)
 		if err != nil {
 			return nil, nil, false, nil, err
 		}
-		if doc, err = document.OpenView(ctx, f.MediaType, f.Data, lim, w, h); err != nil {
+		if doc, err = document.OpenViewEarly(ctx, f.MediaType, f.Data, lim, w, h, early); err != nil {
 			return nil, nil, false, nil, err
 		}
 	}
@@ -394,9 +432,24 @@ func (s *side) showPage(base image.Image, isFull bool, fit *image.RGBA) {
 	s.centre()
 	s.needFull()
 	s.line.Hide()
+	s.title.SetText(versionTitle(s.v.versions[s.idx], s.idx, len(s.v.versions)))
 	if s.doc != nil && s.doc.Pages > 1 {
 		s.title.SetText(versionTitle(s.v.versions[s.idx], s.idx, len(s.v.versions)) + " · page " + strconv.Itoa(s.page+1) + " of " + strconv.Itoa(s.doc.Pages))
 	}
+	s.raster.Refresh()
+	s.v.sayState()
+}
+
+// showEarly shows a progressive JPEG's early picture (its first scans',
+// enlarged to the window) while the rest of the file is decoded: drawn as
+// the first view is, with "Sharpening…" on the side's title and the
+// status line. There is no document yet: nothing asks for the full size.
+func (s *side) showEarly(e document.Early) {
+	s.state, s.full, s.reduced, s.fit = "early", nil, e.Fit, e.Fit
+	s.pw, s.ph = float64(e.W), float64(e.H)
+	s.centre()
+	s.line.Hide()
+	s.title.SetText(versionTitle(s.v.versions[s.idx], s.idx, len(s.v.versions)) + " · Sharpening…")
 	s.raster.Refresh()
 	s.v.sayState()
 }
@@ -418,7 +471,7 @@ func (s *side) nextVersion() {
 // turnPage draws the previous or next page of a PDF, off the UI goroutine.
 // While the file still loads, the turn is kept for when it is open.
 func (s *side) turnPage(d int) {
-	if s.doc == nil && s.state == "loading" {
+	if s.doc == nil && (s.state == "loading" || s.state == "early") {
 		s.turns = append(s.turns, d)
 		return
 	}
@@ -445,7 +498,7 @@ func (s *side) drawPage(p int) {
 	s.cancel = cancel
 	s.setLine("loading", "Drawing page "+strconv.Itoa(p+1)+"…")
 	s.v.c.background(func(context.Context) func() {
-		_, base, isFull, fit, err := loadSide(ctx, nil, s.v.lim, "", 0, p, doc)
+		_, base, isFull, fit, err := loadSide(ctx, nil, s.v.lim, "", 0, p, doc, nil)
 		return func() {
 			if gen != s.gen {
 				return
@@ -574,7 +627,7 @@ func (s *side) draw(w, h int) image.Image {
 	for i := 0; i < len(out.Pix); i += 4 {
 		out.Pix[i], out.Pix[i+1], out.Pix[i+2], out.Pix[i+3] = viewerBackground.R, viewerBackground.G, viewerBackground.B, 255
 	}
-	if (s.full == nil && s.reduced == nil) || s.state != "shown" || w == 0 || h == 0 {
+	if (s.full == nil && s.reduced == nil) || (s.state != "shown" && s.state != "early") || w == 0 || h == 0 {
 		return out
 	}
 	// The raster draws in device pixels; zoom is per device pixel too.

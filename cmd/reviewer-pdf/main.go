@@ -23,6 +23,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -32,6 +33,7 @@ import (
 	"time"
 
 	"github.com/trustscreen/reviewer/internal/document/pdfium"
+	"github.com/trustscreen/reviewer/internal/document/pdfproto"
 )
 
 // exit codes
@@ -48,6 +50,15 @@ func main() {
 	cache := flag.String("cache", "", "a folder (0700) for the compiled renderer; empty: none")
 	asMiB := flag.Int("address-space-mib", 0, "RLIMIT_AS in MiB (Linux); 0: the memory limit plus room for the runtime and the compiled code")
 	limit := flag.Duration("time-limit", 10*time.Second, "once stdin ends (the console closed it, or ended), the most it goes on with the page it is drawing")
+	var fonts []pdfproto.FontFolder
+	flag.Func("font", "GUEST=HOST: a folder of fonts (HOST) that PDFium sees read-only at GUEST, a path its font loader scans (repeated; none: Linux's font folders at their own paths)", func(v string) error {
+		f, ok := pdfproto.ParseFontArg(v)
+		if !ok {
+			return errors.New("want GUEST=HOST, GUEST a folder PDFium scans for fonts")
+		}
+		fonts = append(fonts, f)
+		return nil
+	})
 	prepare := flag.Bool("prepare", false, "compile the renderer into the -cache folder, at the lowest priority, when it is not there yet, and exit (the console runs this in the background after its window's start)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "reviewer-pdf is the PDF renderer of TrustScreen Reviewer; the console runs it when a PDF is looked at. Options:")
@@ -73,7 +84,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "reviewer-pdf: cannot limit its memory:", err)
 		os.Exit(exitStart)
 	}
-	r, err := pdfium.Start(pdfium.Config{MemoryMiB: *memMiB, CacheDir: *cache})
+	r, err := pdfium.Start(pdfium.Config{MemoryMiB: *memMiB, CacheDir: *cache, Fonts: fonts})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "reviewer-pdf: the renderer could not start:", err)
 		fmt.Fprintln(os.Stdout, "error renderer")

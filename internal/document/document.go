@@ -347,6 +347,25 @@ func Open(ctx context.Context, declared string, data []byte, lim Limits) (*Doc, 
 // decode; a damaged file is refused here, whatever the scale (the whole
 // entropy-coded data is read at every scale). A view of 0 × 0 is Open.
 func OpenView(ctx context.Context, declared string, data []byte, lim Limits, viewW, viewH int) (*Doc, error) {
+	return OpenViewEarly(ctx, declared, data, lim, viewW, viewH, nil)
+}
+
+// Early is a progressive JPEG's early picture (OpenViewEarly): the 1/8
+// picture its first scans make, upright, enlarged to the size the whole
+// picture fits the view at. It is not a checked document.
+type Early struct {
+	Fit  *image.RGBA
+	W, H int // the whole picture's size, upright
+}
+
+// OpenViewEarly is OpenView that, for a progressive JPEG, hands early the
+// picture of the file's first scans (Early) while it decodes the rest,
+// on the decoding goroutine, once at most. The rest of the file is still
+// decoded whole: only OpenViewEarly's own answer says whether the file can
+// be shown, and a file cut short or damaged after its first scans gives an
+// early picture and then the refusal. A caller shows the early picture as
+// what it is (the viewer: "Sharpening…") and replaces it by the answer.
+func OpenViewEarly(ctx context.Context, declared string, data []byte, lim Limits, viewW, viewH int, early func(Early)) (*Doc, error) {
 	lim = lim.withDefaults()
 	t, err := Check(declared, data)
 	if err != nil {
@@ -359,7 +378,7 @@ func OpenView(ctx context.Context, declared string, data []byte, lim Limits, vie
 		}
 		return &Doc{MediaType: t, Pages: n, pdf: data, lim: lim, fonts: &fontNotes{pages: map[int]bool{}}}, nil
 	}
-	img, w, h, scale, o, err := decodeImage(ctx, t, data, lim, viewW, viewH)
+	img, w, h, scale, o, err := decodeImage(ctx, t, data, lim, viewW, viewH, early)
 	if err != nil {
 		return nil, err
 	}
@@ -393,7 +412,9 @@ func reduction(w, h, viewW, viewH int) int {
 // holds hundreds of megabytes until its decode returns). The picture is
 // returned as its EXIF orientation o asks it to be shown (orient.go), and
 // w × h is its size so turned.
-func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, viewH int) (img image.Image, w, h, scale, o int, err error) {
+// A progressive JPEG's early picture is handed to early (OpenViewEarly),
+// when it is not nil and the view is not 0 × 0.
+func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, viewH int, early func(Early)) (img image.Image, w, h, scale, o int, err error) {
 	defer func() {
 		// A decoder bug on hostile bytes is a damaged file, not a
 		// crashed window.
@@ -409,7 +430,24 @@ func decodeImage(ctx context.Context, t string, data []byte, lim Limits, viewW, 
 		cfg, err = jpeg.DecodeConfig(bytes.NewReader(data))
 		// Stopped between scans too: a progressive file reads its few
 		// kilobytes a scan at a time, or all at once.
-		decode = func(r io.Reader) (image.Image, error) { return jpegscale.DecodeScaledContext(ctx, r, scale) }
+		decode = func(r io.Reader) (image.Image, error) {
+			if early == nil || viewW <= 0 || viewH <= 0 {
+				return jpegscale.DecodeScaledContext(ctx, r, scale)
+			}
+			return jpegscale.DecodeScaledEarly(ctx, r, scale, func(m image.Image) {
+				// Upright, enlarged to the view: what the first view
+				// will be, blurred.
+				o := exifOrientation(t, data)
+				w, h := cfg.Width, cfg.Height
+				if o >= 5 {
+					w, h = h, w
+				}
+				fw, fh := FitSize(w, h, viewW, viewH)
+				if fit, err := enlarge(ctx, orient(m, o), fw, fh); err == nil {
+					early(Early{Fit: fit, W: w, H: h})
+				}
+			})
+		}
 	case PNG:
 		cfg, err = png.DecodeConfig(bytes.NewReader(data))
 		decode = func(r io.Reader) (image.Image, error) { return png.Decode(r) }
@@ -577,7 +615,7 @@ func (f *fullDecode) wait(ctx context.Context, d *Doc) (image.Image, error) {
 			f.decodes.Add(1)
 			// Not stopped by the caller's ctx: the decode goes on for
 			// the next caller.
-			img, _, _, _, _, err := decodeImage(context.Background(), d.MediaType, f.data, d.lim, 0, 0)
+			img, _, _, _, _, err := decodeImage(context.Background(), d.MediaType, f.data, d.lim, 0, 0, nil)
 			f.img, f.err, f.data = img, err, nil
 		}()
 	})

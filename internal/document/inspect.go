@@ -35,7 +35,7 @@ func Inspect(ctx context.Context, data []byte, lim Limits) (string, error) {
 		return t, inspected(ctx, err)
 	}
 	// A 1 × 1 view: the largest reduction the picture allows.
-	_, _, _, _, _, err := decodeImage(ctx, t, data, lim, 1, 1)
+	_, _, _, _, _, err := decodeImage(ctx, t, data, lim, 1, 1, nil)
 	return t, inspected(ctx, err)
 }
 

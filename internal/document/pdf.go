@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -87,11 +88,24 @@ func rendererPath(lim Limits) string {
 
 var errNoRenderer = failf(KindNoRenderer, "PDF pages cannot be shown: the PDF renderer (%s) is not installed", RendererName)
 
+// fontFolders are this computer's folders of fonts, for the renderer
+// (pdfproto.FontFolders); a variable for the tests.
+var fontFolders = func() []pdfproto.FontFolder {
+	home, _ := os.UserHomeDir()
+	return pdfproto.FontFolders(runtime.GOOS, os.Getenv, home)
+}
+
 // startChild runs the renderer and waits for its ready line.
 func startChild(path string, lim Limits) (*child, error) {
 	args := []string{"-memory-mib", strconv.Itoa(lim.PDFMemoryMiB), "-time-limit", lim.PDFTimeout.String()}
 	if lim.RendererCache != "" {
 		args = append(args, "-cache", lim.RendererCache)
+	}
+	// The font folders are found here, where the environment is (the
+	// renderer has none): on Windows and macOS they are not where
+	// PDFium's font loader looks, and are shown to it where it does.
+	for _, f := range fontFolders() {
+		args = append(args, "-font", pdfproto.FontArg(f))
 	}
 	cmd := exec.Command(path, args...)
 	cmd.Env = []string{} // nothing of the console's environment, its token least of all

@@ -220,3 +220,42 @@ func RGBA(img image.Image) *image.RGBA {
 	draw.Draw(rgba, b, img, b.Min, draw.Src)
 	return rgba
 }
+
+// enlarge is img scaled to tw × th, bilinearly where that is larger than
+// img (a progressive JPEG's early 1/8 picture, drawn at the size of the
+// view: smooth, not blocks), else as scaleTo.
+func enlarge(ctx context.Context, img image.Image, tw, th int) (*image.RGBA, error) {
+	b := img.Bounds()
+	if tw <= b.Dx() || th <= b.Dy() || b.Dx() < 2 || b.Dy() < 2 {
+		return scaleTo(ctx, img, tw, th)
+	}
+	src := RGBA(img)
+	dst := image.NewRGBA(image.Rect(0, 0, tw, th))
+	sw, sh := b.Dx(), b.Dy()
+	// Source coordinates in 1/256ths: pixel centres mapped onto centres.
+	xs := make([]int, tw)
+	for x := range xs {
+		xs[x] = min(max(((2*x+1)*sw*256/tw-256)/2, 0), (sw-1)*256-1)
+	}
+	for y := 0; y < th; y++ {
+		if y%64 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		fy := min(max(((2*y+1)*sh*256/th-256)/2, 0), (sh-1)*256-1)
+		y0, wy := fy>>8, fy&255
+		r0 := src.Pix[y0*src.Stride:]
+		r1 := src.Pix[(y0+1)*src.Stride:]
+		row := dst.Pix[y*dst.Stride : y*dst.Stride+tw*4]
+		for x, fx := range xs {
+			x0, wx := (fx>>8)*4, fx&255
+			o := row[x*4 : x*4+4 : x*4+4]
+			for k := 0; k < 3; k++ {
+				top := int(r0[x0+k])*(256-wx) + int(r0[x0+4+k])*wx
+				bot := int(r1[x0+k])*(256-wx) + int(r1[x0+4+k])*wx
+				o[k] = uint8((top*(256-wy) + bot*wy + 1<<15) >> 16)
+			}
+			o[3] = 255
+		}
+	}
+	return dst, nil
+}

@@ -141,6 +141,11 @@ type decoder struct {
 	visits int
 	// ctx, when set (DecodeScaledContext), stops the decode between scans.
 	ctx context.Context
+	// early, when set (DecodeScaledEarly), is handed a progressive
+	// picture's DC picture once every component's first DC scan is read
+	// (earlyDC), and then set to nil.
+	early   func(image.Image)
+	earlyDC [maxComponents]bool
 
 	// As per section 4.5, there are four modes of operation (selected by the
 	// SOF? markers): sequential DCT, progressive DCT, lossless and
@@ -157,9 +162,15 @@ type decoder struct {
 
 	comp       [maxComponents]component
 	progCoeffs [maxComponents][]block // Saved state between progressive-mode scans.
-	huff       [maxTc + 1][maxTh + 1]huffman
-	quant      [maxTq + 1]block // Quantization tables, in zig-zag order.
-	tmp        [2 * blockSize]byte
+	// progDC holds a component's DC terms while its only scans so far are
+	// first DC scans: 4 bytes a block, not the 256 of progCoeffs, which is
+	// made (coeffs) when another scan needs it. So the first scan of a
+	// large progressive picture, and its early picture, do not wait for
+	// hundreds of megabytes to be allocated and cleared.
+	progDC [maxComponents][]int32
+	huff   [maxTc + 1][maxTh + 1]huffman
+	quant  [maxTq + 1]block // Quantization tables, in zig-zag order.
+	tmp    [2 * blockSize]byte
 }
 
 // fill fills up the d.bytes.buf buffer from the underlying io.Reader. It
@@ -848,7 +859,11 @@ func DecodeScaled(r io.Reader, denom int) (image.Image, error) {
 }
 
 func decodeScaled(ctx context.Context, r io.Reader, denom int) (image.Image, error) {
-	d := decoder{ctx: ctx}
+	return decodeScaledEarly(ctx, r, denom, nil)
+}
+
+func decodeScaledEarly(ctx context.Context, r io.Reader, denom int, early func(image.Image)) (image.Image, error) {
+	d := decoder{ctx: ctx, early: early}
 	switch denom {
 	case 1:
 	case 2:
@@ -861,6 +876,21 @@ func decodeScaled(ctx context.Context, r io.Reader, denom int) (image.Image, err
 		return nil, UnsupportedError("scale 1/" + strconv.Itoa(denom))
 	}
 	return d.decode(r, false)
+}
+
+// DecodeScaledEarly is DecodeScaledContext that, for a progressive JPEG,
+// hands early the picture its first scans make, as soon as every
+// component's first DC scan is read: 1/8 of the size, each pixel the mean
+// of its 8 × 8 block (at the precision those scans carry), a gray or YCbCr
+// picture. early runs on the decoding goroutine, once at most, and the
+// decode goes on when it returns: the rest of the file is decoded as
+// DecodeScaledContext decodes it, and only the returned error says
+// whether the file is sound. The early picture is the file's first part,
+// never a judgement of the whole: a file cut short or damaged in a later
+// scan gives an early picture and then an error. A baseline file, and a
+// progressive one of four components or stored as RGB, gives none.
+func DecodeScaledEarly(ctx context.Context, r io.Reader, denom int, early func(image.Image)) (image.Image, error) {
+	return decodeScaledEarly(ctx, r, denom, early)
 }
 
 // scaledSize is the decoded picture's size: the frame's, divided by the

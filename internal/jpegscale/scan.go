@@ -182,12 +182,25 @@ func (d *decoder) processSOS(n int) error {
 	if d.img1 == nil && d.img3 == nil {
 		d.makeImg(mxx, myy)
 	}
+	// dcFirst: a first DC scan of components that have had no other kind
+	// yet, decoded into progDC alone.
+	dcFirst := d.progressive && zigStart == 0 && ah == 0
 	if d.progressive {
 		for i := 0; i < nComp; i++ {
-			compIndex := scan[i].compIndex
-			if d.progCoeffs[compIndex] == nil {
-				d.progCoeffs[compIndex] = make([]block, mxx*myy*d.comp[compIndex].h*d.comp[compIndex].v)
+			if d.progCoeffs[scan[i].compIndex] != nil {
+				dcFirst = false
 			}
+		}
+		for i := 0; i < nComp; i++ {
+			compIndex := scan[i].compIndex
+			n := mxx * myy * d.comp[compIndex].h * d.comp[compIndex].v
+			if dcFirst {
+				if d.progDC[compIndex] == nil {
+					d.progDC[compIndex] = make([]int32, n)
+				}
+				continue
+			}
+			d.coeffs(int(compIndex), n)
 		}
 	}
 
@@ -195,7 +208,11 @@ func (d *decoder) processSOS(n int) error {
 	// inverse DCT, store) on a second goroutine while this one decodes the
 	// entropy-coded data: two cores, nearly half the time.
 	var pipe *pipeline
-	if !d.progressive && mxx*myy >= pipelineMinMCUs && runtime.GOMAXPROCS(0) > 1 {
+	// At 1/8 a luma block's reconstruction is its DC term scaled
+	// (reduce8), and handing blocks over costs more than it saves: 10 %
+	// more CPU for a 24-megapixel photo, so not pipelined (but in the
+	// tests, which pipeline every scan).
+	if !d.progressive && mxx*myy >= pipelineMinMCUs && runtime.GOMAXPROCS(0) > 1 && (d.shift < 3 || pipelineMinMCUs == 1) {
 		pipe = d.startPipeline()
 		defer pipe.finish()
 	}
@@ -204,7 +221,10 @@ func (d *decoder) processSOS(n int) error {
 	expectedRST := uint8(rst0Marker)
 	var (
 		// b is the decoded coefficients, in natural (not zig-zag) order.
-		b  block
+		b block
+		// bp is the block decoded into: b, or a progressive file's
+		// saved coefficients themselves (not copied in and out).
+		bp *block
 		dc [maxComponents]int32
 		// bx and by are the location of the current block, in units of 8x8
 		// blocks: the third block in the first row has (bx, by) = (2, 0).
@@ -296,14 +316,20 @@ func (d *decoder) processSOS(n int) error {
 					}
 
 					// Load the previous partially decoded coefficients, if applicable.
-					if d.progressive {
-						b = d.progCoeffs[compIndex][by*mxx*hi+bx]
+					if dcFirst {
+						b[0] = 0
+						bp = &b
+					} else if d.progressive {
+						bp = &d.progCoeffs[compIndex][by*mxx*hi+bx]
 					} else {
-						b = block{}
+						if d.cshift[compIndex] < 3 {
+							b = block{}
+						} // else only b[0] is read (reduce8), and it is always decoded
+						bp = &b
 					}
 
 					if ah != 0 {
-						if err := d.refine(&b, &d.huff[acTable][scan[i].ta], zigStart, zigEnd, 1<<al); err != nil {
+						if err := d.refine(bp, &d.huff[acTable][scan[i].ta], zigStart, zigEnd, 1<<al); err != nil {
 							return err
 						}
 					} else {
@@ -323,7 +349,7 @@ func (d *decoder) processSOS(n int) error {
 								return err
 							}
 							dc[compIndex] += dcDelta
-							b[0] = dc[compIndex] << al
+							bp[0] = dc[compIndex] << al
 						}
 
 						if zig <= zigEnd && d.eobRun > 0 {
@@ -348,7 +374,7 @@ func (d *decoder) processSOS(n int) error {
 											break
 										}
 										d.bits.n -= int32(e & 31)
-										b[unzig[zig]] = int32(int16(e>>16)) << al
+										bp[unzig[zig]] = int32(int16(e>>16)) << al
 										continue
 									}
 								}
@@ -386,7 +412,7 @@ func (d *decoder) processSOS(n int) error {
 											return err
 										}
 									}
-									b[unzig[zig]] = ac << al
+									bp[unzig[zig]] = ac << al
 								} else {
 									if val0 != 0x0f {
 										d.eobRun = uint16(1 << val0)
@@ -413,9 +439,12 @@ func (d *decoder) processSOS(n int) error {
 							return err
 						}
 					}
+					if dcFirst {
+						d.progDC[compIndex][by*mxx*hi+bx] = b[0]
+						continue
+					}
 					if d.progressive {
-						// Save the coefficients.
-						d.progCoeffs[compIndex][by*mxx*hi+bx] = b
+						// The coefficients were decoded in place (bp).
 						// At this point, we could call reconstructBlock to dequantize and perform the
 						// inverse DCT, to save early stages of a progressive image to the *image.YCbCr
 						// buffers (the whole point of progressive encoding), but in Go, the jpeg.Decode
@@ -426,10 +455,10 @@ func (d *decoder) processSOS(n int) error {
 						continue
 					}
 					if pipe != nil {
-						pipe.add(&b, bx, by, compIndex)
+						pipe.add(bp, bx, by, compIndex)
 						continue
 					}
-					if err := d.reconstructBlock(&b, bx, by, int(compIndex)); err != nil {
+					if err := d.reconstructBlock(bp, bx, by, int(compIndex)); err != nil {
 						return err
 					}
 				} // for j
@@ -447,6 +476,84 @@ func (d *decoder) processSOS(n int) error {
 
 	if pipe != nil {
 		return pipe.finish()
+	}
+	if d.progressive && d.early != nil && zigStart == 0 && ah == 0 {
+		for i := 0; i < nComp; i++ {
+			d.earlyDC[scan[i].compIndex] = true
+		}
+		d.handEarly()
+	}
+	return nil
+}
+
+// handEarly hands d.early the DC picture once every component has had its
+// first DC scan (section G.1.1.1: the DC coefficients, less the low bits
+// refined later), and only once.
+func (d *decoder) handEarly() {
+	for i := 0; i < d.nComp; i++ {
+		if !d.earlyDC[i] {
+			return
+		}
+	}
+	early := d.early
+	d.early = nil
+	if img := d.dcPicture(); img != nil {
+		early(img)
+	}
+}
+
+// dcPicture is the picture of the progressive coefficients' DC terms: one
+// pixel for each block (reduce8), a component's blocks as subsampled as
+// in the file. Nil for four components, and for a picture stored as RGB.
+func (d *decoder) dcPicture() image.Image {
+	w, h := (d.width+7)/8, (d.height+7)/8
+	h0 := d.comp[0].h
+	mxx := (d.width + 8*h0 - 1) / (8 * h0)
+	plane := func(i int, dst []byte, stride, pw, ph int) {
+		qt := &d.quant[d.comp[i].tq]
+		bstride := mxx * d.comp[i].h
+		coeffs, dcs := d.progCoeffs[i], d.progDC[i]
+		var b block
+		for by := 0; by < ph; by++ {
+			for bx := 0; bx < pw; bx++ {
+				if coeffs != nil {
+					b[0] = coeffs[by*bstride+bx][0]
+				} else {
+					b[0] = dcs[by*bstride+bx]
+				}
+				reduce8(&b, qt, dst[by*stride+bx:])
+			}
+		}
+	}
+	switch {
+	case d.nComp == 1:
+		m := image.NewGray(image.Rect(0, 0, w, h))
+		plane(0, m.Pix, m.Stride, w, h)
+		return m
+	case d.nComp == 3 && !d.isRGB():
+		var ratio image.YCbCrSubsampleRatio
+		switch (d.comp[0].h/d.comp[1].h)<<4 | d.comp[0].v/d.comp[1].v {
+		case 0x11:
+			ratio = image.YCbCrSubsampleRatio444
+		case 0x12:
+			ratio = image.YCbCrSubsampleRatio440
+		case 0x21:
+			ratio = image.YCbCrSubsampleRatio422
+		case 0x22:
+			ratio = image.YCbCrSubsampleRatio420
+		case 0x41:
+			ratio = image.YCbCrSubsampleRatio411
+		case 0x42:
+			ratio = image.YCbCrSubsampleRatio410
+		default:
+			return nil
+		}
+		m := image.NewYCbCr(image.Rect(0, 0, w, h), ratio)
+		plane(0, m.Y, m.YStride, w, h)
+		cw, ch := m.CStride, len(m.Cb)/max(1, m.CStride)
+		plane(1, m.Cb, m.CStride, cw, ch)
+		plane(2, m.Cr, m.CStride, cw, ch)
+		return m
 	}
 	return nil
 }
@@ -557,12 +664,30 @@ func (d *decoder) refineNonZeroes(b *block, zig, zigEnd, nz, delta int32) (int32
 	return zig, nil
 }
 
+// coeffs makes component i's progressive coefficients (n blocks) when it
+// has none yet, from its DC terms so far (progDC), which it then drops.
+func (d *decoder) coeffs(i, n int) {
+	if d.progCoeffs[i] != nil {
+		return
+	}
+	d.progCoeffs[i] = make([]block, n)
+	if dcs := d.progDC[i]; dcs != nil {
+		for k, v := range dcs {
+			d.progCoeffs[i][k][0] = v
+		}
+		d.progDC[i] = nil
+	}
+}
+
 func (d *decoder) reconstructProgressiveImage() error {
 	// The h0, mxx, by and bx variables have the same meaning as in the
 	// processSOS method.
 	h0 := d.comp[0].h
 	mxx := (d.width + 8*h0 - 1) / (8 * h0)
 	for i := 0; i < d.nComp; i++ {
+		if d.progDC[i] != nil {
+			d.coeffs(i, len(d.progDC[i])) // its scans were all first DC scans
+		}
 		if d.progCoeffs[i] == nil {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trustscreen/reviewer/internal/document/pdfproto"
 	"github.com/trustscreen/reviewer/internal/document/pdftest"
 )
 
@@ -29,7 +30,7 @@ func TestTheRendererSeesOnlyTheFontFolders(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f := newFontFS([]string{fonts, filepath.Join(root, "absent")})
+	f := newFontFS(atOwnPaths(fonts, filepath.Join(root, "absent")))
 	rel := strings.TrimPrefix(filepath.ToSlash(root), "/")
 
 	if b, err := fs.ReadFile(f, rel+"/share/fonts/truetype/a.ttf"); err != nil || string(b) != "font" {
@@ -46,6 +47,46 @@ func TestTheRendererSeesOnlyTheFontFolders(t *testing.T) {
 	}
 	if ents, err := fs.ReadDir(f, "."); err != nil || len(ents) != 1 {
 		t.Fatalf("the root lists %v (%v), want only the way down", ents, err)
+	}
+}
+
+func atOwnPaths(dirs ...string) []pdfproto.FontFolder {
+	var out []pdfproto.FontFolder
+	for _, d := range dirs {
+		out = append(out, pdfproto.FontFolder{Guest: d, Host: d})
+	}
+	return out
+}
+
+// Windows' and macOS's folders of fonts are seen at paths PDFium's Linux
+// font loader scans (under /usr/share/fonts), and nothing else is: not
+// the folder's own path, not a file beside it.
+func TestTheRendererSeesAFontFolderAtAPathPDFiumScans(t *testing.T) {
+	root := t.TempDir()
+	win := filepath.Join(root, "Windows", "Fonts")
+	if err := os.MkdirAll(win, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		filepath.Join(win, "msgothic.ttc"):        "font",
+		filepath.Join(root, "Windows", "win.ini"): "secret",
+	} {
+		if err := os.WriteFile(name, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := newFontFS([]pdfproto.FontFolder{{Guest: "/usr/share/fonts/windows", Host: win}, {Guest: "/usr/share/fonts/windows-user", Host: filepath.Join(root, "absent")}})
+	if b, err := fs.ReadFile(f, "usr/share/fonts/windows/msgothic.ttc"); err != nil || string(b) != "font" {
+		t.Fatalf("a Windows font at /usr/share/fonts/windows: %q, %v", b, err)
+	}
+	if ents, err := fs.ReadDir(f, "usr/share/fonts"); err != nil || len(ents) != 1 || ents[0].Name() != "windows" {
+		t.Fatalf("/usr/share/fonts lists %v (%v), want only windows/ (the user's folder does not exist)", ents, err)
+	}
+	rel := strings.TrimPrefix(filepath.ToSlash(root), "/")
+	for _, name := range []string{rel + "/Windows/Fonts/msgothic.ttc", rel + "/Windows/win.ini", "usr/share/fonts/windows/../win.ini", "usr/share/fonts/windows-user"} {
+		if _, err := f.Open(name); !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrInvalid) {
+			t.Errorf("%s: %v, want not there", name, err)
+		}
 	}
 }
 

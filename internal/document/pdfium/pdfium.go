@@ -52,8 +52,13 @@ type Config struct {
 	// used only when it is a folder no other user may write to.
 	CacheDir string
 	// FontDirs are the folders of fonts PDFium may read (read-only), for
-	// text in a font the PDF does not embed; nil: SystemFontDirs.
+	// text in a font the PDF does not embed, each seen at its own path;
+	// nil: Fonts, else SystemFontDirs.
 	FontDirs []string
+	// Fonts are folders of fonts each seen at a path PDFium scans (the
+	// -font arguments: Windows' and macOS's folders, found by the
+	// console); used when FontDirs is nil.
+	Fonts []pdfproto.FontFolder
 }
 
 // SystemFontDirs are the folders PDFium's Linux font loader scans (its
@@ -68,26 +73,36 @@ var SystemFontDirs = []string{"/usr/share/fonts", "/usr/share/X11/fonts/Type1", 
 // standalone WASI) resolves every absolute path against the first
 // preopened folder as "/", so a folder mounted at its own path is not
 // found.
-func fontMounts(dirs []string) wazero.FSConfig {
-	if dirs == nil {
-		dirs = SystemFontDirs
+func fontMounts(cfg Config) wazero.FSConfig {
+	folders := cfg.Fonts
+	if cfg.FontDirs != nil || folders == nil {
+		dirs := cfg.FontDirs
+		if dirs == nil {
+			dirs = SystemFontDirs
+		}
+		folders = nil
+		for _, d := range dirs {
+			folders = append(folders, pdfproto.FontFolder{Guest: d, Host: d})
+		}
 	}
-	return wazero.NewFSConfig().WithFSMount(newFontFS(dirs), "/")
+	return wazero.NewFSConfig().WithFSMount(newFontFS(folders), "/")
 }
 
 // fontFS shows the folders of fonts and nothing else of the host's file
-// system: a name under one of them is opened (read-only: an fs.FS has no
-// writes), any other is not there.
+// system: a name under one of them (at its guest path) is opened in it
+// (read-only: an fs.FS has no writes), any other is not there.
 type fontFS struct {
-	host fs.FS
-	dirs []string // without their leading "/"
+	dirs  []string // the guest paths, without their leading "/"
+	hosts []fs.FS  // the folder each is
 }
 
-func newFontFS(dirs []string) fontFS {
-	f := fontFS{host: os.DirFS("/")}
-	for _, d := range dirs {
-		if d = strings.TrimPrefix(filepath.ToSlash(filepath.Clean(d)), "/"); fs.ValidPath(d) && d != "." {
+func newFontFS(folders []pdfproto.FontFolder) fontFS {
+	var f fontFS
+	for _, m := range folders {
+		d := strings.TrimPrefix(path.Clean("/"+filepath.ToSlash(m.Guest)), "/")
+		if fs.ValidPath(d) && d != "." && m.Host != "" {
 			f.dirs = append(f.dirs, d)
+			f.hosts = append(f.hosts, os.DirFS(m.Host))
 		}
 	}
 	return f
@@ -95,9 +110,12 @@ func newFontFS(dirs []string) fontFS {
 
 func (f fontFS) Open(name string) (fs.File, error) {
 	if fs.ValidPath(name) {
-		for _, d := range f.dirs {
-			if name == d || strings.HasPrefix(name, d+"/") {
-				return f.host.Open(name)
+		for i, d := range f.dirs {
+			if name == d {
+				return f.hosts[i].Open(".")
+			}
+			if rest, ok := strings.CutPrefix(name, d+"/"); ok {
+				return f.hosts[i].Open(rest)
 			}
 		}
 	}
@@ -114,7 +132,7 @@ func (f fontFS) Open(name string) (fs.File, error) {
 func (f fontFS) waysDown(name string) []fs.DirEntry {
 	var ways []fs.DirEntry
 	seen := map[string]bool{}
-	for _, d := range f.dirs {
+	for i, d := range f.dirs {
 		rest, ok := d, name == "."
 		if !ok {
 			rest, ok = strings.CutPrefix(d, name+"/")
@@ -130,7 +148,7 @@ func (f fontFS) waysDown(name string) []fs.DirEntry {
 		if seen[next] {
 			continue
 		}
-		if fi, err := fs.Stat(f.host, d); err != nil || !fi.IsDir() {
+		if fi, err := fs.Stat(f.hosts[i], "."); err != nil || !fi.IsDir() {
 			continue
 		}
 		seen[next] = true
@@ -199,7 +217,7 @@ func Start(cfg Config) (*Renderer, error) {
 			WithMemoryLimitPages(uint32(cfg.MemoryMiB) * 16), // 64 KiB pages
 		// No file system but the system's font folders, read-only: the
 		// document is handed over as bytes.
-		FSConfig: fontMounts(cfg.FontDirs),
+		FSConfig: fontMounts(cfg),
 		Stdout:   io.Discard, Stderr: io.Discard,
 	})
 	if err != nil {
