@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
@@ -42,8 +44,15 @@ func drawnBorder(top, bottom, left, middle fyne.CanvasObject) *fyne.Container {
 // Tabs in the way; the sort has no key of its own to reach). Fyne's focus
 // order skips a widget that says it is disabled; the button's own drawing
 // and its click read the button's state, which stays enabled.
+//
+// The table refreshes every header each time it scrolls or a row is
+// selected (Fyne's refreshHeaders, four times for one ↓), and a button's
+// refresh styles and lays out its text again: a header whose words, look
+// and theme are as last drawn is left as it is. Its own changes (SetText,
+// hover, a tap) refresh it as before.
 type headerButton struct {
 	widget.Button
+	drawn string
 }
 
 func newHeaderButton() *headerButton {
@@ -51,6 +60,16 @@ func newHeaderButton() *headerButton {
 	b.Text = "Header"
 	b.ExtendBaseWidget(b)
 	return b
+}
+
+func (b *headerButton) Refresh() {
+	s := fyne.CurrentApp().Settings()
+	look := fmt.Sprintf("%s\x00%d\x00%d\x00%T%v", b.Text, b.Importance, s.ThemeVariant(), s.Theme(), s.Theme())
+	if look == b.drawn {
+		return
+	}
+	b.drawn = look
+	b.Button.Refresh()
 }
 
 // Disabled is what the focus order asks: a heading is never on Tab's way.
@@ -174,7 +193,7 @@ func (k *keyCheck) TypedRune(r rune) {
 // Ctrl+Enter sends it (submit), Tab leaves it: a tab character has no
 // place in a note.
 type textEntry struct {
-	widget.Entry
+	wordEntry
 	c      *Console
 	submit func() // Ctrl+Enter (nil: nothing)
 }
