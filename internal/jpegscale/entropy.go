@@ -19,13 +19,13 @@ func (d *decoder) seqDC(h *huffman) (delta int32, ok bool) {
 		}
 	}
 	a, n := d.bits.a, d.bits.n
-	if e := h.fast[(a>>uint32(n-fastBits))&(1<<fastBits-1)]; e != 0 && e>>5&0xf0 == 0 {
+	if e := h.fast[(a>>(uint32(n-fastBits)&63))&(1<<fastBits-1)]; e != 0 && e>>5&0xf0 == 0 {
 		// A DC symbol is its value's size (0 to 15 here; 16 and more are
 		// the general decoder's error).
 		d.bits.n = n - int32(e&31)
 		return int32(int16(e >> 16)), true
 	}
-	v := h.lut[(a>>uint32(n-lutSize))&(1<<lutSize-1)]
+	v := h.lut[(a>>(uint32(n-lutSize)&63))&(1<<lutSize-1)]
 	if v == 0 || v>>8 > 15 {
 		return 0, false
 	}
@@ -33,7 +33,7 @@ func (d *decoder) seqDC(h *huffman) (delta int32, ok bool) {
 	t := uint32(v >> 8)
 	n -= int32(t)
 	s := int32(1) << t
-	x := int32(a>>uint32(n)) & (s - 1)
+	x := int32(a>>(uint32(n)&63)) & (s - 1)
 	if x < s>>1 {
 		x += ((-1) << t) + 1
 	}
@@ -59,7 +59,7 @@ func (d *decoder) seqAC(h *huffman, b *block, zig int32, store bool) (int32, boo
 				break
 			}
 		}
-		e := h.fast[(a>>uint32(n-fastBits))&(1<<fastBits-1)]
+		e := h.fast[(a>>(uint32(n-fastBits)&63))&(1<<fastBits-1)]
 		if e&(0x0f<<5) != 0 {
 			// A coefficient and its value in one look-up.
 			z := zig + int32(e>>9&0x0f)
@@ -76,12 +76,14 @@ func (d *decoder) seqAC(h *huffman, b *block, zig int32, store bool) (int32, boo
 			continue
 		}
 		var sym uint32
-		if v := h.lut[(a>>uint32(n-lutSize))&(1<<lutSize-1)]; v != 0 {
+		if v := h.lut[(a>>(uint32(n-lutSize)&63))&(1<<lutSize-1)]; v != 0 {
 			sym = uint32(v >> 8)
 			n -= int32(v&0xff) - 1
+		} else if v, l := h.long(a, n); l != 0 {
+			sym = uint32(v)
+			n -= l
 		} else {
-			// A long code: with 32 bits at hand, decodeHuffman reads it
-			// from them (or says the code is bad), and a is unchanged.
+			// Not a code: decodeHuffman says so.
 			d.bits.n = n
 			v, err := d.decodeHuffman(h)
 			if err != nil {
@@ -117,7 +119,7 @@ func (d *decoder) seqAC(h *huffman, b *block, zig int32, store bool) (int32, boo
 		}
 		n -= int32(size)
 		s := int32(1) << size
-		x := int32(a>>uint32(n)) & (s - 1)
+		x := int32(a>>(uint32(n)&63)) & (s - 1)
 		if x < s>>1 {
 			x += ((-1) << size) + 1
 		}
@@ -133,3 +135,23 @@ func (d *decoder) seqAC(h *huffman, b *block, zig int32, store bool) (int32, boo
 // skipAC: at 1/8, a sequential block's AC values are not stored (only its
 // DC term is read). The tests turn it off to compare.
 var skipAC = true
+
+// long decodes a code longer than lutSize bits from the 16 bits or more at
+// hand (a, n): its symbol and length, or length 0 when it is not a code
+// (or h's codes overflow, a damaged file's: decodeHuffman's business). As
+// decodeHuffman's bit-by-bit path does for a well-formed code set, whose
+// codes of a length are consecutive: the first length whose largest code
+// is not less than the bits read.
+func (h *huffman) long(a uint64, n int32) (uint8, int32) {
+	if !h.canonical {
+		return 0, 0
+	}
+	c16 := int32(a>>(uint32(n-16)&63)) & 0xffff
+	for i := lutSize; i < maxCodeLength; i++ {
+		code := c16 >> (maxCodeLength - 1 - i)
+		if code <= h.maxCodes[i] {
+			return h.vals[(h.valsIndices[i]+code-h.minCodes[i])&(maxNCodes-1)], int32(i + 1)
+		}
+	}
+	return 0, 0
+}

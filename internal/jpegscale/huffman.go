@@ -30,6 +30,9 @@ type huffman struct {
 	// fast decodes a short code and its value bits in one look-up
 	// (buildFast).
 	fast [1 << fastBits]uint32
+	// canonical: the code set does not overflow (buildFast), and h.long
+	// may decode its long codes.
+	canonical bool
 	// vals are the decoded values, sorted by their encoding.
 	vals [maxNCodes]uint8
 	// minCodes[i] is the minimum code of length i, or -1 if there are no
@@ -196,6 +199,7 @@ const fastBits = 11
 // fast entries, so that it decodes exactly as the standard library does.
 func (h *huffman) buildFast(nCodes *[maxCodeLength]int32) {
 	clear(h.fast[:])
+	h.canonical = false
 	var code, x uint32
 	for i := range nCodes {
 		code <<= 1
@@ -225,6 +229,7 @@ func (h *huffman) buildFast(nCodes *[maxCodeLength]int32) {
 			x++
 		}
 	}
+	h.canonical = true
 }
 
 // decodeHuffman returns the next Huffman-coded value from the bit-stream,
