@@ -1,5 +1,7 @@
 package jpegscale
 
+import "encoding/binary"
+
 // The sequential (baseline and extended) scan's block decoder, on the bits
 // at hand: a code and its value in one look-up (h.fast) when they fit in
 // fastBits, else a code of up to lutSize bits (h.lut) and its value read
@@ -52,6 +54,20 @@ func (d *decoder) seqAC(h *huffman, b *block, zig int32, store bool) (int32, boo
 	a := d.bits.a
 	for zig < blockSize {
 		if n < 32 {
+			// refill's first step, inline: the next 4 to 7 bytes when
+			// none of the next 8 is 0xFF.
+			if i := d.bytes.i; i+8 <= d.bytes.j {
+				v := binary.BigEndian.Uint64(d.bytes.buf[i : i+8])
+				if x := ^v; (x-0x0101010101010101)&^x&0x8080808080808080 == 0 {
+					k := min(7, (64-n)>>3)
+					a = a<<(uint32(8*k)&63) | v>>(uint32(64-8*k)&63)
+					n += 8 * k
+					d.bytes.i = i + int(k)
+					d.bytes.nUnreadable = 1
+					d.bits.a = a
+					goto decode
+				}
+			}
 			d.bits.n = n
 			d.refill()
 			a, n = d.bits.a, d.bits.n
@@ -59,6 +75,7 @@ func (d *decoder) seqAC(h *huffman, b *block, zig int32, store bool) (int32, boo
 				break
 			}
 		}
+	decode:
 		e := h.fast[(a>>(uint32(n-fastBits)&63))&(1<<fastBits-1)]
 		if e&(0x0f<<5) != 0 {
 			// A coefficient and its value in one look-up.
