@@ -396,3 +396,22 @@ func setPipelineMin(n int) func() {
 	pipelineMinMCUs = n
 	return func() { pipelineMinMCUs = old }
 }
+
+// At 1/8 a sequential block's AC values are decoded past, not stored
+// (skipAC): the pictures and the errors are those of the decode that
+// stores them, on every input of the corpus, damaged ones too.
+func TestAtOneEighthSkippingTheACValuesChangesNothing(t *testing.T) {
+	c := corpus(t)
+	for name, b := range c {
+		got, gerr := decodeScaledNamed(t, name, b, 8)
+		skipAC = false
+		want, werr := decodeScaledNamed(t, name, b, 8)
+		skipAC = true
+		if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+			t.Fatalf("%s: skipping says %v, storing %v", name, gerr, werr)
+		}
+		if gerr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: skipping the AC values changed the picture", name)
+		}
+	}
+}

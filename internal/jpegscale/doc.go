@@ -17,9 +17,14 @@
 //     Subsampled chroma is reduced less when it can be (4:2:0 at 1/2 is
 //     decoded as 4:4:4), so that colour keeps its resolution.
 //   - The entropy decoder keeps 64 bits at hand and refills them several
-//     bytes at a time while no 0xFF (a stuffed byte or a marker) is near,
-//     and decodes a short AC code and its coefficient in one look-up of
-//     an 11-bit table (built only for a well-formed code set).
+//     bytes at a time while no 0xFF is near, a stuffed 0xFF 0x00 as the
+//     data byte (a marker stops it), and decodes a short AC code and its
+//     coefficient in one look-up of an 11-bit table (built only for a
+//     well-formed code set). A sequential scan's blocks are decoded with
+//     the bit count in a register (entropy.go): a short code's value read
+//     inline, a long code found from 16 bits by its lengths' largest
+//     codes; at 1/8 a block's AC values are decoded past, not stored (only
+//     its DC term is read).
 //   - A large sequential scan reconstructs its blocks (dequantization,
 //     inverse DCT, store) on a second goroutine while the first decodes
 //     the entropy-coded data (pipeline.go).

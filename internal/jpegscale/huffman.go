@@ -30,6 +30,9 @@ type huffman struct {
 	// fast decodes a short code and its value bits in one look-up
 	// (buildFast).
 	fast [1 << fastBits]uint32
+	// canonical: the code set does not overflow (buildFast), and h.long
+	// may decode its long codes.
+	canonical bool
 	// vals are the decoded values, sorted by their encoding.
 	vals [maxNCodes]uint8
 	// minCodes[i] is the minimum code of length i, or -1 if there are no
@@ -68,10 +71,12 @@ func (d *decoder) ensureNBits(n int32) error {
 }
 
 // refill moves bytes from d.bytes to d.bits, up to 57 or more bits held,
-// while no 0xFF is among them: a stuffed 0xFF 0x00 or a marker is left to
-// ensureNBits, byte by byte, as the standard library reads them. The bits
-// taken are the ones ensureNBits would take later, so the result is the
-// same; only the number of calls changes.
+// eight at a time while no 0xFF is among them, and a stuffed 0xFF 0x00 as
+// the data byte 0xFF, as readByteStuffedByte reads it; a marker (or an
+// 0xFF at the end of the buffer) is left to ensureNBits, byte by byte, as
+// the standard library reads them. The bits taken are the ones
+// ensureNBits would take later, so the result is the same; only the
+// number of calls changes.
 func (d *decoder) refill() {
 	i, j := d.bytes.i, d.bytes.j
 	a, n := d.bits.a, d.bits.n
@@ -88,20 +93,30 @@ func (d *decoder) refill() {
 			i += int(k)
 		}
 	}
+	unread := 1
 	for n <= 56 && i < j {
 		c := d.bytes.buf[i]
 		if c == 0xff {
-			break
+			// A stuffed 0xFF 0x00 is a data byte of 0xFF; a marker stops.
+			if i+1 >= j || d.bytes.buf[i+1] != 0 {
+				break
+			}
+			a = a<<8 | 0xff
+			n += 8
+			i += 2
+			unread = 2
+			continue
 		}
 		a = a<<8 | uint64(c)
 		n += 8
 		i++
+		unread = 1
 	}
 	if i != d.bytes.i {
 		d.bytes.i = i
-		// As after readByteStuffedByte of a plain byte: readFull may give
-		// the last one back.
-		d.bytes.nUnreadable = 1
+		// As after readByteStuffedByte of the last byte taken: readFull
+		// may give it back.
+		d.bytes.nUnreadable = unread
 		d.bits.a, d.bits.n = a, n
 	}
 }
@@ -184,6 +199,7 @@ const fastBits = 11
 // fast entries, so that it decodes exactly as the standard library does.
 func (h *huffman) buildFast(nCodes *[maxCodeLength]int32) {
 	clear(h.fast[:])
+	h.canonical = false
 	var code, x uint32
 	for i := range nCodes {
 		code <<= 1
@@ -213,6 +229,7 @@ func (h *huffman) buildFast(nCodes *[maxCodeLength]int32) {
 			x++
 		}
 	}
+	h.canonical = true
 }
 
 // decodeHuffman returns the next Huffman-coded value from the bit-stream,

@@ -337,16 +337,22 @@ func (d *decoder) processSOS(n int) error {
 						if zig == 0 {
 							zig++
 							// Decode the DC coefficient, as specified in section F.2.2.1.
-							value, err := d.decodeHuffman(&d.huff[dcTable][scan[i].td])
-							if err != nil {
-								return err
+							var dcDelta int32
+							ok := false
+							if !d.progressive {
+								dcDelta, ok = d.seqDC(&d.huff[dcTable][scan[i].td])
 							}
-							if value > 16 {
-								return UnsupportedError("excessive DC component")
-							}
-							dcDelta, err := d.receiveExtend(value)
-							if err != nil {
-								return err
+							if !ok {
+								value, err := d.decodeHuffman(&d.huff[dcTable][scan[i].td])
+								if err != nil {
+									return err
+								}
+								if value > 16 {
+									return UnsupportedError("excessive DC component")
+								}
+								if dcDelta, err = d.receiveExtend(value); err != nil {
+									return err
+								}
 							}
 							dc[compIndex] += dcDelta
 							bp[0] = dc[compIndex] << al
@@ -357,6 +363,18 @@ func (d *decoder) processSOS(n int) error {
 						} else {
 							// Decode the AC coefficients, as specified in section F.2.2.2.
 							huff := &d.huff[acTable][scan[i].ta]
+							if !d.progressive {
+								// At 1/8 a block's AC values are decoded to
+								// stay in step, not stored: only its DC term
+								// is read (reduce8).
+								var done bool
+								var err error
+								if zig, done, err = d.seqAC(huff, bp, zig, d.cshift[compIndex] < 3 || !skipAC); err != nil {
+									return err
+								} else if done {
+									zig = zigEnd + 1
+								}
+							}
 							for ; zig <= zigEnd; zig++ {
 								if d.bits.n < 32 {
 									d.refill()
