@@ -150,6 +150,23 @@ func (p *itemPanel) show(id string) {
 		p.render()
 		return
 	}
+	// The detail is read once this update is over: Fyne draws the frame
+	// of the key that moved here right after the key's update, and what
+	// is handed to the UI goroutine runs after that frame, so the read
+	// (seven queries) never takes a core from the frame that names the
+	// item (docs/performance.md). An item passed with ↓ held is not read.
+	p.c.background(func(context.Context) func() {
+		return func() {
+			if gen == p.gen && id == p.itemID {
+				p.read(id, gen)
+			}
+		}
+	})
+}
+
+// read reads item id's detail off the UI goroutine and draws it, unless
+// she has left the item meanwhile (gen).
+func (p *itemPanel) read(id string, gen int) {
 	p.c.background(func(ctx context.Context) func() {
 		d, err := p.c.wf.Listing.Item(ctx, id)
 		return func() {

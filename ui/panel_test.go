@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 
@@ -62,4 +64,47 @@ func TestTheNextItemsWordsShowBeforeItsDetailIsRead(t *testing.T) {
 	if !offered || strings.Contains(texts, "Loading itm_2") || strings.Contains(texts, "itm_1") {
 		t.Fatalf("once read: re-submit offered %v, the panel says:\n%s", offered, texts)
 	}
+}
+
+// readItems reports each item detail read as it starts.
+type readItems struct {
+	*fakeWorkflow
+	reads chan string
+}
+
+func (r *readItems) Item(ctx context.Context, id string) (review.Detail, error) {
+	select {
+	case r.reads <- id:
+	default:
+	}
+	return r.fakeWorkflow.Item(ctx, id)
+}
+
+// ↓'s frame is the key's alone: Fyne draws it right after the key's
+// update, and the next item's detail (its actions, history, claim) is read
+// only once that update is over, so that the read never takes a core from
+// the frame that names the item (docs/performance.md). It failed before:
+// the read started inside the key's update.
+func TestTheNextItemsDetailIsReadAfterTheKeysFrame(t *testing.T) {
+	r := &readItems{fakeWorkflow: &fakeWorkflow{items: []review.ItemView{errorItem("itm_1", "DECODE_FAILED"), errorItem("itm_2", "CLASSIFIER_TIMEOUT")}},
+		reads: make(chan string, 8)}
+	c := newConsoleOn(t, r)
+	c.Settle()
+	for len(r.reads) > 0 {
+		<-r.reads
+	}
+	var during string
+	c.apply(func() {
+		c.items.move(1)
+		// The update is still under way: no read may start (a read that
+		// started would report here well within the second).
+		select {
+		case during = <-r.reads:
+		case <-time.After(time.Second):
+		}
+	})
+	if during != "" {
+		t.Fatalf("%s's detail was read while the key's update was under way", during)
+	}
+	waitUntil(t, c, func() bool { return c.panel.ready() && c.panel.itemID == "itm_2" })
 }
