@@ -14,6 +14,7 @@ import (
 
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/screenapi"
 	"github.com/trustscreen/reviewer/store"
 )
 
@@ -423,5 +424,40 @@ func TestDecideResultWords(t *testing.T) {
 		if got := decideResultWords(policy.OutcomeReject, k.res, nil); got != k.want {
 			t.Fatalf("%s: %q, want %q", k.res.Sent, got, k.want)
 		}
+	}
+}
+
+// On the real workflow (a real cache, the reference service at 1.2 on
+// loopback), a decision taken from the keyboard is one decision at the
+// service, by her, and the strip says it as the service answered.
+func TestDecideFromTheKeyboardOnTheRealWorkflow(t *testing.T) {
+	srv, ana, _ := anaAndBen(t, screenapi.Options{APIVersion: screenapi.Version12})
+	id, ok := srv.Find(func(it policy.RawItem) bool {
+		return it.Status == "scored" && it.Recommendation != nil && *it.Recommendation == string(policy.RecommendReview)
+	})
+	if !ok {
+		t.Fatal("the seed has no scored item recommended for review")
+	}
+	raw, _ := srv.Item(id)
+	c := realConsole(t, ana)
+	c.apply(func() { c.openItem(id, raw.BatchID) })
+	c.Settle()
+	if c.panel.itemID != id || !c.panel.ready() {
+		t.Fatalf("the panel shows %q, not %s", c.panel.itemID, id)
+	}
+	typeText(c, "c")
+	if c.win.Canvas().Overlays().Top() == nil {
+		t.Fatalf("c opened nothing; the strip says %q", c.strip.pages.Text)
+	}
+	press(c, fyne.KeyTab, 0)
+	typeText(c, "the document is genuine")
+	ctrlEnter(c)
+	c.Settle()
+	got := srv.Decisions(id)
+	if len(got) != 1 || got[0].Outcome != "clear" || got[0].By != "ana" || got[0].State != "final" {
+		t.Fatalf("the service holds %+v", got)
+	}
+	if !strings.Contains(c.strip.pages.Text, "cleared by ana") {
+		t.Fatalf("the strip says %q", c.strip.pages.Text)
 	}
 }
