@@ -101,14 +101,54 @@ func decisionLine(d policy.Decision) string {
 		return line
 	case policy.DecisionReturned:
 		by := "a second reviewer"
+		why := "needs a new decision"
 		if conf != nil {
 			by = shown(conf.By)
+			if strings.TrimSpace(conf.Comment) != "" {
+				why = shownLong(conf.Comment)
+			}
 		}
-		return line + " · returned by " + by + ": needs a new decision"
+		return line + " · returned by " + by + ": " + why
 	case policy.DecisionSuperseded:
 		return line + " · superseded"
 	}
 	return line + " · " + shown(string(d.State))
+}
+
+// rowDecision is the row's word on its current decision, short enough
+// for the Action column at 1280×800 with the panel open: "to confirm" (a
+// decision another reviewer took awaits her), "awaiting" (hers awaits a
+// second reviewer), "returned", or the outcome done ("rejected"); its
+// tooltip says it whole (rowDecisionHint). "" when none.
+func rowDecision(it policy.Item, me string) (string, widget.Importance) {
+	d := it.CurrentDecision()
+	switch {
+	case d == nil:
+		return "", widget.MediumImportance
+	case d.State == policy.DecisionAwaiting && d.By != me:
+		return "to confirm", widget.WarningImportance
+	case d.State == policy.DecisionAwaiting:
+		return "awaiting", widget.MediumImportance
+	case d.State == policy.DecisionReturned:
+		return "returned", widget.WarningImportance
+	}
+	return decidedWord(d.Outcome), widget.MediumImportance
+}
+
+// rowDecisionHint is the row's decision whole, as its tooltip: "reject ·
+// awaiting a second reviewer", "cleared by ana, confirmed by ben",
+// "reject returned by ben"; "" when none.
+func rowDecisionHint(it policy.Item) string {
+	d := it.CurrentDecision()
+	switch {
+	case d == nil:
+		return ""
+	case d.State == policy.DecisionAwaiting:
+		return shown(string(d.Outcome)) + " by " + shown(d.By) + " · awaiting a second reviewer"
+	case d.State == policy.DecisionReturned && d.Confirmation != nil:
+		return shown(string(d.Outcome)) + " by " + shown(d.By) + " · returned by " + shown(d.Confirmation.By)
+	}
+	return decisionLine(*d)
 }
 
 // decideResultWords says what became of a decision: "reject queued: goes
@@ -165,7 +205,7 @@ func (c *Console) decisionNote(sit policy.Situation) string {
 	if c.wf.Decide == nil || !it.Team.DecisionsOffered {
 		return ""
 	}
-	d := it.CurrentDecision()
+	d := c.panel.fullDecision(it)
 	switch {
 	case d == nil && policy.CanDecide(sit, policy.OutcomeEscalate) == nil:
 		if policy.CanDecide(sit, policy.OutcomeClear) != nil {
@@ -203,7 +243,26 @@ type decideTarget struct {
 
 func (c *Console) target() decideTarget {
 	d := c.panel.detail
-	return decideTarget{id: d.ID, batchID: d.BatchID, file: d.FileName, customer: d.CustomerRef, item: d.Item}
+	it := d.Item
+	if full := c.panel.fullDecision(it); full != nil {
+		it.Team.Decisions = append(it.Team.Decisions[:len(it.Team.Decisions)-1:len(it.Team.Decisions)-1], *full)
+	}
+	return decideTarget{id: d.ID, batchID: d.BatchID, file: d.FileName, customer: d.CustomerRef, item: it}
+}
+
+// fullDecision is the item's current decision as the panel's detail
+// holds it, with its comment, time and confirmation (the listing's row
+// carries only its outcome, reason, state and names); nil when none.
+func (p *itemPanel) fullDecision(it policy.Item) *policy.Decision {
+	d := it.CurrentDecision()
+	if d == nil {
+		return nil
+	}
+	if ds := p.detail.Decisions; p.detail.ID == it.ID && len(ds) > 0 && ds[len(ds)-1].ID == d.ID {
+		full := ds[len(ds)-1]
+		return &full
+	}
+	return d
 }
 
 // names is the dialog's first line: the item, the customer, the file.

@@ -461,3 +461,126 @@ func TestDecideFromTheKeyboardOnTheRealWorkflow(t *testing.T) {
 		t.Fatalf("the strip says %q", c.strip.pages.Text)
 	}
 }
+
+// rejectCode is a reason the service gives for a reject.
+func rejectCode(t *testing.T, svc *review.Service) string {
+	t.Helper()
+	list, _, err := svc.Decisions.ReasonCodes(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range list {
+		if r.Allows(policy.OutcomeReject) {
+			return r.Code
+		}
+	}
+	t.Fatal("the service gives no reason for a reject")
+	return ""
+}
+
+// scoredFor finds a scored item the pre-screen recommended rec.
+func scoredFor(t *testing.T, srv *screenapi.Server, rec policy.Recommendation) (id, batchID string) {
+	t.Helper()
+	id, ok := srv.Find(func(it policy.RawItem) bool {
+		return it.Status == "scored" && it.Recommendation != nil && *it.Recommendation == string(rec)
+	})
+	if !ok {
+		t.Fatalf("the seed has no scored item recommended %s", rec)
+	}
+	raw, _ := srv.Item(id)
+	return id, raw.BatchID
+}
+
+// A decision and where it stands are said in the row (the Action column,
+// whole, at 1280×800 with the panel open) and in the panel; a second
+// reviewer returns it from the keyboard, and its author reads why.
+func TestTheRowAndThePanelSayTheDecisionAndItsState(t *testing.T) {
+	srv, ana, ben := anaAndBen(t, screenapi.Options{APIVersion: screenapi.Version12})
+	ctx := context.Background()
+	id, batchID := scoredFor(t, srv, policy.RecommendReview)
+	if res, err := ana.Decisions.Decide(ctx, id, policy.OutcomeReject, rejectCode(t, ana), "the <b>MRZ</b> differs"); err != nil || res.Action.State != policy.ActionDone {
+		t.Fatalf("ana's reject: %+v, %v", res.Action, err)
+	}
+	if _, err := ben.Sync.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := realConsole(t, ben)
+	c.apply(func() { c.openItem(id, batchID) })
+	c.Settle()
+	if c.panel.itemID != id || !c.panel.ready() {
+		t.Fatalf("the panel shows %q, not %s", c.panel.itemID, id)
+	}
+	var cell string
+	var width, need float32
+	c.apply(func() {
+		for _, r := range c.items.rows {
+			if r.ID == id {
+				cell, _ = actionCell(r)
+			}
+		}
+		for _, col := range c.items.cols {
+			if col.title == "Action" {
+				width = col.width
+			}
+		}
+		need = c.items.measure(cell)
+	})
+	if cell != "to confirm" {
+		t.Fatalf("the row's Action cell says %q", cell)
+	}
+	var hint string
+	c.apply(func() {
+		for _, r := range c.items.rows {
+			if r.ID == id {
+				hint = rowDecisionHint(r.Item)
+			}
+		}
+	})
+	if hint != "reject by ana · awaiting a second reviewer" {
+		t.Fatalf("the row's tooltip says %q", hint)
+	}
+	if width < need {
+		t.Fatalf("at 1280×800 with the panel open the Action column is %v wide, its words %v (columns %v)", width, need, c.items.cols)
+	}
+	if got := c.panel.why.Text; !strings.Contains(got, "Decision: rejected by ana · awaiting a second reviewer · a confirms it, Shift+A returns it.") {
+		t.Fatalf("the panel says %q", got)
+	}
+
+	typeText(c, "A")
+	if text := dialogTexts(c); !strings.Contains(text, "the <b>MRZ</b> differs") {
+		t.Fatalf("the return dialog does not show ana's comment:\n%s", text)
+	}
+	typeText(c, "the MRZ is fine")
+	ctrlEnter(c)
+	c.Settle()
+	got := srv.Decisions(id)
+	if len(got) != 1 || got[0].State != "returned" || got[0].ConfirmedBy != "ben" {
+		t.Fatalf("the service holds %+v; the strip says %q", got, c.strip.pages.Text)
+	}
+
+	c.Settle()
+	c.Close() // ben leaves: his console lets go of the item it held while he returned it
+	c.Settle()
+	if _, err := ben.Team.Release(ctx, id); err != nil && srv.ClaimOf(id) != "" {
+		t.Fatal(err)
+	}
+	if _, err := ana.Sync.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	ac := realConsole(t, ana)
+	ac.apply(func() { ac.openItem(id, batchID) })
+	ac.Settle()
+	if got := ac.panel.why.Text; !strings.Contains(got, "Decision: rejected by ana · returned by ben: the MRZ is fine.") {
+		t.Fatalf("the author's panel says %q", got)
+	}
+	ac.apply(func() {
+		for _, r := range ac.items.rows {
+			if r.ID == id {
+				cell, _ = actionCell(r)
+			}
+		}
+	})
+	if cell != "returned" {
+		t.Fatalf("the author's row says %q", cell)
+	}
+}
