@@ -36,6 +36,7 @@ var released = map[string]string{
 	"00015_file_versions.sql":           "548074a372431187530ce140b06370dcd5c32de84d1471a5f19f8bff9415a994",
 	"00016_retention.sql":               "927493cffe8078b1c63bbcfdeaeca85fb67e9f591f591c222d6d8140448ec65b",
 	"00017_decisions.sql":               "54b44eee6a922fa68704e8234385aa1c88627ce6a2527345cd161ba3feb61672",
+	"00018_awaiting_confirmation.sql":   "73d8ad75fb9d8213cdd69a82b22b776e2e9a3e26bd3a86817f179c806bd5e653",
 }
 
 func TestReleasedMigrationsAreNeverEdited(t *testing.T) {

@@ -11,6 +11,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/store"
 )
 
 // Decisions (contract 1.2): the reviewer's verdict on the item on screen.
@@ -665,4 +667,17 @@ func (e *pickerEntry) TypedKey(ev *fyne.KeyEvent) {
 		return
 	}
 	e.formEntry.TypedKey(ev)
+}
+
+// awaitingName is the view of the items that await her confirmation.
+const awaitingName = "Awaiting my confirmation"
+
+// awaitingView is the items whose current decision awaits a second
+// reviewer and whose author is not she, oldest first, across all batches
+// (Ctrl+Shift+C; the store's partial index holds them).
+func awaitingView() (review.View, store.ItemFilter) {
+	v := review.View{Name: awaitingName, Filter: review.ViewFilter{AwaitingConfirmation: true, SortBy: "since"}}
+	f := store.ItemFilter{SortBy: "since"}
+	f.AwaitingConfirmation = true
+	return v, f
 }

@@ -584,3 +584,47 @@ func TestTheRowAndThePanelSayTheDecisionAndItsState(t *testing.T) {
 		t.Fatalf("the author's row says %q", cell)
 	}
 }
+
+// Ctrl+Shift+C lists the items whose decision awaits her confirmation:
+// another reviewer's reject, never her own that awaits someone else.
+func TestTheViewAwaitingMyConfirmationListsOthersDecisionsOnly(t *testing.T) {
+	srv, ana, ben := anaAndBen(t, screenapi.Options{APIVersion: screenapi.Version12})
+	ctx := context.Background()
+	var ids []string
+	srv.Find(func(it policy.RawItem) bool {
+		if it.Status == "scored" && it.Recommendation != nil && *it.Recommendation == string(policy.RecommendReview) {
+			ids = append(ids, it.ID)
+		}
+		return len(ids) == 2
+	})
+	if len(ids) < 2 {
+		t.Fatalf("the seed has %d scored items recommended for review", len(ids))
+	}
+	anas, bens := ids[0], ids[1]
+	for _, d := range []struct {
+		svc *review.Service
+		id  string
+	}{{ana, anas}, {ben, bens}} {
+		if res, err := d.svc.Decisions.Decide(ctx, d.id, policy.OutcomeReject, rejectCode(t, d.svc), "forged"); err != nil || res.Action.State != policy.ActionDone {
+			t.Fatalf("reject of %s: %+v, %v", d.id, res.Action, err)
+		}
+	}
+	if _, err := ben.Sync.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := realConsole(t, ben)
+	pressShortcut(c, ctrlShift(fyne.KeyC))
+	c.Settle()
+	var rows []string
+	c.apply(func() {
+		for _, r := range c.items.rows {
+			rows = append(rows, r.ID)
+		}
+	})
+	if len(rows) != 1 || rows[0] != anas {
+		t.Fatalf("the view lists %q, want only ana's %s (not ben's own %s)", rows, anas, bens)
+	}
+	if h := c.items.heading.Text; !strings.Contains(h, "view: "+awaitingName) {
+		t.Fatalf("the heading says %q", h)
+	}
+}
