@@ -186,9 +186,12 @@ screenshot: deps-shot build
 	./scripts/screenshot.sh $(BIN) docs
 
 # The keyboard-only walk (scripts/keyboard-walk.sh): a batch triaged, a
-# search, a file request, a snooze and a saved view with keys alone, in the
-# real window under Xvfb against demo-api, then checked through the command
-# line; a screenshot per step in WALK_SHOTS (default: a new temporary folder).
+# search, a file request, a snooze, a saved view, a note, a bulk plan by
+# Enter, a view with its batch, an item another reviewer holds, back online
+# after an outage and a quit, with keys alone, in the real window under
+# Xvfb against demo-api, then checked through the command line (about two
+# minutes); a screenshot per step in WALK_SHOTS (default: a new temporary
+# folder).
 WALK_SHOTS ?=
 walk: deps build
 	$(call apt_install,$(DEB_WALK))

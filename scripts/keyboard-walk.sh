@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The keyboard-only walk: a new reviewer triages the newest batch, searches
 # for another customer, requests a file, snoozes an item and saves a view,
+# writes a note, confirms a bulk plan by Enter, saves and applies a view
+# that keeps its batch, sees an item ben holds on its row, and finds the
+# window synced when the service comes back after an outage,
 # with xdotool's key and type only (no mouse; the window is focused once at
 # the start), in the real window under Xvfb, against `reviewer demo-api
 # --demo` (ana) with a cache in a temporary folder. Afterwards the command
@@ -42,7 +45,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fail() { echo "keyboard walk: FAILED: $*" >&2; echo "keyboard walk: screenshots in $out" >&2; exit 1; }
+fail() {
+	echo "keyboard walk: FAILED: $*" >&2
+	import -window root "$out/failed.png" 2>/dev/null || true
+	echo "keyboard walk: screenshots in $out (failed.png: the screen then)" >&2
+	exit 1
+}
 step=0
 shot() { # shot NAME: the whole screen, numbered in the order of the walk
 	step=$((step + 1))
@@ -199,6 +207,87 @@ waitfor "the saved view" saved
 settle
 shot view-saved
 
+# 5. A note from the keyboard: m puts the focus in the open item's note
+# field, the text is typed, Ctrl+Enter sends it. (One line: Fyne's
+# wrapping field drops a space typed where a line wraps.)
+note="Customer called: new scan Monday."
+key m
+settle
+typed "$note"
+key ctrl+Return
+noted() { [ "$(sqlite3 -readonly "$REVIEWER_DB" "SELECT count(*) FROM notes WHERE text = '$note' AND state = 'done'")" = 1 ]; }
+waitfor "the note" noted
+settle
+shot note-sent
+
+# 6. The bulk plan by Enter: a third batch with items that need the
+# reviewer, opened by the search (Ctrl+A: the last search goes);
+# Ctrl+Shift+R plans a re-submission of every item in view (nothing is
+# picked), and Enter presses the plan's default button, wherever the focus
+# is in the dialog.
+third=$(cli items --json | jq -r --arg a "$batch" --arg b "$(jq -r .batch_id <<<"$other")" \
+	'[.[] | select(.batch_id != $a and .batch_id != $b and .next_action == "resubmit")] | first')
+[ "$third" != null ] || fail "no third batch with an item to re-submit"
+third_batch=$(jq -r .batch_id <<<"$third")
+third_customer=$(jq -r .customer_ref <<<"$third")
+opens ctrl+f
+key ctrl+a
+typed "$third_customer"
+settle
+key Return
+settle
+opens ctrl+shift+r
+shot "bulk-plan-$third_batch"
+key Return
+bulk_done() {
+	[ "$(sqlite3 -readonly "$REVIEWER_DB" "SELECT count(*) FROM bulk_runs WHERE kind = 'resubmit'")" = 1 ] &&
+		[ "$(sqlite3 -readonly "$REVIEWER_DB" "SELECT count(*) FROM bulk_run_actions r JOIN actions a ON a.id = r.action_id WHERE a.state <> 'done'")" = 0 ] &&
+		[ "$(sqlite3 -readonly "$REVIEWER_DB" "SELECT count(*) FROM bulk_run_actions")" -gt 0 ]
+}
+waitfor "the bulk re-submission in $third_batch" bulk_done
+settle
+shot bulk-done
+key Escape
+settle
+
+# 7. A view with its batch: saved in the third batch, then applied by its
+# Ctrl+N from another view, it opens that batch again (the window keeps
+# the view in force in its preferences: its batch_id).
+batch_view="In $third_customer"
+opens ctrl+shift+v
+typed "$batch_view"
+key Return
+view_batch() { [ "$(sqlite3 -readonly "$REVIEWER_DB" "SELECT json_extract(spec, '$.batch_id') FROM saved_views WHERE name = '$batch_view'")" = "$1" ]; }
+waitfor "the view \"$batch_view\" saved with its batch" view_batch "$third_batch"
+settle
+key ctrl+1
+settle
+# Ctrl+1 and Ctrl+2 are the built-in views, then the saved ones in order.
+n_views=$(($(sqlite3 -readonly "$REVIEWER_DB" "SELECT count(*) FROM saved_views") + 2))
+[ "$n_views" -le 9 ] || fail "$n_views views: the new one has no key"
+key "ctrl+$n_views"
+prefs=$XDG_CONFIG_HOME/fyne/com.trustscreen.reviewer/preferences.json
+view_in_force() { jq -e --arg b "$1" --arg n "$2" '(.last_view | fromjson | .batch_id) == $b and .last_view_name == $n' "$prefs"; }
+waitfor "the view \"$batch_view\" applied with its batch" view_in_force "$third_batch" "$batch_view"
+settle
+shot "view-with-batch-$third_batch"
+
+# 8. A held item seen by its row at 1280x800 with the panel open: ben
+# claims an item of the batch from the command line; after F5 ana's
+# window says on its row who holds it. Needs my action is turned off from
+# the keyboard (Shift+Tab from the items: code, status, Needs my action;
+# Space), so that the whole batch shows.
+ben() { REVIEWER_API_TOKEN=demo-token-ben-0001 REVIEWER_DB=$work/ben.db "$bin" "$@"; }
+ben sync >/dev/null
+held=$(cli items --batch "$third_batch" --json | jq -r '.[-1].id')
+ben claim "$held" >/dev/null
+key F5
+held_by_ben() { item "$held" | jq -e 'tostring | test("ben")'; }
+waitfor "ana's cache to see ben's claim on $held" held_by_ben
+key shift+Tab shift+Tab shift+Tab space
+settle
+shot "held-by-ben-$held"
+
 # The checks, through the command line.
 errors=0
 check() { # check DESCRIPTION COMMAND...
@@ -225,6 +314,38 @@ view_spec() { [ "$(sqlite3 -readonly "$REVIEWER_DB" "SELECT spec FROM saved_view
 check "the view \"$view\" saved with needs-my-action, oldest first" view_spec
 outbox_empty() { [ "$(cli outbox --json | jq 'length')" = 0 ]; }
 check "the outbox is empty" outbox_empty
+
+note_once() { [ "$(sqlite3 -readonly "$REVIEWER_DB" "SELECT count(*) FROM notes WHERE text = '$note'")" = 1 ]; }
+check "the note sent once, as typed, from the keyboard" note_once
+check "the bulk re-submission planned and confirmed by Enter, every action done" bulk_done
+check "the view \"$batch_view\" keeps its batch $third_batch" view_batch "$third_batch"
+check "ana's cache knows ben holds $held" held_by_ben
+
+# 9. Back online, synced: the service goes away and comes back on the same
+# address; the window syncs when it answers again (its probe), not at its
+# next scheduled sync (minutes away), with no key pressed.
+synced_before=$(sqlite3 -readonly "$REVIEWER_DB" "SELECT value FROM sync_state WHERE key = 'last_sync'")
+addr=${url#http://}
+kill "$api"
+wait "$api" 2>/dev/null || true
+sleep 20 # the window's idle probe (15 s) finds the service gone
+shot offline
+"$bin" demo-api --demo --addr "$addr" >"$work/api2.log" 2>&1 &
+api=$!
+synced_again() { [ "$(sqlite3 -readonly "$REVIEWER_DB" "SELECT value FROM sync_state WHERE key = 'last_sync'")" != "$synced_before" ]; }
+waitfor "the window to sync when the service answers again" synced_again
+settle
+shot back-online
+check "back online: the window synced when the service answered" synced_again
+
+# 10. Ctrl+Q quits (nothing unsent, so without a question), and Fyne's
+# preferences were never read half written (a first start and a quit).
+key ctrl+q
+quit_done() { ! kill -0 "$app" 2>/dev/null; }
+waitfor "the window to quit" quit_done
+app=""
+no_prefs_error() { ! grep -q "Preferences load error" "$work/window.log"; }
+check "no \"Preferences load error\" from Fyne, at start or at quit" no_prefs_error
 
 echo "keyboard walk: screenshots in $out"
 [ "$errors" -eq 0 ] || fail "$errors checks failed"

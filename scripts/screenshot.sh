@@ -6,7 +6,8 @@
 # its file, overdue, with the bands beside the scores), a bulk plan, an
 # item another reviewer (ben, from the command line) holds, and the
 # document viewer with the first file beside the replacement uploaded from
-# the keyboard. Keys only, no mouse. SHOT_DISPLAY picks the Xvfb display
+# the keyboard, the shortcut sheet by F1 right after the viewer closed,
+# and Tab's way from the search to the filters. Keys only, no mouse. SHOT_DISPLAY picks the Xvfb display
 # number (default 97).
 set -euo pipefail
 bin=${1:-bin/reviewer}
@@ -79,3 +80,12 @@ xdotool key Home Down Down; sleep 2 # the selection moved on to the next item th
 xdotool key v; sleep 4
 shot screenshot-documents.png      # the viewer: the first file beside the replacement, locked
 xdotool key Escape
+sleep 1
+xdotool key F1; sleep 2           # the first key after the viewer closed reaches the window
+shot screenshot-f1-after-viewer.png
+xdotool key Escape; sleep 1
+# Tab from the search follows the drawing: All batches, the batches, who
+# holds, Available offline, then Needs my action (its focus ring).
+xdotool key ctrl+f; sleep 1
+xdotool key Tab Tab Tab Tab Tab; sleep 1.5
+shot screenshot-tab-filters.png

@@ -74,7 +74,7 @@ func newBatchList(c *Console) *batchList {
 	b.note = wrapped("")
 	b.note.Importance = widget.WarningImportance
 	b.note.Hide()
-	b.content = container.NewBorder(container.NewVBox(b.search, b.note, b.all), nil, nil, nil, b.holder)
+	b.content = drawnBorder(container.NewVBox(b.search, b.note, b.all), nil, nil, b.holder) // focus.go: Tab's order
 	return b
 }
 

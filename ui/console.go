@@ -164,10 +164,15 @@ func NewConsole(win fyne.Window, wf *Workflow, opts Options) *Console {
 	}
 	c := &Console{win: win, wf: wf, opts: opts, flights: map[string]*flight{}, version: -1, keyMods: currentModifiers}
 	// Building the console is one widget update: background work it
-	// starts applies its result after (Fyne's driver runs both on its one
-	// goroutine; the test driver runs fyne.Do on the caller's).
-	widgetMu.Lock()
-	defer widgetMu.Unlock()
+	// starts applies its result after, on the same goroutine (asUI).
+	asUI(func() { c.build(win, opts) })
+	return c
+}
+
+// build makes the console's screens into win (NewConsole, on the UI
+// goroutine).
+func (c *Console) build(win fyne.Window, opts Options) {
+	wf := c.wf
 	c.ctx, c.stop = context.WithCancel(context.Background())
 	c.clock = opts.Clock
 	if c.clock == nil {
@@ -221,7 +226,6 @@ func NewConsole(win fyne.Window, wf *Workflow, opts Options) *Console {
 	c.showTray()
 	win.SetOnDropped(func(p fyne.Position, uris []fyne.URI) { c.apply(func() { c.onDropped(p, uris) }) })
 	building = false
-	return c
 }
 
 // reviewerFrom says in words where the reviewer's name comes from.
@@ -345,17 +349,10 @@ func (c *Console) spawn(work func()) {
 	}()
 }
 
-// widgetMu serialises every widget update of the package, whichever
-// screen it is for. Fyne's driver runs them all on its one goroutine; its
-// test driver runs fyne.Do on the caller's goroutine, and Fyne's own caches
-// (text measures, renderers) are shared by every window.
-var widgetMu sync.Mutex
-
-func (c *Console) apply(fn func()) {
-	widgetMu.Lock()
-	defer widgetMu.Unlock()
-	fn()
-}
+// apply runs fn as one widget update from the UI goroutine's own code (a
+// driver's callback); tests drive the window through it from their loop
+// (asUI, thread.go).
+func (c *Console) apply(fn func()) { asUI(fn) }
 
 // reload refreshes the strip, the batches, the items and the panel from the
 // cache.
@@ -452,8 +449,8 @@ func (c *Console) setPanel(on bool) {
 
 // bindKeys binds the window's canvas shortcuts from windowKeys, the table
 // the shortcut sheet is drawn from, so that the two cannot drift apart.
-// (The plain keys and letters are handled in onKey and onRune, and passed
-// on by every focusable widget of the window: focus.go.)
+// The plain keys and letters of the same table are dispatched by onKey and
+// onRune, which every focusable widget of the window passes on (focus.go).
 func (c *Console) bindKeys() {
 	cv := c.win.Canvas()
 	cv.SetOnTypedKey(func(ev *fyne.KeyEvent) { c.onKey(ev) })
@@ -504,51 +501,20 @@ func (c *Console) onKey(ev *fyne.KeyEvent) {
 		// The items' keys, whatever has the focus (none, as the window
 		// opens): the table's own handler, Shift+↑/↓ and the jumps too.
 		c.items.onKey(ev)
-	case fyne.KeyEscape:
-		c.panel.onStopWaiting()
-	case fyne.KeyF5:
-		c.onSync()
-	case fyne.KeyF1:
-		c.showShortcuts()
+		return
+	}
+	if k := namedKey(ev.Name); k != nil { // shortcuts.go: Esc, F5, F1
+		k.do(c)
 	}
 }
 
-// onRune: the one-key commands (see windowKeys).
+// onRune: the one-key commands, from windowKeys (shortcuts.go).
 func (c *Console) onRune(r rune) {
 	c.sawInput() // claims_away.go
 	if c.win.Canvas().Overlays().Top() != nil {
 		return
 	}
-	for _, k := range windowKeys {
-		if k.runes != "" && k.do != nil && strings.ContainsRune(k.runes, r) {
-			k.do(c)
-			return
-		}
-	}
-	switch r {
-	case 'r':
-		c.panel.onResubmit()
-	case 'f':
-		c.panel.onRequestFile()
-	case 'u':
-		c.panel.onUpload()
-	case 'x':
-		c.panel.onCancel()
-	case 'q':
-		c.panel.onQueueAgain() // outbox.go
-	case 'p':
-		c.togglePanel()
-	case 'n', 'N':
-		c.panel.team.onNext() // claims.go
-	case 'v':
-		c.panel.preview.openViewer() // preview.go
-	case 'm':
-		c.focusNote() // notes.go
-	case 'b':
-		c.goBack() // strip.go
-	case '/':
-		c.focusSearch()
-	case '?':
-		c.showShortcuts()
+	if k := runeKey(r); k != nil {
+		k.do(c)
 	}
 }

@@ -389,7 +389,9 @@ func newTestConsoleOn(t *testing.T, wf *Workflow, opts Options) *Console {
 	a := test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	w.Resize(fyne.NewSize(1280, 800))
-	opts.Prefs = a.Preferences()
+	if opts.Prefs == nil {
+		opts.Prefs = a.Preferences()
+	}
 	c := NewConsole(w, wf, opts)
 	// A console's background work ends with its test: left running, a
 	// late panel update drew into Fyne's shared text caches while the

@@ -347,7 +347,7 @@ func TestDecideKeysAreOnTheSheet(t *testing.T) {
 	typeText(c, "?")
 	text := dialogTexts(c)
 	for _, k := range windowKeys {
-		if k.runes == "" {
+		if len(k.runes) == 0 {
 			continue
 		}
 		if k.what == "" || !strings.Contains(text, k.keys+"\n"+k.what) {

@@ -541,7 +541,7 @@ func TestTheWindowReopensAsSheLeftIt(t *testing.T) {
 		c.win.Resize(fyne.NewSize(1100, 700))
 	})
 	c.Settle()
-	c.apply(c.keepWindowState)
+	c.apply(func() { c.keepWindowState() })
 
 	w := test.NewTempWindow(t, nil)
 	w.Resize(keptWindowSize(prefs))
@@ -574,7 +574,7 @@ func TestTheWindowReopensAsSheLeftIt(t *testing.T) {
 	}
 	c3.apply(func() { c3.batches.all.SetChecked(true) })
 	c3.Settle()
-	c3.apply(c3.keepWindowState)
+	c3.apply(func() { c3.keepWindowState() })
 	c4 := NewConsole(test.NewTempWindow(t, nil), workflowOf(wf), Options{Prefs: prefs})
 	t.Cleanup(c4.Close)
 	c4.apply(c4.reload)

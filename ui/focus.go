@@ -1,7 +1,11 @@
 package ui
 
 import (
+	"fmt"
+
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -14,6 +18,62 @@ import (
 // letter, `?` included, is text: F1 shows the sheet from anywhere. After
 // a search, a choice in a filter list or a note, the focus goes back to
 // the items, so that the arrows and the triage letters work at once.
+
+// Tab follows the drawing. Fyne's Tab walks the focusable widgets in the
+// order of their container's objects, and container.NewBorder puts its
+// middle first and the edges after: Tab went from the search to the items
+// and back up to the filters. drawnBorder is a border laid out the same
+// way whose objects are in the order they are drawn (top, left, middle,
+// bottom), so that Tab goes search, batches, filters, items. The items'
+// column headings are buttons Tab passes over (headerButton).
+
+// drawnBorder is container.NewBorder(top, bottom, left, nil, middle) with
+// its objects in the drawing's order (nil edges left out).
+func drawnBorder(top, bottom, left, middle fyne.CanvasObject) *fyne.Container {
+	var objs []fyne.CanvasObject
+	for _, o := range []fyne.CanvasObject{top, left, middle, bottom} {
+		if o != nil {
+			objs = append(objs, o)
+		}
+	}
+	return container.New(layout.NewBorderLayout(top, bottom, left, nil), objs...)
+}
+
+// headerButton is a column heading: a button a click sorts by, that Tab
+// passes over (eight headings between the filters and the items were eight
+// Tabs in the way; the sort has no key of its own to reach). Fyne's focus
+// order skips a widget that says it is disabled; the button's own drawing
+// and its click read the button's state, which stays enabled.
+//
+// The table refreshes every header each time it scrolls or a row is
+// selected (Fyne's refreshHeaders, four times for one ↓), and a button's
+// refresh styles and lays out its text again: a header whose words, look
+// and theme are as last drawn is left as it is. Its own changes (SetText,
+// hover, a tap) refresh it as before.
+type headerButton struct {
+	widget.Button
+	drawn string
+}
+
+func newHeaderButton() *headerButton {
+	b := &headerButton{}
+	b.Text = "Header"
+	b.ExtendBaseWidget(b)
+	return b
+}
+
+func (b *headerButton) Refresh() {
+	s := fyne.CurrentApp().Settings()
+	look := fmt.Sprintf("%s\x00%d\x00%d\x00%T%v", b.Text, b.Importance, s.ThemeVariant(), s.Theme(), s.Theme())
+	if look == b.drawn {
+		return
+	}
+	b.drawn = look
+	b.Button.Refresh()
+}
+
+// Disabled is what the focus order asks: a heading is never on Tab's way.
+func (b *headerButton) Disabled() bool { return true }
 
 // focusItems gives the focus to the items table.
 func (c *Console) focusItems() {

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"context"
+	"reflect"
+	"slices"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -214,12 +216,20 @@ type itemTable struct {
 	// The rows are read from the cache a page at a time as the table
 	// scrolls (pageRows each): shown is the filter of the loaded rows,
 	// more says the last page was full, loading that one is on its way.
+	// At most keepPages pages are held: base is the listing's number of
+	// rows[0] (the pages before it were dropped, and are read again when
+	// she scrolls back); the table's rows are those held.
 	shown         store.ItemFilter
 	more, loading bool
+	base          int
 }
 
 // pageRows is how many rows the table reads from the cache at a time.
 const pageRows = 500
+
+// keepPages is how many pages of rows the table holds around the view:
+// the window's memory is flat in the rows she scrolls past.
+const keepPages = 3
 
 func newItemTable(c *Console) *itemTable {
 	t := &itemTable{c: c, row: -1, count: newLabel(""), heading: newLabel(""), cols: allColumns}
@@ -250,17 +260,21 @@ func newItemTable(c *Console) *itemTable {
 	}
 	t.table.UpdateCell = t.updateCell
 	t.table.ShowHeaderRow = true
-	t.table.CreateHeader = func() fyne.CanvasObject { return widget.NewButton("Header", nil) }
+	t.table.CreateHeader = func() fyne.CanvasObject { return newHeaderButton() } // focus.go: not on Tab's way
 	t.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
-		b := o.(*widget.Button)
+		b := o.(*headerButton)
 		if id.Col < 0 || id.Col >= len(t.cols) {
 			b.SetText("")
 			return
 		}
 		col := t.cols[id.Col]
-		b.SetText(t.headerText(col))
-		b.Importance = widget.LowImportance
 		b.OnTapped = func() { t.onHeader(col) }
+		// The table updates every header whenever it scrolls or a row is
+		// selected: an unchanged one is not drawn again.
+		if text := t.headerText(col); b.Text != text || b.Importance != widget.LowImportance {
+			b.Importance = widget.LowImportance
+			b.SetText(text)
+		}
 	}
 	t.table.OnSelected = t.onSelected
 	t.table.onKey = t.onKey
@@ -275,12 +289,12 @@ func newItemTable(c *Console) *itemTable {
 		}
 	}
 	t.table.ExtendBaseWidget(t.table)
-	filters := container.NewBorder(nil, nil, t.needs, nil, container.NewGridWithColumns(2, t.status, t.code))
+	filters := drawnBorder(nil, nil, t.needs, container.NewGridWithColumns(2, t.status, t.code)) // focus.go: Tab's order
 	t.offline = newOfflineCheck(c)
 	// Who holds the items is chosen on the heading's line: a third choice
 	// on the filters' line would make the window wider than 800 pixels.
 	head := container.NewBorder(nil, nil, nil, container.NewHBox(t.held, t.offline.check), t.heading)
-	t.content = container.NewBorder(container.NewVBox(head, filters), t.count, nil, nil, t.table)
+	t.content = drawnBorder(container.NewVBox(head, filters), t.count, nil, t.table)
 	return t
 }
 
@@ -499,6 +513,8 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	}
 	if id.Row >= len(t.rows)-pageRows/5 {
 		t.loadMore() // the reviewer scrolls towards the end of what is read
+	} else if id.Row < pageRows/5 && t.base > 0 {
+		t.loadBefore() // or back towards pages dropped
 	}
 	col := t.cols[id.Col]
 	v := t.rows[id.Row]
@@ -518,6 +534,12 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 		if cut := t.fileCell(text, col.width); cut != text {
 			l.hint, text = text, cut
 		}
+	}
+	if l.Text == drawn(text) && l.Importance == imp {
+		// The table updates every visible cell on each selection and
+		// scroll (↓ did three times): a cell whose words did not change
+		// is not refreshed, which would redraw it and its text.
+		return
 	}
 	l.Importance = imp
 	l.SetText(text)
@@ -544,14 +566,16 @@ func (t *itemTable) filter() store.ItemFilter {
 }
 
 // loadMore reads the next page of the listing and appends it; a refresh
-// meanwhile (a new filter, a sync) makes it drop what it read.
+// meanwhile (a new filter, a sync) makes it drop what it read. The table
+// holds keepPages pages: past them, the first pages are dropped (loadBefore
+// reads them again when she scrolls back).
 func (t *itemTable) loadMore() {
 	if !t.more || t.loading {
 		return
 	}
 	t.loading = true
 	f, gen := t.shown, t.gen
-	f.Offset = len(t.rows)
+	f.Offset = t.base + len(t.rows)
 	t.c.background(func(ctx context.Context) func() {
 		rows, err := t.c.wf.Listing.Items(ctx, f)
 		return func() {
@@ -563,23 +587,113 @@ func (t *itemTable) loadMore() {
 				t.count.SetText(sentence(err))
 				return
 			}
-			t.rows = append(t.rows, rows...)
-			t.countNames()
+			held := append(t.rows, rows...)
+			drop := max(len(held)-keepPages*pageRows, 0)
+			t.rows = slices.Clone(held[drop:]) // a new array: the dropped rows' memory goes
+			t.base += drop
 			t.more = len(rows) == f.Limit
-			t.count.SetText(t.countText())
-			t.table.Refresh()
+			t.shifted(-drop)
 		}
 	})
 }
 
+// loadBefore reads again the page before the rows held, when she scrolls
+// back to them, and drops as many rows from the end.
+func (t *itemTable) loadBefore() {
+	if t.base == 0 || t.loading {
+		return
+	}
+	t.loading = true
+	f, gen := t.shown, t.gen
+	f.Offset = max(t.base-pageRows, 0)
+	f.Limit = t.base - f.Offset
+	t.c.background(func(ctx context.Context) func() {
+		rows, err := t.c.wf.Listing.Items(ctx, f)
+		return func() {
+			if gen != t.gen {
+				return
+			}
+			t.loading = false
+			if err != nil {
+				t.count.SetText(sentence(err))
+				return
+			}
+			if len(rows) != f.Limit {
+				t.refresh() // the listing changed under the pages: read it again
+				return
+			}
+			held := append(slices.Clone(rows), t.rows...)
+			if keep := keepPages * pageRows; len(held) > keep {
+				held, t.more = held[:keep], true
+			}
+			t.rows = held
+			t.base -= len(rows)
+			t.shifted(len(rows))
+		}
+	})
+}
+
+// shifted redraws the table after the rows held moved by d places (the
+// pages dropped before them, or read again): the selected row, the
+// multi-select's anchor and the view keep to the same items.
+func (t *itemTable) shifted(d int) {
+	t.countNames()
+	t.count.SetText(t.countText())
+	if d == 0 {
+		t.table.Refresh()
+		return
+	}
+	if a := t.c.multi.anchor + d; t.c.multi.anchor >= 0 {
+		t.c.multi.anchor = -1
+		if a >= 0 && a < len(t.rows) {
+			t.c.multi.anchor = a
+		}
+	}
+	off := tableOffset(&t.table.Table)
+	off.Y = max(off.Y+float32(d)*t.rowStep(), 0)
+	t.table.Refresh()
+	t.table.ScrollToOffset(off)
+	if t.row >= 0 {
+		// Fyne's selection is a row number: it moves with the rows,
+		// without the selection's callbacks (nothing was chosen anew).
+		// A selected row dropped is selected no more; the panel stays
+		// on its item.
+		sel := t.table.OnSelected
+		t.table.OnSelected = nil
+		if r := t.row + d; r >= 0 && r < len(t.rows) {
+			t.row = r
+			t.table.Select(widget.TableCellID{Row: r, Col: 0})
+		} else {
+			t.row = -1
+			t.table.UnselectAll()
+		}
+		t.table.OnSelected = sel
+	}
+}
+
+// rowStep is the height of a row of the table and its separator.
+func (t *itemTable) rowStep() float32 {
+	return newTipLabel("passport-front.jpg").MinSize().Height + theme.Padding()
+}
+
+// tableOffset is how far the table is scrolled (Fyne keeps it to itself).
+func tableOffset(t *widget.Table) fyne.Position {
+	v := reflect.ValueOf(t).Elem().FieldByName("offset")
+	if !v.IsValid() {
+		return fyne.Position{}
+	}
+	return fyne.NewPos(float32(v.FieldByName("X").Float()), float32(v.FieldByName("Y").Float()))
+}
+
 func (t *itemTable) countText() string {
+	n := t.base + len(t.rows)
 	if t.more {
-		return plural(len(t.rows), "item") + " so far (more as you scroll)"
+		return plural(n, "item") + " so far (more as you scroll)"
 	}
 	if t.shown.IDs != nil {
-		return plural(len(t.rows), "item") + " · new from the last sync (pick a batch or a filter to see all)"
+		return plural(n, "item") + " · new from the last sync (pick a batch or a filter to see all)"
 	}
-	return plural(len(t.rows), "item")
+	return plural(n, "item")
 }
 
 // needsReviewer: the reviewer is the one to act on this item next, as
@@ -624,7 +738,7 @@ func (t *itemTable) refresh() {
 			}
 			t.advanceFrom = ""
 			old := t.rows
-			t.rows = rows
+			t.rows, t.base = rows, 0
 			t.shown, t.more, t.loading = f, f.Limit > 0 && len(rows) == f.Limit, false
 			t.countNames()
 			t.layoutColumns() // the widths the words of these rows need
@@ -645,7 +759,7 @@ func (t *itemTable) refresh() {
 				t.table.Select(widget.TableCellID{Row: target, Col: 0})
 				t.table.ScrollTo(widget.TableCellID{Row: target, Col: 0})
 				if t.c.panel.itemID != rows[target].ID {
-					t.c.panel.show(rows[target].ID)
+					t.c.panel.showRow(rows[target])
 				} else {
 					t.c.panel.refresh()
 				}
@@ -698,7 +812,7 @@ func (t *itemTable) onSelected(id widget.TableCellID) {
 	}
 	t.row = id.Row
 	if t.c.panel.itemID != t.rows[id.Row].ID || !t.c.panel.loaded {
-		t.c.panel.show(t.rows[id.Row].ID)
+		t.c.panel.showRow(t.rows[id.Row])
 	}
 }
 
@@ -724,6 +838,10 @@ func (t *itemTable) onKey(ev *fyne.KeyEvent) bool {
 	case fyne.KeyPageDown:
 		t.move(15)
 	case fyne.KeyHome:
+		if t.base > 0 {
+			t.refresh() // the first page again, dropped long ago
+			return true
+		}
 		t.move(-len(t.rows))
 	case fyne.KeyEnd:
 		t.move(len(t.rows))
@@ -755,14 +873,20 @@ func (t *itemTable) move(delta int) {
 		return
 	}
 	r := min(max(t.row+delta, 0), len(t.rows)-1)
-	t.table.Select(widget.TableCellID{Row: r, Col: 0})
-	t.table.ScrollTo(widget.TableCellID{Row: r, Col: 0})
+	id := widget.TableCellID{Row: r, Col: 0}
+	if r != t.row {
+		t.table.Select(id) // which scrolls to the row
+		if t.row == r {
+			return // a second scroll would update every cell once more
+		}
+	}
+	t.table.ScrollTo(id)
 }
 
 // open opens the selected item in the panel (Enter).
 func (t *itemTable) open() {
 	if t.row >= 0 && t.row < len(t.rows) {
-		t.c.panel.show(t.rows[t.row].ID)
+		t.c.panel.showRow(t.rows[t.row])
 	}
 }
 

@@ -28,6 +28,10 @@ type itemPanel struct {
 	detail review.Detail
 	loaded bool
 	gen    int
+	// listed is the item's row as the table read it (showRow): its words
+	// are drawn at once, while its detail is read.
+	listed   review.ItemView
+	layersOf string // the item and scores the layers' bars show
 	// note is a refusal or failure that created no action (a file refused
 	// before sending, a cache error), with its details; it belongs to
 	// noteItem and is dropped when another item is shown.
@@ -110,6 +114,13 @@ func newItemPanel(c *Console) *itemPanel {
 	return p // its action buttons start disabled: no item is loaded
 }
 
+// showRow shows the item of a row of the table: its words at once, from
+// the row, and its detail (actions, history, claim, notes) as it is read.
+func (p *itemPanel) showRow(v review.ItemView) {
+	p.listed = v
+	p.show(v.ID)
+}
+
 // show loads an item into the panel ("" clears it).
 func (p *itemPanel) show(id string) {
 	if id != p.noteItem {
@@ -124,7 +135,11 @@ func (p *itemPanel) show(id string) {
 		p.itemID = id
 		p.loaded = false
 		p.render()
-		p.scroll.ScrollToTop() // another item is read from its top
+		if p.scroll.Offset.Y != 0 {
+			// Another item is read from its top. (At the top already, a
+			// scroll to it would only lay the whole panel out once more.)
+			p.scroll.ScrollToTop()
+		}
 	}
 	p.itemID = id
 	p.preview.show(id)
@@ -143,6 +158,7 @@ func (p *itemPanel) show(id string) {
 			}
 			if err != nil {
 				p.loaded = false
+				p.listed = review.ItemView{} // its row is not what the cache says now
 				p.setNote(id, err)
 				p.render()
 				return
@@ -190,11 +206,20 @@ func (p *itemPanel) situation() policy.Situation {
 // setOrHide shows a label with text, or hides it when there is none, so
 // that empty wrapped labels leave no gaps.
 func setOrHide(l *textLabel, text string) {
-	l.SetText(text)
+	setText(l, text)
 	if text == "" {
 		l.Hide()
 	} else {
 		l.Show()
+	}
+}
+
+// setText sets a label's text when it changed: the panel is drawn again
+// when an item's detail follows its row, mostly with the same words, and a
+// wrapped label set anew lays its text and the panel out again.
+func setText(l *textLabel, text string) {
+	if l.Text != drawn(text) {
+		l.SetText(text)
 	}
 }
 
@@ -230,42 +255,43 @@ func verdictText(it policy.Item) (string, widget.Importance) {
 }
 
 func (p *itemPanel) render() {
-	if !p.loaded {
-		p.title.SetText("No item selected")
+	listed := !p.loaded && p.itemID != "" && p.listed.ID == p.itemID
+	if !p.loaded && !listed {
+		setText(p.title, "No item selected")
 		if p.itemID != "" {
-			p.title.SetText("Loading " + shown(p.itemID) + "…")
+			setText(p.title, "Loading "+shown(p.itemID)+"…")
 		}
 		p.triage.Hide()
-		for _, l := range []*textLabel{p.subtitle, p.verdict, p.explain, p.reported, p.nextActor, p.why, p.attempts, p.audit} {
-			l.SetText("")
+		for _, l := range []*textLabel{p.subtitle, p.verdict, p.explain, p.reported, p.nextActor, p.why} {
+			setText(l, "")
 		}
-		p.layers.RemoveAll()
-		p.cancel.Hide()
-		p.stop.Hide()
-		p.again.Hide()
-		p.requeue.Hide()
-		p.setButtons(false, false, false)
-		p.renderMessage()
-		p.team.render()
+		p.renderLayers(review.Detail{})
+		p.renderUnread()
 		return
 	}
 	d := p.detail
-	p.title.SetText(shown(d.FileName))
+	if listed {
+		// The item's words as its row has them, drawn in the frame after
+		// the key; its actions, history and claim are read from the cache
+		// and follow (show), the actions off until they have.
+		d = review.Detail{ItemView: p.listed}
+	}
+	setText(p.title, shown(d.FileName))
 	kind := "ID document"
 	if d.Kind == policy.KindSelfie {
 		kind = "Selfie"
 	}
-	p.subtitle.SetText(fmt.Sprintf("%s · %s · %s · attempt %d", kind, shown(d.ID), shown(d.CustomerRef), d.Attempt))
+	setText(p.subtitle, fmt.Sprintf("%s · %s · %s · attempt %d", kind, shown(d.ID), shown(d.CustomerRef), d.Attempt))
 	text, imp := verdictText(d.Item)
 	p.verdict.Importance = imp
-	p.verdict.SetText(withBand(text, d.ItemView)) // ageing.go
+	setText(p.verdict, withBand(text, d.ItemView)) // ageing.go
 	p.triage.Importance, text = panelTriage(d.ItemView)
 	setOrHide(p.triage, text)
 	explain := safetext.Line(policy.Describe(d.Item), safetext.Message)
 	if d.ErrorCode != "" {
 		explain += " (code " + shown(string(d.ErrorCode)) + ")"
 	}
-	p.explain.SetText(explain)
+	setText(p.explain, explain)
 	setOrHide(p.reported, reportedText(d.Item))
 	next := ""
 	if d.Status == policy.StatusError || d.Status == policy.StatusInvalid {
@@ -276,7 +302,12 @@ func (p *itemPanel) render() {
 		}
 	}
 	setOrHide(p.nextActor, next)
-	p.renderLayers()
+	p.renderLayers(d)
+	if listed {
+		setOrHide(p.why, "Loading "+shown(d.ID)+"'s actions and history…")
+		p.renderUnread()
+		return
+	}
 
 	sit := p.situation()
 	rErr, fErr, uErr := policy.CanResubmit(sit), policy.CanRequestFile(sit), policy.CanReplace(sit)
@@ -296,9 +327,23 @@ func (p *itemPanel) render() {
 		p.cancel.Hide()
 	}
 	p.renderMessage()
-	p.attempts.SetText(attemptsText(d))
-	p.audit.SetText(auditText(d))
+	setText(p.attempts, attemptsText(d))
+	setText(p.audit, auditText(d))
 	p.team.render() // claims.go: another reviewer's claim turns the actions off
+}
+
+// renderUnread draws what waits for the item's detail: no action offered,
+// no history, no claim.
+func (p *itemPanel) renderUnread() {
+	setText(p.attempts, "")
+	setText(p.audit, "")
+	p.cancel.Hide()
+	p.stop.Hide()
+	p.again.Hide()
+	p.requeue.Hide()
+	p.setButtons(false, false, false)
+	p.renderMessage()
+	p.team.render()
 }
 
 // renderMessage draws the message line: the action in flight on this item
@@ -374,9 +419,16 @@ func (p *itemPanel) whyText(rErr, fErr, uErr error) string {
 	return sentence(rErr)
 }
 
-func (p *itemPanel) renderLayers() {
+func (p *itemPanel) renderLayers(d review.Detail) {
+	key := ""
+	if d.Checked() {
+		key = fmt.Sprint(d.ID, d.Layers)
+	}
+	if key == p.layersOf {
+		return // the same bars (the detail that follows the row)
+	}
+	p.layersOf = key
 	p.layers.RemoveAll()
-	d := p.detail
 	if !d.Checked() || len(d.Layers) == 0 {
 		return
 	}

@@ -33,3 +33,33 @@ func TestTheKeptFileOfAFailedReplacementIsOfferedAgain(t *testing.T) {
 		t.Fatalf("item %q offers a kept file it does not have", c.panel.itemID)
 	}
 }
+
+// ↓ draws the next item's words in the same update as the key, from its
+// row (docs/performance.md: the latency a reviewer feels), while its
+// detail is still read; nothing is offered on it until the detail is in.
+func TestTheNextItemsWordsShowBeforeItsDetailIsRead(t *testing.T) {
+	g := &gatedItems{fakeWorkflow: &fakeWorkflow{items: []review.ItemView{errorItem("itm_1", "DECODE_FAILED"), errorItem("itm_2", "CLASSIFIER_TIMEOUT")}},
+		gates: map[string]chan struct{}{}, docs: newFakeDocs()}
+	c := newConsoleOn(t, g)
+	c.Settle()
+	gate := g.gate("itm_2")
+	var texts string
+	var offered bool
+	c.apply(func() {
+		c.items.move(1)
+		texts = panelTexts(c)
+		offered = !c.panel.resubmit.Disabled() || !c.panel.request.Disabled() || !c.panel.upload.Disabled()
+	})
+	if !strings.Contains(texts, "itm_2.jpg") || !strings.Contains(texts, "CLASSIFIER_TIMEOUT") || strings.Contains(texts, "itm_1") {
+		t.Fatalf("right after ↓, the panel says:\n%s", texts)
+	}
+	if offered {
+		t.Fatal("an action is offered before the item's detail is read")
+	}
+	close(gate)
+	waitUntil(t, c, func() bool { return c.panel.ready() && c.panel.itemID == "itm_2" })
+	c.apply(func() { texts, offered = panelTexts(c), !c.panel.resubmit.Disabled() })
+	if !offered || strings.Contains(texts, "Loading itm_2") || strings.Contains(texts, "itm_1") {
+		t.Fatalf("once read: re-submit offered %v, the panel says:\n%s", offered, texts)
+	}
+}

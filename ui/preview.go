@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"image"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,10 @@ const noDocuments = "The service offers no documents: only the results are shown
 // previewMax is the size the panel's picture is scaled to, off the UI
 // goroutine (room for the panel on a high-density screen).
 const previewMax = 720
+
+// previewRest is how long she rests on an item before its document is
+// fetched.
+const previewRest = 80 * time.Millisecond
 
 // previewHeight is the picture's height in the panel.
 const previewHeight = 220
@@ -139,8 +144,19 @@ func (p *preview) show(id string) {
 	ctx, cancel := context.WithCancel(p.c.ctx)
 	p.cancel = cancel
 	src, lim := p.src, p.lim
+	w, h, fitted := p.pixels()
 	p.c.background(func(context.Context) func() {
-		img, doc, version, err := loadFirstView(ctx, src, lim, id, 0, previewMax, previewMax)
+		// The item's words are drawn first (panel.go); the document
+		// waits for her to rest on the item a moment, so that its fetch
+		// and decode do not take the cores from that frame, and an item
+		// she passes with ↓ held is never fetched (a newer item cancels
+		// ctx).
+		select {
+		case <-ctx.Done():
+			return func() {}
+		case <-time.After(previewRest):
+		}
+		img, doc, version, err := loadFirstView(ctx, src, lim, id, 0, w, h)
 		return func() {
 			if gen != p.gen || id != p.itemID || (p.c.panel != nil && id != p.c.panel.itemID) {
 				return // another item is shown: this one's picture is dropped
@@ -158,6 +174,13 @@ func (p *preview) show(id string) {
 			p.shown, p.pages, p.state = img, pages, "shown"
 			p.doc, p.docVersion = doc, version
 			p.img.Image = img
+			// Fitted to the area's pixels off the UI goroutine: Fyne would
+			// scale it again (Catmull-Rom, on the UI goroutine) to the
+			// area's whole size for its texture.
+			p.img.ScaleMode = canvas.ImageScaleSmooth
+			if fitted {
+				p.img.ScaleMode = canvas.ImageScaleFastest
+			}
 			p.img.Show()
 			p.img.Refresh()
 			p.line.Hide()
@@ -169,6 +192,21 @@ func (p *preview) show(id string) {
 			p.content.Refresh()
 		}
 	})
+}
+
+// pixels is the size the picture is fitted to: the area's, in the
+// screen's pixels, once it is laid out (fitted); previewMax before.
+func (p *preview) pixels() (w, h int, fitted bool) {
+	s := p.img.Size()
+	scale := float32(1)
+	if c := fyne.CurrentApp().Driver().CanvasForObject(p.content); c != nil {
+		scale = c.Scale()
+	}
+	w, h = int(math.Ceil(float64(s.Width*scale))), int(math.Ceil(float64(s.Height*scale)))
+	if w < 16 || h < 16 || w > previewMax || h > previewMax {
+		return previewMax, previewMax, false
+	}
+	return w, h, true
 }
 
 // changed is told the shown item's last change: a later one (a

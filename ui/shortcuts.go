@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -14,21 +15,31 @@ import (
 	"github.com/trustscreen/reviewer/review"
 )
 
-// keyBinding is one line of the shortcut sheet. When it has shortcuts
-// (keys with Ctrl), they are bound on the canvas to do by bindKeys, from
-// this same line: the sheet cannot list a key that does nothing, nor miss
-// one that is bound. Plain keys and letters (no shortcuts here) are handled
-// by onKey and onRune, and by the table's and list's own key handlers.
+// keyBinding is one line of the shortcut sheet, and what binds its keys:
+// the window dispatches its keys from this table alone (bindKeys, onKey,
+// onRune), so the sheet cannot list a key that does nothing, nor miss one
+// that is bound. A new command is one line here, with its do.
 type keyBinding struct {
-	group     string // one of keyGroups
-	keys      string // as the sheet shows them
-	what      string
+	group string // one of keyGroups
+	keys  string // as the sheet shows them
+	what  string
+	// shortcuts (keys with Ctrl) are bound on the canvas by bindKeys.
 	shortcuts []fyne.Shortcut
-	do        func(c *Console)
+	// runes are the one-key commands (letters and signs): typed outside a
+	// text field, they run do (onRune). In a text field they are text.
+	runes []rune
+	// names are plain keys that run do when no widget takes them first
+	// (onKey); with anyFocus, also from a text field, a filter list or a
+	// check box (windowKey): F5, F1.
+	names    []fyne.KeyName
+	anyFocus bool
+	do       func(c *Console)
 	// textKeeps: in a text field the key is the field's (select all).
 	textKeeps bool
-	// runes are the letters that run do (onRune), when set.
-	runes string
+	// by names what handles the line's keys with its own handler, when
+	// this line binds nothing: the items table, the batch list, a dialog,
+	// the viewer, Fyne's focus order.
+	by string
 }
 
 // keyGroups are the sheet's groups, in order.
@@ -62,40 +73,49 @@ var windowKeys []keyBinding
 
 func init() {
 	windowKeys = append(append([]keyBinding{
-		{group: "Moving", keys: "↑ / ↓", what: "previous / next item (the panel follows); in the batch list, the batch above or below"},
-		{group: "Moving", keys: "PgUp / PgDn, Home / End", what: "jump in the items"},
-		{group: "Moving", keys: "Enter", what: "open the selected item; in the search, open the first match and go to its items"},
-		{group: "Moving", keys: "Ctrl+F or /", what: "search batches and items by id, file name or customer", shortcuts: []fyne.Shortcut{ctrl(fyne.KeyF)},
+		{group: "Moving", keys: "↑ / ↓", what: "previous / next item (the panel follows); in the batch list, the batch above or below", by: "the items table, the batch list"},
+		{group: "Moving", keys: "PgUp / PgDn, Home / End", what: "jump in the items", by: "the items table"},
+		{group: "Moving", keys: "Enter", what: "open the selected item; in the search, open the first match and go to its items", by: "the items table, the search"},
+		{group: "Moving", keys: "Ctrl+F or /", what: "search batches and items by id, file name or customer", shortcuts: []fyne.Shortcut{ctrl(fyne.KeyF)}, runes: []rune{'/'},
 			do: func(c *Console) { c.focusSearch() }},
-		{group: "Moving", keys: "Esc or ↓ (in the search)", what: "leave the search, back to the items"},
-		{group: "Moving", keys: "Tab / Shift+Tab", what: "move between the search, the batches, the filters and the items"},
+		{group: "Moving", keys: "Esc or ↓ (in the search)", what: "leave the search, back to the items", by: "the search"},
+		{group: "Moving", keys: "Tab / Shift+Tab", what: "move between the search, the batches, the filters and the items", by: "Fyne's focus order (focus.go)"},
 
-		{group: "Acting", keys: "r", what: "re-submit the item (asks first: it is a paid re-run)"},
-		{group: "Acting", keys: "f", what: "request a new file from the customer"},
-		{group: "Acting", keys: "u", what: "upload the replacement the customer sent (or drop the file on the window)"},
-		{group: "Acting", keys: "x", what: "cancel the item's queued action"},
-		{group: "Acting", keys: "q", what: "queue again an action the service turned away for now (a new intent, a new key)"},
-		{group: "Acting", keys: "b", what: "back to the item of the last action, whose result the top line says"},
-		{group: "Acting", keys: "m", what: "write a note on the item: Ctrl+Enter sends it, Tab leaves the field"},
-		{group: "Acting", keys: "c", runes: "c", what: "clear the item: a decision with a reason from the service's list (a clear of an item recommended reject waits for a second reviewer)",
+		{group: "Acting", keys: "r", what: "re-submit the item (asks first: it is a paid re-run)", runes: []rune{'r'},
+			do: func(c *Console) { c.panel.onResubmit() }},
+		{group: "Acting", keys: "f", what: "request a new file from the customer", runes: []rune{'f'},
+			do: func(c *Console) { c.panel.onRequestFile() }},
+		{group: "Acting", keys: "u", what: "upload the replacement the customer sent (or drop the file on the window)", runes: []rune{'u'},
+			do: func(c *Console) { c.panel.onUpload() }},
+		{group: "Acting", keys: "x", what: "cancel the item's queued action", runes: []rune{'x'},
+			do: func(c *Console) { c.panel.onCancel() }},
+		{group: "Acting", keys: "q", what: "queue again an action the service turned away for now (a new intent, a new key)", runes: []rune{'q'},
+			do: func(c *Console) { c.panel.onQueueAgain() }}, // outbox.go
+		{group: "Acting", keys: "b", what: "back to the item of the last action, whose result the top line says", runes: []rune{'b'},
+			do: func(c *Console) { c.goBack() }}, // strip.go
+		{group: "Acting", keys: "m", what: "write a note on the item: Ctrl+Enter sends it, Tab leaves the field", runes: []rune{'m'},
+			do: func(c *Console) { c.focusNote() }}, // notes.go
+		{group: "Acting", keys: "c", runes: []rune{'c'}, what: "clear the item: a decision with a reason from the service's list (a clear of an item recommended reject waits for a second reviewer)",
 			do: func(c *Console) { c.onDecide(policy.OutcomeClear) }},
-		{group: "Acting", keys: "j", runes: "j", what: "reject the item: a reason and a comment; a second reviewer confirms it",
+		{group: "Acting", keys: "j", runes: []rune{'j'}, what: "reject the item: a reason and a comment; a second reviewer confirms it",
 			do: func(c *Console) { c.onDecide(policy.OutcomeReject) }},
-		{group: "Acting", keys: "e", runes: "e", what: "escalate the item: a reason and a comment",
+		{group: "Acting", keys: "e", runes: []rune{'e'}, what: "escalate the item: a reason and a comment",
 			do: func(c *Console) { c.onDecide(policy.OutcomeEscalate) }},
-		{group: "Acting", keys: "a", runes: "a", what: "confirm the decision that awaits a second reviewer (never your own)",
+		{group: "Acting", keys: "a", runes: []rune{'a'}, what: "confirm the decision that awaits a second reviewer (never your own)",
 			do: func(c *Console) { c.onConfirm(true) }},
-		{group: "Acting", keys: "Shift+A", runes: "A", what: "return that decision to its author, with a comment: the item needs a new one",
+		{group: "Acting", keys: "Shift+A", runes: []rune{'A'}, what: "return that decision to its author, with a comment: the item needs a new one",
 			do: func(c *Console) { c.onConfirm(false) }},
-		{group: "Acting", keys: "n", what: "next: claim and open the oldest item that needs a reviewer and nobody holds"},
+		{group: "Acting", keys: "n", what: "next: claim and open the oldest item that needs a reviewer and nobody holds", runes: []rune{'n', 'N'},
+			do: func(c *Console) { c.panel.team.onNext() }}, // claims.go
 		{group: "Acting", keys: "Ctrl+Shift+Z", what: "snooze the item", shortcuts: []fyne.Shortcut{ctrlShift(fyne.KeyZ)},
 			do: func(c *Console) { c.onSnooze() }},
-		{group: "Acting", keys: "Esc", what: "stop waiting for an action (it is checked later, never sent again blind)"},
+		{group: "Acting", keys: "Esc", what: "stop waiting for an action (it is checked later, never sent again blind)", names: []fyne.KeyName{fyne.KeyEscape},
+			do: func(c *Console) { c.panel.onStopWaiting() }},
 
 		{group: "Bulk", keys: "Ctrl+A", what: "select every item in view (in a text field, its text)",
 			shortcuts: []fyne.Shortcut{&fyne.ShortcutSelectAll{}, ctrl(fyne.KeyA)}, do: func(c *Console) { c.onSelectAll() }, textKeeps: true},
-		{group: "Bulk", keys: "Shift+↑ / Shift+↓", what: "extend the selection up or down"},
-		{group: "Bulk", keys: "Ctrl+click, Shift+click", what: "add or remove an item; select a range"},
+		{group: "Bulk", keys: "Shift+↑ / Shift+↓", what: "extend the selection up or down", by: "the items table"},
+		{group: "Bulk", keys: "Ctrl+click, Shift+click", what: "add or remove an item; select a range", by: "the items table (select.go)"},
 		{group: "Bulk", keys: "Ctrl+Shift+R", what: "re-submit the selected items, or every item in view (shows the plan and its cost first)",
 			shortcuts: []fyne.Shortcut{ctrlShift(fyne.KeyR)}, do: func(c *Console) { c.onBulk(policy.ActionResubmit) }},
 		{group: "Bulk", keys: "Ctrl+Shift+N", what: "request new files for the selected items, or every item in view (shows the plan first)",
@@ -107,23 +127,47 @@ func init() {
 			do: func(c *Console) { c.applyView(awaitingView()) }},
 		keyBinding{group: "Views", keys: "Ctrl+Shift+V", what: "save the batch and filters in view as a view", shortcuts: []fyne.Shortcut{ctrlShift(fyne.KeyV)},
 			do: func(c *Console) { c.onSaveView() }},
-		keyBinding{group: "Views", keys: "p", what: "hide or show the item panel"},
+		keyBinding{group: "Views", keys: "p", what: "hide or show the item panel", runes: []rune{'p'},
+			do: func(c *Console) { c.togglePanel() }},
 
-		keyBinding{group: "Document", keys: "v or double-click", what: "open the viewer on the item's document (its keys below)"},
-		keyBinding{group: "Window", keys: "F5", what: "sync now"},
+		keyBinding{group: "Document", keys: "v or double-click", what: "open the viewer on the item's document (its keys below)", runes: []rune{'v'},
+			do: func(c *Console) { c.panel.preview.openViewer() }}, // preview.go
+		keyBinding{group: "Window", keys: "F5", what: "sync now", names: []fyne.KeyName{fyne.KeyF5}, anyFocus: true,
+			do: func(c *Console) { c.onSync() }},
 		keyBinding{group: "Window", keys: "Ctrl+E", what: "export the batch as CSV", shortcuts: []fyne.Shortcut{ctrl(fyne.KeyE)},
 			do: func(c *Console) { c.onExport() }},
 		keyBinding{group: "Window", keys: "Ctrl+,", what: "Preferences", shortcuts: []fyne.Shortcut{ctrl(fyne.KeyComma)},
 			do: func(c *Console) { c.showPreferences() }},
-		keyBinding{group: "Window", keys: "? or F1", what: "this sheet (in a text field, ? is typed: use F1)"},
-		keyBinding{group: "Window", keys: "Esc, Enter (in a dialog)", what: "close it; press its default button"},
-		keyBinding{group: "Window", keys: "↓ / ↑, PgDn / PgUp, Home / End (this sheet)", what: "scroll this sheet"},
+		keyBinding{group: "Window", keys: "? or F1", what: "this sheet (in a text field, ? is typed: use F1)", runes: []rune{'?'}, names: []fyne.KeyName{fyne.KeyF1}, anyFocus: true,
+			do: func(c *Console) { c.showShortcuts() }},
+		keyBinding{group: "Window", keys: "Esc, Enter (in a dialog)", what: "close it; press its default button", by: "the open dialog (onKey)"},
+		keyBinding{group: "Window", keys: "↓ / ↑, PgDn / PgUp, Home / End (this sheet)", what: "scroll this sheet", by: "the sheet (scrollSheet)"},
 		keyBinding{group: "Window", keys: "Ctrl+Q", what: "quit", shortcuts: []fyne.Shortcut{ctrl(fyne.KeyQ)},
 			do: func(c *Console) { c.onQuit() }}, // tray.go: asks first when something has not gone out
 	)
 	for _, k := range viewerKeys[1:] { // viewer.go: keys of the viewer's own window
-		windowKeys = append(windowKeys, keyBinding{group: "Document", keys: k[0], what: k[1]})
+		windowKeys = append(windowKeys, keyBinding{group: "Document", keys: k[0], what: k[1], by: "the viewer"})
 	}
+}
+
+// runeKey is the line whose one-key command r is (nil: none).
+func runeKey(r rune) *keyBinding {
+	for i := range windowKeys {
+		if slices.Contains(windowKeys[i].runes, r) {
+			return &windowKeys[i]
+		}
+	}
+	return nil
+}
+
+// namedKey is the line that binds the plain key name (nil: none).
+func namedKey(name fyne.KeyName) *keyBinding {
+	for i := range windowKeys {
+		if slices.Contains(windowKeys[i].names, name) {
+			return &windowKeys[i]
+		}
+	}
+	return nil
 }
 
 // countsLegend explains a batch's counts in the list ("3 low · 6 ✗ · 4 ↻").
@@ -153,11 +197,11 @@ func (c *Console) windowShortcut(s fyne.Shortcut, inText bool) bool {
 	return false
 }
 
-// windowKey handles the plain keys that work wherever the focus is (F5,
-// F1); it reports whether it took ev.
+// windowKey handles the plain keys that work wherever the focus is (the
+// lines of windowKeys with anyFocus: F5, F1); it reports whether it took
+// ev.
 func (c *Console) windowKey(ev *fyne.KeyEvent) bool {
-	switch ev.Name {
-	case fyne.KeyF5, fyne.KeyF1:
+	if k := namedKey(ev.Name); k != nil && k.anyFocus {
 		c.onKey(ev)
 		return true
 	}

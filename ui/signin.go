@@ -83,13 +83,9 @@ type signInScreen struct {
 	afterCheck func()
 }
 
-// apply runs a widget update of the screen, one at a time with every
-// other of the package (widgetMu, console.go).
-func (s *signInScreen) apply(fn func()) {
-	widgetMu.Lock()
-	defer widgetMu.Unlock()
-	fn()
-}
+// apply runs a widget update of the screen on the UI goroutine (asUI,
+// thread.go).
+func (s *signInScreen) apply(fn func()) { asUI(fn) }
 
 // newSignInScreen builds the screen; show puts it in the window.
 func newSignInScreen(win fyne.Window, si SignIn, saveURL func(string), done func(*Workflow)) *signInScreen {

@@ -18,39 +18,48 @@ import (
 // widgets off the UI goroutine ("Error in Fyne call thread", from
 // strip.go and tooltip.go). onUI is the one door: what it hands over runs
 // on the UI goroutine, one widget update at a time, or not at all.
+//
+// There is no lock of the package's widgets: every widget update runs on
+// the one UI goroutine. Fyne's test driver runs fyne.Do at once on the
+// caller's goroutine, which would let a background job's result change
+// widgets beside the test's own changes; the package's tests instead hand
+// both to one goroutine of their own (uiloop_test.go), through handToUI
+// and asUI, as Fyne's driver hands them to its event loop.
 
 // uiGoroutine is the goroutine Fyne's event loop runs on, as Run found it
 // (0: not known, as under Fyne's test driver, which runs fyne.Do on the
 // caller's goroutine by design).
 var uiGoroutine atomic.Uint64
 
-// onUI hands fn to the UI goroutine (toUI) as one widget update
-// (widgetMu).
-func onUI(wait bool, fn func()) {
-	toUI(wait, func() {
-		widgetMu.Lock()
-		defer widgetMu.Unlock()
-		fn()
-	})
-}
+// onUI hands fn to the UI goroutine as one widget update (toUI).
+func onUI(wait bool, fn func()) { toUI(wait, fn) }
 
-// toUI hands fn to the UI goroutine (fyne.Do; with wait, fyne.DoAndWait),
-// without widgetMu (a notification, the tooltip's own lock, the screens'
-// switch, which take their own). When Fyne runs it anywhere else (its
-// loop has ended), fn is dropped: the window it would change is gone.
+// toUI hands fn to the UI goroutine (handToUI). When Fyne runs it anywhere
+// else (its loop has ended), fn is dropped: the window it would change is
+// gone.
 func toUI(wait bool, fn func()) {
-	run := func() {
+	handToUI(wait, func() {
 		if !onUIGoroutine() {
 			return
 		}
 		fn()
-	}
+	})
+}
+
+// handToUI hands fn to the UI goroutine: fyne.Do, or with wait
+// fyne.DoAndWait (the tests: their loop).
+var handToUI = func(wait bool, fn func()) {
 	if wait {
-		fyne.DoAndWait(run)
+		fyne.DoAndWait(fn)
 	} else {
-		fyne.Do(run)
+		fyne.Do(fn)
 	}
 }
+
+// asUI runs fn as a widget update from code that runs on the UI goroutine
+// already under Fyne's driver (Run, NewConsole, the driver's callbacks):
+// at once (the tests: on their loop, and waits).
+var asUI = func(fn func()) { fn() }
 
 // onUI is the console's door: what it hands over is also dropped once the
 // console has ended (Close: the window closed, or she signed out).

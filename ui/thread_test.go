@@ -142,9 +142,14 @@ func loopConsole(t *testing.T, wf any) (*Console, *loopDriver) {
 	a := test.NewTempApp(t)
 	d := newLoopDriver(a.Driver())
 	fyne.SetCurrentApp(loopApp{App: a, d: d})
+	// This window's UI goroutine is the loop driver's, reached through
+	// Fyne's fyne.Do as in the real program, not the package's test loop.
+	wasID, wasHand, wasAsUI := uiGoroutine.Load(), handToUI, asUI
 	uiGoroutine.Store(d.id)
+	handToUI, asUI = fyneDo, d.onLoop
 	t.Cleanup(func() {
-		uiGoroutine.Store(0)
+		uiGoroutine.Store(wasID)
+		handToUI, asUI = wasHand, wasAsUI
 		if !d.ended.Load() {
 			d.end()
 		}

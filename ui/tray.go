@@ -219,11 +219,38 @@ func (c *Console) onQuit() {
 }
 
 // quit keeps the window's state and ends the program.
+//
+// Fyne saves its preferences by truncating and rewriting the file, and
+// watches the file's folder to read it again, unless a save of the last
+// 100 ms tells it the change is its own (its app/preferences.go). Two of
+// its saves came at a quit where the watcher reads on a goroutine of its
+// own (the event loop has ended) and could find the file empty
+// ("Preferences load error: EOF"): the second save of a burst of changes,
+// 100 ms after the first, and the save Fyne makes as the program ends. So
+// the window closes once the burst of the state's changes has been saved
+// (prefsSettle), and right after a save of its own (the time of the
+// quit), within whose 100 ms Fyne's last save falls.
 func (c *Console) quit() {
-	c.keepWindowState()
-	if c.closeWindow != nil {
-		c.closeWindow() // tests
+	closeWindow := func() {
+		c.settings.store().SetString(prefQuitAt, c.clock.Now().UTC().Format(time.RFC3339Nano))
+		if c.closeWindow != nil {
+			c.closeWindow() // tests
+			return
+		}
+		c.win.Close() // the master window: the program ends (run.go)
+	}
+	if !c.keepWindowState() {
+		closeWindow()
 		return
 	}
-	c.win.Close() // the master window: the program ends (run.go)
+	// Fyne's own time, not the console's clock; counted as background
+	// work (Settle waits for it).
+	c.jobs.add()
+	time.AfterFunc(prefsSettle, func() {
+		defer c.jobs.done()
+		toUI(true, closeWindow) // thread.go
+	})
 }
+
+// prefQuitAt is when the window was last quit (quit).
+const prefQuitAt = "quit_at"

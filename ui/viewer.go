@@ -108,8 +108,9 @@ type view struct {
 }
 
 func openViewer(c *Console, src Documents, lim document.Limits, itemID string) *viewer {
-	if c.viewer != nil {
-		c.viewer.win.Close() // one viewer: its pictures are large
+	if old := c.viewer; old != nil {
+		c.viewer = nil  // replaced: the focus goes to the new one, not back
+		old.win.Close() // one viewer: its pictures are large
 	}
 	v := &viewer{c: c, src: src, lim: lim, itemID: itemID, locked: true}
 	v.ctx, v.stop = context.WithCancel(c.ctx)
@@ -124,6 +125,12 @@ func openViewer(c *Console, src Documents, lim document.Limits, itemID string) *
 		v.stop()
 		if c.viewer == v {
 			c.viewer = nil
+			// The keys go back to the main window: without a window
+			// manager nobody gives it the focus, and a manager may give
+			// it elsewhere, so the first F1 after the viewer went nowhere.
+			if c.ctx.Err() == nil {
+				c.win.RequestFocus()
+			}
 		}
 	})
 	cv := v.win.Canvas()

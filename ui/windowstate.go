@@ -1,9 +1,8 @@
 package ui
 
 import (
-	"context"
 	"encoding/json"
-	"sync"
+	"time"
 
 	"fyne.io/fyne/v2"
 
@@ -44,30 +43,28 @@ func keptWindowSize(p fyne.Preferences) fyne.Size {
 
 // keepWindowState keeps the window's size, the panel's width, and the
 // batch, filters and sort in force, now (on quit, or when the window
-// hides to the tray).
-func (c *Console) keepWindowState() { c.windowState().write(c.settings.store()) }
+// hides to the tray); it reports whether anything changed.
+func (c *Console) keepWindowState() bool { return c.windowState().write(c.settings.store()) }
 
 // keepWindowStateSoon keeps them as she works: at every reload (a change
 // of view, a sync, an action), so that a window that is killed, or a
 // session that ends without a quit, reopens as she last worked in it.
-// Only what changed is written, off the UI goroutine: Fyne writes and
-// syncs its preferences file at each change.
+// Only what changed is written, on the UI goroutine. Fyne saves its
+// preferences file at each change by truncating and rewriting it, and
+// watches the file's folder to read it again when it changes (its
+// app/preferences.go): a save off the UI goroutine truncated the file
+// while the watcher's read ran on it, and Fyne said "Preferences load
+// error: EOF" at the first start. On the one goroutine the two never meet.
 func (c *Console) keepWindowStateSoon() {
-	p := c.settings.store()
-	st := c.windowState()
-	if !st.differs(p) {
-		return
-	}
-	c.background(func(context.Context) func() {
-		windowStateMu.Lock()
-		defer windowStateMu.Unlock()
-		st.write(p)
-		return nil
-	})
+	c.keepWindowState()
 }
 
-// windowStateMu keeps two writes of the window's state from interleaving.
-var windowStateMu sync.Mutex
+// prefsSettle is how long Fyne takes to save a burst of preference
+// changes: the first change saves at once, those within the next 100 ms
+// are saved together when it has passed (app/preferences.go,
+// resetSavedRecently). Quit waits that long after writing the window's
+// state (quit, tray.go).
+const prefsSettle = 250 * time.Millisecond
 
 // windowState is what keepWindowState keeps; a zero field is not kept.
 type windowState struct {
@@ -100,11 +97,13 @@ func (st windowState) differs(p fyne.Preferences) bool {
 		(st.view != "" && p.String(prefLastViewName) != st.name)
 }
 
-// write keeps what changed.
-func (st windowState) write(p fyne.Preferences) {
+// write keeps what changed; it reports whether anything did.
+func (st windowState) write(p fyne.Preferences) bool {
+	wrote := false
 	setFloat := func(k string, v float64) {
 		if p.Float(k) != v {
 			p.SetFloat(k, v)
+			wrote = true
 		}
 	}
 	if st.size != (fyne.Size{}) {
@@ -116,10 +115,13 @@ func (st windowState) write(p fyne.Preferences) {
 	}
 	if st.view != "" && p.String(prefLastView) != st.view {
 		p.SetString(prefLastView, st.view)
+		wrote = true
 	}
 	if st.view != "" && p.String(prefLastViewName) != st.name {
 		p.SetString(prefLastViewName, st.name)
+		wrote = true
 	}
+	return wrote
 }
 
 // restoreWindowState sets the panel's width, the batch, the filters and

@@ -58,6 +58,7 @@ func TestRemoveAllLocalDataFromPreferences(t *testing.T) {
 	open()
 	press(c, fyne.KeyTab, 0)
 	press(c, fyne.KeyReturn, 0)
+	c.Settle() // the window closes once its state is saved (quit)
 	if asked != 1 || !closed {
 		t.Fatalf("Tab, Enter: asked %d, closed %v", asked, closed)
 	}

@@ -20,6 +20,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -63,6 +64,13 @@ func ensureDisplay(display string) (func(), error) {
 // launchKeyWindow starts a window program and waits for its window,
 // focused, with the region settled.
 func (s *suite) launchKeyWindow(x *xconn, env []string, r rect, name string, args ...string) (*keyWindow, error) {
+	return s.launchKeyWindowOn(x, env, r, "", name, args...)
+}
+
+// launchKeyWindowOn is launchKeyWindow with the view the window opens on
+// (lastView, JSON of review.ViewFilter, as ui/windowstate.go keeps it; ""
+// a first start's).
+func (s *suite) launchKeyWindowOn(x *xconn, env []string, r rect, lastView, name string, args ...string) (*keyWindow, error) {
 	// A fresh preferences folder each launch: the window keeps its size,
 	// the panel's width and the batch she had open in Fyne's preferences
 	// (ui/windowstate.go), which would carry one launch's end into the
@@ -70,6 +78,19 @@ func (s *suite) launchKeyWindow(x *xconn, env []string, r rect, name string, arg
 	prefs, err := os.MkdirTemp(s.c.work, "prefs-")
 	if err != nil {
 		return nil, err
+	}
+	if lastView != "" {
+		dir := filepath.Join(prefs, "fyne", "com.trustscreen.reviewer") // FyneApp.toml's ID
+		b, err := json.Marshal(map[string]string{"last_view": lastView})
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "preferences.json"), b, 0o600); err != nil {
+			return nil, err
+		}
 	}
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(append(os.Environ(), env...), "XDG_CONFIG_HOME="+prefs)
@@ -233,8 +254,9 @@ func (s *suite) latency(token string) error {
 	}
 	defer x.Close()
 	// The third cache is the memory figure's: enough rows to scroll past
-	// for the growth to stand out of the resident set's noise, and few
-	// enough that End reads them in seconds today.
+	// (about 39,000 at 10,000 batches) for a growth of a few MB to be
+	// within the target, and few enough that End reads them in half a
+	// minute.
 	scales := []int{c.latencySmall, c.latencyLarge, c.scrollBatches}
 	caches := make([]string, len(scales))
 	envs := make([][]string, len(scales))
@@ -484,10 +506,13 @@ func vmRSS(pid int) (float64, error) {
 }
 
 // scrolled measures the window's memory in the rows she has scrolled
-// past: the resident set once the window has settled, End (the last row
-// of "All batches", needs my action: the window's first view), the
-// resident set again once the panel shows the last item; the growth over
-// the rows between. It returns KB a row and the rows.
+// past: ↓ once (the window's first item shows no document until she
+// moves: the document of the item she is on is in both figures), then
+// End again and again (each goes to the last row the window has read,
+// which reads the next page) until End changes nothing, at the last row
+// of "All batches", needs my action (the view it is opened on); the
+// resident set after the first fillPresses and at the end; the growth
+// over the rows between. It returns KB a row and the rows.
 func (s *suite) scrolled(x *xconn, env []string, cache string) (float64, int, error) {
 	c := s.c
 	q, err := inline(store.ItemsQuery(store.ItemFilter{NeedsAction: true}, time.Now()))
@@ -499,20 +524,52 @@ func (s *suite) scrolled(x *xconn, env []string, cache string) (float64, int, er
 		return 0, 0, fmt.Errorf("sqlite3 (install the Debian package sqlite3): %v", err)
 	}
 	rows, _ := strconv.Atoi(strings.TrimSpace(string(out)))
-	if rows < 2 {
+	if rows < 3 {
 		return 0, 0, fmt.Errorf("scrolled: %d rows need action", rows)
 	}
-	kw, err := s.launchKeyWindow(x, env, c.panelRegion, c.bin)
+	// All batches, needs my action: the listing the window pages.
+	kw, err := s.launchKeyWindowOn(x, env, c.panelRegion, `{"needs_action":true}`, c.bin)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer kw.stop()
-	before, err := vmRSS(kw.cmd.Process.Pid)
-	if err != nil {
+	if _, err := stepLatency(x, kw.win, c.panelRegion, ksDown); err != nil {
+		return 0, 0, fmt.Errorf("the ↓ key: %v", err)
+	}
+	if _, err := settle(x, kw.win, c.panelRegion, 2*time.Second, 120*time.Second); err != nil {
 		return 0, 0, err
 	}
-	if _, err := stepLatency(x, kw.win, c.panelRegion, ksEnd); err != nil {
-		return 0, 0, fmt.Errorf("the End key: %v", err)
+	// End is pressed until it moves the panel no more (at most twice as
+	// many presses as pages of 100 rows would need). The resident set is
+	// taken first after fillPresses (5,000 rows), once the window holds
+	// what it holds at most (keepPages pages of pageRows, ui/items.go:
+	// 1,500 rows) and its heap has grown to what paging needs (it rises
+	// for about 5,000 rows, then holds within a few MB): the figure is
+	// the growth beyond, which a window that keeps every row it reads
+	// grows by a row's worth per row.
+	var before float64
+	for n := 0; ; n++ {
+		if n > rows/50+10 {
+			return 0, 0, fmt.Errorf("the End key: still moving after %d presses over %d rows", n, rows)
+		}
+		if n == fillPresses {
+			if _, err := settle(x, kw.win, c.panelRegion, 2*time.Second, 120*time.Second); err != nil {
+				return 0, 0, err
+			}
+			if before, err = vmRSS(kw.cmd.Process.Pid); err != nil {
+				return 0, 0, err
+			}
+		}
+		moved, err := stepMoves(x, kw.win, c.panelRegion, ksEnd, 3*time.Second)
+		if err != nil {
+			return 0, 0, fmt.Errorf("the End key: %v", err)
+		}
+		if !moved {
+			if n <= fillPresses {
+				return 0, 0, fmt.Errorf("the End key: the end after %d presses; the figure needs more than %d rows", n, fillPresses*windowPage)
+			}
+			break
+		}
 	}
 	if _, err := settle(x, kw.win, c.panelRegion, 2*time.Second, 120*time.Second); err != nil {
 		return 0, 0, err
@@ -521,7 +578,43 @@ func (s *suite) scrolled(x *xconn, env []string, cache string) (float64, int, er
 	if err != nil {
 		return 0, 0, err
 	}
-	return (after - before) * 1024 / float64(rows-1), rows - 1, nil
+	past := rows - fillPresses*windowPage
+	return (after - before) * 1024 / float64(past), past, nil
+}
+
+// windowPage is the rows the window reads at a time (ui/items.go,
+// pageRows): End on the last row read reads the next page, so after n
+// presses the selected row is the listing's n × windowPage - 1st.
+// fillPresses is the presses before the window holds its most.
+const (
+	windowPage  = 500
+	fillPresses = 10
+)
+
+// stepMoves sends a key and reports whether the region changed within
+// wait (and then held still for 300 ms).
+func stepMoves(x *xconn, win uint32, r rect, sym uint32, wait time.Duration) (bool, error) {
+	before, err := x.image(win, r)
+	if err != nil {
+		return false, err
+	}
+	before = append([]byte(nil), before...)
+	if err := x.tap(sym); err != nil {
+		return false, err
+	}
+	start := time.Now()
+	for time.Since(start) < wait {
+		img, err := x.image(win, r)
+		if err != nil {
+			return false, err
+		}
+		if !sameImage(img, before) {
+			_, err := settle(x, win, r, 300*time.Millisecond, 60*time.Second)
+			return true, err
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return false, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -77,7 +77,7 @@ func main() {
 	flag.StringVar(&c.display, "display", "", "an X display (Xvfb) for the window figures; none: skipped")
 	flag.BoolVar(&c.enforce, "enforce", true, "exit 1 when a median misses its target")
 	only := flag.String("only", "", "comma-separated groups of figures to measure: sync, listing, bulk, start, window, latency (default: all)")
-	flag.IntVar(&c.scrollBatches, "scroll-batches", 1000, "batches of the cache whose needs-action rows the memory figure scrolls past (End)")
+	flag.IntVar(&c.scrollBatches, "scroll-batches", 10000, "batches of the cache whose needs-action rows the memory figure scrolls past (End)")
 	flag.StringVar(&c.floorKeys, "floor-keys", "bin/floor-keylabel", "a minimal Fyne window whose label changes on ↓ (bench/floor/keylabel)")
 	flag.IntVar(&c.latencySmall, "latency-batches", 100, "batches of the small cache of the latency figures")
 	flag.IntVar(&c.latencyLarge, "latency-batches-large", 100000, "batches of the large cache of the latency figures (0: the small one twice)")
