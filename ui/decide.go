@@ -681,3 +681,62 @@ func awaitingView() (review.View, store.ItemFilter) {
 	f.AwaitingConfirmation = true
 	return v, f
 }
+
+// awaitingNotified is at most how many decisions awaiting her a sync
+// reads to say which are new.
+const awaitingNotified = 500
+
+// announceAwaiting notifies, after a sync, the decisions that await her
+// confirmation and did not at the sync before (the first sync of the
+// window only notes them): an item already needing her (a scored item
+// recommended review) is no news, yet another reviewer's decision on it
+// now waits for her.
+func (c *Console) announceAwaiting() {
+	if c.wf.Decide == nil {
+		return
+	}
+	_, f := awaitingView()
+	f.Limit = awaitingNotified
+	lst := c.wf.Listing
+	c.background(func(ctx context.Context) func() {
+		rows, err := lst.Items(ctx, f)
+		if err != nil {
+			return nil
+		}
+		return func() {
+			first := c.awaiting == nil
+			var fresh []review.ItemView
+			now := map[string]string{}
+			for _, r := range rows {
+				d := r.CurrentDecision()
+				if d == nil {
+					continue
+				}
+				now[r.ID] = d.ID
+				if c.awaiting[r.ID] != d.ID {
+					fresh = append(fresh, r)
+				}
+			}
+			c.awaiting = now
+			if !first {
+				c.notes.post(awaitingLine(fresh))
+			}
+		}
+	})
+}
+
+// awaitingLine says the decisions that now await her confirmation (those
+// another reviewer took): "ana's reject of passport.jpg (CUST-1) awaits
+// your confirmation: Ctrl+Shift+C lists them"; "" when none.
+func awaitingLine(mine []review.ItemView) string {
+	const key = ": Ctrl+Shift+C lists them"
+	switch len(mine) {
+	case 0:
+		return ""
+	case 1:
+		r := mine[0]
+		d := r.CurrentDecision()
+		return fmt.Sprintf("%s's %s of %s (%s) awaits your confirmation"+key, shown(d.By), shown(string(d.Outcome)), shown(r.FileName), shown(r.CustomerRef))
+	}
+	return fmt.Sprintf("%d decisions await your confirmation"+key, len(mine))
+}

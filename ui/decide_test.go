@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
@@ -626,5 +627,41 @@ func TestTheViewAwaitingMyConfirmationListsOthersDecisionsOnly(t *testing.T) {
 	}
 	if h := c.items.heading.Text; !strings.Contains(h, "view: "+awaitingName) {
 		t.Fatalf("the heading says %q", h)
+	}
+}
+
+// After a sync brings a decision that awaits her confirmation, a
+// notification says so (and names the view's key).
+func TestANotificationSaysWhatAwaitsHerConfirmation(t *testing.T) {
+	srv, ana, ben := anaAndBen(t, screenapi.Options{APIVersion: screenapi.Version12})
+	ctx := context.Background()
+	sent := make(chan string, 8)
+	t.Setenv("LANG", "en_US.UTF-8")
+	a := test.NewTempApp(t)
+	w := test.NewTempWindow(t, nil)
+	w.Resize(fyne.NewSize(1280, 800))
+	c := NewConsole(w, workflowOf(ben), Options{Prefs: a.Preferences(), Notify: func(n *fyne.Notification) { sent <- n.Content }})
+	t.Cleanup(func() { c.Close(); c.Settle() })
+	c.apply(c.reload)
+	c.apply(c.onSync) // what he had: no news
+	c.Settle()
+	id, _ := scoredFor(t, srv, policy.RecommendReview)
+	if res, err := ana.Decisions.Decide(ctx, id, policy.OutcomeReject, rejectCode(t, ana), "forged"); err != nil || res.Action.State != policy.ActionDone {
+		t.Fatalf("ana's reject: %+v, %v", res.Action, err)
+	}
+	c.apply(c.onSync)
+	c.Settle()
+	raw, _ := srv.Item(id)
+	want := "ana's reject of " + raw.FileName
+	for {
+		select {
+		case got := <-sent:
+			t.Logf("sent %q", got)
+			if strings.Contains(got, want) && strings.Contains(got, "awaits your confirmation: Ctrl+Shift+C lists them") {
+				return
+			}
+		default:
+			t.Fatalf("no notification says %q awaits his confirmation; news %q", want, c.strip.news.Text)
+		}
 	}
 }
