@@ -399,12 +399,12 @@ func TestDecidePanelSaysTheDecisionAndItsKeys(t *testing.T) {
 		{final, "Decision: cleared by ana, confirmed by ben."},
 	} {
 		c := decideConsole(t, newFakeDeciding(), k.v)
-		if !strings.Contains(c.panel.why.Text, k.want) {
-			t.Fatalf("%s: the panel says %q, want %q", k.v.ID, c.panel.why.Text, k.want)
+		if !strings.Contains(c.panel.decision.Text, k.want) {
+			t.Fatalf("%s: the panel says %q, want %q", k.v.ID, c.panel.decision.Text, k.want)
 		}
 		c = decideConsole(t, nil, k.v)
-		if strings.Contains(c.panel.why.Text, "ecision") {
-			t.Fatalf("%s: a window without decisions says %q", k.v.ID, c.panel.why.Text)
+		if strings.Contains(c.panel.decision.Text, "ecision") {
+			t.Fatalf("%s: a window without decisions says %q", k.v.ID, c.panel.decision.Text)
 		}
 	}
 }
@@ -543,7 +543,7 @@ func TestTheRowAndThePanelSayTheDecisionAndItsState(t *testing.T) {
 	if width < need {
 		t.Fatalf("at 1280×800 with the panel open the Action column is %v wide, its words %v (columns %v)", width, need, c.items.cols)
 	}
-	if got := c.panel.why.Text; !strings.Contains(got, "Decision: rejected by ana · awaiting a second reviewer · a confirms it, Shift+A returns it.") {
+	if got := c.panel.decision.Text; !strings.Contains(got, "Decision: rejected by ana · awaiting a second reviewer · a confirms it, Shift+A returns it.") {
 		t.Fatalf("the panel says %q", got)
 	}
 
@@ -571,7 +571,7 @@ func TestTheRowAndThePanelSayTheDecisionAndItsState(t *testing.T) {
 	ac := realConsole(t, ana)
 	ac.apply(func() { ac.openItem(id, batchID) })
 	ac.Settle()
-	if got := ac.panel.why.Text; !strings.Contains(got, "Decision: rejected by ana · returned by ben: the MRZ is fine.") {
+	if got := ac.panel.decision.Text; !strings.Contains(got, "Decision: rejected by ana · returned by ben: the MRZ is fine.") {
 		t.Fatalf("the author's panel says %q", got)
 	}
 	ac.apply(func() {
@@ -663,5 +663,38 @@ func TestANotificationSaysWhatAwaitsHerConfirmation(t *testing.T) {
 		default:
 			t.Fatalf("no notification says %q awaits his confirmation; news %q", want, c.strip.news.Text)
 		}
+	}
+}
+
+// Across all batches at 1280×800 with the panel open the Action column
+// goes; the decision's word moves into the Status cell, first.
+func TestTheAwaitingViewSaysTheDecisionInTheStatusCellWhenTheActionColumnWent(t *testing.T) {
+	srv, ana, ben := anaAndBen(t, screenapi.Options{APIVersion: screenapi.Version12})
+	ctx := context.Background()
+	id, _ := scoredFor(t, srv, policy.RecommendReview)
+	if res, err := ana.Decisions.Decide(ctx, id, policy.OutcomeReject, rejectCode(t, ana), "forged"); err != nil || res.Action.State != policy.ActionDone {
+		t.Fatalf("ana's reject: %+v, %v", res.Action, err)
+	}
+	if _, err := ben.Sync.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := realConsole(t, ben)
+	pressShortcut(c, ctrlShift(fyne.KeyC))
+	c.Settle()
+	var cells []string
+	c.apply(func() {
+		host := "Status"
+		if c.items.hasColumn("Action") { // the row says it there
+			host = "Action"
+		}
+		for _, col := range c.items.cols {
+			if col.title == host && len(c.items.rows) > 0 {
+				text, _ := col.text(c.items.rows[0])
+				cells = append(cells, text)
+			}
+		}
+	})
+	if len(cells) != 1 || !strings.HasPrefix(cells[0], "to confirm") {
+		t.Fatalf("the Status cell says %q", cells)
 	}
 }
