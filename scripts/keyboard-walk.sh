@@ -208,9 +208,10 @@ settle
 shot view-saved
 
 # 5. A note from the keyboard: m puts the focus in the open item's note
-# field, the text is typed, Ctrl+Enter sends it. (One line: Fyne's
-# wrapping field drops a space typed where a line wraps.)
-note="Customer called: new scan Monday."
+# field, the text is typed, Ctrl+Enter sends it. Longer than the field is
+# wide, so that it wraps: every space must reach the service where she
+# typed it (ui/wordentry.go).
+note="Customer called: she promised for Monday a new scan of the whole passport page, both sides, in daylight."
 key m
 settle
 typed "$note"

@@ -193,7 +193,7 @@ func (k *keyCheck) TypedRune(r rune) {
 // Ctrl+Enter sends it (submit), Tab leaves it: a tab character has no
 // place in a note.
 type textEntry struct {
-	widget.Entry
+	wordEntry
 	c      *Console
 	submit func() // Ctrl+Enter (nil: nothing)
 }

@@ -257,7 +257,7 @@ func isCtrlEnter(s fyne.Shortcut) bool {
 
 // formEntry is a text field of a dialog.
 type formEntry struct {
-	widget.Entry
+	wordEntry
 	form *dialogForm
 }
 
