@@ -192,11 +192,14 @@ screenshot: deps-shot build
 # after an outage and a quit, with keys alone, in the real window under
 # Xvfb against demo-api, then checked through the command line (about two
 # minutes); a screenshot per step in WALK_SHOTS (default: a new temporary
-# folder).
+# folder). Then the decisions' walk (scripts/decide-walk.sh, contract 1.2):
+# ana clears, rejects and escalates a batch's items, ben's window confirms
+# the reject, checked through the command line (about a minute more).
 WALK_SHOTS ?=
 walk: deps build
 	$(call apt_install,$(DEB_WALK))
 	./scripts/keyboard-walk.sh $(BIN) $(WALK_SHOTS)
+	./scripts/decide-walk.sh $(BIN) $(if $(WALK_SHOTS),$(WALK_SHOTS)/decide)
 
 # A desktop bundle, reviewer.tar.xz (usr/local/bin/reviewer and
 # reviewer-pdf, added by scripts/bundle-renderer.sh, the console's .desktop

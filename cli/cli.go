@@ -131,7 +131,7 @@ commands:
   (none)                          open the console window (--demo: on the built-in demo service,
                                   with a throwaway cache: REVIEWER_DB and --db are not used)
   sync                            pull changed batches into the cache
-  items [--batch ID] [--status S] [--code C] [--retryable] [--needs-action] [--json]
+  items [--batch ID] [--status S] [--code C] [--retryable] [--needs-action] [--awaiting-my-confirmation] [--json]
   item ID [--json]                one item with its actions, attempts and audit trail
   resubmit ID                     re-run the analysis of an item whose code a re-run may help
   request-file ID --message TEXT  ask the customer for a new file

@@ -233,6 +233,7 @@ func (r *runner) items(args []string) (int, error) {
 	fs.StringVar(&code, "code", "", "only this error code")
 	fs.BoolVar(&f.Retryable, "retryable", false, "only errors a re-run may help")
 	fs.BoolVar(&f.NeedsAction, "needs-action", false, "only items that need a reviewer")
+	fs.BoolVar(&f.AwaitingConfirmation, "awaiting-my-confirmation", false, "only items whose decision, by another reviewer, awaits a second one (contract 1.2)")
 	fs.StringVar(&f.Search, "search", "", "search id, file name, customer reference")
 	fs.IntVar(&f.Limit, "limit", 0, "at most this many")
 	asJSON := fs.Bool("json", false, "print JSON")

@@ -80,6 +80,12 @@ func TestDecideAndConfirmOnTheCommandLine(t *testing.T) {
 	if out, _ := ben.want(0, "items", "--needs-action", "--json"); !strings.Contains(out, `"id": "`+id+`"`) {
 		t.Fatalf("ana's reject does not need ben: %s", out)
 	}
+	if out, _ := ben.want(0, "items", "--awaiting-my-confirmation", "--json"); !strings.Contains(out, `"id": "`+id+`"`) {
+		t.Fatalf("ana's reject does not await ben's confirmation: %s", out)
+	}
+	if out, _ := ana.want(0, "items", "--awaiting-my-confirmation", "--json"); strings.Contains(out, `"id": "`+id+`"`) {
+		t.Fatalf("ana's own reject awaits her confirmation: %s", out)
+	}
 	if _, errs := ben.want(3, "confirm", id, "--disagree"); !strings.Contains(errs, "needs a comment") {
 		t.Fatalf("a return without a comment: %s", errs)
 	}

@@ -19,9 +19,12 @@ type ViewFilter struct {
 	NeedsAction bool          `json:"needs_action,omitempty"`
 	Snoozed     bool          `json:"snoozed,omitempty"`
 	Overdue     bool          `json:"overdue,omitempty"` // waiting at least the overdue threshold
-	Search      string        `json:"search,omitempty"`
-	SortBy      string        `json:"sort_by,omitempty"` // as store.ItemFilter; "since" is oldest first
-	Desc        bool          `json:"desc,omitempty"`
+	// AwaitingConfirmation: the items whose current decision awaits a
+	// second reviewer, not their author (contract 1.2).
+	AwaitingConfirmation bool   `json:"awaiting_confirmation,omitempty"`
+	Search               string `json:"search,omitempty"`
+	SortBy               string `json:"sort_by,omitempty"` // as store.ItemFilter; "since" is oldest first
+	Desc                 bool   `json:"desc,omitempty"`
 }
 
 // View is a named ViewFilter. Built-in views cannot be renamed or deleted.
@@ -60,6 +63,7 @@ func (s *TriageService) ItemFilter(v ViewFilter) store.ItemFilter {
 	f := store.ItemFilter{BatchID: v.BatchID, Status: v.Status, Code: v.Code, Retryable: v.Retryable,
 		NeedsAction: v.NeedsAction, Search: v.Search, SortBy: v.SortBy, Desc: v.Desc}
 	f.Snoozed = v.Snoozed
+	f.AwaitingConfirmation = v.AwaitingConfirmation
 	if v.Overdue {
 		f.OlderThan = s.triageSettings().Ageing.Overdue
 	}

@@ -34,6 +34,11 @@ type TriageFilter struct {
 	// IDs, when not nil, keeps only these items (the new items a sync
 	// brought that need the reviewer); an empty list keeps none.
 	IDs []string
+	// AwaitingConfirmation keeps the items whose current decision awaits
+	// a second reviewer and whose author is not ItemFilter.Me: those that
+	// await her confirmation (contract 1.2; the partial index
+	// items_awaiting_confirmation holds them).
+	AwaitingConfirmation bool
 }
 
 // waitingSQL is policy.Waits in SQL, for an item (i): its status waits for

@@ -499,6 +499,11 @@ func ItemsQuery(f ItemFilter, now time.Time) (string, []any) {
 		where, args = append(where, q), append(args, a...)
 	}
 	where, args = f.Held.where(where, args, f.Me, now)
+	if f.AwaitingConfirmation {
+		// The state as a literal, as the partial index names it.
+		where = append(where, "i.decision_state = "+sqlState(policy.DecisionAwaiting)+" AND i.decision_by IS NOT ?")
+		args = append(args, f.Me)
+	}
 	where, args = f.TriageFilter.where(where, args, now, f.NeedsAction)
 	if s := strings.TrimSpace(f.Search); s != "" {
 		like := "%" + strings.NewReplacer("%", `\%`, "_", `\_`).Replace(s) + "%"
@@ -506,9 +511,10 @@ func ItemsQuery(f ItemFilter, now time.Time) (string, []any) {
 		args = append(args, like, like, like)
 	}
 	from := listFrom
-	if _, sorted := sortColumns[f.SortBy]; f.BatchID != "" || sorted {
+	if _, sorted := sortColumns[f.SortBy]; f.BatchID != "" || sorted || f.AwaitingConfirmation {
 		// One batch, or a sort of its own: the batch walk would not spare
-		// the sort, and it makes SQLite probe an index per batch.
+		// the sort, and it makes SQLite probe an index per batch. The
+		// items awaiting confirmation are few: their own index holds them.
 		from = itemFrom
 	}
 	q := "SELECT " + itemColumns + from

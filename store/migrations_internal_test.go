@@ -37,6 +37,7 @@ var released = map[string]string{
 	"00016_retention.sql":               "927493cffe8078b1c63bbcfdeaeca85fb67e9f591f591c222d6d8140448ec65b",
 	"00017_decisions.sql":               "54b44eee6a922fa68704e8234385aa1c88627ce6a2527345cd161ba3feb61672",
 	"00018_bulk_clear.sql":              "50173540bb9143ec3db9f8a41e04d54697732114bee10598d701c4ca7cb75453",
+	"00019_awaiting_confirmation.sql":   "73d8ad75fb9d8213cdd69a82b22b776e2e9a3e26bd3a86817f179c806bd5e653",
 }
 
 func TestReleasedMigrationsAreNeverEdited(t *testing.T) {

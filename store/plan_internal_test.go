@@ -77,3 +77,37 @@ func TestNeedsMyActionOnDecisionsStaysOneWalk(t *testing.T) {
 		t.Fatalf("next's plan:\n%s", next)
 	}
 }
+
+// TestAwaitingMyConfirmationReadsOnlyItsIndex: the view "awaiting my
+// confirmation" reads the partial index of the items whose decision
+// awaits a second reviewer, not every item.
+func TestAwaitingMyConfirmationReadsOnlyItsIndex(t *testing.T) {
+	db, err := Open(t.TempDir() + "/c.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, sortBy := range []string{"since", ""} {
+		f := ItemFilter{SortBy: sortBy, Me: "ana", Limit: 500}
+		f.AwaitingConfirmation = true
+		q, args := ItemsQuery(f, time.Now())
+		rows, err := db.db.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+q, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var a, b, c int
+			var d string
+			if err := rows.Scan(&a, &b, &c, &d); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, d)
+		}
+		rows.Close()
+		all := strings.Join(plan, "\n")
+		if !strings.Contains(all, "USING INDEX items_awaiting_confirmation") && !strings.Contains(all, "USING COVERING INDEX items_awaiting_confirmation") {
+			t.Fatalf("sorted by %q, the plan:\n%s", sortBy, all)
+		}
+	}
+}

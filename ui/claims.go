@@ -124,6 +124,13 @@ func withHolder(cell func(review.ItemView) (string, widget.Importance)) func(rev
 		if v.Action == nil && v.Holder != nil {
 			return holderCell(*v.Holder) + " · " + text, widget.WarningImportance
 		}
+		if word, dimp := rowDecision(v.Item, v.Me); word != "" && v.OpenAction() == "" {
+			// decide.go: "to confirm · scored · 11 d", when the Action column went
+			if dimp == widget.WarningImportance {
+				imp = dimp
+			}
+			return word + " · " + text, imp
+		}
 		return text, imp
 	}
 }

@@ -83,6 +83,10 @@ type Options struct {
 
 // Console is the main window's content and its screens.
 type Console struct {
+	// awaiting is the decisions (item id → decision id) that awaited her
+	// confirmation at the last sync; nil before the first (decide.go).
+	awaiting map[string]string
+
 	win  fyne.Window
 	wf   *Workflow
 	opts Options

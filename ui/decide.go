@@ -11,6 +11,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/store"
 )
 
 // Decisions (contract 1.2): the reviewer's verdict on the item on screen.
@@ -101,14 +103,54 @@ func decisionLine(d policy.Decision) string {
 		return line
 	case policy.DecisionReturned:
 		by := "a second reviewer"
+		why := "needs a new decision"
 		if conf != nil {
 			by = shown(conf.By)
+			if strings.TrimSpace(conf.Comment) != "" {
+				why = shownLong(conf.Comment)
+			}
 		}
-		return line + " · returned by " + by + ": needs a new decision"
+		return line + " · returned by " + by + ": " + why
 	case policy.DecisionSuperseded:
 		return line + " · superseded"
 	}
 	return line + " · " + shown(string(d.State))
+}
+
+// rowDecision is the row's word on its current decision, short enough
+// for the Action column at 1280×800 with the panel open: "to confirm" (a
+// decision another reviewer took awaits her), "awaiting" (hers awaits a
+// second reviewer), "returned", or the outcome done ("rejected"); its
+// tooltip says it whole (rowDecisionHint). "" when none.
+func rowDecision(it policy.Item, me string) (string, widget.Importance) {
+	d := it.CurrentDecision()
+	switch {
+	case d == nil:
+		return "", widget.MediumImportance
+	case d.State == policy.DecisionAwaiting && d.By != me:
+		return "to confirm", widget.WarningImportance
+	case d.State == policy.DecisionAwaiting:
+		return "awaiting", widget.MediumImportance
+	case d.State == policy.DecisionReturned:
+		return "returned", widget.WarningImportance
+	}
+	return decidedWord(d.Outcome), widget.MediumImportance
+}
+
+// rowDecisionHint is the row's decision whole, as its tooltip: "reject ·
+// awaiting a second reviewer", "cleared by ana, confirmed by ben",
+// "reject returned by ben"; "" when none.
+func rowDecisionHint(it policy.Item) string {
+	d := it.CurrentDecision()
+	switch {
+	case d == nil:
+		return ""
+	case d.State == policy.DecisionAwaiting:
+		return shown(string(d.Outcome)) + " by " + shown(d.By) + " · awaiting a second reviewer"
+	case d.State == policy.DecisionReturned && d.Confirmation != nil:
+		return shown(string(d.Outcome)) + " by " + shown(d.By) + " · returned by " + shown(d.Confirmation.By)
+	}
+	return decisionLine(*d)
 }
 
 // decideResultWords says what became of a decision: "reject queued: goes
@@ -165,7 +207,7 @@ func (c *Console) decisionNote(sit policy.Situation) string {
 	if c.wf.Decide == nil || !it.Team.DecisionsOffered {
 		return ""
 	}
-	d := it.CurrentDecision()
+	d := c.panel.fullDecision(it)
 	switch {
 	case d == nil && policy.CanDecide(sit, policy.OutcomeEscalate) == nil:
 		if policy.CanDecide(sit, policy.OutcomeClear) != nil {
@@ -203,7 +245,26 @@ type decideTarget struct {
 
 func (c *Console) target() decideTarget {
 	d := c.panel.detail
-	return decideTarget{id: d.ID, batchID: d.BatchID, file: d.FileName, customer: d.CustomerRef, item: d.Item}
+	it := d.Item
+	if full := c.panel.fullDecision(it); full != nil {
+		it.Team.Decisions = append(it.Team.Decisions[:len(it.Team.Decisions)-1:len(it.Team.Decisions)-1], *full)
+	}
+	return decideTarget{id: d.ID, batchID: d.BatchID, file: d.FileName, customer: d.CustomerRef, item: it}
+}
+
+// fullDecision is the item's current decision as the panel's detail
+// holds it, with its comment, time and confirmation (the listing's row
+// carries only its outcome, reason, state and names); nil when none.
+func (p *itemPanel) fullDecision(it policy.Item) *policy.Decision {
+	d := it.CurrentDecision()
+	if d == nil {
+		return nil
+	}
+	if ds := p.detail.Decisions; p.detail.ID == it.ID && len(ds) > 0 && ds[len(ds)-1].ID == d.ID {
+		full := ds[len(ds)-1]
+		return &full
+	}
+	return d
 }
 
 // names is the dialog's first line: the item, the customer, the file.
@@ -606,4 +667,76 @@ func (e *pickerEntry) TypedKey(ev *fyne.KeyEvent) {
 		return
 	}
 	e.formEntry.TypedKey(ev)
+}
+
+// awaitingName is the view of the items that await her confirmation.
+const awaitingName = "Awaiting my confirmation"
+
+// awaitingView is the items whose current decision awaits a second
+// reviewer and whose author is not she, oldest first, across all batches
+// (Ctrl+Shift+A; the store's partial index holds them).
+func awaitingView() (review.View, store.ItemFilter) {
+	v := review.View{Name: awaitingName, Filter: review.ViewFilter{AwaitingConfirmation: true, SortBy: "since"}}
+	f := store.ItemFilter{SortBy: "since"}
+	f.AwaitingConfirmation = true
+	return v, f
+}
+
+// awaitingNotified is at most how many decisions awaiting her a sync
+// reads to say which are new.
+const awaitingNotified = 500
+
+// announceAwaiting notifies, after a sync, the decisions that await her
+// confirmation and did not at the sync before (the first sync of the
+// window only notes them): an item already needing her (a scored item
+// recommended review) is no news, yet another reviewer's decision on it
+// now waits for her.
+func (c *Console) announceAwaiting() {
+	if c.wf.Decide == nil {
+		return
+	}
+	_, f := awaitingView()
+	f.Limit = awaitingNotified
+	lst := c.wf.Listing
+	c.background(func(ctx context.Context) func() {
+		rows, err := lst.Items(ctx, f)
+		if err != nil {
+			return nil
+		}
+		return func() {
+			first := c.awaiting == nil
+			var fresh []review.ItemView
+			now := map[string]string{}
+			for _, r := range rows {
+				d := r.CurrentDecision()
+				if d == nil {
+					continue
+				}
+				now[r.ID] = d.ID
+				if c.awaiting[r.ID] != d.ID {
+					fresh = append(fresh, r)
+				}
+			}
+			c.awaiting = now
+			if !first {
+				c.notes.post(awaitingLine(fresh))
+			}
+		}
+	})
+}
+
+// awaitingLine says the decisions that now await her confirmation (those
+// another reviewer took): "ana's reject of passport.jpg (CUST-1) awaits
+// your confirmation: Ctrl+Shift+A lists them"; "" when none.
+func awaitingLine(mine []review.ItemView) string {
+	const key = ": Ctrl+Shift+A lists them"
+	switch len(mine) {
+	case 0:
+		return ""
+	case 1:
+		r := mine[0]
+		d := r.CurrentDecision()
+		return fmt.Sprintf("%s's %s of %s (%s) awaits your confirmation"+key, shown(d.By), shown(string(d.Outcome)), shown(r.FileName), shown(r.CustomerRef))
+	}
+	return fmt.Sprintf("%d decisions await your confirmation"+key, len(mine))
 }

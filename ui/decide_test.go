@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
+	"github.com/trustscreen/reviewer/screenapi"
 	"github.com/trustscreen/reviewer/store"
 )
 
@@ -397,12 +399,12 @@ func TestDecidePanelSaysTheDecisionAndItsKeys(t *testing.T) {
 		{final, "Decision: cleared by ana, confirmed by ben."},
 	} {
 		c := decideConsole(t, newFakeDeciding(), k.v)
-		if !strings.Contains(c.panel.why.Text, k.want) {
-			t.Fatalf("%s: the panel says %q, want %q", k.v.ID, c.panel.why.Text, k.want)
+		if !strings.Contains(c.panel.decision.Text, k.want) {
+			t.Fatalf("%s: the panel says %q, want %q", k.v.ID, c.panel.decision.Text, k.want)
 		}
 		c = decideConsole(t, nil, k.v)
-		if strings.Contains(c.panel.why.Text, "ecision") {
-			t.Fatalf("%s: a window without decisions says %q", k.v.ID, c.panel.why.Text)
+		if strings.Contains(c.panel.decision.Text, "ecision") {
+			t.Fatalf("%s: a window without decisions says %q", k.v.ID, c.panel.decision.Text)
 		}
 	}
 }
@@ -423,5 +425,276 @@ func TestDecideResultWords(t *testing.T) {
 		if got := decideResultWords(policy.OutcomeReject, k.res, nil); got != k.want {
 			t.Fatalf("%s: %q, want %q", k.res.Sent, got, k.want)
 		}
+	}
+}
+
+// On the real workflow (a real cache, the reference service at 1.2 on
+// loopback), a decision taken from the keyboard is one decision at the
+// service, by her, and the strip says it as the service answered.
+func TestDecideFromTheKeyboardOnTheRealWorkflow(t *testing.T) {
+	srv, ana, _ := anaAndBen(t, screenapi.Options{APIVersion: screenapi.Version12})
+	id, ok := srv.Find(func(it policy.RawItem) bool {
+		return it.Status == "scored" && it.Recommendation != nil && *it.Recommendation == string(policy.RecommendReview)
+	})
+	if !ok {
+		t.Fatal("the seed has no scored item recommended for review")
+	}
+	raw, _ := srv.Item(id)
+	c := realConsole(t, ana)
+	c.apply(func() { c.openItem(id, raw.BatchID) })
+	c.Settle()
+	if c.panel.itemID != id || !c.panel.ready() {
+		t.Fatalf("the panel shows %q, not %s", c.panel.itemID, id)
+	}
+	typeText(c, "c")
+	if c.win.Canvas().Overlays().Top() == nil {
+		t.Fatalf("c opened nothing; the strip says %q", c.strip.pages.Text)
+	}
+	press(c, fyne.KeyTab, 0)
+	typeText(c, "the document is genuine")
+	ctrlEnter(c)
+	c.Settle()
+	got := srv.Decisions(id)
+	if len(got) != 1 || got[0].Outcome != "clear" || got[0].By != "ana" || got[0].State != "final" {
+		t.Fatalf("the service holds %+v", got)
+	}
+	if !strings.Contains(c.strip.pages.Text, "cleared by ana") {
+		t.Fatalf("the strip says %q", c.strip.pages.Text)
+	}
+}
+
+// rejectCode is a reason the service gives for a reject.
+func rejectCode(t *testing.T, svc *review.Service) string {
+	t.Helper()
+	list, _, err := svc.Decisions.ReasonCodes(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range list {
+		if r.Allows(policy.OutcomeReject) {
+			return r.Code
+		}
+	}
+	t.Fatal("the service gives no reason for a reject")
+	return ""
+}
+
+// scoredFor finds a scored item the pre-screen recommended rec.
+func scoredFor(t *testing.T, srv *screenapi.Server, rec policy.Recommendation) (id, batchID string) {
+	t.Helper()
+	id, ok := srv.Find(func(it policy.RawItem) bool {
+		return it.Status == "scored" && it.Recommendation != nil && *it.Recommendation == string(rec)
+	})
+	if !ok {
+		t.Fatalf("the seed has no scored item recommended %s", rec)
+	}
+	raw, _ := srv.Item(id)
+	return id, raw.BatchID
+}
+
+// A decision and where it stands are said in the row (the Action column,
+// whole, at 1280×800 with the panel open) and in the panel; a second
+// reviewer returns it from the keyboard, and its author reads why.
+func TestTheRowAndThePanelSayTheDecisionAndItsState(t *testing.T) {
+	srv, ana, ben := anaAndBen(t, screenapi.Options{APIVersion: screenapi.Version12})
+	ctx := context.Background()
+	id, batchID := scoredFor(t, srv, policy.RecommendReview)
+	if res, err := ana.Decisions.Decide(ctx, id, policy.OutcomeReject, rejectCode(t, ana), "the <b>MRZ</b> differs"); err != nil || res.Action.State != policy.ActionDone {
+		t.Fatalf("ana's reject: %+v, %v", res.Action, err)
+	}
+	if _, err := ben.Sync.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := realConsole(t, ben)
+	c.apply(func() { c.openItem(id, batchID) })
+	c.Settle()
+	if c.panel.itemID != id || !c.panel.ready() {
+		t.Fatalf("the panel shows %q, not %s", c.panel.itemID, id)
+	}
+	var cell string
+	var width, need float32
+	c.apply(func() {
+		for _, r := range c.items.rows {
+			if r.ID == id {
+				cell, _ = actionCell(r)
+			}
+		}
+		for _, col := range c.items.cols {
+			if col.title == "Action" {
+				width = col.width
+			}
+		}
+		need = c.items.measure(cell)
+	})
+	if cell != "to confirm" {
+		t.Fatalf("the row's Action cell says %q", cell)
+	}
+	var hint string
+	c.apply(func() {
+		for _, r := range c.items.rows {
+			if r.ID == id {
+				hint = rowDecisionHint(r.Item)
+			}
+		}
+	})
+	if hint != "reject by ana · awaiting a second reviewer" {
+		t.Fatalf("the row's tooltip says %q", hint)
+	}
+	if width < need {
+		t.Fatalf("at 1280×800 with the panel open the Action column is %v wide, its words %v (columns %v)", width, need, c.items.cols)
+	}
+	if got := c.panel.decision.Text; !strings.Contains(got, "Decision: rejected by ana · awaiting a second reviewer · a confirms it, Shift+A returns it.") {
+		t.Fatalf("the panel says %q", got)
+	}
+
+	typeText(c, "A")
+	if text := dialogTexts(c); !strings.Contains(text, "the <b>MRZ</b> differs") {
+		t.Fatalf("the return dialog does not show ana's comment:\n%s", text)
+	}
+	typeText(c, "the MRZ is fine")
+	ctrlEnter(c)
+	c.Settle()
+	got := srv.Decisions(id)
+	if len(got) != 1 || got[0].State != "returned" || got[0].ConfirmedBy != "ben" {
+		t.Fatalf("the service holds %+v; the strip says %q", got, c.strip.pages.Text)
+	}
+
+	c.Settle()
+	c.Close() // ben leaves: his console lets go of the item it held while he returned it
+	c.Settle()
+	if _, err := ben.Team.Release(ctx, id); err != nil && srv.ClaimOf(id) != "" {
+		t.Fatal(err)
+	}
+	if _, err := ana.Sync.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	ac := realConsole(t, ana)
+	ac.apply(func() { ac.openItem(id, batchID) })
+	ac.Settle()
+	if got := ac.panel.decision.Text; !strings.Contains(got, "Decision: rejected by ana · returned by ben: the MRZ is fine.") {
+		t.Fatalf("the author's panel says %q", got)
+	}
+	ac.apply(func() {
+		for _, r := range ac.items.rows {
+			if r.ID == id {
+				cell, _ = actionCell(r)
+			}
+		}
+	})
+	if cell != "returned" {
+		t.Fatalf("the author's row says %q", cell)
+	}
+}
+
+// Ctrl+Shift+A lists the items whose decision awaits her confirmation:
+// another reviewer's reject, never her own that awaits someone else.
+func TestTheViewAwaitingMyConfirmationListsOthersDecisionsOnly(t *testing.T) {
+	srv, ana, ben := anaAndBen(t, screenapi.Options{APIVersion: screenapi.Version12})
+	ctx := context.Background()
+	var ids []string
+	srv.Find(func(it policy.RawItem) bool {
+		if it.Status == "scored" && it.Recommendation != nil && *it.Recommendation == string(policy.RecommendReview) {
+			ids = append(ids, it.ID)
+		}
+		return len(ids) == 2
+	})
+	if len(ids) < 2 {
+		t.Fatalf("the seed has %d scored items recommended for review", len(ids))
+	}
+	anas, bens := ids[0], ids[1]
+	for _, d := range []struct {
+		svc *review.Service
+		id  string
+	}{{ana, anas}, {ben, bens}} {
+		if res, err := d.svc.Decisions.Decide(ctx, d.id, policy.OutcomeReject, rejectCode(t, d.svc), "forged"); err != nil || res.Action.State != policy.ActionDone {
+			t.Fatalf("reject of %s: %+v, %v", d.id, res.Action, err)
+		}
+	}
+	if _, err := ben.Sync.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := realConsole(t, ben)
+	pressShortcut(c, ctrlShift(fyne.KeyA))
+	c.Settle()
+	var rows []string
+	c.apply(func() {
+		for _, r := range c.items.rows {
+			rows = append(rows, r.ID)
+		}
+	})
+	if len(rows) != 1 || rows[0] != anas {
+		t.Fatalf("the view lists %q, want only ana's %s (not ben's own %s)", rows, anas, bens)
+	}
+	if h := c.items.heading.Text; !strings.Contains(h, "view: "+awaitingName) {
+		t.Fatalf("the heading says %q", h)
+	}
+}
+
+// After a sync brings a decision that awaits her confirmation, a
+// notification says so (and names the view's key).
+func TestANotificationSaysWhatAwaitsHerConfirmation(t *testing.T) {
+	srv, ana, ben := anaAndBen(t, screenapi.Options{APIVersion: screenapi.Version12})
+	ctx := context.Background()
+	sent := make(chan string, 8)
+	t.Setenv("LANG", "en_US.UTF-8")
+	a := test.NewTempApp(t)
+	w := test.NewTempWindow(t, nil)
+	w.Resize(fyne.NewSize(1280, 800))
+	c := NewConsole(w, workflowOf(ben), Options{Prefs: a.Preferences(), Notify: func(n *fyne.Notification) { sent <- n.Content }})
+	t.Cleanup(func() { c.Close(); c.Settle() })
+	c.apply(c.reload)
+	c.apply(c.onSync) // what he had: no news
+	c.Settle()
+	id, _ := scoredFor(t, srv, policy.RecommendReview)
+	if res, err := ana.Decisions.Decide(ctx, id, policy.OutcomeReject, rejectCode(t, ana), "forged"); err != nil || res.Action.State != policy.ActionDone {
+		t.Fatalf("ana's reject: %+v, %v", res.Action, err)
+	}
+	c.apply(c.onSync)
+	c.Settle()
+	raw, _ := srv.Item(id)
+	want := "ana's reject of " + raw.FileName
+	for {
+		select {
+		case got := <-sent:
+			t.Logf("sent %q", got)
+			if strings.Contains(got, want) && strings.Contains(got, "awaits your confirmation: Ctrl+Shift+A lists them") {
+				return
+			}
+		default:
+			t.Fatalf("no notification says %q awaits his confirmation; news %q", want, c.strip.news.Text)
+		}
+	}
+}
+
+// Across all batches at 1280×800 with the panel open the Action column
+// goes; the decision's word moves into the Status cell, first.
+func TestTheAwaitingViewSaysTheDecisionInTheStatusCellWhenTheActionColumnWent(t *testing.T) {
+	srv, ana, ben := anaAndBen(t, screenapi.Options{APIVersion: screenapi.Version12})
+	ctx := context.Background()
+	id, _ := scoredFor(t, srv, policy.RecommendReview)
+	if res, err := ana.Decisions.Decide(ctx, id, policy.OutcomeReject, rejectCode(t, ana), "forged"); err != nil || res.Action.State != policy.ActionDone {
+		t.Fatalf("ana's reject: %+v, %v", res.Action, err)
+	}
+	if _, err := ben.Sync.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := realConsole(t, ben)
+	pressShortcut(c, ctrlShift(fyne.KeyA))
+	c.Settle()
+	var cells []string
+	c.apply(func() {
+		host := "Status"
+		if c.items.hasColumn("Action") { // the row says it there
+			host = "Action"
+		}
+		for _, col := range c.items.cols {
+			if col.title == host && len(c.items.rows) > 0 {
+				text, _ := col.text(c.items.rows[0])
+				cells = append(cells, text)
+			}
+		}
+	})
+	if len(cells) != 1 || !strings.HasPrefix(cells[0], "to confirm") {
+		t.Fatalf("the Status cell says %q", cells)
 	}
 }

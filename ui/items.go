@@ -68,19 +68,22 @@ var allColumns = []column{
 		}
 		return "—", widget.MediumImportance
 	}},
-	{"Action", "", 70, 1, actionCell},
+	{"Action", "", 80, 1, actionCell},
 }
 
 func statusCell(v review.ItemView) (string, widget.Importance) { return statusLook(v.Item) }
 
 // actionCell is her action's state; on an item another reviewer holds,
-// who holds it ("held: Ben", claims.go), which is why she has none.
+// who holds it ("held: Ben", claims.go), which is why she has none; with
+// no open action, the item's current decision (decide.go).
 func actionCell(v review.ItemView) (string, widget.Importance) {
 	switch {
 	case v.Action != nil && v.Action.State == policy.ActionUnknown:
 		return actionText(v), widget.WarningImportance
 	case v.Action == nil && v.Holder != nil:
 		return holderCell(*v.Holder), widget.WarningImportance
+	case v.OpenAction() == "" && v.CurrentDecision() != nil:
+		return rowDecision(v.Item, v.Me)
 	}
 	return actionText(v), widget.MediumImportance
 }
@@ -523,6 +526,9 @@ func (t *itemTable) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	l.hint = ""
 	if col.title == "Action" || (col.title == "Status" && !t.hasColumn("Action")) {
 		l.hint = holderHint(v) // claims.go: "Ben is on this until 10:19"
+		if l.hint == "" && v.OpenAction() == "" {
+			l.hint = rowDecisionHint(v.Item) // decide.go: "reject by ana · awaiting a second reviewer"
+		}
 	}
 	if col.title == "File" {
 		if cut := t.fileCell(text, col.width); cut != text {

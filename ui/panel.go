@@ -54,6 +54,7 @@ type itemPanel struct {
 	cancel    *tipButton
 	stop      *tipButton
 	why       *textLabel
+	decision  *textLabel // the item's decision, above the picture (decide.go)
 	message   *textLabel
 	details   *textLabel
 	detailsAc *widget.Accordion
@@ -70,7 +71,7 @@ func newItemPanel(c *Console) *itemPanel {
 		title: wrapped("No item selected"), subtitle: wrapped(""),
 		verdict: wrapped(""), triage: wrapped(""), explain: wrapped(""), reported: wrapped(""), nextActor: wrapped(""),
 		layers: container.NewVBox(), why: wrapped(""), message: wrapped(""), details: wrapped(""),
-		attempts: wrapped(""), audit: wrapped(""),
+		attempts: wrapped(""), audit: wrapped(""), decision: wrapped(""),
 	}
 	p.title.TextStyle.Bold = true
 	p.verdict.TextStyle.Bold = true
@@ -99,7 +100,7 @@ func newItemPanel(c *Console) *itemPanel {
 	acts1, acts2 := container.NewGridWithColumns(2, p.resubmit, p.request), container.NewGridWithColumns(2, p.upload, p.cancel)
 	// Who holds the item (the team's claim line) sits above the picture,
 	// where she looks, not under the document below the fold.
-	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.triage, p.team.claim, p.explain, p.reported, p.nextActor, p.layers, p.preview.content,
+	top := container.NewVBox(p.title, p.subtitle, p.verdict, p.triage, p.team.claim, p.decision, p.explain, p.reported, p.nextActor, p.layers, p.preview.content,
 		p.why, p.message, p.stop, p.detailsAc, p.team.content, widget.NewSeparator())
 	// The panel holds still: its least width is the action buttons', never
 	// what an item or its document brings (a caption, a long name), so the
@@ -279,6 +280,7 @@ func (p *itemPanel) render() {
 			setText(p.title, "Loading "+shown(p.itemID)+"…")
 		}
 		p.triage.Hide()
+		p.decision.Hide()
 		for _, l := range []*textLabel{p.subtitle, p.verdict, p.explain, p.reported, p.nextActor, p.why} {
 			setText(l, "")
 		}
@@ -322,6 +324,7 @@ func (p *itemPanel) render() {
 	p.renderLayers(d)
 	if listed {
 		setOrHide(p.why, "Loading "+shown(d.ID)+"'s actions and history…")
+		p.decision.Hide()
 		p.renderUnread()
 		return
 	}
@@ -336,7 +339,8 @@ func (p *itemPanel) render() {
 		p.again.Hide()
 	}
 	p.showQueueAgain() // outbox.go
-	setOrHide(p.why, strings.TrimSpace(p.whyText(rErr, fErr, uErr)+"\n"+p.c.decisionNote(sit)))
+	setOrHide(p.why, p.whyText(rErr, fErr, uErr))
+	setOrHide(p.decision, p.c.decisionNote(sit))
 	if policy.Cancellable(d.OpenAction()) && p.c.flight(d.ID) == nil {
 		p.cancel.Show()
 		p.cancel.Enable()

@@ -125,6 +125,8 @@ func init() {
 	}, viewKeys()...),
 		keyBinding{group: "Views", keys: "Ctrl+0", what: "the snoozed items", shortcuts: []fyne.Shortcut{ctrl(fyne.Key0)},
 			do: func(c *Console) { c.applyView(snoozedView()) }},
+		keyBinding{group: "Views", keys: "Ctrl+Shift+A", what: "the items awaiting my confirmation (a decision another reviewer took)", shortcuts: []fyne.Shortcut{ctrlShift(fyne.KeyA)},
+			do: func(c *Console) { c.applyView(awaitingView()) }},
 		keyBinding{group: "Views", keys: "Ctrl+Shift+V", what: "save the batch and filters in view as a view", shortcuts: []fyne.Shortcut{ctrlShift(fyne.KeyV)},
 			do: func(c *Console) { c.onSaveView() }},
 		keyBinding{group: "Views", keys: "p", what: "hide or show the item panel", runes: []rune{'p'},

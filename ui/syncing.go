@@ -234,6 +234,7 @@ func (c *Console) onSync() {
 				c.strip.say(msg)
 				c.strip.showNews(p.NewItems) // newitems.go
 				c.announceNews(p.NewItems)   // notify.go
+				c.announceAwaiting()         // decide.go
 				c.notes.post(flushEndLine(fr))
 			case policy.ErrorCode(err) == policy.CodeCancelled:
 				c.strip.say(fmt.Sprintf("Sync cancelled after %s.", plural(p.Pages, "page")))

@@ -111,7 +111,8 @@ func (c *Console) viewInForce() string {
 func (c *Console) currentView() review.ViewFilter {
 	f := c.items.filter()
 	return review.ViewFilter{BatchID: f.BatchID, Status: f.Status, Code: f.Code, NeedsAction: f.NeedsAction,
-		Snoozed: c.view.filter.Snoozed, Overdue: c.view.filter.Overdue, SortBy: f.SortBy, Desc: f.Desc}
+		Snoozed: c.view.filter.Snoozed, Overdue: c.view.filter.Overdue, SortBy: f.SortBy, Desc: f.Desc,
+		AwaitingConfirmation: c.view.filter.AwaitingConfirmation}
 }
 
 // onSaveView asks for a name and keeps the filters and sort in force;

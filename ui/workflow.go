@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/trustscreen/reviewer/policy"
@@ -37,7 +38,53 @@ func ServiceWorkflow(s *review.Service) *Workflow {
 	if s.Kept.KeepsDocuments() {
 		w.Kept = s.Kept
 	}
+	if s.Decisions != nil {
+		w.Decide = decisions{s.Decisions}
+	}
 	return w
+}
+
+// decisions is the window's Deciding on review.Decisions: its Result
+// said as what became of the request (DecideResult).
+type decisions struct{ d *review.Decisions }
+
+func (d decisions) ReasonCodes(ctx context.Context) ([]policy.ReasonCode, error) {
+	list, _, err := d.d.ReasonCodes(ctx) // offline: the list the last sync kept
+	return list, err
+}
+
+func (d decisions) Decide(ctx context.Context, itemID string, o policy.Outcome, reason, comment string) (DecideResult, error) {
+	res, err := d.d.Decide(ctx, itemID, o, reason, comment)
+	return decideResult(res), err
+}
+
+func (d decisions) Confirm(ctx context.Context, itemID string, agree bool, comment string) (DecideResult, error) {
+	res, err := d.d.Confirm(ctx, itemID, agree, comment)
+	return decideResult(res), err
+}
+
+// decideResult says a decision's action as the window does: done with
+// the item's current decision, refused with the service's words, unknown
+// (sent with no answer, or being sent by another process), or queued.
+func decideResult(res review.Result) DecideResult {
+	a := res.Action
+	switch {
+	case a.State == policy.ActionDone:
+		r := DecideResult{Sent: DecideDone}
+		if res.Item != nil {
+			r.Decision = res.Item.CurrentDecision()
+		}
+		return r
+	case a.State == policy.ActionFailed:
+		why := string(a.LastErrorCode)
+		if a.LastError != "" {
+			why = strings.TrimPrefix(why+": "+a.LastError, ": ")
+		}
+		return DecideResult{Sent: DecideRefused, Refusal: why}
+	case a.State == policy.ActionUnknown, res.Unleased == review.UnleasedBusy:
+		return DecideResult{Sent: DecideUnknown}
+	}
+	return DecideResult{Sent: DecideQueued}
 }
 
 // Syncing is the connection and the sync (syncing.go, strip.go).
@@ -141,4 +188,5 @@ var (
 	_ Documents     = (*review.DocumentService)(nil)
 	_ KeptDocuments = (*review.KeptService)(nil)
 	_ Retention     = (*review.RetentionService)(nil)
+	_ Deciding      = decisions{}
 )
