@@ -589,7 +589,7 @@ func (c *Console) planBulk(kind policy.ActionKind, sel review.Selection) {
 		case policy.ActionResubmit:
 			p, err = bw.PlanResubmit(ctx, sel)
 		case policy.ActionDecision:
-			p, err = planClear(ctx, bw, sel)
+			p, err = bw.PlanClear(ctx, sel)
 		default:
 			p, err = bw.PlanRequestFiles(ctx, sel)
 		}
@@ -631,23 +631,6 @@ func (c *Console) showBulk(bw Bulk, items itemDetail, p review.Plan) *bulkScreen
 	}
 	f.dlg.Resize(fyne.NewSize(fyne.Max(640, f.dlg.MinSize().Width), fyne.Max(480, f.dlg.MinSize().Height)))
 	return b
-}
-
-// bulkClearer is what a bulk clear needs of the workflow beside Bulk
-// (review.RunService.PlanClear). It is asked here, not in Bulk, while
-// others edit the window's workflow: the lead folds it into Bulk.
-type bulkClearer interface {
-	PlanClear(ctx context.Context, sel review.Selection) (review.Plan, error)
-}
-
-// planClear plans a bulk clear on a selection (policy.ClearSkip says what
-// it leaves out and why).
-func planClear(ctx context.Context, bw Bulk, sel review.Selection) (review.Plan, error) {
-	pc, ok := bw.(bulkClearer)
-	if !ok {
-		return review.Plan{}, policy.Errorf(policy.CodeNotOffered, "this console plans no bulk clear")
-	}
-	return pc.PlanClear(ctx, sel)
 }
 
 // addReason adds a bulk clear's reason picker and comment to the plan:

@@ -35,6 +35,10 @@ func (f *fakeBulk) PlanRequestFiles(context.Context, review.Selection) (review.P
 	return review.Plan{}, nil
 }
 
+func (f *fakeBulk) PlanClear(context.Context, review.Selection) (review.Plan, error) {
+	return review.Plan{}, nil
+}
+
 func (f *fakeBulk) Confirm(_ context.Context, p review.Plan) (review.Run, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -316,6 +316,11 @@ func (f *fakeWorkflow) PlanRequestFiles(context.Context, review.Selection) (revi
 	f.record("plan file requests")
 	return review.Plan{Kind: policy.ActionFileRequest}, nil
 }
+
+func (f *fakeWorkflow) PlanClear(context.Context, review.Selection) (review.Plan, error) {
+	f.record("plan a clear")
+	return review.Plan{Kind: policy.ActionDecision}, nil
+}
 func (f *fakeWorkflow) Confirm(_ context.Context, p review.Plan) (review.Run, error) {
 	f.record("confirm")
 	return review.Run{}, nil

@@ -165,6 +165,9 @@ type Triage interface {
 type Bulk interface {
 	PlanResubmit(ctx context.Context, sel review.Selection) (review.Plan, error)
 	PlanRequestFiles(ctx context.Context, sel review.Selection) (review.Plan, error)
+	// PlanClear plans a bulk clear (policy.ClearSkip says what it leaves
+	// out and why).
+	PlanClear(ctx context.Context, sel review.Selection) (review.Plan, error)
 	Confirm(ctx context.Context, p review.Plan) (review.Run, error)
 	SendRun(ctx context.Context, runID int64, opts review.RunOptions) (review.RunResult, error)
 	CancelRun(ctx context.Context, runID int64) ([]store.Action, error)
