@@ -13,7 +13,7 @@ import (
 // on testLoop, one at a time. (Fyne's test driver runs fyne.Do at once on
 // the caller's goroutine: a job's result changed widgets beside the test's
 // own changes, which a package-wide lock used to keep apart.)
-var testLoop = startUILoop()
+func init() { startUILoop() }
 
 type uiLoop struct {
 	fns chan func()

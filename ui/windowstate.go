@@ -90,13 +90,6 @@ func (c *Console) windowState() windowState {
 	return st
 }
 
-func (st windowState) differs(p fyne.Preferences) bool {
-	return (st.size != fyne.Size{} && (p.Float(prefWindowWidth) != float64(st.size.Width) || p.Float(prefWindowHeight) != float64(st.size.Height))) ||
-		(st.offset != 0 && p.Float(prefPanelOffset) != st.offset) ||
-		(st.view != "" && p.String(prefLastView) != st.view) ||
-		(st.view != "" && p.String(prefLastViewName) != st.name)
-}
-
 // write keeps what changed; it reports whether anything did.
 func (st windowState) write(p fyne.Preferences) bool {
 	wrote := false
