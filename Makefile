@@ -118,7 +118,7 @@ FUZZTIME ?= 10000x
 # second on 2 cores): a budget of its own (TARGET:BUDGET below).
 FUZZTIME_WINDOW ?= 500x
 FUZZ_TARGETS := \
-	./client/:FuzzBatchPageDecoder ./client/:FuzzItemDecoder ./client/:FuzzErrorBody ./client/:FuzzRetryAfter ./client/:FuzzDocumentType ./client/:FuzzReasonCodes \
+	./client/:FuzzBatchPageDecoder ./client/:FuzzItemDecoder ./client/:FuzzErrorBody ./client/:FuzzRetryAfter ./client/:FuzzDocumentType ./client/:FuzzReasonCodes ./client/:FuzzDecisionAnswer \
 	./policy/:FuzzCheckFile ./internal/safetext/:FuzzCSVCell ./internal/safetext/:FuzzLine ./ui/:FuzzTheWindowDrawsOutsideTextEscaped:$(FUZZTIME_WINDOW) \
 	./internal/document/:FuzzOpen ./internal/jpegscale/:FuzzDecodeMatchesStandardLibrary
 fuzz: deps

@@ -2,6 +2,7 @@ package client
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -218,6 +219,10 @@ func FuzzErrorBody(f *testing.F) {
 		{404, "", `{"error_code":"NOT_FOUND"}`},
 		{422, "", `{"error_code":"NOT_RETRYABLE","error_message":"DECODE_FAILED needs a new file"}`},
 		{401, "", ``}, {500, "", `{"error_code":12}`}, {409, "", `{"error_code":"IDEMPOTENCY_KEY_IN_USE"`},
+		// Contract 1.2's refusals of a decision or a confirmation.
+		{422, "", `{"error_code":"NOT_CHECKED","error_message":"an item that could not be checked is never cleared"}`},
+		{422, "", `{"error_code":"SAME_REVIEWER"}`}, {409, "", `{"error_code":"NOT_AWAITING_CONFIRMATION"}`},
+		{412, "", `{"error_code":"PRECONDITION_FAILED","item":{"id":"i","decisions":[` + seedDecision + `]}}`},
 	} {
 		f.Add(s.status, s.ra, []byte(s.body))
 	}
@@ -287,6 +292,51 @@ func FuzzDocumentType(f *testing.F) {
 		}
 		if (d.Declared != "" && !knownDocumentType(d.Declared)) || (d.Actual != "" && !knownDocumentType(d.Actual)) {
 			t.Fatalf("the error carries text from the answer: %+v", d)
+		}
+	})
+}
+
+// FuzzDecisionAnswer: whatever a 200 to POST .../decisions or
+// .../confirmation carries, the console keeps either an invalid item (an
+// answer that breaks the contract, never shown as decided), or an item
+// whose current decision it can read, or a bad answer (no decision at
+// all), whose outcome is unknown and reconciled with the same key; never a
+// valid item that looks decided by a decision it cannot read.
+func FuzzDecisionAnswer(f *testing.F) {
+	for _, s := range []string{
+		`{"id":"i","batch_id":"b","status":"scored","risk_score":80,"recommendation":"reject","updated_at":"2026-11-29T10:00:00Z","decisions":[` + seedDecision + `]}`,
+		`{"id":"i","batch_id":"b","status":"scored","risk_score":80,"recommendation":"reject","updated_at":"2026-11-29T10:00:00Z","decisions":[]}`,
+		`{"id":"i","batch_id":"b","status":"scored","risk_score":80,"recommendation":"reject","updated_at":"2026-11-29T10:00:00Z"}`,
+		`{"id":"i","batch_id":"b","status":"error","error_code":"DECODE_FAILED","updated_at":"2026-11-29T10:00:00Z","decisions":[{"id":"d","outcome":"clear","reason_code":"R","by":"a","at":"2026-12-02T09:14:00Z","state":"final"}]}`,
+		`{"id":"i","batch_id":"b","status":"scored","risk_score":40,"recommendation":"review","updated_at":"2026-11-29T10:00:00Z","decisions":[{"id":"d","outcome":"clear","reason_code":"R","by":"a","at":"2026-12-02T09:14:00Z","state":"approved"}]}`,
+		`{"id":"i","batch_id":"b","status":"scored","risk_score":40,"recommendation":"review","updated_at":"2026-11-29T10:00:00Z","decisions":[{"id":"d","outcome":"waive","reason_code":"R","by":"a","at":"2026-12-02T09:14:00Z","state":"final"}]}`,
+		`{"id":"i","batch_id":"b","status":"scored","risk_score":80,"recommendation":"reject","updated_at":"2026-11-29T10:00:00Z","decisions":[` + seedDecision + `,` + seedDecision + `]}`,
+		`{}`, `null`, `[]`, `{"decisions":null}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var raw policy.RawItem
+		if json.Unmarshal(body, &raw) != nil {
+			return // exec refuses an answer that is not an item before this
+		}
+		it, _, err := decidedItem(raw, nil)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Class != ClassBadAnswer || e.Code != policy.CodeInvalidResponse {
+				t.Fatalf("a decision answer refused as %v", err)
+			}
+			if v := policy.Validate(raw); v.Status == policy.StatusInvalid || v.CurrentDecision() != nil {
+				t.Fatalf("refused an answer that was %s with decision %v", v.Status, v.CurrentDecision())
+			}
+			return
+		}
+		checkItem(t, it)
+		if it.Status != policy.StatusInvalid {
+			d := it.CurrentDecision()
+			if d == nil || !d.Outcome.Known() || !d.State.Known() {
+				t.Fatalf("a decided item without a decision it can read: %+v", d)
+			}
 		}
 	})
 }

@@ -336,6 +336,12 @@ type itemJSON struct {
 		Class string `json:"class"`
 		Code  string `json:"code"`
 	} `json:"attempts"`
+	Decision *struct {
+		ID          string  `json:"id"`
+		State       string  `json:"state"`
+		By          string  `json:"by"`
+		ConfirmedBy *string `json:"confirmed_by"`
+	} `json:"decision"`
 }
 
 // state is the state of one of the item's actions ("" when it has none

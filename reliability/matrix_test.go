@@ -20,8 +20,9 @@ import (
 // call is one column of the matrix: a command that talks to the API.
 type call struct {
 	name     string
-	endpoint string                    // where the service counts its arrivals
-	find     func(policy.RawItem) bool // the kind of item it acts on (nil: sync)
+	endpoint string                                   // where the service counts its arrivals
+	find     func(policy.RawItem) bool                // the kind of item it acts on (nil and findAt nil: sync)
+	findAt   func(*service) func(policy.RawItem) bool // find, for what the service keeps beside its items
 	args     func(file, item string) []string
 	cutAt    int                               // limit_data upstream: the byte at which the request is cut
 	inBody   bool                              // ... inside the body: the service starts the handler
@@ -51,6 +52,38 @@ var calls = []call{
 			return []string{"decide", id, "clear", "--reason", "BENIGN_ARTEFACT", "--comment", "glare on the laminate"}
 		},
 		effects: func(s *service, id string) int { return len(s.Decisions(id)) }},
+	// A confirmation (contract 1.2) of ben's reject, which the service's
+	// data holds awaiting a second reviewer: the console's reviewer agrees.
+	// The cut at 64 falls inside its headers.
+	{name: "confirmation", endpoint: screenapi.EPConfirmation, findAt: awaitingBen, cutAt: 64, version: screenapi.Version12,
+		args: func(_, id string) []string {
+			return []string{"confirm", id, "--comment", "MRZ check digits do not match, as ben says"}
+		},
+		effects: confirmations},
+}
+
+// awaitingBen: the items whose last decision, ben's, waits for a second
+// reviewer. The service keeps decisions beside its items, so the set is
+// read from it before the pick.
+func awaitingBen(s *service) func(policy.RawItem) bool {
+	ids := map[string]bool{}
+	for _, it := range s.items() {
+		if ds := s.Decisions(it.ID); len(ds) > 0 && ds[len(ds)-1].State == "awaiting_confirmation" && ds[len(ds)-1].By == "ben" {
+			ids[it.ID] = true
+		}
+	}
+	return func(it policy.RawItem) bool { return ids[it.ID] }
+}
+
+// confirmations counts the confirmations the service recorded on the item.
+func confirmations(s *service, id string) int {
+	n := 0
+	for _, d := range s.Decisions(id) {
+		if d.ConfirmedBy != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // toReview: a scored item the pre-screen recommended for review.
@@ -118,6 +151,7 @@ var short = map[string]bool{
 	"file request/timeout 500ms ↑":           true,
 	"replacement/limit_data (request cut) ↑": true,
 	"decision/reset_peer ↓":                  true,
+	"confirmation/limit_data (answer cut) ↓": true,
 }
 
 // row is one measured cell.
@@ -169,7 +203,7 @@ func TestFaultMatrix(t *testing.T) {
 						rows = append(rows, r)
 						mu.Unlock()
 					}()
-					if c.find == nil {
+					if c.find == nil && c.findAt == nil {
 						syncCell(t, r, c, f)
 					} else {
 						actionCell(t, r, c, f)
@@ -221,7 +255,11 @@ func actionCell(t *testing.T, r *row, c call, f fault) {
 	dir := t.TempDir()
 	con := newConsole(t, dir, px.url)
 	con.at(svc.url).must(cli.ExitOK, "sync")
-	id := svc.pick(t, 1, map[string]bool{}, c.find)[0]
+	find := c.find
+	if c.findAt != nil {
+		find = c.findAt(svc)
+	}
+	id := svc.pick(t, 1, map[string]bool{}, find)[0]
 	args := c.args(writeFile(t, dir, "scan.png", scan(8<<10)), id)
 	effects := func() int {
 		if c.effects != nil {
@@ -316,6 +354,18 @@ func actionCell(t *testing.T, r *row, c call, f fault) {
 	r.check(t, r.paidEnd <= 1, "%d paid analyses for one action", r.paidEnd)
 	if want, _ := svc.Item(id); r.final == "done" {
 		r.check(t, it.Status == want.Status, "the cache shows %s, the service %s", it.Status, want.Status)
+	}
+	if ds := svc.Decisions(id); r.final == "done" && len(ds) > 0 {
+		// A decision or a confirmation: the cache shows the decision as the
+		// service holds it, with who confirmed it.
+		want, got := ds[len(ds)-1], it.Decision
+		confirmed := ""
+		if got != nil && got.ConfirmedBy != nil {
+			confirmed = *got.ConfirmedBy
+		}
+		r.check(t, got != nil && got.ID == want.ID && got.State == want.State && confirmed == want.ConfirmedBy,
+			"the cache shows the decision %+v (confirmed by %q), the service %+v", got, confirmed, want)
+		r.cache += " " + want.State
 	}
 }
 
