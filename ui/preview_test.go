@@ -234,15 +234,24 @@ func TestThePanelSaysInOneLineWhyTheDocumentCannotBeShown(t *testing.T) {
 	}
 }
 
+// typeOn types runes into a window, on the UI goroutine as Fyne's driver
+// would (at once when the caller is on it): a key typed beside the
+// loop's work raced with it (a viewer opened by v was once not yet there
+// when the test looked).
 func typeOn(w fyne.Window, runes string) {
-	on := w.Canvas().(interface{ OnTypedRune() func(rune) }).OnTypedRune()
-	for _, r := range runes {
-		on(r)
-	}
+	asUI(func() {
+		on := w.Canvas().(interface{ OnTypedRune() func(rune) }).OnTypedRune()
+		for _, r := range runes {
+			on(r)
+		}
+	})
 }
 
+// pressOn presses a key in a window, on the UI goroutine (typeOn).
 func pressOn(w fyne.Window, k fyne.KeyName) {
-	w.Canvas().(interface{ OnTypedKey() func(*fyne.KeyEvent) }).OnTypedKey()(&fyne.KeyEvent{Name: k})
+	asUI(func() {
+		w.Canvas().(interface{ OnTypedKey() func(*fyne.KeyEvent) }).OnTypedKey()(&fyne.KeyEvent{Name: k})
+	})
 }
 
 func twoVersions(t *testing.T) *fakeDocs {
