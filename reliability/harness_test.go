@@ -150,10 +150,21 @@ func (s *service) keyArrivals(key string) int {
 	return s.keys[key]
 }
 
-// items lists every item the service holds.
+// items lists every item the service holds, each with its decisions
+// (contract 1.2), which the service keeps beside its items and sends with
+// them: a pick can then ask for an item by what was decided on it.
 func (s *service) items() []policy.RawItem {
 	var out []policy.RawItem
 	s.Find(func(it policy.RawItem) bool { out = append(out, it); return false })
+	for i := range out {
+		for _, d := range s.Decisions(out[i].ID) {
+			raw := policy.RawDecision{ID: d.ID, Outcome: d.Outcome, ReasonCode: d.ReasonCode, By: d.By, State: d.State}
+			if d.ConfirmedBy != "" {
+				raw.Confirmation = &policy.RawConfirmation{By: d.ConfirmedBy, Agree: d.Agree}
+			}
+			out[i].Decisions = append(out[i].Decisions, raw)
+		}
+	}
 	return out
 }
 

@@ -20,9 +20,8 @@ import (
 // call is one column of the matrix: a command that talks to the API.
 type call struct {
 	name     string
-	endpoint string                                   // where the service counts its arrivals
-	find     func(policy.RawItem) bool                // the kind of item it acts on (nil and findAt nil: sync)
-	findAt   func(*service) func(policy.RawItem) bool // find, for what the service keeps beside its items
+	endpoint string                    // where the service counts its arrivals
+	find     func(policy.RawItem) bool // the kind of item it acts on (nil: sync)
 	args     func(file, item string) []string
 	cutAt    int                               // limit_data upstream: the byte at which the request is cut
 	inBody   bool                              // ... inside the body: the service starts the handler
@@ -55,24 +54,18 @@ var calls = []call{
 	// A confirmation (contract 1.2) of ben's reject, which the service's
 	// data holds awaiting a second reviewer: the console's reviewer agrees.
 	// The cut at 64 falls inside its headers.
-	{name: "confirmation", endpoint: screenapi.EPConfirmation, findAt: awaitingBen, cutAt: 64, version: screenapi.Version12,
+	{name: "confirmation", endpoint: screenapi.EPConfirmation, find: awaitingBen, cutAt: 64, version: screenapi.Version12,
 		args: func(_, id string) []string {
 			return []string{"confirm", id, "--comment", "MRZ check digits do not match, as ben says"}
 		},
 		effects: confirmations},
 }
 
-// awaitingBen: the items whose last decision, ben's, waits for a second
-// reviewer. The service keeps decisions beside its items, so the set is
-// read from it before the pick.
-func awaitingBen(s *service) func(policy.RawItem) bool {
-	ids := map[string]bool{}
-	for _, it := range s.items() {
-		if ds := s.Decisions(it.ID); len(ds) > 0 && ds[len(ds)-1].State == "awaiting_confirmation" && ds[len(ds)-1].By == "ben" {
-			ids[it.ID] = true
-		}
-	}
-	return func(it policy.RawItem) bool { return ids[it.ID] }
+// awaitingBen: an item whose current decision, ben's, waits for a second
+// reviewer.
+func awaitingBen(it policy.RawItem) bool {
+	n := len(it.Decisions)
+	return n > 0 && it.Decisions[n-1].State == "awaiting_confirmation" && it.Decisions[n-1].By == "ben"
 }
 
 // confirmations counts the confirmations the service recorded on the item.
@@ -203,7 +196,7 @@ func TestFaultMatrix(t *testing.T) {
 						rows = append(rows, r)
 						mu.Unlock()
 					}()
-					if c.find == nil && c.findAt == nil {
+					if c.find == nil {
 						syncCell(t, r, c, f)
 					} else {
 						actionCell(t, r, c, f)
@@ -255,11 +248,7 @@ func actionCell(t *testing.T, r *row, c call, f fault) {
 	dir := t.TempDir()
 	con := newConsole(t, dir, px.url)
 	con.at(svc.url).must(cli.ExitOK, "sync")
-	find := c.find
-	if c.findAt != nil {
-		find = c.findAt(svc)
-	}
-	id := svc.pick(t, 1, map[string]bool{}, find)[0]
+	id := svc.pick(t, 1, map[string]bool{}, c.find)[0]
 	args := c.args(writeFile(t, dir, "scan.png", scan(8<<10)), id)
 	effects := func() int {
 		if c.effects != nil {
