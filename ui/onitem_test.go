@@ -82,7 +82,8 @@ func TestThePanelNeverDescribesOneItemBesideAnothersPicture(t *testing.T) {
 	waitUntil(t, c, func() bool { return c.panel.preview.state == "shown" })
 	var texts string
 	c.apply(func() { texts = panelTexts(c) })
-	if strings.Contains(texts, "itm_1") || strings.Contains(texts, "Decode") || !strings.Contains(texts, "Loading itm_2") {
+	if strings.Contains(texts, "itm_1") || strings.Contains(texts, "Decode") || !strings.Contains(texts, "· itm_2 ·") ||
+		!strings.Contains(texts, readingDetail) {
 		t.Fatalf("itm_2's picture beside this text:\n%s", texts)
 	}
 	if !c.panel.resubmit.Disabled() || !c.panel.request.Disabled() || !c.panel.upload.Disabled() {

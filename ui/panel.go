@@ -272,6 +272,12 @@ func verdictText(it policy.Item) (string, widget.Importance) {
 	return text, imp
 }
 
+// readingDetail is the panel's line while an item's detail is read. The
+// item is named above it; the same words for every item are drawn from
+// the text Fyne has already rasterized, a new text for each ↓ cost the
+// key's frame about 2 ms (docs/performance.md).
+const readingDetail = "Reading its actions and history…"
+
 func (p *itemPanel) render() {
 	listed := !p.loaded && p.itemID != "" && p.listed.ID == p.itemID
 	if !p.loaded && !listed {
@@ -323,7 +329,7 @@ func (p *itemPanel) render() {
 	setOrHide(p.nextActor, next)
 	p.renderLayers(d)
 	if listed {
-		setOrHide(p.why, "Loading "+shown(d.ID)+"'s actions and history…")
+		setOrHide(p.why, readingDetail)
 		p.decision.Hide()
 		p.renderUnread()
 		return

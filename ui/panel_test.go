@@ -52,7 +52,8 @@ func TestTheNextItemsWordsShowBeforeItsDetailIsRead(t *testing.T) {
 		texts = panelTexts(c)
 		offered = !c.panel.resubmit.Disabled() || !c.panel.request.Disabled() || !c.panel.upload.Disabled()
 	})
-	if !strings.Contains(texts, "itm_2.jpg") || !strings.Contains(texts, "CLASSIFIER_TIMEOUT") || strings.Contains(texts, "itm_1") {
+	if !strings.Contains(texts, "itm_2.jpg") || !strings.Contains(texts, "CLASSIFIER_TIMEOUT") || strings.Contains(texts, "itm_1") ||
+		!strings.Contains(texts, readingDetail) {
 		t.Fatalf("right after ↓, the panel says:\n%s", texts)
 	}
 	if offered {
@@ -61,7 +62,7 @@ func TestTheNextItemsWordsShowBeforeItsDetailIsRead(t *testing.T) {
 	close(gate)
 	waitUntil(t, c, func() bool { return c.panel.ready() && c.panel.itemID == "itm_2" })
 	c.apply(func() { texts, offered = panelTexts(c), !c.panel.resubmit.Disabled() })
-	if !offered || strings.Contains(texts, "Loading itm_2") || strings.Contains(texts, "itm_1") {
+	if !offered || strings.Contains(texts, "Loading itm_2") || strings.Contains(texts, readingDetail) || strings.Contains(texts, "itm_1") {
 		t.Fatalf("once read: re-submit offered %v, the panel says:\n%s", offered, texts)
 	}
 }
