@@ -273,9 +273,10 @@ func verdictText(it policy.Item) (string, widget.Importance) {
 }
 
 // readingDetail is the panel's line while an item's detail is read. The
-// item is named above it; the same words for every item are drawn from
-// the text Fyne has already rasterized, a new text for each ↓ cost the
-// key's frame about 2 ms (docs/performance.md).
+// item is named above it. The same words for every item are drawn from
+// the text Fyne has already rasterized; a new text on each ↓ cost about
+// 2 ms inside the key's frame, though no change showed from the key to
+// the frame (docs/performance.md).
 const readingDetail = "Reading its actions and history…"
 
 func (p *itemPanel) render() {
