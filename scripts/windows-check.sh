@@ -69,6 +69,23 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
 	DISPLAY= "$wine" wineboot -i >/dev/null 2>&1 || fail "wineboot -i in $WINEPREFIX"
 	"$wineserver" -w
 fi
+# One display for every Wine process of the check, from the first. Wine
+# makes a prefix's desktop with the display of the process that started
+# its wineserver, and the server outlives that process by a few seconds:
+# a window opened on another display while it lives fails in glfwInit
+# ("Failed to create helper window"). So no server is left from before
+# (the caller's, with its own DISPLAY), and the Xvfb the window will use
+# is the display of every command below.
+"$wineserver" -k 2>/dev/null || true
+"$wineserver" -w 2>/dev/null || true
+d=${WINDOWS_DISPLAY:-171}
+if [ -z "${WINDOWS_DISPLAY:-}" ]; then
+	while [ -e "/tmp/.X$d-lock" ] || [ -e "/tmp/.X11-unix/X$d" ]; do d=$((d + 1)); done
+fi
+Xvfb ":$d" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+xvfb=$!
+export DISPLAY=:$d
+waitfor "Xvfb on :$d" xdpyinfo
 sys32=$WINEPREFIX/drive_c/windows/system32
 if [ ! -f "$sys32/bcryptprimitives.dll" ]; then
 	x86_64-w64-mingw32-gcc -shared -O2 -o "$sys32/bcryptprimitives.dll" \
@@ -180,7 +197,7 @@ grep -q 'does not include a font its text uses' "$work/render.out" ||
 	fail "render did not say a font was substituted: $(cat "$work/render.out")"
 dark=$(convert "$WINEPREFIX/drive_c/noembed-eucjp.png" -colorspace Gray -threshold 50% -negate -format '%[fx:round(mean*w*h)]' info:)
 [ "$dark" -gt 1500 ] || fail "render drew $dark dark pixels of noembed-eucjp.pdf's Japanese text with $(basename "$cjk") in C:\windows\Fonts, want poppler's 2666 or so"
-ok "render drew a PDF's text in a font it does not embed from C:\windows\Fonts\$(basename "$cjk"): $dark dark pixels"
+ok "render drew a PDF's text in a font it does not embed from C:\\windows\\Fonts\\$(basename "$cjk"): $dark dark pixels"
 
 # The keyring: the token kept by login in Windows' Credential Manager
 # (Wine's), used by a command with no token in its environment, and
@@ -197,18 +214,10 @@ ok "render drew a PDF's text in a font it does not embed from C:\windows\Fonts\$
 ok "login keeps the token in the Credential Manager, a command uses it, logout removes it"
 
 # 3. The window, under Xvfb; wipe is refused while it holds the cache.
-d=${WINDOWS_DISPLAY:-171}
-if [ -z "${WINDOWS_DISPLAY:-}" ]; then
-	while [ -e "/tmp/.X$d-lock" ] || [ -e "/tmp/.X11-unix/X$d" ]; do d=$((d + 1)); done
-fi
-Xvfb ":$d" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
-xvfb=$!
-export DISPLAY=:$d
-waitfor "Xvfb on :$d" xdpyinfo
 rv >"$work/window.log" 2>&1 &
 app=$!
 wid=$(timeout "$limit" xdotool search --sync --onlyvisible --name "TrustScreen Reviewer" | head -1) ||
-	fail "no window within ${limit}s: $(tail -5 "$work/window.log")"
+	fail "no window within ${limit}s; its log: $(tr -d '\r' <"$work/window.log" | head -60)"
 ok "the window is up (X window $wid)"
 set +e
 rv wipe --yes >"$work/wipe.out" 2>&1
