@@ -60,10 +60,22 @@ func theApp(demo bool) fyne.App {
 		if demo {
 			id += ".demo"
 		}
+		app.SetMetadata(appMetadata(meta(), id))
 		fyneApp = app.NewWithID(id)
 		fyneApp.SetIcon(assets.WindowIcon)
 	}
 	return fyneApp
+}
+
+// appMetadata is what `fyne build` would compile into the binary from
+// FyneApp.toml, its migrations included. Without them, a plain `go build`
+// has Fyne check the thread of every widget update by taking a stack
+// trace: about two thirds of the panel's update for a ↓ in the item list
+// (docs/performance.md). The console keeps the promise the migration
+// makes: every widget update runs on the UI goroutine (ui/thread.go).
+func appMetadata(m cli.AppMeta, id string) fyne.AppMetadata {
+	return fyne.AppMetadata{ID: id, Name: m.Details.Name, Version: m.Details.Version, Build: m.Details.Build,
+		Migrations: m.Migrations}
 }
 
 // appID is FyneApp.toml's app id; the demo's adds ".demo".

@@ -9,7 +9,7 @@ import (
 
 // AppMeta is what FyneApp.toml says of the console: the one place its
 // name, app id, version and build number are kept (main embeds the file;
-// Fyne's packager reads it too).
+// Fyne's packager reads it too), and the Fyne migrations it has made.
 type AppMeta struct {
 	Website string
 	Details struct {
@@ -19,6 +19,11 @@ type AppMeta struct {
 		Version string
 		Build   int
 	}
+	// Migrations are the Fyne changes the console has made ("fyneDo":
+	// every widget update runs on the UI goroutine). `fyne build` passes
+	// them to the binary as build tags; main hands them to Fyne at run
+	// time, so that a plain `go build` carries them too.
+	Migrations map[string]bool
 }
 
 // ParseAppMeta reads FyneApp.toml, and refuses one that lacks any of

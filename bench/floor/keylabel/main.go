@@ -5,7 +5,8 @@
 // reads the label's pixels from the X server, as it does for the
 // reviewer's item panel: the least a Fyne program can do from a key to
 // the frame that shows its result. Built with the same GOFLAGS as the
-// reviewer (no_emoji).
+// reviewer (no_emoji), and declaring the same Fyne migration (fyneDo: no
+// thread check on a widget update), as the reviewer does from FyneApp.toml.
 package main
 
 import (
@@ -18,7 +19,10 @@ import (
 )
 
 func main() {
-	a := app.NewWithID("com.trustscreen.reviewer.floor.keylabel")
+	id := "com.trustscreen.reviewer.floor.keylabel"
+	app.SetMetadata(fyne.AppMetadata{ID: id, Name: "floor keylabel", Version: "1.0.0", Build: 1,
+		Migrations: map[string]bool{"fyneDo": true}})
+	a := app.NewWithID(id)
 	w := a.NewWindow("TrustScreen floor keylabel")
 	label := widget.NewLabel("item 0")
 	n := 0
