@@ -619,10 +619,11 @@ func (s *suite) scrolled(x *xconn, env []string, cache string) (float64, int, er
 
 // windowPage is the rows the window reads at a time (ui/items.go,
 // pageRows): End on the last row read reads the next page, so after n
-// presses the selected row is at least the listing's n × windowPage -
-// 1st; often further, as the window reads ahead (78,263 rows took 85
-// presses in one launch, against 157 at one page a press:
-// docs/performance.md, latency5).
+// presses the selected row is near the listing's n × windowPage - 1st,
+// not on it: the window reads ahead when it draws rows near the end of
+// what it holds (ui/items.go, updateCell), and 78,263 rows took 85
+// presses in one launch, against 157 at one page a press
+// (docs/performance.md, latency5).
 // fillPresses is the presses before the window holds its most.
 const (
 	windowPage  = 500
