@@ -13,7 +13,9 @@
 #      embed drawn by render with a CJK font in C:\windows\Fonts; login, me
 #      and logout through the Credential Manager; wipe refused while the
 #      window holds the cache;
-#   3. the window (reviewer.exe --demo) under Xvfb: it appears, and a
+#   3. the window (reviewer.exe, on the reference service and the cache of
+#      step 2) under the check's Xvfb, the display of every Wine process
+#      of the check: it appears, and a
 #      screenshot of it is written into the folder given (default: a new
 #      temporary folder) and said, to be looked at.
 # Exits non-zero on the first miss.
