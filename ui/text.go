@@ -3,6 +3,7 @@ package ui
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/internal/safetext"
@@ -42,9 +43,11 @@ func shownLong(s string) string { return safetext.Line(s, safetext.Message) }
 func drawn(s string) string { return safetext.Window(s) }
 
 // textLabel is the window's label: its text passes drawn whichever way it
-// is set (its constructor, SetText).
+// is set (its constructor, SetText). A wrapped one breaks its own lines
+// (lines.go); Text keeps its words as they were set.
 type textLabel struct {
 	widget.Label
+	ownLines bool
 }
 
 func newLabel(text string) *textLabel {
@@ -61,15 +64,43 @@ func newLabelWithStyle(text string, align fyne.TextAlign, style fyne.TextStyle) 
 	return l
 }
 
-// wrapped is a label that wraps at words.
+// wrapped is a label that wraps at words, breaking its lines itself
+// (lines.go).
 func wrapped(text string) *textLabel {
 	l := newLabel(text)
 	l.Wrapping = fyne.TextWrapWord
+	l.ownLines = true
 	return l
 }
 
 // SetText draws text through the gate.
-func (l *textLabel) SetText(text string) { l.Label.SetText(drawn(text)) }
+func (l *textLabel) SetText(text string) {
+	if !l.ownLines {
+		l.Label.SetText(drawn(text))
+		return
+	}
+	l.Text = drawn(text)
+	l.Refresh()
+}
+
+// CreateRenderer is Fyne's label's, or for a wrapped label one that draws
+// the lines it broke (lines.go).
+func (l *textLabel) CreateRenderer() fyne.WidgetRenderer {
+	if !l.ownLines {
+		return l.Label.CreateRenderer()
+	}
+	return newLinesRenderer(l)
+}
+
+// Refresh draws the label again. Fyne's label refreshes only the renderer
+// it made itself, which a wrapped label does not have.
+func (l *textLabel) Refresh() {
+	if !l.ownLines {
+		l.Label.Refresh()
+		return
+	}
+	l.BaseWidget.Refresh()
+}
 
 // richText is a rich text of the given segments, their text through the gate.
 func richText(segs ...widget.RichTextSegment) *widget.RichText {
@@ -96,3 +127,64 @@ func showInformation(title, message string, win fyne.Window) {
 func notification(title, body string) *fyne.Notification {
 	return fyne.NewNotification(drawn(title), drawn(body))
 }
+
+// linesRenderer draws a wrapped textLabel: shown holds its lines, broken
+// for the width it was laid out at.
+type linesRenderer struct {
+	l     *textLabel
+	shown *widget.Label
+	width float32 // the width the lines were broken for; 0 before the first layout
+}
+
+func newLinesRenderer(l *textLabel) *linesRenderer {
+	r := &linesRenderer{l: l, shown: &widget.Label{}}
+	r.shown.ExtendBaseWidget(r.shown)
+	r.sync()
+	return r
+}
+
+// sync gives shown the label's words, broken for the width, and its
+// style; it refreshes shown only when something changed. Before the first
+// layout the width is not known and Fyne wraps them.
+func (r *linesRenderer) sync() {
+	l, s := r.l, r.shown
+	text, wrap := l.Text, fyne.TextWrapWord
+	if r.width > 0 {
+		th := l.Theme()
+		size := th.Size(labelSizeName(l))
+		text = breakLines(l.Text, r.width-2*th.Size(theme.SizeNameInnerPadding), size, l.TextStyle)
+		wrap = fyne.TextWrapOff
+	}
+	if s.Text == text && s.Wrapping == wrap && s.Importance == l.Importance && s.TextStyle == l.TextStyle &&
+		s.Alignment == l.Alignment && s.SizeName == l.SizeName {
+		return
+	}
+	s.Text, s.Wrapping, s.Importance, s.TextStyle, s.Alignment, s.SizeName = text, wrap, l.Importance, l.TextStyle, l.Alignment, l.SizeName
+	s.Refresh()
+}
+
+func labelSizeName(l *textLabel) fyne.ThemeSizeName {
+	if l.SizeName != "" {
+		return l.SizeName
+	}
+	return theme.SizeNameText
+}
+
+func (r *linesRenderer) Layout(size fyne.Size) {
+	if size.Width != r.width {
+		r.width = size.Width
+		r.sync()
+	}
+	r.shown.Resize(size)
+}
+
+// MinSize is a wrapped label's, as Fyne gives it: the height of its lines
+// and no width of its own, so that the label takes the width it is given
+// and breaks its lines again when that changes.
+func (r *linesRenderer) MinSize() fyne.Size {
+	return fyne.NewSize(2*r.l.Theme().Size(theme.SizeNameInnerPadding), r.shown.MinSize().Height)
+}
+
+func (r *linesRenderer) Refresh()                     { r.sync() }
+func (r *linesRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.shown} }
+func (r *linesRenderer) Destroy()                     {}
