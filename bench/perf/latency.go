@@ -9,9 +9,11 @@ package main
 // How a key's latency is measured: the runner holds one X connection
 // (xclient.go). It reads the pixels of the region that shows the result
 // (the panel's title and id lines; the floor's label) until they have not
-// changed for a second, sends ↓ with XTEST and takes the time right before
-// the request is written, then reads the region every 2 ms until it has
-// changed and then stayed the same for 300 ms. The latency is the time of
+// changed for a second, waits the key's phase (keyPhase: the presses
+// spread evenly over Fyne's 60 Hz tick, as a reviewer's keys fall), sends
+// ↓ with XTEST and takes the time right before the request is written,
+// then reads the region every 2 ms until it has changed and then stayed
+// the same for 300 ms. The latency is the time of
 // the first read that showed that final picture: a frame half drawn, or an
 // intermediate one, does not count. The X server handles the key and the
 // reads of one connection in order, so no read can come before the key.
@@ -24,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +39,31 @@ import (
 
 // latencyKeys is the count of ↓ presses measured in each launch.
 const latencyKeys = 8
+
+// traceKeys prints each measured key's phase and latency (-trace-keys).
+var traceKeys bool
+
+// fyneTick is the period of Fyne's event loop (internal/driver/glfw,
+// runGL): it reads the window's events once a tick and draws right after,
+// so a key waits for the next tick, 0 to 16.7 ms. A key sent a fixed time
+// after the previous result was seen comes at the same point of the tick
+// each time (300 ms of stillness are 18 ticks): the figure would then be a
+// step of the frame's work, not what a reviewer's key, which comes at any
+// point of the tick, waits. So each key is sent after a delay that spreads
+// the presses evenly over one tick (keyPhase).
+const fyneTick = time.Second / 60
+
+// anyPhase is the delay before a key measured once in a launch (a search
+// keystroke, Enter, Space): a point of the tick drawn at random, so that
+// the runs' median is of keys that come at any point of it.
+func anyPhase() time.Duration { return rand.N(fyneTick) }
+
+// keyPhase is the delay before the i-th of n presses: the presses of a
+// launch fall at n points spread evenly over one tick, whatever the point
+// the previous result left them at.
+func keyPhase(i, n int) time.Duration {
+	return time.Duration((float64(i) + 0.5) / float64(n) * float64(fyneTick))
+}
 
 // a launched window under measurement.
 type keyWindow struct {
@@ -162,17 +190,19 @@ func settle(x *xconn, win uint32, r rect, quiet, limit time.Duration) (time.Dura
 // keyLatency sends ↓ and returns the time to the frame that shows its
 // result in the region (see the file's comment). A key whose region never
 // changes is an error: the step did not happen.
-func keyLatency(x *xconn, win uint32, r rect) (time.Duration, error) {
-	return stepLatency(x, win, r, ksDown)
+func keyLatency(x *xconn, win uint32, r rect, phase time.Duration) (time.Duration, error) {
+	return stepLatency(x, win, r, phase, ksDown)
 }
 
-// stepLatency is keyLatency for any key (with modifiers held).
-func stepLatency(x *xconn, win uint32, r rect, sym uint32, mods ...uint32) (time.Duration, error) {
+// stepLatency is keyLatency for any key (with modifiers held), sent phase
+// after the region was read.
+func stepLatency(x *xconn, win uint32, r rect, phase time.Duration, sym uint32, mods ...uint32) (time.Duration, error) {
 	before, err := x.image(win, r)
 	if err != nil {
 		return 0, err
 	}
 	before = append([]byte(nil), before...)
+	time.Sleep(phase)
 	start := time.Now()
 	if err := x.tap(sym, mods...); err != nil {
 		return 0, err
@@ -192,6 +222,9 @@ func stepLatency(x *xconn, win uint32, r rect, sym uint32, mods ...uint32) (time
 			changed = true
 		}
 		if changed && now.Sub(curAt) >= 300*time.Millisecond {
+			if traceKeys {
+				fmt.Printf("    key %#x: phase %.1f ms, latency %.1f ms\n", sym, ms(phase), ms(curAt.Sub(start)))
+			}
 			return curAt.Sub(start), nil
 		}
 		if !changed && now.Sub(start) > 30*time.Second {
@@ -226,8 +259,8 @@ func (s *suite) keys(x *xconn, env []string, r rect, name string, args ...string
 		return 0, 0, err
 	}
 	var ls []float64
-	for range latencyKeys {
-		d, err := keyLatency(x, kw.win, r)
+	for i := range latencyKeys {
+		d, err := keyLatency(x, kw.win, r, keyPhase(i, latencyKeys))
 		if err != nil {
 			return 0, 0, fmt.Errorf("%s: %v", filepath.Base(name), err)
 		}
@@ -359,6 +392,17 @@ func (s *suite) latency(token string) error {
 		}
 		fmt.Printf("  latency run %d: ↓ %s %.0f ms (CPU %.0f ms), %s %.0f ms (CPU %.0f ms), minimal label %.1f ms (CPU %.0f ms)\n",
 			i-c.warmup+1, small, ms(ours[0]), ms(oursCPU[0]), large, ms(ours[1]), ms(oursCPU[1]), ms(floor), ms(floorCPU))
+		if i >= c.warmup {
+			for j := range 2 {
+				toFloor[j].add(ours[j].Seconds(), floor.Seconds(), ours[j].Seconds()/floor.Seconds())
+			}
+			abs.add(ours[1].Seconds(), 0, ours[1].Seconds())
+			scale.add(ours[1].Seconds(), ours[0].Seconds(), ours[1].Seconds()/ours[0].Seconds())
+			cpu.add(oursCPU[1].Seconds(), floorCPU.Seconds(), oursCPU[1].Seconds()/max(floorCPU.Seconds(), 0.01))
+		}
+		if c.keysOnly {
+			continue
+		}
 		var st [2]searchTimes
 		for j := range 2 {
 			if st[j], err = s.search(x, envs[j], terms[j]); err != nil {
@@ -391,14 +435,11 @@ func (s *suite) latency(token string) error {
 			{st[0].one, st[1].one}, {st[0].all, st[1].all}} {
 			sideBySide[k].add(d[1].Seconds(), d[0].Seconds(), d[1].Seconds()/d[0].Seconds())
 		}
-		for j := range 2 {
-			toFloor[j].add(ours[j].Seconds(), floor.Seconds(), ours[j].Seconds()/floor.Seconds())
-		}
-		abs.add(ours[1].Seconds(), 0, ours[1].Seconds())
-		scale.add(ours[1].Seconds(), ours[0].Seconds(), ours[1].Seconds()/ours[0].Seconds())
-		cpu.add(oursCPU[1].Seconds(), floorCPU.Seconds(), oursCPU[1].Seconds()/max(floorCPU.Seconds(), 0.01))
 	}
 	s.figures = append(s.figures, toFloor[0], toFloor[1], abs, scale, cpu)
+	if c.keysOnly {
+		return nil
+	}
 	s.figures = append(s.figures, match[0], match[1], sideBySide[0], none[0], none[1], sideBySide[1], open[0], open[1], sideBySide[2],
 		one[0], one[1], sideBySide[3], all[0], all[1], sideBySide[4], perRow)
 	return nil
@@ -436,10 +477,10 @@ func (s *suite) search(x *xconn, env []string, term string) (searchTimes, error)
 	if err := typed(term[:len(term)-1]); err != nil {
 		return t, err
 	}
-	if t.match, err = stepLatency(x, kw.win, c.batchRegion, uint32(term[len(term)-1])); err != nil {
+	if t.match, err = stepLatency(x, kw.win, c.batchRegion, anyPhase(), uint32(term[len(term)-1])); err != nil {
 		return t, fmt.Errorf("search %q: %v", term, err)
 	}
-	if t.none, err = stepLatency(x, kw.win, c.batchRegion, 'z'); err != nil {
+	if t.none, err = stepLatency(x, kw.win, c.batchRegion, anyPhase(), 'z'); err != nil {
 		return t, fmt.Errorf("search %q: %v", term+"z", err)
 	}
 	if err := x.tap(ksBackSpace); err != nil {
@@ -448,7 +489,7 @@ func (s *suite) search(x *xconn, env []string, term string) (searchTimes, error)
 	if _, err := settle(x, kw.win, c.batchRegion, 2*time.Second, 60*time.Second); err != nil {
 		return t, err
 	}
-	if t.open, err = stepLatency(x, kw.win, c.itemsRegion, ksReturn); err != nil {
+	if t.open, err = stepLatency(x, kw.win, c.itemsRegion, anyPhase(), ksReturn); err != nil {
 		return t, fmt.Errorf("opening the match of %q: %v", term, err)
 	}
 	kw.stop()
@@ -468,7 +509,7 @@ func (s *suite) search(x *xconn, env []string, term string) (searchTimes, error)
 		if _, err := settle(x, kw.win, c.itemsRegion, time.Second, 60*time.Second); err != nil {
 			return t, err
 		}
-		if *f, err = stepLatency(x, kw.win, c.itemsRegion, ' '); err != nil {
+		if *f, err = stepLatency(x, kw.win, c.itemsRegion, anyPhase(), ' '); err != nil {
 			return t, fmt.Errorf("the All batches check box: %v", err)
 		}
 	}
@@ -566,7 +607,7 @@ func (s *suite) scrolled(x *xconn, env []string, cache string) (float64, int, er
 		return 0, 0, err
 	}
 	defer kw.stop()
-	if _, err := stepLatency(x, kw.win, c.panelRegion, ksDown); err != nil {
+	if _, err := stepLatency(x, kw.win, c.panelRegion, 0, ksDown); err != nil {
 		return 0, 0, fmt.Errorf("the ↓ key: %v", err)
 	}
 	if _, err := settle(x, kw.win, c.panelRegion, 2*time.Second, 120*time.Second); err != nil {

@@ -50,6 +50,7 @@ type config struct {
 	// floor, and the regions read in each window (x,y,w,h).
 	latencySmall, latencyLarge int
 	scrollBatches              int
+	keysOnly                   bool          // the latency figures: ↓ beside the label only
 	textureExpiry              time.Duration // FYNE_CACHE in the memory figure's launch
 	memoryHold                 time.Duration // how long the memory figure reads a still window (keptRSS)
 	floorKeys                  string
@@ -83,6 +84,8 @@ func main() {
 	flag.DurationVar(&c.memoryHold, "memory-hold", 20*time.Second, "the memory figure reads the still window this long and keeps its least resident set (a collection's garbage is not kept)")
 	flag.IntVar(&c.scrollBatches, "scroll-batches", 10000, "batches of the cache whose needs-action rows the memory figure scrolls past (End)")
 	flag.StringVar(&c.floorKeys, "floor-keys", "bin/floor-keylabel", "a minimal Fyne window whose label changes on ↓ (bench/floor/keylabel)")
+	flag.BoolVar(&c.keysOnly, "latency-keys-only", false, "of the latency figures, measure only ↓ beside the minimal label")
+	flag.BoolVar(&traceKeys, "trace-keys", false, "print each measured key's phase and latency")
 	flag.IntVar(&c.latencySmall, "latency-batches", 100, "batches of the small cache of the latency figures")
 	flag.IntVar(&c.latencyLarge, "latency-batches-large", 100000, "batches of the large cache of the latency figures (0: the small one twice)")
 	// The item panel's file name and id lines at the window's default size
