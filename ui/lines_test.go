@@ -19,6 +19,8 @@ func fyneRows(t *testing.T, text string, width float32, style fyne.TextStyle) []
 	t.Helper()
 	l := widget.NewLabel(text)
 	l.Wrapping, l.TextStyle = fyne.TextWrapWord, style
+	// Laid out twice: the first at one line's height, the second at the
+	// height of the rows the width gave.
 	l.Resize(fyne.NewSize(width, l.MinSize().Height))
 	l.Resize(fyne.NewSize(width, l.MinSize().Height))
 	return drawnRows(l)
@@ -100,6 +102,16 @@ func TestAWrappedLabelBreaksAgainAtANewWidth(t *testing.T) {
 	l.SetText("Checked by the service; nothing to re-submit.")
 	if got := drawnRows(l); strings.Join(got, " ") != "Checked by the service; nothing to re-submit." {
 		t.Fatalf("after SetText it draws %q", got)
+	}
+	// A label made to wrap after it was built breaks its own lines too; one
+	// that does not wrap keeps Fyne's renderer.
+	late := newLabel(text)
+	late.Wrapping = fyne.TextWrapWord
+	if _, ok := test.TempWidgetRenderer(t, late).(*linesRenderer); !ok {
+		t.Fatal("a label given TextWrapWord after newLabel does not break its own lines")
+	}
+	if _, ok := test.TempWidgetRenderer(t, newLabel(text)).(*linesRenderer); ok {
+		t.Fatal("a label that does not wrap breaks lines")
 	}
 	l.Importance = widget.DangerImportance
 	l.Refresh()

@@ -43,11 +43,11 @@ func shownLong(s string) string { return safetext.Line(s, safetext.Message) }
 func drawn(s string) string { return safetext.Window(s) }
 
 // textLabel is the window's label: its text passes drawn whichever way it
-// is set (its constructor, SetText). A wrapped one breaks its own lines
-// (lines.go); Text keeps its words as they were set.
+// is set (its constructor, SetText). One that wraps at words breaks its
+// own lines (lines.go); Text keeps its words as they were set.
 type textLabel struct {
 	widget.Label
-	ownLines bool
+	ownLines bool // its renderer is a linesRenderer (set by CreateRenderer)
 }
 
 func newLabel(text string) *textLabel {
@@ -64,12 +64,10 @@ func newLabelWithStyle(text string, align fyne.TextAlign, style fyne.TextStyle) 
 	return l
 }
 
-// wrapped is a label that wraps at words, breaking its lines itself
-// (lines.go).
+// wrapped is a label that wraps at words.
 func wrapped(text string) *textLabel {
 	l := newLabel(text)
 	l.Wrapping = fyne.TextWrapWord
-	l.ownLines = true
 	return l
 }
 
@@ -83,9 +81,12 @@ func (l *textLabel) SetText(text string) {
 	l.Refresh()
 }
 
-// CreateRenderer is Fyne's label's, or for a wrapped label one that draws
-// the lines it broke (lines.go).
+// CreateRenderer is, for a label that wraps at words (and is not cut
+// short), one that draws the lines it broke (lines.go); for any other,
+// Fyne's label's. Which one it made decides how SetText and Refresh reach
+// it.
 func (l *textLabel) CreateRenderer() fyne.WidgetRenderer {
+	l.ownLines = l.Wrapping == fyne.TextWrapWord && l.Truncation == fyne.TextTruncateOff
 	if !l.ownLines {
 		return l.Label.CreateRenderer()
 	}
