@@ -54,6 +54,7 @@ type config struct {
 	textureExpiry              time.Duration // FYNE_CACHE in the memory figure's launch
 	memoryHold                 time.Duration // how long the memory figure reads a still window (keptRSS)
 	floorKeys                  string
+	floorObjects               int
 	panelRegion, labelRegion   rect
 	batchRegion, itemsRegion   rect
 }
@@ -84,6 +85,10 @@ func main() {
 	flag.DurationVar(&c.memoryHold, "memory-hold", 20*time.Second, "the memory figure reads the still window this long and keeps its least resident set (a collection's garbage is not kept)")
 	flag.IntVar(&c.scrollBatches, "scroll-batches", 10000, "batches of the cache whose needs-action rows the memory figure scrolls past (End)")
 	flag.StringVar(&c.floorKeys, "floor-keys", "bin/floor-keylabel", "a minimal Fyne window whose label changes on ↓ (bench/floor/keylabel)")
+	// 212: the objects Fyne draws for the reviewer's screen at 1280x800
+	// with the panel open (135 texts, 55 filled rectangles, 18 icons, 4
+	// others), counted by walking its canvas tree (docs/performance.md).
+	flag.IntVar(&c.floorObjects, "floor-objects", 212, "the floor's label also measured above this many static objects (0: not)")
 	flag.BoolVar(&c.keysOnly, "latency-keys-only", false, "of the latency figures, measure only ↓ beside the minimal label")
 	flag.BoolVar(&traceKeys, "trace-keys", false, "print each measured key's phase and latency")
 	flag.IntVar(&c.latencySmall, "latency-batches", 100, "batches of the small cache of the latency figures")
