@@ -16,11 +16,14 @@ DEB_SHOT  := xvfb imagemagick xdotool x11-utils jq
 DEB_WALK  := $(DEB_SHOT) sqlite3
 # For the tests: a CJK font for the PDF renderer to substitute for a
 # font a PDF does not embed, and poppler's pdftoppm, the peer its pages
-# are compared with (internal/document).
-DEB_TEST  := fonts-wqy-microhei poppler-utils
+# are compared with (internal/document), with poppler-data: the CJK
+# character collections' maps (Adobe-GB1, Adobe-Japan1), which poppler
+# only recommends, so apt's --no-install-recommends leaves them out and
+# pdftoppm draws such a PDF's text as nothing.
+DEB_TEST  := fonts-wqy-microhei poppler-utils poppler-data
 # For the performance suite: the sqlite3 shell (the listing's peer), a
 # virtual display and xev (the window's figures).
-DEB_BENCH := sqlite3 xvfb x11-utils libjpeg-turbo-progs xdotool poppler-utils
+DEB_BENCH := sqlite3 xvfb x11-utils libjpeg-turbo-progs xdotool poppler-utils poppler-data
 # The performance suite's scale and display (make bench BENCH_BATCHES=100000).
 BENCH_BATCHES     ?= 10000
 BENCH_RUNS        ?= 5

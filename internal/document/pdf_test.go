@@ -535,7 +535,7 @@ func TestAPDFsTextInFontsItDoesNotEmbedIsDrawnAndSaidToBeSubstituted(t *testing.
 		ref := popplerPage(t, name)
 		want, box := ink(ref, ref.Bounds())
 		if want < 500 {
-			t.Fatalf("%s: poppler drew only %d dark pixels: is a CJK font installed?", name, want)
+			t.Fatalf("%s: poppler drew only %d dark pixels: are a CJK font and poppler-data installed (make deps-test)?", name, want)
 		}
 		// The two renderers round the page's size apart by a pixel, and place vertical text a few apart.
 		got, _ := ink(p, box.Inset(-8))
