@@ -104,48 +104,26 @@ func (s *statusStrip) CreateRenderer() fyne.WidgetRenderer {
 }
 
 // show draws the connection, the last sync and the reviewer; now dates a
-// rate-limit wait.
+// rate-limit wait. It is called every few seconds with, most of the time,
+// the same words: a label is set only when its words or its colour
+// changed, as Fyne redraws the whole window for any label refreshed, same
+// words or not (docs/performance.md, latency7: two frames every 5 s of an
+// idle window).
 func (s *statusStrip) show(st review.Connectivity, reviewer string, now time.Time) {
 	from := "the system user"
 	if s.whoFrom != nil {
 		from = s.whoFrom()
 	}
 	s.reviewer.hint = "Your name in the audit trail, from " + from + ". To review under another name, start the console with --reviewer NAME or set REVIEWER_NAME."
-	s.reviewer.SetText(shown(reviewer) + " (from " + from + ")")
+	if who := shown(reviewer) + " (from " + from + ")"; drawn(who) != s.reviewer.Text {
+		s.reviewer.SetText(who)
+	}
 	var parts []string
 	if !st.LastSync.IsZero() {
 		parts = append(parts, "synced "+clock(st.LastSync))
 	}
-	switch st.Conn.State {
-	case review.ConnOnline:
-		s.conn.Importance = widget.SuccessImportance
-		s.conn.SetText("● Online")
-	case review.ConnOffline:
-		s.conn.Importance = widget.WarningImportance
-		switch {
-		case st.Empty:
-			s.conn.SetText("● Offline: the screening API cannot be reached, and nothing is cached yet")
-		case st.LastSync.IsZero():
-			s.conn.SetText("● Offline: showing what an unfinished first sync cached")
-		default:
-			s.conn.SetText("● Offline: showing cached data from " + dayClock(st.LastSync))
-		}
-	case review.ConnCircuitOpen:
-		s.conn.Importance = widget.DangerImportance
-		// A retry time that passed (or none) is no time to show: the next
-		// call goes through now.
-		when := "trying again now"
-		if st.Conn.RetryAt.After(now) {
-			when = "trying again at " + clock(st.Conn.RetryAt)
-		}
-		s.conn.SetText("● The screening API stopped answering; " + when)
-	default:
-		s.conn.Importance = widget.MediumImportance
-		s.conn.SetText("● Showing cached data")
-		if st.Empty {
-			s.conn.SetText("● Not synced yet")
-		}
-	}
+	conn, look := connWords(st, now)
+	setLook(s.conn, conn, look)
 	if st.RateLimitedUntil.After(now) {
 		parts = append(parts, "rate limited until "+clock(st.RateLimitedUntil))
 	}
@@ -155,8 +133,46 @@ func (s *statusStrip) show(st review.Connectivity, reviewer string, now time.Tim
 			parts = append(parts, w)
 		}
 	}
-	s.synced.SetText(strings.Join(parts, " · "))
-	s.conn.Refresh()
+	setLook(s.synced, strings.Join(parts, " · "), s.synced.Importance)
+}
+
+// setLook sets a label's words and colour, and redraws it, only when one
+// of them changed.
+func setLook(l *textLabel, text string, look widget.Importance) {
+	if drawn(text) == l.Text && look == l.Importance {
+		return
+	}
+	l.Importance = look
+	l.SetText(text)
+}
+
+// connWords is the strip's connection, in words and in colour.
+func connWords(st review.Connectivity, now time.Time) (string, widget.Importance) {
+	switch st.Conn.State {
+	case review.ConnOnline:
+		return "● Online", widget.SuccessImportance
+	case review.ConnOffline:
+		switch {
+		case st.Empty:
+			return "● Offline: the screening API cannot be reached, and nothing is cached yet", widget.WarningImportance
+		case st.LastSync.IsZero():
+			return "● Offline: showing what an unfinished first sync cached", widget.WarningImportance
+		default:
+			return "● Offline: showing cached data from " + dayClock(st.LastSync), widget.WarningImportance
+		}
+	case review.ConnCircuitOpen:
+		// A retry time that passed (or none) is no time to show: the next
+		// call goes through now.
+		when := "trying again now"
+		if st.Conn.RetryAt.After(now) {
+			when = "trying again at " + clock(st.Conn.RetryAt)
+		}
+		return "● The screening API stopped answering; " + when, widget.DangerImportance
+	}
+	if st.Empty {
+		return "● Not synced yet", widget.MediumImportance
+	}
+	return "● Showing cached data", widget.MediumImportance
 }
 
 // outboxWords is what waits in the outbox, shown at all times: "3 queued ·
