@@ -82,7 +82,7 @@ func main() {
 	flag.BoolVar(&c.enforce, "enforce", true, "exit 1 when a median misses its target")
 	only := flag.String("only", "", "comma-separated groups of figures to measure: sync, listing, bulk, start, window, latency, decided (default: all)")
 	flag.DurationVar(&c.textureExpiry, "texture-expiry", 5*time.Second, "Fyne's text textures' expiry (FYNE_CACHE) in the memory figure's launch; 0: Fyne's own minute")
-	flag.DurationVar(&c.memoryHold, "memory-hold", 20*time.Second, "the memory figure reads the still window this long and keeps its least resident set (a collection's garbage is not kept)")
+	flag.DurationVar(&c.memoryHold, "memory-hold", 20*time.Second, "the memory figure reads the still window this long and keeps its least resident set and least live Go heap (a collection's garbage is not kept)")
 	flag.IntVar(&c.scrollBatches, "scroll-batches", 10000, "batches of the cache whose needs-action rows the memory figure scrolls past (End)")
 	flag.StringVar(&c.floorKeys, "floor-keys", "bin/floor-keylabel", "a minimal Fyne window whose label changes on ↓ (bench/floor/keylabel)")
 	// 212: the objects Fyne draws for the reviewer's screen at 1280x800
