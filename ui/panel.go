@@ -232,15 +232,6 @@ func setOrHide(l *textLabel, text string) {
 	}
 }
 
-// setText sets a label's text when it changed: the panel is drawn again
-// when an item's detail follows its row, mostly with the same words, and a
-// wrapped label set anew lays its text and the panel out again.
-func setText(l *textLabel, text string) {
-	if l.Text != drawn(text) {
-		l.SetText(text)
-	}
-}
-
 // reportedText explains a code the service reported beside the console's
 // code, only when the console does not know it (or the answer was broken).
 func reportedText(it policy.Item) string {

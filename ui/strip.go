@@ -136,16 +136,6 @@ func (s *statusStrip) show(st review.Connectivity, reviewer string, now time.Tim
 	setLook(s.synced, strings.Join(parts, " · "), s.synced.Importance)
 }
 
-// setLook sets a label's words and colour, and redraws it, only when one
-// of them changed.
-func setLook(l *textLabel, text string, look widget.Importance) {
-	if drawn(text) == l.Text && look == l.Importance {
-		return
-	}
-	l.Importance = look
-	l.SetText(text)
-}
-
 // connWords is the strip's connection, in words and in colour.
 func connWords(st review.Connectivity, now time.Time) (string, widget.Importance) {
 	switch st.Conn.State {

@@ -81,6 +81,22 @@ func (l *textLabel) SetText(text string) {
 	l.Refresh()
 }
 
+// setText sets a label's text when it changed: the panel is drawn again
+// when an item's detail follows its row, mostly with the same words, and a
+// wrapped label set anew lays its text and the panel out again.
+func setText(l *textLabel, text string) { setLook(l, text, l.Importance) }
+
+// setLook sets a label's words and colour, and redraws it, only when one
+// of them changed: Fyne redraws the whole window for any label refreshed,
+// same words or not (the strip, shown again every few seconds).
+func setLook(l *textLabel, text string, look widget.Importance) {
+	if drawn(text) == l.Text && look == l.Importance {
+		return
+	}
+	l.Importance = look
+	l.SetText(text)
+}
+
 // CreateRenderer is, for a label that wraps at words (and is not cut
 // short), one that draws the lines it broke (lines.go); for any other,
 // Fyne's label's. Which one it made decides how SetText and Refresh reach
