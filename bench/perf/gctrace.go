@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"regexp"
@@ -39,7 +40,7 @@ type gcEvent struct {
 	forced bool // runtime.GC, not the pacer
 }
 
-var gcLine = regexp.MustCompile(`^gc \d+ @[0-9.]+s .* (\d+)->(\d+)->(\d+) MB`)
+var gcLine = regexp.MustCompile(`^gc \d+ @[0-9.]+s .* \d+->\d+->(\d+) MB`)
 
 func (l *stderrLog) Write(p []byte) (int, error) {
 	l.mu.Lock()
@@ -47,7 +48,7 @@ func (l *stderrLog) Write(p []byte) (int, error) {
 	now := time.Now()
 	l.partial = append(l.partial, p...)
 	for {
-		i := strings.IndexByte(string(l.partial), '\n')
+		i := bytes.IndexByte(l.partial, '\n')
 		if i < 0 {
 			break
 		}
@@ -70,7 +71,7 @@ func parseGC(line string) (gcEvent, bool) {
 	if m == nil {
 		return gcEvent{}, false
 	}
-	live, err := strconv.Atoi(m[3])
+	live, err := strconv.Atoi(m[1])
 	if err != nil {
 		return gcEvent{}, false
 	}
