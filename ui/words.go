@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"image"
 	"os"
-	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -129,11 +128,10 @@ type wordsAhead struct {
 	// the window through Fyne's cache of what it drew lately, which a box
 	// hidden for a minute, or never drawn, is not in: no frame came.)
 	frame    func(o fyne.CanvasObject)
-	gen      int           // her stay on an item: a rest or a renewal of another is dropped
-	left     chan struct{} // closed when she leaves it: its rest's job ends
-	shown    int           // the box's showings: a hide for an earlier one is dropped
-	renew    func()        // stops the renewal's timer
-	deferred atomic.Int32  // the rests put off while work was under way
+	gen      int    // her stay on an item: a rest or a renewal of another is dropped
+	shown    int    // the box's showings: a hide for an earlier one is dropped
+	renew    func() // stops the rest's or the renewal's timer
+	deferred int    // the rests put off while work was under way
 }
 
 // offWindow is where the words ahead are drawn: left of the window, by far.
@@ -141,7 +139,7 @@ const offWindow = -100000
 
 func newWordsAhead(p *itemPanel) *wordsAhead {
 	a := &wordsAhead{p: p, rows: [2]itemWords{newItemWords(), newItemWords()},
-		layers: [2]*fyne.Container{container.NewVBox(), container.NewVBox()}, renew: func() {}, left: make(chan struct{})}
+		layers: [2]*fyne.Container{container.NewVBox(), container.NewVBox()}, renew: func() {}}
 	a.frame = func(o fyne.CanvasObject) { p.c.win.Canvas().Refresh(o) }
 	a.painted = canvas.NewRaster(func(w, h int) image.Image {
 		// Painted, inside Fyne's frame: hidden once the frame is over.
@@ -169,48 +167,30 @@ func newWordsAhead(p *itemPanel) *wordsAhead {
 // it by then.
 func (a *wordsAhead) rest(id string) {
 	a.leave()
-	a.wait(a.gen, id)
+	a.after(aheadRest, a.gen, id)
 }
 
-// wait draws the words ahead for her stay gen on item id once she has
-// rested aheadRest and no other job of the window is under way, checked
-// again every aheadRest. It is a job itself, so that the window's Settle
-// waits for it, as for everything else the window does after a change.
-func (a *wordsAhead) wait(gen int, id string) {
-	left, jobs := a.left, &a.p.c.jobs
-	a.p.c.background(func(ctx context.Context) func() {
-		for {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-left:
-				return nil
-			case <-time.After(aheadRest):
-			}
-			if jobs.running() == 1 { // this one alone
-				return func() { a.stay(gen, id) }
-			}
-			a.deferred.Add(1)
-		}
-	})
+// after calls stay for her stay gen on item id after d, on the UI
+// goroutine. (A timer, not a job: the window's Settle does not wait for
+// the words ahead, which wait for it.)
+func (a *wordsAhead) after(d time.Duration, gen int, id string) {
+	t := time.AfterFunc(d, func() { a.p.c.onUI(false, func() { a.stay(gen, id) }) })
+	a.renew = func() { t.Stop() }
 }
 
-// stay draws the words ahead while she is still on item id, and waits to
-// draw them again when half of their textures' life has passed (a timer,
-// as a claim's renewal: Settle does not wait a minute for it).
+// stay draws the words ahead while she is still on item id, once no work
+// is under way, and again when half of their textures' life has passed.
 func (a *wordsAhead) stay(gen int, id string) {
 	if gen != a.gen || id != a.p.itemID {
 		return
 	}
+	if a.p.c.jobs.running() > 0 {
+		a.deferred++
+		a.after(aheadRest, gen, id)
+		return
+	}
 	a.prepare()
-	t := time.AfterFunc(textureLife()/2, func() {
-		a.p.c.onUI(false, func() {
-			if gen == a.gen && id == a.p.itemID {
-				a.wait(gen, id)
-			}
-		})
-	})
-	a.renew = func() { t.Stop() }
+	a.after(textureLife()/2, gen, id)
 }
 
 // leave drops the words ahead of the item she leaves: its rest and renewal
@@ -218,8 +198,6 @@ func (a *wordsAhead) stay(gen int, id string) {
 func (a *wordsAhead) leave() {
 	a.gen++
 	a.renew()
-	close(a.left)
-	a.left = make(chan struct{})
 	a.hide()
 }
 

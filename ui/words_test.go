@@ -213,7 +213,7 @@ func TestTheWordsAheadWaitForTheWindowsWork(t *testing.T) {
 	gate := make(chan struct{})
 	c.background(func(context.Context) func() { <-gate; return nil }) // a query under way
 	c.apply(func() { c.items.table.Select(widget.TableCellID{Row: 1}) })
-	c.Settle2(t, func() bool { return a.deferred.Load() >= 2 })
+	c.Settle2(t, func() bool { return a.deferred >= 2 })
 	select {
 	case <-frames:
 		t.Fatal("the words ahead were drawn while work was under way")
