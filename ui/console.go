@@ -311,13 +311,6 @@ func (j *jobs) done() {
 	}
 }
 
-// running is how many jobs are under way.
-func (j *jobs) running() int {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.n
-}
-
 func (j *jobs) wait() {
 	j.mu.Lock()
 	defer j.mu.Unlock()

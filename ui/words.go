@@ -93,9 +93,7 @@ func showIf(o fyne.CanvasObject, shown bool) {
 
 // aheadRest is how long she rests on an item before the words of the rows
 // beside it are made ready, as long as the document waits (previewRest):
-// an item passed with ↓ held pays for neither. They wait again while the
-// window has work under way (a search, the document, a sync): their frame
-// never takes the cores from a frame she waits for.
+// an item passed with ↓ held pays for neither.
 const aheadRest = previewRest
 
 // wordsAhead makes the words of the rows above and below hers ready before
@@ -127,11 +125,10 @@ type wordsAhead struct {
 	// Refresh, which marks the window to be drawn. (canvas.Refresh finds
 	// the window through Fyne's cache of what it drew lately, which a box
 	// hidden for a minute, or never drawn, is not in: no frame came.)
-	frame    func(o fyne.CanvasObject)
-	gen      int    // her stay on an item: a rest or a renewal of another is dropped
-	shown    int    // the box's showings: a hide for an earlier one is dropped
-	renew    func() // stops the rest's or the renewal's timer
-	deferred int    // the rests put off while work was under way
+	frame func(o fyne.CanvasObject)
+	gen   int    // her stay on an item: a rest or a renewal of another is dropped
+	shown int    // the box's showings: a hide for an earlier one is dropped
+	renew func() // stops the renewal timer
 }
 
 // offWindow is where the words ahead are drawn: left of the window, by far.
@@ -167,30 +164,26 @@ func newWordsAhead(p *itemPanel) *wordsAhead {
 // it by then.
 func (a *wordsAhead) rest(id string) {
 	a.leave()
-	a.after(aheadRest, a.gen, id)
+	gen := a.gen
+	a.p.c.background(func(ctx context.Context) func() {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(aheadRest):
+		}
+		return func() { a.stay(gen, id) }
+	})
 }
 
-// after calls stay for her stay gen on item id after d, on the UI
-// goroutine. (A timer, not a job: the window's Settle does not wait for
-// the words ahead, which wait for it.)
-func (a *wordsAhead) after(d time.Duration, gen int, id string) {
-	t := time.AfterFunc(d, func() { a.p.c.onUI(false, func() { a.stay(gen, id) }) })
-	a.renew = func() { t.Stop() }
-}
-
-// stay draws the words ahead while she is still on item id, once no work
-// is under way, and again when half of their textures' life has passed.
+// stay draws the words ahead while she is still on item id, and again
+// when half of their textures' life has passed.
 func (a *wordsAhead) stay(gen int, id string) {
 	if gen != a.gen || id != a.p.itemID {
 		return
 	}
-	if a.p.c.jobs.running() > 0 {
-		a.deferred++
-		a.after(aheadRest, gen, id)
-		return
-	}
 	a.prepare()
-	a.after(textureLife()/2, gen, id)
+	t := time.AfterFunc(textureLife()/2, func() { a.p.c.onUI(false, func() { a.stay(gen, id) }) })
+	a.renew = func() { t.Stop() }
 }
 
 // leave drops the words ahead of the item she leaves: its rest and renewal

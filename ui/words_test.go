@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -73,8 +72,12 @@ func TestTheRowsBesideHersAreDrawnAheadOutOfSight(t *testing.T) {
 		rest, move int
 	}{{1, 1}, {2, 1}, {3, -1}, {2, -1}, {0, 1}, {4, -1}} {
 		c.apply(func() { c.items.table.Select(widget.TableCellID{Row: step.rest}) })
-		c.Settle() // the detail
-		waitFrame(t, frames, fmt.Sprintf("resting on row %d", step.rest))
+		c.Settle() // the detail, then the rest, then the words ahead
+		select {
+		case <-frames:
+		default:
+			t.Fatalf("resting on row %d: no frame was asked for the words ahead", step.rest)
+		}
 		var ahead []string
 		c.apply(func() {
 			if !a.box.Visible() {
@@ -115,7 +118,6 @@ func TestTheRowsBesideHersAreDrawnAheadOutOfSight(t *testing.T) {
 	// does not draw them either.
 	c.apply(func() { c.items.table.Select(widget.TableCellID{Row: 1}) })
 	c.Settle()
-	waitFrame(t, frames, "resting on row 1")
 	if !visible(c, a.box) {
 		t.Fatal("resting on row 1: the rows beside it are not drawn")
 	}
@@ -138,16 +140,6 @@ func askedFrames(c *Console) chan struct{} {
 	return frames
 }
 
-// waitFrame waits for the words ahead to ask for a frame.
-func waitFrame(t *testing.T, frames chan struct{}, when string) {
-	t.Helper()
-	select {
-	case <-frames:
-	case <-time.After(20 * time.Second):
-		t.Fatalf("%s: no frame was asked for the words ahead", when)
-	}
-}
-
 func visible(c *Console, o fyne.CanvasObject) (v bool) {
 	c.apply(func() { v = o.Visible() })
 	return v
@@ -164,7 +156,11 @@ func TestTheWordsAheadAreKeptWhileSheReads(t *testing.T) {
 	frames, a := askedFrames(c), c.panel.ahead
 	c.apply(func() { c.items.table.Select(widget.TableCellID{Row: 1}) })
 	for n := range 3 {
-		waitFrame(t, frames, fmt.Sprintf("after %d of 3 drawings while she stays", n))
+		select {
+		case <-frames:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%d frames asked for the words ahead while she stays, want 3", n)
+		}
 		var painted int
 		c.apply(func() { painted = a.shown; c.win.Canvas().Capture() }) // Fyne paints them, and they are hidden
 		c.Settle()
@@ -200,25 +196,4 @@ func TestTheWordsAheadAreKeptWhileSheReads(t *testing.T) {
 		t.Fatal("the words ahead of an item she left were drawn again")
 	default:
 	}
-}
-
-// The words ahead wait while the window has work under way (a search, a
-// document, a sync): their frame never takes the cores from one she waits
-// for.
-func TestTheWordsAheadWaitForTheWindowsWork(t *testing.T) {
-	c := newTestConsole(t, &fakeWorkflow{items: []review.ItemView{
-		errorItem("itm_1", "CLASSIFIER_TIMEOUT"), errorItem("itm_2", "UNSUPPORTED_MEDIA_TYPE"), errorItem("itm_3", "DECODE_FAILED"),
-	}})
-	frames, a := askedFrames(c), c.panel.ahead
-	gate := make(chan struct{})
-	c.background(func(context.Context) func() { <-gate; return nil }) // a query under way
-	c.apply(func() { c.items.table.Select(widget.TableCellID{Row: 1}) })
-	c.Settle2(t, func() bool { return a.deferred >= 2 })
-	select {
-	case <-frames:
-		t.Fatal("the words ahead were drawn while work was under way")
-	default:
-	}
-	close(gate)
-	waitFrame(t, frames, "once the work is done")
 }
