@@ -128,7 +128,7 @@ func (p *itemPanel) show(id string) {
 		// has (one item on screen).
 		p.itemID = id
 		p.loaded = false
-		p.ahead.leave() // not drawn in the frame that names the new item
+		p.ahead.hide() // not drawn in the frame that names the new item
 		p.render()
 		if p.scroll.Offset.Y != 0 {
 			// Another item is read from its top. (At the top already, a
@@ -218,12 +218,13 @@ func (p *itemPanel) situation() policy.Situation {
 
 // setOrHide shows a label with text, or hides it when there is none, so
 // that empty wrapped labels leave no gaps.
-func setOrHide(l *textLabel, text string) { setLookOrHide(l, text, l.Importance) }
-
-// setLookOrHide is setOrHide with the label's colour.
-func setLookOrHide(l *textLabel, text string, look widget.Importance) {
-	setLook(l, text, look)
-	showIf(l, text != "")
+func setOrHide(l *textLabel, text string) {
+	setText(l, text)
+	if text == "" {
+		l.Hide()
+	} else {
+		l.Show()
+	}
 }
 
 // reportedText explains a code the service reported beside the console's

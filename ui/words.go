@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"os"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -50,7 +49,8 @@ func (w *itemWords) set(d review.Detail, me string, now time.Time) {
 	text, imp := verdictText(d.Item)
 	setLook(w.verdict, withBand(text, d.ItemView), imp) // ageing.go
 	imp, text = panelTriage(d.ItemView)
-	setLookOrHide(w.triage, text, imp)
+	setLook(w.triage, text, imp)
+	showIf(w.triage, text != "")
 	explain := safetext.Line(policy.Describe(d.Item), safetext.Message)
 	if d.ErrorCode != "" {
 		explain += " (code " + shown(string(d.ErrorCode)) + ")"
@@ -77,12 +77,10 @@ func (w *itemWords) clear(title string) {
 	}
 }
 
-// objects are the words' labels, in the order the panel draws them.
 func (w *itemWords) objects() []fyne.CanvasObject {
 	return []fyne.CanvasObject{w.title, w.subtitle, w.verdict, w.triage, w.explain, w.reported, w.nextActor}
 }
 
-// showIf shows o, or hides it.
 func showIf(o fyne.CanvasObject, shown bool) {
 	if shown {
 		o.Show()
@@ -92,25 +90,22 @@ func showIf(o fyne.CanvasObject, shown bool) {
 }
 
 // aheadRest is how long she rests on an item before the words of the rows
-// beside it are made ready, as long as the document waits (previewRest):
-// an item passed with ↓ held pays for neither.
+// beside it are made ready: ↓ held moves through items without paying
+// for them.
 const aheadRest = previewRest
 
 // wordsAhead makes the words of the rows above and below hers ready before
-// she moves there. Fyne shapes and rasterises a text the first time it
-// draws it, inside that frame, and keeps the texture by its words, size,
-// style and colour for a minute after it was last drawn (FYNE_CACHE): 0.3
-// to 1 ms a line, and an item brings 5 to 9 new lines, in the frame that
-// answers her ↓ (docs/performance.md, latency9). Once she has rested on an
-// item (aheadRest), the two rows' words are drawn as the panel would draw
-// them (the same labels, width, styles and colours), off the window's
-// edge, where no one sees them and no pointer reaches, and again every
-// half of the textures' life while she stays, so that they are still there
-// when she moves after reading for minutes. Fyne draws every visible
-// object, in sight or not: once it has painted them (the raster after them
-// in the box), they are hidden again, so that no other frame draws them.
-// A row's words that differ from what the panel then shows (its detail
-// changed meanwhile) cost only what they would have.
+// she moves there. Fyne keeps the texture of every text it has drawn, by its
+// words, size, style and colour, and shapes and rasterises a new one inside
+// the frame that first draws it: 0.3 to 1 ms a line, and an item brings 5
+// to 9 new lines, in the frame that answers her ↓ (docs/performance.md,
+// latency9). Once she has rested on an item (aheadRest), the two rows'
+// words are drawn as the panel would draw them (same labels, width, styles
+// and colours), off the window's edge, where no one sees them and no
+// pointer reaches; once Fyne has painted them (the sentinel raster, which
+// it paints after them), they are hidden again, so that no other frame
+// draws them. A row's words that differ from what the panel then shows
+// (its detail changed meanwhile) cost only what they would have.
 type wordsAhead struct {
 	p    *itemPanel
 	rows [2]itemWords
@@ -121,14 +116,8 @@ type wordsAhead struct {
 	// painted is last in box: Fyne calls its generator when it paints
 	// it, after the rows' words.
 	painted *canvas.Raster
-	// frame asks Fyne for a frame that paints o anew: the canvas's own
-	// Refresh, which marks the window to be drawn. (canvas.Refresh finds
-	// the window through Fyne's cache of what it drew lately, which a box
-	// hidden for a minute, or never drawn, is not in: no frame came.)
-	frame func(o fyne.CanvasObject)
-	gen   int    // her stay on an item: a rest or a renewal of another is dropped
-	shown int    // the box's showings: a hide for an earlier one is dropped
-	renew func() // stops the renewal timer
+	of      [2]string // the items whose words the box holds
+	gen     int
 }
 
 // offWindow is where the words ahead are drawn: left of the window, by far.
@@ -136,20 +125,11 @@ const offWindow = -100000
 
 func newWordsAhead(p *itemPanel) *wordsAhead {
 	a := &wordsAhead{p: p, rows: [2]itemWords{newItemWords(), newItemWords()},
-		layers: [2]*fyne.Container{container.NewVBox(), container.NewVBox()}, renew: func() {}}
-	a.frame = func(o fyne.CanvasObject) { p.c.win.Canvas().Refresh(o) }
+		layers: [2]*fyne.Container{container.NewVBox(), container.NewVBox()}}
 	a.painted = canvas.NewRaster(func(w, h int) image.Image {
-		// Painted, inside Fyne's frame: hidden once the frame is over.
-		// A job (Settle counts it) hands the hiding back to the UI
-		// goroutine, where it runs after this frame.
-		n := a.shown
-		a.p.c.background(func(context.Context) func() {
-			return func() {
-				if n == a.shown {
-					a.hide()
-				}
-			}
-		})
+		// Painted: hidden once this frame is over (the hand-over to
+		// the UI goroutine runs after it).
+		a.p.c.background(func(context.Context) func() { return a.hide })
 		return image.NewNRGBA(image.Rect(0, 0, 1, 1)) // transparent
 	})
 	a.painted.SetMinSize(fyne.NewSize(1, 1))
@@ -160,10 +140,9 @@ func newWordsAhead(p *itemPanel) *wordsAhead {
 }
 
 // rest makes the words of the rows beside item id ready once she has
-// rested on it, and keeps them ready while she stays, unless she has left
-// it by then.
+// rested on it, unless she has left it by then.
 func (a *wordsAhead) rest(id string) {
-	a.leave()
+	a.gen++
 	gen := a.gen
 	a.p.c.background(func(ctx context.Context) func() {
 		select {
@@ -171,36 +150,12 @@ func (a *wordsAhead) rest(id string) {
 			return nil
 		case <-time.After(aheadRest):
 		}
-		return func() { a.stay(gen, id) }
+		return func() {
+			if gen == a.gen && id == a.p.itemID {
+				a.prepare()
+			}
+		}
 	})
-}
-
-// stay draws the words ahead while she is still on item id, and again
-// when half of their textures' life has passed.
-func (a *wordsAhead) stay(gen int, id string) {
-	if gen != a.gen || id != a.p.itemID {
-		return
-	}
-	a.prepare()
-	t := time.AfterFunc(textureLife()/2, func() { a.p.c.onUI(false, func() { a.stay(gen, id) }) })
-	a.renew = func() { t.Stop() }
-}
-
-// leave drops the words ahead of the item she leaves: its rest and renewal
-// will not draw them, nor will the frame that names the next item.
-func (a *wordsAhead) leave() {
-	a.gen++
-	a.renew()
-	a.hide()
-}
-
-// textureLife is how long Fyne keeps a text's texture after it was last
-// drawn: a minute, or FYNE_CACHE, read as Fyne reads it.
-func textureLife() time.Duration {
-	if d, err := time.ParseDuration(os.Getenv("FYNE_CACHE")); err == nil && d > 0 {
-		return d
-	}
-	return time.Minute
 }
 
 // prepare draws the rows beside the selected one, as the panel draws a row
@@ -211,32 +166,34 @@ func (a *wordsAhead) prepare() {
 	if t.row < 0 || width <= 0 || c.panelOff {
 		return
 	}
-	some := false
+	var of [2]string
 	for i, r := range []int{t.row - 1, t.row + 1} {
 		w, layers := &a.rows[i], a.layers[i]
 		layers.RemoveAll()
-		in := r >= 0 && r < len(t.rows)
-		for _, o := range w.objects() {
-			showIf(o, in)
-		}
-		if !in {
+		if r < 0 || r >= len(t.rows) {
+			for _, o := range w.objects() {
+				o.Hide()
+			}
 			continue
 		}
-		some = true
 		d := review.Detail{ItemView: t.rows[r]}
+		of[i] = d.ID
+		for _, o := range w.objects() {
+			o.Show()
+		}
 		w.set(d, c.wf.Team.Reviewer(), c.opts.Now())
 		for _, n := range layerNames(d) {
 			layers.Add(newLabel(layerText(n, d.Layers[n])))
 		}
 	}
-	if !some {
+	if of == [2]string{} {
 		return
 	}
-	a.shown++
+	a.of = of
 	a.box.Show()
 	a.box.Resize(fyne.NewSize(width, a.box.MinSize().Height))
 	a.box.Move(fyne.NewPos(offWindow, 0))
-	a.frame(a.painted) // painted anew in the next frame: then hidden
+	a.painted.Refresh() // painted anew in the next frame: then hidden
 }
 
 // hide leaves the words ahead out of the frames to come. It sets the box
