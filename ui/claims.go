@@ -162,26 +162,24 @@ func (v *teamView) render() {
 	d := v.p.detail
 	now := v.p.c.opts.Now()
 	me := v.p.c.wf.Team.Reviewer()
-	v.claim.Importance = widget.MediumImportance
+	text, look := "", widget.MediumImportance
 	switch {
 	case d.HeldByOther(me, now) != nil:
-		text := holderText(*d.HeldByOther(me, now), now)
-		v.claim.SetText(text)
-		v.claim.Importance = widget.WarningImportance
+		text, look = holderText(*d.HeldByOther(me, now), now), widget.WarningImportance
 		v.p.setButtons(false, false, false)
 		setOrHide(v.p.why, text+": the actions are off until the claim ends or is released.")
 	case v.saidItem == d.ID && v.said != "":
-		v.claim.SetText(v.said)
+		text = v.said
 	case d.HeldBy(me, now):
-		v.claim.SetText("You are on this until " + policy.UntilText(d.Claim.ExpiresAt, now) + ".")
+		text = "You are on this until " + policy.UntilText(d.Claim.ExpiresAt, now) + "."
 	case tw.Team.APIVersion() == "1.0":
-		v.claim.SetText("Claims and notes: this service does not offer them.")
-	default:
-		v.claim.SetText("")
+		text = "Claims and notes: this service does not offer them."
 	}
 	if ownNoteWaits(d.NoteRows, me) { // said while it waits, never after it is sent
-		v.claim.SetText(strings.TrimSpace(v.claim.Text + " Your note waits in the outbox: it is sent once when the API answers."))
+		text = strings.TrimSpace(text + " Your note waits in the outbox: it is sent once when the API answers.")
 	}
+	// In its colour, above the picture; no empty line when there is none.
+	setLookOrHide(v.claim, text, look)
 	v.renderConflict(d)
 	v.notes.SetText(notesText(d.NoteRows))
 	if tw.Team.APIVersion() == "1.0" {
@@ -191,8 +189,6 @@ func (v *teamView) render() {
 		v.add.Enable()
 		v.entry.Enable()
 	}
-	setOrHide(v.claim, v.claim.Text) // no empty line above the picture
-	v.claim.Refresh()
 }
 
 // needsClaim reports whether staying on the item claims it: it needs the

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"image/color"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -9,7 +10,9 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/client"
@@ -197,6 +200,9 @@ func TestAnItemHeldByAnotherReviewerHasItsActionsOff(t *testing.T) {
 	}
 	if !strings.Contains(c.panel.why.Text, want) || c.panel.team.claim.Text != want {
 		t.Fatalf("why %q claim %q", c.panel.why.Text, c.panel.team.claim.Text)
+	}
+	if got, warn := drawnColours(c, c.panel.team.claim), theme.Color(theme.ColorNameWarning); len(got) == 0 || got[0] != warn {
+		t.Fatalf("the claim line is drawn in %v, want the warning colour %v", got, warn)
 	}
 	if got := c.panel.nextActor.Text; got != "Who acts next: Ben, the reviewer who holds it." {
 		t.Fatalf("next actor %q", got)
@@ -693,4 +699,29 @@ func TestAHeldRowNamesTheHolderShortly(t *testing.T) {
 	if text, _ := actionCell(held); text != actionText(held) {
 		t.Fatalf("her own action on a held row: %q", text)
 	}
+}
+
+// drawnColours are the colours label l's texts are drawn in, as its
+// renderer has them now.
+func drawnColours(c *Console, l *textLabel) []color.Color {
+	var out []color.Color
+	c.apply(func() {
+		var walk func(o fyne.CanvasObject)
+		walk = func(o fyne.CanvasObject) {
+			switch v := o.(type) {
+			case *canvas.Text:
+				out = append(out, v.Color)
+			case *fyne.Container:
+				for _, k := range v.Objects {
+					walk(k)
+				}
+			case fyne.Widget:
+				for _, k := range test.WidgetRenderer(v).Objects() {
+					walk(k)
+				}
+			}
+		}
+		walk(l)
+	})
+	return out
 }

@@ -223,8 +223,11 @@ func (p *itemPanel) situation() policy.Situation {
 
 // setOrHide shows a label with text, or hides it when there is none, so
 // that empty wrapped labels leave no gaps.
-func setOrHide(l *textLabel, text string) {
-	setText(l, text)
+func setOrHide(l *textLabel, text string) { setLookOrHide(l, text, l.Importance) }
+
+// setLookOrHide is setOrHide with the label's colour (setLook).
+func setLookOrHide(l *textLabel, text string, look widget.Importance) {
+	setLook(l, text, look)
 	if text == "" {
 		l.Hide()
 	} else {
@@ -300,10 +303,9 @@ func (p *itemPanel) render() {
 	}
 	setText(p.subtitle, fmt.Sprintf("%s · %s · %s · attempt %d", kind, shown(d.ID), shown(d.CustomerRef), d.Attempt))
 	text, imp := verdictText(d.Item)
-	p.verdict.Importance = imp
-	setText(p.verdict, withBand(text, d.ItemView)) // ageing.go
-	p.triage.Importance, text = panelTriage(d.ItemView)
-	setOrHide(p.triage, text)
+	setLook(p.verdict, withBand(text, d.ItemView), imp) // ageing.go
+	imp, text = panelTriage(d.ItemView)
+	setLookOrHide(p.triage, text, imp)
 	explain := safetext.Line(policy.Describe(d.Item), safetext.Message)
 	if d.ErrorCode != "" {
 		explain += " (code " + shown(string(d.ErrorCode)) + ")"
