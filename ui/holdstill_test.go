@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/trustscreen/reviewer/policy"
@@ -32,7 +31,7 @@ func withinPanel(c *Console, o fyne.CanvasObject) bool {
 	d := fyne.CurrentApp().Driver()
 	pp, op := d.AbsolutePositionForObject(c.panel.content), d.AbsolutePositionForObject(o)
 	sp := d.AbsolutePositionForObject(c.panel.scroll)
-	upper := c.panel.content.(*container.Split).Leading
+	upper := c.panel.split.Leading
 	bottom := d.AbsolutePositionForObject(upper).Y + upper.Size().Height
 	return o.Size().Width >= o.MinSize().Width-0.5 && o.Size().Height >= o.MinSize().Height-0.5 &&
 		op.X >= pp.X-0.5 && op.X+o.Size().Width <= pp.X+c.panel.content.Size().Width+0.5 &&

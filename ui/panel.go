@@ -13,7 +13,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/trustscreen/reviewer/internal/safetext"
 	"github.com/trustscreen/reviewer/policy"
 	"github.com/trustscreen/reviewer/review"
 )
@@ -37,13 +36,8 @@ type itemPanel struct {
 	// noteItem and is dropped when another item is shown.
 	note, noteDetails, noteItem string
 
-	title     *textLabel
-	subtitle  *textLabel
-	verdict   *textLabel
-	triage    *textLabel // the band of a score, or the age of a wait (ageing.go)
-	explain   *textLabel
-	reported  *textLabel
-	nextActor *textLabel
+	itemWords             // its name and state, at the top (words.go)
+	ahead     *wordsAhead // the words of the rows beside it, made ready (words.go)
 	layers    *fyne.Container
 	team      *teamView // claims.go: claim, notes, Next
 	resubmit  *tipButton
@@ -63,18 +57,15 @@ type itemPanel struct {
 	preview   *preview          // the item's document (preview.go)
 	scroll    *container.Scroll // the item's state, above its history
 	actions   *fyne.Container   // the action buttons, pinned under the scroll
-	content   fyne.CanvasObject
+	split     *container.Split  // the item's state and actions, above its history
+	content   fyne.CanvasObject // split, and the words ahead off the window
 }
 
 func newItemPanel(c *Console) *itemPanel {
-	p := &itemPanel{c: c,
-		title: wrapped("No item selected"), subtitle: wrapped(""),
-		verdict: wrapped(""), triage: wrapped(""), explain: wrapped(""), reported: wrapped(""), nextActor: wrapped(""),
+	p := &itemPanel{c: c, itemWords: newItemWords(),
 		layers: container.NewVBox(), why: wrapped(""), message: wrapped(""), details: wrapped(""),
 		attempts: wrapped(""), audit: wrapped(""), decision: wrapped(""),
 	}
-	p.title.TextStyle.Bold = true
-	p.verdict.TextStyle.Bold = true
 	// Two text styles only, regular and bold: Fyne parses a set of fonts
 	// (with the 4 MB emoji font) for every style it draws, and keeps each.
 	p.resubmit = newOffTipButton("Re-submit", theme.MediaReplayIcon(), "Re-run the paid analysis on the same file (key: r, then Enter)", p.onResubmit)
@@ -110,8 +101,11 @@ func newItemPanel(c *Console) *itemPanel {
 	// The action buttons are pinned under the item's state, outside its
 	// scroll: at 1280x800 they are never cut or scrolled out of view.
 	p.actions = container.NewVBox(acts1, acts2, p.again, p.requeue)
-	p.content = container.NewVSplit(container.NewBorder(nil, p.actions, nil, nil, p.scroll), history)
-	p.content.(*container.Split).Offset = 0.68
+	p.split = container.NewVSplit(container.NewBorder(nil, p.actions, nil, nil, p.scroll), history)
+	p.split.Offset = 0.68
+	p.ahead = newWordsAhead(p)
+	p.preview.rested = p.ahead.rested // the rows beside hers, made ready while she rests (words.go)
+	p.content = container.New(aside{}, p.split, p.ahead.box)
 	return p // its action buttons start disabled: no item is loaded
 }
 
@@ -135,6 +129,7 @@ func (p *itemPanel) show(id string) {
 		// has (one item on screen).
 		p.itemID = id
 		p.loaded = false
+		p.ahead.leave() // not drawn in the frame that names the new item
 		p.render()
 		if p.scroll.Offset.Y != 0 {
 			// Another item is read from its top. (At the top already, a
@@ -225,14 +220,10 @@ func (p *itemPanel) situation() policy.Situation {
 // that empty wrapped labels leave no gaps.
 func setOrHide(l *textLabel, text string) { setLookOrHide(l, text, l.Importance) }
 
-// setLookOrHide is setOrHide with the label's colour (setLook).
+// setLookOrHide is setOrHide with the label's colour.
 func setLookOrHide(l *textLabel, text string, look widget.Importance) {
 	setLook(l, text, look)
-	if text == "" {
-		l.Hide()
-	} else {
-		l.Show()
-	}
+	showIf(l, text != "")
 }
 
 // reportedText explains a code the service reported beside the console's
@@ -276,15 +267,13 @@ const readingDetail = "Reading its actions and history…"
 func (p *itemPanel) render() {
 	listed := !p.loaded && p.itemID != "" && p.listed.ID == p.itemID
 	if !p.loaded && !listed {
-		setText(p.title, "No item selected")
+		title := "No item selected"
 		if p.itemID != "" {
-			setText(p.title, "Loading "+shown(p.itemID)+"…")
+			title = "Loading " + shown(p.itemID) + "…"
 		}
-		p.triage.Hide()
+		p.itemWords.clear(title)
 		p.decision.Hide()
-		for _, l := range []*textLabel{p.subtitle, p.verdict, p.explain, p.reported, p.nextActor, p.why} {
-			setText(l, "")
-		}
+		setText(p.why, "")
 		p.renderLayers(review.Detail{})
 		p.renderUnread()
 		return
@@ -296,31 +285,7 @@ func (p *itemPanel) render() {
 		// and follow (show), the actions off until they have.
 		d = review.Detail{ItemView: p.listed}
 	}
-	setText(p.title, shown(d.FileName))
-	kind := "ID document"
-	if d.Kind == policy.KindSelfie {
-		kind = "Selfie"
-	}
-	setText(p.subtitle, fmt.Sprintf("%s · %s · %s · attempt %d", kind, shown(d.ID), shown(d.CustomerRef), d.Attempt))
-	text, imp := verdictText(d.Item)
-	setLook(p.verdict, withBand(text, d.ItemView), imp) // ageing.go
-	imp, text = panelTriage(d.ItemView)
-	setLookOrHide(p.triage, text, imp)
-	explain := safetext.Line(policy.Describe(d.Item), safetext.Message)
-	if d.ErrorCode != "" {
-		explain += " (code " + shown(string(d.ErrorCode)) + ")"
-	}
-	setText(p.explain, explain)
-	setOrHide(p.reported, reportedText(d.Item))
-	next := ""
-	if d.Status == policy.StatusError || d.Status == policy.StatusInvalid {
-		actor := policy.Info(d.ErrorCode).NextActor
-		next = "Who acts next: the " + string(actor) + "."
-		if c := d.HeldByOther(p.c.wf.Team.Reviewer(), p.c.opts.Now()); c != nil && actor == policy.ActorReviewer {
-			next = "Who acts next: " + holderName(*c) + ", the reviewer who holds it." // claims.go
-		}
-	}
-	setOrHide(p.nextActor, next)
+	p.itemWords.set(d, p.c.wf.Team.Reviewer(), p.c.opts.Now())
 	p.renderLayers(d)
 	if listed {
 		setOrHide(p.why, readingDetail)
@@ -453,21 +418,33 @@ func (p *itemPanel) renderLayers(d review.Detail) {
 	if !d.Checked() || len(d.Layers) == 0 {
 		return
 	}
+	for _, n := range layerNames(d) {
+		// The words sit on the window's background, not on the bar, so they
+		// keep their contrast in both themes.
+		bar := widget.NewProgressBar()
+		bar.TextFormatter = func() string { return "" }
+		bar.SetValue(d.Layers[n])
+		label := newLabel(layerText(n, d.Layers[n]))
+		p.layers.Add(container.NewGridWithColumns(2, label, container.NewPadded(bar)))
+	}
+}
+
+// layerNames are the names of a checked item's forensic layers, in order.
+func layerNames(d review.Detail) []string {
+	if !d.Checked() {
+		return nil
+	}
 	names := make([]string, 0, len(d.Layers))
 	for n := range d.Layers {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, n := range names {
-		// The words sit on the window's background, not on the bar, so they
-		// keep their contrast in both themes.
-		v, name := d.Layers[n], shown(strings.ReplaceAll(n, "_", " "))
-		bar := widget.NewProgressBar()
-		bar.TextFormatter = func() string { return "" }
-		bar.SetValue(v)
-		label := newLabel(fmt.Sprintf("%s  %.2f", name, v))
-		p.layers.Add(container.NewGridWithColumns(2, label, container.NewPadded(bar)))
-	}
+	return names
+}
+
+// layerText is a layer's line beside its bar: its name and score.
+func layerText(name string, v float64) string {
+	return fmt.Sprintf("%s  %.2f", shown(strings.ReplaceAll(name, "_", " ")), v)
 }
 
 // attemptLabel names an attempt: the first try, or the console's one

@@ -78,6 +78,11 @@ type preview struct {
 	// the window started (docs/performance.md: the window's memory).
 	first string
 	armed bool
+
+	// rested, when set, is called on the UI goroutine once she has rested
+	// on item id, before its document is fetched: the panel draws the
+	// words of the rows beside it ahead (words.go).
+	rested func(id string)
 }
 
 // notArmed is the line in place of the document of the item the window
@@ -155,6 +160,13 @@ func (p *preview) show(id string) {
 		case <-ctx.Done():
 			return func() {}
 		case <-time.After(previewRest):
+		}
+		if p.rested != nil {
+			p.c.onUI(true, func() {
+				if gen == p.gen && id == p.itemID {
+					p.rested(id)
+				}
+			})
 		}
 		img, doc, version, err := loadFirstView(ctx, src, lim, id, 0, w, h)
 		return func() {
