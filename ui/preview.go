@@ -140,11 +140,19 @@ func (p *preview) show(id string) {
 		}
 		if id == p.first {
 			p.setLine("waiting", notArmed)
-			return
+			if p.rested == nil {
+				return
+			}
+		} else {
+			p.armed = true
 		}
-		p.armed = true
 	}
-	p.setLine("loading", "Loading the document…")
+	// The window's first item rests without its document (not armed):
+	// only the words beside it are made ready.
+	wordsOnly := !p.armed
+	if !wordsOnly {
+		p.setLine("loading", "Loading the document…")
+	}
 	gen := p.gen
 	ctx, cancel := context.WithCancel(p.c.ctx)
 	p.cancel = cancel
@@ -167,6 +175,9 @@ func (p *preview) show(id string) {
 					p.rested(id)
 				}
 			})
+		}
+		if wordsOnly {
+			return nil
 		}
 		img, doc, version, err := loadFirstView(ctx, src, lim, id, 0, w, h)
 		return func() {

@@ -11,6 +11,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/trustscreen/reviewer/review"
+
 	"github.com/trustscreen/reviewer/policy"
 )
 
@@ -182,5 +184,36 @@ func TestAnItemPassedWithoutRestingDrawsNoWordsAhead(t *testing.T) {
 		if !found {
 			t.Errorf("the words ahead of itm_3 do not name its neighbour %s: %q", want, ahead)
 		}
+	}
+}
+
+// The item the window opens on rests without its document (nothing is
+// fetched until she moves or presses v), but the words of the rows beside
+// it are made ready all the same: her first ↓ finds them drawn.
+func TestTheFirstItemsNeighboursAreDrawnAheadWithoutItsDocument(t *testing.T) {
+	docs := newFakeDocs()
+	c := newTestConsoleWith(t, &fakeWorkflow{items: []review.ItemView{
+		errorItem("itm_1", "CLASSIFIER_TIMEOUT"), errorItem("itm_2", "UNSUPPORTED_MEDIA_TYPE"), errorItem("itm_3", "DECODE_FAILED"),
+	}}, Options{Documents: docs})
+	c.Settle()
+	var ahead []string
+	c.apply(func() {
+		if c.panel.itemID != "itm_1" || c.panel.preview.state != "waiting" {
+			t.Fatalf("the window opened on %q, its document %q", c.panel.itemID, c.panel.preview.state)
+		}
+		ahead = wordsTexts(&c.panel.ahead.rows[1])
+	})
+	docs.mu.Lock()
+	fetched := docs.fetches
+	docs.mu.Unlock()
+	if fetched != 0 {
+		t.Fatalf("%d documents fetched before she moved", fetched)
+	}
+	found := false
+	for _, s := range ahead {
+		found = found || strings.Contains(s, "itm_2")
+	}
+	if !found || !visible(c, c.panel.ahead.box) {
+		t.Fatalf("the row below the first item is not drawn ahead: %q", ahead)
 	}
 }
