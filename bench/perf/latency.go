@@ -329,10 +329,12 @@ func (s *suite) latency(token string) error {
 		return strconv.Itoa(n)
 	}
 	small, large := label(scales[0]), label(scales[1])
+	// ↓ against the minimal label, judged since latency9: the words of
+	// the rows beside hers are drawn ahead (ui/words.go).
 	var toFloor []*figure
 	for _, l := range []string{small, large} {
 		toFloor = append(toFloor, &figure{name: fmt.Sprintf("↓ to the item panel, %s items, key to frame (against the minimal label)", l),
-			unit: "s", target: 2, targetText: "≤ 2x", notYet: true})
+			unit: "s", target: 2, targetText: "≤ 2x"})
 	}
 	abs := &figure{name: fmt.Sprintf("↓ to the item panel, %s items, key to frame", large), unit: "s", target: 0.05,
 		targetText: "≤ 50 ms (quiet machine)", ratioIsAbsent: true}
