@@ -121,3 +121,24 @@ func TestAWrappedLabelBreaksAgainAtANewWidth(t *testing.T) {
 		}
 	}
 }
+
+// A wrapped label whose renderer Fyne makes again (it frees the renderer
+// of a widget it has not drawn for a minute, and lays nothing out after)
+// breaks its lines at the width it has, not as one long line: the words
+// drawn ahead for the rows beside hers (words.go) are hidden most of the
+// time, and must break as the panel's do.
+func TestAWrappedLabelsNewRendererBreaksAtItsWidth(t *testing.T) {
+	test.NewTempApp(t)
+	text := "Not checked: The file could not be decoded as an image or PDF. A new file is needed from the customer."
+	l := wrapped(text)
+	l.Resize(fyne.NewSize(274, 200))
+	want := drawnRows(l)
+	if len(want) < 2 {
+		t.Fatalf("laid out at 274: %q", want)
+	}
+	r := l.CreateRenderer() // as Fyne makes it again, with no layout after
+	got := drawnRows(r.Objects()[0])
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("a new renderer draws %q, the label laid out drew %q", got, want)
+	}
+}

@@ -156,6 +156,13 @@ type linesRenderer struct {
 func newLinesRenderer(l *textLabel) *linesRenderer {
 	r := &linesRenderer{l: l, shown: &widget.Label{}}
 	r.shown.ExtendBaseWidget(r.shown)
+	// A label laid out before has its width already: Fyne makes its
+	// renderer again, with no layout, once it went a minute undrawn (its
+	// renderer cache), and a resize to the same size lays nothing out.
+	if s := l.Size(); s.Width > 0 {
+		r.width = s.Width
+		r.shown.Resize(s)
+	}
 	r.sync()
 	return r
 }
