@@ -177,6 +177,7 @@ func (p *preview) show(id string) {
 			})
 		}
 		if wordsOnly {
+			cancel()
 			return nil
 		}
 		img, doc, version, err := loadFirstView(ctx, src, lim, id, 0, w, h)

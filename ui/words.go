@@ -95,22 +95,26 @@ func showIf(o fyne.CanvasObject, shown bool) {
 // draws it, inside that frame, and keeps the texture by its words, size,
 // style and colour for a minute after it was last drawn (FYNE_CACHE): 0.3
 // to 1 ms a line, and an item brings 5 to 9 new lines, in the frame that
-// answers her ↓ (docs/performance.md, latency9). Once she has rested on an
-// item (the document's rest, previewRest: an item passed with ↓ held pays
-// for neither), the two rows' words are drawn as the panel would draw them
-// (the same labels, width, styles and colours), off the window's edge,
-// where no one sees them and no pointer reaches. Fyne draws every visible
-// object, in sight or not: once it has painted them (the raster after them
-// in the box), they are hidden again, so that no other frame draws them. A
-// row's words that differ from what the panel then shows (its detail
-// changed meanwhile) cost only what they would have.
+// answers her ↓ (docs/performance.md, latency9 and latency10). Once she
+// has rested on an item (the document's rest, previewRest: an item passed
+// with ↓ held pays for neither), the two rows' words are drawn as the
+// panel would draw them (the same labels, width, styles and colours), off
+// the window's edge, where no one sees them and no pointer reaches. Fyne
+// draws every visible object, in sight or not: once it has painted them
+// (the raster after them in the box), they are hidden again, so that no
+// other frame draws them. A row's words that differ from what the panel
+// then shows (its detail changed meanwhile) cost only what they would
+// have. The item the window opens on rests too, though its document waits
+// (preview.go: not armed).
 //
 // The rest is the document's job (preview.show), not a timer of its own:
 // the window's Settle waits for it, and it ends with the console, so
 // nothing of it runs after a test has settled or after the window closed.
-// Nor are the words drawn again while she stays: after a minute of reading
-// an item, her ↓ pays for its lines as before. A window without documents
-// (Options.Documents unset) has no rest, and draws no words ahead.
+// Nor are the words drawn again while she stays (only a reload of an item
+// whose document was refused, which fetches it again, rests again): after
+// a minute of reading an item, her ↓ pays for its lines as before. A
+// window without documents (none in Options, nor from the workflow) has
+// no rest, and draws no words ahead.
 type wordsAhead struct {
 	p    *itemPanel
 	rows [2]itemWords
@@ -174,8 +178,8 @@ func (a *wordsAhead) leave() { a.hide() }
 func (a *wordsAhead) prepare() {
 	t, c := a.p.c.items, a.p.c
 	width := a.p.title.Size().Width
-	if t.row < 0 || width <= 0 || c.panelOff {
-		return
+	if t.row < 0 || t.row >= len(t.rows) || t.rows[t.row].ID != a.p.itemID || width <= 0 || c.panelOff {
+		return // the panel shows an item that is not the selected row's
 	}
 	some := false
 	for i, r := range []int{t.row - 1, t.row + 1} {

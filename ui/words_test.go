@@ -93,9 +93,11 @@ func TestTheRowsBesideHersAreDrawnAheadOutOfSight(t *testing.T) {
 		if visible(c, a.box) {
 			t.Fatalf("resting on row %d: the words ahead are still drawn after a frame", step.rest)
 		}
-		c.apply(func() { c.items.move(step.move) }) // the key's frame: the row's words
 		var now []string
-		c.apply(func() { now = append(wordsTexts(&c.panel.itemWords), paintedTexts(c.panel.layers)...) })
+		c.apply(func() {
+			c.items.move(step.move) // the key's frame: the row's words
+			now = append(wordsTexts(&c.panel.itemWords), paintedTexts(c.panel.layers)...)
+		})
 		if len(now) < 4 {
 			t.Fatalf("row %d: the panel draws %q", step.rest+step.move, now)
 		}
@@ -118,10 +120,14 @@ func TestTheRowsBesideHersAreDrawnAheadOutOfSight(t *testing.T) {
 	if !visible(c, a.box) {
 		t.Fatal("resting on row 1: the rows beside it are not drawn")
 	}
-	c.apply(func() { c.items.move(1) })
-	if visible(c, a.box) {
-		t.Fatal("the words ahead are drawn in the frame of her key")
-	}
+	c.apply(func() {
+		c.items.move(1)
+		// Checked in the key's own update: the next item's rest may draw
+		// them again once it is over.
+		if a.box.Visible() {
+			t.Error("the words ahead are drawn in the frame of her key")
+		}
+	})
 }
 
 // askedFrames reports each frame the words ahead ask Fyne for.
