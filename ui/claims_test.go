@@ -705,23 +705,6 @@ func TestAHeldRowNamesTheHolderShortly(t *testing.T) {
 // renderer has them now.
 func drawnColours(c *Console, l *textLabel) []color.Color {
 	var out []color.Color
-	c.apply(func() {
-		var walk func(o fyne.CanvasObject)
-		walk = func(o fyne.CanvasObject) {
-			switch v := o.(type) {
-			case *canvas.Text:
-				out = append(out, v.Color)
-			case *fyne.Container:
-				for _, k := range v.Objects {
-					walk(k)
-				}
-			case fyne.Widget:
-				for _, k := range test.WidgetRenderer(v).Objects() {
-					walk(k)
-				}
-			}
-		}
-		walk(l)
-	})
+	c.apply(func() { eachText(l, func(t *canvas.Text) { out = append(out, t.Color) }) })
 	return out
 }

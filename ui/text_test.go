@@ -97,30 +97,33 @@ func outsideConsole(t *testing.T, in outsideText) *Console {
 // object tree, through every widget's renderer, the overlays included.
 func drawnTexts(c *Console) []string {
 	var out []string
-	var walk func(o fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		if o == nil || !o.Visible() {
-			return
-		}
-		switch v := o.(type) {
-		case *canvas.Text:
-			out = append(out, v.Text)
-		case *fyne.Container:
-			for _, k := range v.Objects {
-				walk(k)
-			}
-		case fyne.Widget:
-			for _, k := range test.WidgetRenderer(v).Objects() {
-				walk(k)
-			}
-		}
-	}
+	add := func(t *canvas.Text) { out = append(out, t.Text) }
 	cv := c.win.Canvas()
-	walk(cv.Content())
+	eachText(cv.Content(), add)
 	for _, o := range cv.Overlays().List() {
-		walk(o)
+		eachText(o, add)
 	}
 	return out
+}
+
+// eachText calls fn with every text drawn under o, through every widget's
+// renderer; what is hidden is left out.
+func eachText(o fyne.CanvasObject, fn func(*canvas.Text)) {
+	if o == nil || !o.Visible() {
+		return
+	}
+	switch v := o.(type) {
+	case *canvas.Text:
+		fn(v)
+	case *fyne.Container:
+		for _, k := range v.Objects {
+			eachText(k, fn)
+		}
+	case fyne.Widget:
+		for _, k := range test.WidgetRenderer(v).Objects() {
+			eachText(k, fn)
+		}
+	}
 }
 
 // unsafeRune is a rune no text of the window may draw: a control

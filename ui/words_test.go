@@ -8,7 +8,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
-	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/trustscreen/reviewer/review"
@@ -20,27 +19,11 @@ import (
 // the texture it keeps: words, size, style and colour.
 func paintedTexts(o fyne.CanvasObject) []string {
 	var out []string
-	var walk func(fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		if o == nil || !o.Visible() {
-			return
+	eachText(o, func(t *canvas.Text) {
+		if t.Text != "" && t.Text != " " {
+			out = append(out, fmt.Sprintf("%q %v %+v %v", t.Text, t.TextSize, t.TextStyle, t.Color))
 		}
-		switch v := o.(type) {
-		case *canvas.Text:
-			if v.Text != "" && v.Text != " " {
-				out = append(out, fmt.Sprintf("%q %v %+v %v", v.Text, v.TextSize, v.TextStyle, v.Color))
-			}
-		case *fyne.Container:
-			for _, k := range v.Objects {
-				walk(k)
-			}
-		case fyne.Widget:
-			for _, k := range test.WidgetRenderer(v).Objects() {
-				walk(k)
-			}
-		}
-	}
-	walk(o)
+	})
 	return out
 }
 
