@@ -104,7 +104,7 @@ func newItemPanel(c *Console) *itemPanel {
 	p.split = container.NewVSplit(container.NewBorder(nil, p.actions, nil, nil, p.scroll), history)
 	p.split.Offset = 0.68
 	p.ahead = newWordsAhead(p)
-	p.preview.rested = p.ahead.rested // the rows beside hers, made ready while she rests (words.go)
+	p.preview.rested = p.ahead.prepare // the rows beside hers, made ready while she rests (words.go)
 	p.content = container.New(aside{}, p.split, p.ahead.box)
 	return p // its action buttons start disabled: no item is loaded
 }
@@ -129,7 +129,7 @@ func (p *itemPanel) show(id string) {
 		// has (one item on screen).
 		p.itemID = id
 		p.loaded = false
-		p.ahead.leave() // not drawn in the frame that names the new item
+		p.ahead.hide() // not drawn in the frame that names the new item
 		p.render()
 		if p.scroll.Offset.Y != 0 {
 			// Another item is read from its top. (At the top already, a

@@ -80,9 +80,10 @@ type preview struct {
 	armed bool
 
 	// rested, when set, is called on the UI goroutine once she has rested
-	// on item id, before its document is fetched: the panel draws the
-	// words of the rows beside it ahead (words.go).
-	rested func(id string)
+	// on the item, if it is still this preview's, before its document is
+	// fetched: the panel draws the words of the rows beside it ahead
+	// (words.go).
+	rested func()
 }
 
 // notArmed is the line in place of the document of the item the window
@@ -172,7 +173,7 @@ func (p *preview) show(id string) {
 		if p.rested != nil {
 			p.c.onUI(true, func() {
 				if gen == p.gen && id == p.itemID {
-					p.rested(id)
+					p.rested()
 				}
 			})
 		}

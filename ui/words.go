@@ -161,20 +161,9 @@ func newWordsAhead(p *itemPanel) *wordsAhead {
 	return a
 }
 
-// rested draws the words of the rows beside item id once she has rested
-// on it (the document's rest, preview.go), unless she has left it by then.
-func (a *wordsAhead) rested(id string) {
-	if id == a.p.itemID {
-		a.prepare()
-	}
-}
-
-// leave drops the words ahead of the item she leaves: the frame that names
-// the next item does not draw them.
-func (a *wordsAhead) leave() { a.hide() }
-
 // prepare draws the rows beside the selected one, as the panel draws a row
-// while its detail is read, at the panel's width.
+// while its detail is read, at the panel's width: once she has rested on
+// it (the document's rest, preview.go), if the panel still shows it.
 func (a *wordsAhead) prepare() {
 	t, c := a.p.c.items, a.p.c
 	width := a.p.title.Size().Width
