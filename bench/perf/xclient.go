@@ -156,6 +156,7 @@ type keyAt struct {
 const (
 	ksDown      = 0xff54
 	ksEnd       = 0xff57
+	ksHome      = 0xff50
 	ksReturn    = 0xff0d
 	ksBackSpace = 0xff08
 	ksControl   = 0xffe3
