@@ -209,10 +209,6 @@ type figure struct {
 	targetText    string
 	ratioIsAbsent bool // the figure is an absolute value (ours), no peer
 	everyRun      bool // the target holds for every run, not only the median
-	// notYet: a target the window misses today (issue 30; the window is
-	// being fixed): a miss prints MISSED with its figure and does not fail
-	// the run yet.
-	notYet bool
 }
 
 func (f *figure) add(ours, theirs, ratio float64) {
@@ -703,9 +699,7 @@ func (s *suite) report() error {
 		mark := "ok"
 		if !f.ok() {
 			mark = "MISSED"
-			if f.notYet {
-				mark = "MISSED (not enforced yet: issue 30)"
-			} else if f.targetText != "(shown)" {
+			if f.targetText != "(shown)" {
 				failed++
 			}
 		}
