@@ -144,9 +144,9 @@ reliability: deps
 # The performance suite (docs/performance.md): the real binary against the
 # reference service with BENCH_BATCHES batches of 10 items, each figure
 # against its floor or peer in the same run; exits non-zero when a median
-# misses its target (↓ against the minimal label, at its edge at both
-# scales, prints MISSED without failing it yet: issue 30). The latency
-# figures sync their own caches: 1,000 items and BENCH_LATENCY_BATCHES x 10.
+# misses its target (↓ against the minimal label too, since latency11).
+# The latency figures sync their own caches: 1,000 items and
+# BENCH_LATENCY_BATCHES x 10.
 # Then the store's own benchmarks.
 bench: deps-bench bench-build
 	@status=0; ./bin/perf -batches $(BENCH_BATCHES) -runs $(BENCH_RUNS) -window-runs $(BENCH_WINDOW_RUNS) -display $(BENCH_DISPLAY) -latency-batches-large $(BENCH_LATENCY_BATCHES) || status=$$?; \

@@ -10,9 +10,8 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/trustscreen/reviewer/review"
-
 	"github.com/trustscreen/reviewer/policy"
+	"github.com/trustscreen/reviewer/review"
 )
 
 // paintedTexts is every text Fyne would paint under o, as its painter keys
